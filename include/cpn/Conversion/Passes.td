@@ -1,0 +1,48 @@
+//===- Passes.td - cpn passes ------------------------------*- tablegen -*-===//
+//
+// Part of cpnumeric. Every pass the Python side runs is declared here and can
+// be run alone from cpn-opt.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef CPN_PASSES
+#define CPN_PASSES
+
+include "mlir/Pass/PassBase.td"
+
+def ConvertCPNToLinalg : Pass<"convert-cpn-to-linalg", "ModuleOp"> {
+  let summary = "Lower cpn ops to linalg.generic on tensors";
+  let description = [{
+    Every elementwise op, cast, select, view and reduction becomes one
+    `linalg.generic` on tensors whose body is the scalar NumPy semantics of the
+    op (arith/math). Views become input indexing maps (affine maps from the
+    view's index to the base's index), so upstream elementwise fusion turns a
+    chain of views and ufuncs, stencils included, into one loop nest.
+    `cpn.update` becomes `tensor.insert_slice` when the view is a strided
+    box of the base (the common `u[1:-1, 1:-1] = ...`), else a generic over the
+    base that picks the new value where the view selects the element.
+    `cpn.matmul` becomes a call of the runtime's BLAS entry point.
+  }];
+  let dependentDialects = [
+    "mlir::arith::ArithDialect", "mlir::math::MathDialect",
+    "mlir::linalg::LinalgDialect", "mlir::tensor::TensorDialect",
+    "mlir::func::FuncDialect", "mlir::bufferization::BufferizationDialect",
+    "mlir::memref::MemRefDialect"
+  ];
+}
+
+def ConvertMatmulToBLAS : Pass<"cpn-matmul-to-blas", "ModuleOp"> {
+  let summary = "Replace float linalg.matmul on memrefs by a BLAS gemm call";
+  let description = [{
+    Runs after bufferization. A `linalg.matmul` on f32/f64 memrefs becomes a
+    call of `cpn_gemm_f32`/`cpn_gemm_f64` (resolved by the JIT from the
+    process, where the runtime's OpenBLAS wrapper lives) with the aligned base
+    pointers, offsets, sizes and strides of its operands as plain integers, so
+    that strided subviews need no copy. Integer matmuls stay loops.
+  }];
+  let dependentDialects = ["mlir::func::FuncDialect",
+                           "mlir::memref::MemRefDialect",
+                           "mlir::arith::ArithDialect"];
+}
+
+#endif // CPN_PASSES

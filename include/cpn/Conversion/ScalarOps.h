@@ -1,0 +1,39 @@
+//===- ScalarOps.h - NumPy's scalar semantics in arith/math ---*- C++ -*-===//
+//
+// Part of cpnumeric.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef CPN_CONVERSION_SCALAROPS_H
+#define CPN_CONVERSION_SCALAROPS_H
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/Value.h"
+
+namespace mlir {
+namespace cpn {
+
+/// Emits the scalar computation of the NumPy ufunc `name` (a cpn mnemonic such
+/// as "add" or "floor_divide") on `args`, giving a value of `resultType`.
+/// Integer operands are unsigned when `isUnsigned` is set. Returns a null value
+/// for an unknown name or an unsupported element type.
+Value emitScalarUfunc(OpBuilder &b, Location loc, StringRef name,
+                      ValueRange args, Type resultType, bool isUnsigned);
+
+/// Emits NumPy's `astype` conversion of one scalar.
+Value emitScalarCast(OpBuilder &b, Location loc, Value x, Type to,
+                     bool srcUnsigned, bool dstUnsigned);
+
+/// The identity element of a reduction kind for `type` ("sum" -> 0, "min" ->
+/// +inf or the largest integer, ...).
+Value emitReductionIdentity(OpBuilder &b, Location loc, StringRef kind,
+                            Type type, bool isUnsigned);
+
+/// Combines an accumulator and an element for a reduction kind.
+Value emitReductionCombine(OpBuilder &b, Location loc, StringRef kind,
+                           Value acc, Value x, bool isUnsigned);
+
+} // namespace cpn
+} // namespace mlir
+
+#endif // CPN_CONVERSION_SCALAROPS_H

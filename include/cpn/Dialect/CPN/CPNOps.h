@@ -1,0 +1,38 @@
+//===- CPNOps.h - cpn operations ------------------------------*- C++ -*-===//
+//
+// Part of cpnumeric.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef CPN_DIALECT_CPN_CPNOPS_H
+#define CPN_DIALECT_CPN_CPNOPS_H
+
+#include "cpn/Dialect/CPN/CPNDialect.h"
+#include "mlir/Bytecode/BytecodeOpInterface.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/OpDefinition.h"
+#include "mlir/Interfaces/InferTypeOpInterface.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+namespace mlir {
+namespace cpn {
+/// Checks that every operand of an elementwise op has its result's shape.
+LogicalResult verifySameShapes(Operation *op);
+} // namespace cpn
+
+namespace OpTrait {
+/// The operands of an elementwise cpn op have the result's shape.
+template <typename ConcreteType>
+class CPNSameShape : public TraitBase<ConcreteType, CPNSameShape> {
+public:
+  static LogicalResult verifyTrait(Operation *op) {
+    return cpn::verifySameShapes(op);
+  }
+};
+} // namespace OpTrait
+} // namespace mlir
+
+#define GET_OP_CLASSES
+#include "cpn/Dialect/CPN/CPNOps.h.inc"
+
+#endif // CPN_DIALECT_CPN_CPNOPS_H

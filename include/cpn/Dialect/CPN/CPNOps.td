@@ -1,0 +1,278 @@
+//===- CPNOps.td - cpn operations -------------------------*- tablegen -*-===//
+//
+// Part of cpnumeric.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef CPN_OPS
+#define CPN_OPS
+
+include "cpn/Dialect/CPN/CPNDialect.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+include "mlir/IR/BuiltinAttributes.td"
+include "mlir/IR/CommonTypeConstraints.td"
+include "mlir/Interfaces/InferTypeOpInterface.td"
+
+def CPN_Tensor : StaticShapeTensorOf<[AnyType]>;
+
+// Operands have the result's shape (verified by cpn::verifySameShapes).
+def CPN_SameShape : NativeOpTrait<"CPNSameShape">;
+
+//===----------------------------------------------------------------------===//
+// Views and updates.
+//===----------------------------------------------------------------------===//
+
+def CPN_ViewOp : CPN_Op<"view", [Pure]> {
+  let summary = "a strided view of a base array";
+  let description = [{
+    Reads the elements of `base` that a NumPy view with the given element
+    `offset` and element `strides` (over the base's C-order flat index) selects;
+    the result's shape is the view's shape. Strides may be zero (broadcast) or
+    negative (a reversed view). Every NumPy basic view is one `cpn.view`.
+
+    ```mlir
+    %v = cpn.view %u {offset = 5 : i64, strides = array<i64: 4, 1>}
+        : tensor<4x4xf64> -> tensor<2x2xf64>
+    ```
+  }];
+  let arguments = (ins CPN_Tensor:$base, I64Attr:$offset,
+                   DenseI64ArrayAttr:$strides);
+  let results = (outs CPN_Tensor:$result);
+  let assemblyFormat = "$base attr-dict `:` type($base) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def CPN_UpdateOp : CPN_Op<"update", [Pure]> {
+  let summary = "write a value through a strided view; yields the new base";
+  let description = [{
+    The value of `base` with the elements selected by the view
+    (`offset`, `strides`, and the shape of `value`) replaced by `value`. The
+    view must not select an element twice (NumPy raises for writes through
+    broadcast views before tracing).
+
+    ```mlir
+    %u1 = cpn.update %u0, %v {offset = 5 : i64, strides = array<i64: 4, 1>}
+        : tensor<4x4xf64>, tensor<2x2xf64> -> tensor<4x4xf64>
+    ```
+  }];
+  let arguments = (ins CPN_Tensor:$base, CPN_Tensor:$value, I64Attr:$offset,
+                   DenseI64ArrayAttr:$strides);
+  let results = (outs CPN_Tensor:$result);
+  let assemblyFormat = [{
+    $base `,` $value attr-dict `:` type($base) `,` type($value) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def CPN_CopyOp : CPN_Op<"copy", [Pure, SameOperandsAndResultType]> {
+  let summary = "a fresh array equal to its operand";
+  let description = [{
+    ```mlir
+    %c = cpn.copy %v : tensor<3x4xf32>
+    ```
+  }];
+  let arguments = (ins CPN_Tensor:$x);
+  let results = (outs CPN_Tensor:$result);
+  let assemblyFormat = "$x attr-dict `:` type($x)";
+}
+
+//===----------------------------------------------------------------------===//
+// Elementwise ops: one per ufunc. Operands have the result's shape (the front
+// end broadcasts with zero-stride views); element types are the ones NumPy's
+// promotion chose, already cast.
+//===----------------------------------------------------------------------===//
+
+class CPN_UnaryOp<string mnemonic> : CPN_Op<mnemonic, [Pure, CPN_SameShape]> {
+  let summary = "elementwise `" # mnemonic # "` (the NumPy ufunc)";
+  let description = [{
+    Applies NumPy's `}] # mnemonic # [{` to each element. The result has the
+    operand's shape; its element type is the ufunc's output type.
+
+    ```mlir
+    %r = cpn.}] # mnemonic # [{ %x : tensor<8xf64> -> tensor<8xf64>
+    ```
+  }];
+  let arguments = (ins CPN_Tensor:$x, UnitAttr:$is_unsigned);
+  let results = (outs CPN_Tensor:$result);
+  let assemblyFormat = "$x attr-dict `:` type($x) `->` type($result)";
+}
+
+class CPN_BinaryOp<string mnemonic>
+    : CPN_Op<mnemonic, [Pure, CPN_SameShape, SameTypeOperands]> {
+  let summary = "elementwise `" # mnemonic # "` (the NumPy ufunc)";
+  let description = [{
+    Applies NumPy's `}] # mnemonic # [{` to each pair of elements. Both operands
+    have the result's shape and the same element type.
+
+    ```mlir
+    %r = cpn.}] # mnemonic # [{ %a, %b : tensor<8xf64>, tensor<8xf64> -> tensor<8xf64>
+    ```
+  }];
+  let arguments = (ins CPN_Tensor:$lhs, CPN_Tensor:$rhs, UnitAttr:$is_unsigned);
+  let results = (outs CPN_Tensor:$result);
+  let assemblyFormat = [{
+    $lhs `,` $rhs attr-dict `:` type($lhs) `,` type($rhs) `->` type($result)
+  }];
+}
+
+// Unary ufuncs.
+def CPN_NegativeOp : CPN_UnaryOp<"negative">;
+def CPN_PositiveOp : CPN_UnaryOp<"positive">;
+def CPN_AbsoluteOp : CPN_UnaryOp<"absolute">;
+def CPN_SignOp : CPN_UnaryOp<"sign">;
+def CPN_SquareOp : CPN_UnaryOp<"square">;
+def CPN_ReciprocalOp : CPN_UnaryOp<"reciprocal">;
+def CPN_SqrtOp : CPN_UnaryOp<"sqrt">;
+def CPN_CbrtOp : CPN_UnaryOp<"cbrt">;
+def CPN_ExpOp : CPN_UnaryOp<"exp">;
+def CPN_Exp2Op : CPN_UnaryOp<"exp2">;
+def CPN_Expm1Op : CPN_UnaryOp<"expm1">;
+def CPN_LogOp : CPN_UnaryOp<"log">;
+def CPN_Log2Op : CPN_UnaryOp<"log2">;
+def CPN_Log10Op : CPN_UnaryOp<"log10">;
+def CPN_Log1pOp : CPN_UnaryOp<"log1p">;
+def CPN_SinOp : CPN_UnaryOp<"sin">;
+def CPN_CosOp : CPN_UnaryOp<"cos">;
+def CPN_TanOp : CPN_UnaryOp<"tan">;
+def CPN_ArcsinOp : CPN_UnaryOp<"arcsin">;
+def CPN_ArccosOp : CPN_UnaryOp<"arccos">;
+def CPN_ArctanOp : CPN_UnaryOp<"arctan">;
+def CPN_SinhOp : CPN_UnaryOp<"sinh">;
+def CPN_CoshOp : CPN_UnaryOp<"cosh">;
+def CPN_TanhOp : CPN_UnaryOp<"tanh">;
+def CPN_ArcsinhOp : CPN_UnaryOp<"arcsinh">;
+def CPN_ArccoshOp : CPN_UnaryOp<"arccosh">;
+def CPN_ArctanhOp : CPN_UnaryOp<"arctanh">;
+def CPN_FloorOp : CPN_UnaryOp<"floor">;
+def CPN_CeilOp : CPN_UnaryOp<"ceil">;
+def CPN_TruncOp : CPN_UnaryOp<"trunc">;
+def CPN_RintOp : CPN_UnaryOp<"rint">;
+def CPN_LogicalNotOp : CPN_UnaryOp<"logical_not">;
+def CPN_InvertOp : CPN_UnaryOp<"invert">;
+def CPN_IsnanOp : CPN_UnaryOp<"isnan">;
+def CPN_IsinfOp : CPN_UnaryOp<"isinf">;
+def CPN_IsfiniteOp : CPN_UnaryOp<"isfinite">;
+def CPN_SignbitOp : CPN_UnaryOp<"signbit">;
+
+// Binary ufuncs.
+def CPN_AddOp : CPN_BinaryOp<"add">;
+def CPN_SubtractOp : CPN_BinaryOp<"subtract">;
+def CPN_MultiplyOp : CPN_BinaryOp<"multiply">;
+def CPN_DivideOp : CPN_BinaryOp<"divide">;
+def CPN_FloorDivideOp : CPN_BinaryOp<"floor_divide">;
+def CPN_RemainderOp : CPN_BinaryOp<"remainder">;
+def CPN_FmodOp : CPN_BinaryOp<"fmod">;
+def CPN_PowerOp : CPN_BinaryOp<"power">;
+def CPN_MaximumOp : CPN_BinaryOp<"maximum">;
+def CPN_MinimumOp : CPN_BinaryOp<"minimum">;
+def CPN_FmaxOp : CPN_BinaryOp<"fmax">;
+def CPN_FminOp : CPN_BinaryOp<"fmin">;
+def CPN_Arctan2Op : CPN_BinaryOp<"arctan2">;
+def CPN_HypotOp : CPN_BinaryOp<"hypot">;
+def CPN_CopysignOp : CPN_BinaryOp<"copysign">;
+def CPN_LogaddexpOp : CPN_BinaryOp<"logaddexp">;
+def CPN_Logaddexp2Op : CPN_BinaryOp<"logaddexp2">;
+def CPN_EqualOp : CPN_BinaryOp<"equal">;
+def CPN_NotEqualOp : CPN_BinaryOp<"not_equal">;
+def CPN_LessOp : CPN_BinaryOp<"less">;
+def CPN_LessEqualOp : CPN_BinaryOp<"less_equal">;
+def CPN_GreaterOp : CPN_BinaryOp<"greater">;
+def CPN_GreaterEqualOp : CPN_BinaryOp<"greater_equal">;
+def CPN_LogicalAndOp : CPN_BinaryOp<"logical_and">;
+def CPN_LogicalOrOp : CPN_BinaryOp<"logical_or">;
+def CPN_LogicalXorOp : CPN_BinaryOp<"logical_xor">;
+def CPN_BitwiseAndOp : CPN_BinaryOp<"bitwise_and">;
+def CPN_BitwiseOrOp : CPN_BinaryOp<"bitwise_or">;
+def CPN_BitwiseXorOp : CPN_BinaryOp<"bitwise_xor">;
+def CPN_LeftShiftOp : CPN_BinaryOp<"left_shift">;
+def CPN_RightShiftOp : CPN_BinaryOp<"right_shift">;
+
+def CPN_CastOp : CPN_Op<"cast", [Pure, CPN_SameShape]> {
+  let summary = "elementwise conversion between NumPy dtypes";
+  let description = [{
+    Converts each element as NumPy's `astype(..., casting='unsafe')` does.
+    `src_unsigned`/`dst_unsigned` say that the integer source or destination is
+    unsigned. Conversion to `i1` is `x != 0`.
+
+    ```mlir
+    %r = cpn.cast %x {src_unsigned} : tensor<8xi8> -> tensor<8xf64>
+    ```
+  }];
+  let arguments = (ins CPN_Tensor:$x, UnitAttr:$src_unsigned,
+                   UnitAttr:$dst_unsigned);
+  let results = (outs CPN_Tensor:$result);
+  let assemblyFormat = "$x attr-dict `:` type($x) `->` type($result)";
+}
+
+def CPN_SelectOp : CPN_Op<"select", [Pure, CPN_SameShape]> {
+  let summary = "elementwise choice: NumPy's where(cond, a, b)";
+  let description = [{
+    ```mlir
+    %r = cpn.select %c, %a, %b : tensor<8xi1>, tensor<8xf64>, tensor<8xf64> -> tensor<8xf64>
+    ```
+  }];
+  let arguments = (ins CPN_Tensor:$cond, CPN_Tensor:$a, CPN_Tensor:$b);
+  let results = (outs CPN_Tensor:$result);
+  let assemblyFormat = [{
+    $cond `,` $a `,` $b attr-dict `:` type($cond) `,` type($a) `,` type($b) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Reductions, creation, linear algebra.
+//===----------------------------------------------------------------------===//
+
+def CPN_ReduceOp : CPN_Op<"reduce", [Pure]> {
+  let summary = "reduce along axes (sum, prod, min, max, any, all, argmin, argmax)";
+  let description = [{
+    Reduces `x` along `axes` (sorted, distinct, in range); the result's shape is
+    the operand's without those axes. `kind` is one of `sum`, `prod`, `min`,
+    `max`, `any`, `all`, `argmin`, `argmax`. `min`/`max` propagate NaN as NumPy
+    does; `argmin`/`argmax` take exactly one axis and give `i64` indices of the
+    first extremum (the first NaN if there is one).
+
+    ```mlir
+    %s = cpn.reduce %x {kind = "sum", axes = array<i64: 1>}
+        : tensor<4x5xf64> -> tensor<4xf64>
+    ```
+  }];
+  let arguments = (ins CPN_Tensor:$x, StrAttr:$kind,
+                   DenseI64ArrayAttr:$axes, UnitAttr:$is_unsigned);
+  let results = (outs CPN_Tensor:$result);
+  let assemblyFormat = "$x attr-dict `:` type($x) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def CPN_IotaOp : CPN_Op<"iota", [Pure]> {
+  let summary = "the index along one dimension, as an array";
+  let description = [{
+    Each element is its own index along `dim` (the building block of
+    `arange`, `linspace`, `eye`).
+
+    ```mlir
+    %i = cpn.iota {dim = 0 : i64} : tensor<10xi64>
+    ```
+  }];
+  let arguments = (ins I64Attr:$dim);
+  let results = (outs CPN_Tensor:$result);
+  let assemblyFormat = "attr-dict `:` type($result)";
+  let hasVerifier = 1;
+}
+
+def CPN_MatmulOp : CPN_Op<"matmul", [Pure]> {
+  let summary = "matrix product of two 2-D arrays (BLAS gemm on CPUs)";
+  let description = [{
+    ```mlir
+    %c = cpn.matmul %a, %b : tensor<4x3xf64>, tensor<3x5xf64> -> tensor<4x5xf64>
+    ```
+  }];
+  let arguments = (ins CPN_Tensor:$lhs, CPN_Tensor:$rhs);
+  let results = (outs CPN_Tensor:$result);
+  let assemblyFormat = [{
+    $lhs `,` $rhs attr-dict `:` type($lhs) `,` type($rhs) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+#endif // CPN_OPS

@@ -1,0 +1,90 @@
+//===- Trace.h - the op list recorded from Python calls --------*- C++ -*-===//
+//
+// Part of cpnumeric. No MLIR here: a trace is a compact list of ops, hashed as
+// it is built, so that a flush whose hash is known never touches MLIR.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef CPN_TRACE_TRACE_H
+#define CPN_TRACE_TRACE_H
+
+#include "cpnrt/Store.h"
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace cpn {
+
+/// A value seen from Python: either materialized (it has a store) or pending
+/// (the result of op `opIndex` of the current trace). Python handles hold it
+/// by shared_ptr; the trace only holds weak references to op results, so a
+/// result whose handles all died is never materialized.
+struct ValueNode {
+  std::vector<int64_t> shape;
+  cpnrt::DType dtype;
+  cpnrt::StoreRef store;
+  int32_t opIndex = -1;
+  uint64_t epoch = 0;
+
+  int64_t numel() const {
+    int64_t n = 1;
+    for (int64_t d : shape)
+      n *= d;
+    return n;
+  }
+};
+using NodeRef = std::shared_ptr<ValueNode>;
+
+/// One recorded op. Operand references: k >= 0 is the result of op k,
+/// k < 0 is input -k-1.
+struct TraceOp {
+  std::string name;
+  std::vector<int32_t> operands;
+  std::vector<int64_t> iattrs;
+  std::string sattr;
+  std::vector<int64_t> shape;
+  cpnrt::DType dtype;
+  std::weak_ptr<ValueNode> result;
+};
+
+class Trace {
+public:
+  /// Records an op and returns its (pending) result.
+  NodeRef add(std::string name, const std::vector<NodeRef> &operands,
+              std::vector<int64_t> iattrs, std::string sattr,
+              std::vector<int64_t> shape, cpnrt::DType dtype);
+
+  const std::vector<TraceOp> &ops() const { return ops_; }
+  const std::vector<NodeRef> &inputs() const { return inputs_; }
+  uint64_t hash() const { return hash_; }
+  uint64_t epoch() const { return epoch_; }
+  bool empty() const { return ops_.empty(); }
+  size_t size() const { return ops_.size(); }
+
+  /// Indices of ops whose results still have a Python handle.
+  std::vector<int32_t> liveResults() const;
+
+  /// Forgets every op and input and starts a new epoch.
+  void clear();
+
+  /// A readable listing (the `trace` stage of IR dumps).
+  std::string str() const;
+
+private:
+  int32_t operandRef(const NodeRef &node);
+  void mix(uint64_t v) { hash_ = (hash_ ^ v) * 0x100000001b3ull; }
+  void mix(const std::string &s);
+
+  std::vector<TraceOp> ops_;
+  std::vector<NodeRef> inputs_;
+  std::unordered_map<const ValueNode *, int32_t> inputIndex_;
+  uint64_t hash_ = 0xcbf29ce484222325ull;
+  uint64_t epoch_ = 1;
+};
+
+} // namespace cpn
+
+#endif // CPN_TRACE_TRACE_H

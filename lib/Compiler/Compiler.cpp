@@ -1,0 +1,417 @@
+//===- Compiler.cpp - trace to cpn IR to native code -----------------------===//
+//
+// Part of cpnumeric.
+//
+// A flush turns the current trace into a `func.func @kernel` whose arguments
+// are one memref per input store and one per live result (bare pointers at the
+// ABI level), runs the lowering pipeline, JIT-compiles the module with MLIR's
+// ExecutionEngine, caches the executable by the trace's hash and submits one
+// task to the runtime. A cache hit never touches MLIR.
+//
+//===----------------------------------------------------------------------===//
+
+#include "cpn/Compiler/Compiler.h"
+#include "cpn/Conversion/Passes.h"
+#include "cpn/Dialect/CPN/CPNDialect.h"
+#include "cpn/Dialect/CPN/CPNOps.h"
+#include "cpnrt/TaskGraph.h"
+
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Bufferization/Transforms/FuncBufferizableOpInterfaceImpl.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/ExecutionEngine/ExecutionEngine.h"
+#include "mlir/ExecutionEngine/OptUtils.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Verifier.h"
+#include "mlir/InitAllDialects.h"
+#include "mlir/InitAllExtensions.h"
+#include "mlir/InitAllPasses.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Export.h"
+#include "llvm/IR/Module.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <mutex>
+#include <stdexcept>
+#include <unordered_map>
+
+using namespace mlir;
+
+namespace cpn {
+
+class Executable {
+public:
+  std::unique_ptr<ExecutionEngine> engine;
+  void (*fn)(void **) = nullptr;
+  size_t numInputs = 0, numOutputs = 0;
+};
+
+namespace {
+
+Type elementType(MLIRContext *ctx, cpnrt::DType t) {
+  using cpnrt::DType;
+  switch (t) {
+  case DType::b1: return IntegerType::get(ctx, 1);
+  case DType::i8: case DType::u8: return IntegerType::get(ctx, 8);
+  case DType::i16: case DType::u16: return IntegerType::get(ctx, 16);
+  case DType::i32: case DType::u32: return IntegerType::get(ctx, 32);
+  case DType::i64: case DType::u64: return IntegerType::get(ctx, 64);
+  case DType::f32: return Float32Type::get(ctx);
+  case DType::f64: return Float64Type::get(ctx);
+  }
+  return {};
+}
+
+MLIRContext &context() {
+  static MLIRContext *ctx = [] {
+    llvm::InitializeNativeTarget();
+    llvm::InitializeNativeTargetAsmPrinter();
+    DialectRegistry registry;
+    registerAllDialects(registry);
+    registerAllExtensions(registry);
+    registerBuiltinDialectTranslation(registry);
+    registerLLVMDialectTranslation(registry);
+    registerAllPasses();
+    mlir::cpn::registerCPNPassesAndPipelines();
+    registry.insert<mlir::cpn::CPNDialect>();
+    auto *c = new MLIRContext(registry, MLIRContext::Threading::DISABLED);
+    c->loadAllAvailableDialects();
+    return c;
+  }();
+  return *ctx;
+}
+
+/// Builds `func.func @kernel(inputs..., outputs...)` from the trace.
+OwningOpRef<ModuleOp> buildModule(const Trace &trace,
+                                  const std::vector<int32_t> &outputs) {
+  MLIRContext *ctx = &context();
+  OpBuilder b(ctx);
+  Location loc = UnknownLoc::get(ctx);
+  OwningOpRef<ModuleOp> module = ModuleOp::create(loc);
+  auto tensorTy = [&](const std::vector<int64_t> &shape, cpnrt::DType t) {
+    return RankedTensorType::get(shape, elementType(ctx, t));
+  };
+  auto memrefTy = [&](const std::vector<int64_t> &shape, cpnrt::DType t) {
+    return MemRefType::get(shape, elementType(ctx, t));
+  };
+  SmallVector<Type> argTypes;
+  for (const NodeRef &in : trace.inputs())
+    argTypes.push_back(memrefTy(in->shape, in->dtype));
+  for (int32_t o : outputs)
+    argTypes.push_back(memrefTy(trace.ops()[o].shape, trace.ops()[o].dtype));
+  b.setInsertionPointToEnd(module->getBody());
+  auto func = func::FuncOp::create(b, loc, "kernel",
+                                   b.getFunctionType(argTypes, {}));
+  Block *entry = func.addEntryBlock();
+  b.setInsertionPointToStart(entry);
+  SmallVector<Value> inputs, results;
+  for (size_t i = 0; i < trace.inputs().size(); ++i) {
+    const NodeRef &in = trace.inputs()[i];
+    inputs.push_back(bufferization::ToTensorOp::create(
+        b, loc, tensorTy(in->shape, in->dtype), entry->getArgument(i),
+        /*restrict=*/true));
+  }
+  auto operand = [&](int32_t r) -> Value {
+    return r >= 0 ? results[r] : inputs[-r - 1];
+  };
+  auto dtypeOf = [&](int32_t r) {
+    return r >= 0 ? trace.ops()[r].dtype : trace.inputs()[-r - 1]->dtype;
+  };
+  for (const TraceOp &op : trace.ops()) {
+    OperationState st(loc, "cpn." + op.name);
+    for (int32_t r : op.operands)
+      st.addOperands(operand(r));
+    st.addTypes(tensorTy(op.shape, op.dtype));
+    if (op.name == "view" || op.name == "update") {
+      st.addAttribute("offset", b.getI64IntegerAttr(op.iattrs.at(0)));
+      st.addAttribute("strides", b.getDenseI64ArrayAttr(ArrayRef<int64_t>(
+                                     op.iattrs).drop_front()));
+    } else if (op.name == "reduce") {
+      st.addAttribute("kind", b.getStringAttr(op.sattr));
+      st.addAttribute("axes", b.getDenseI64ArrayAttr(op.iattrs));
+    } else if (op.name == "iota") {
+      st.addAttribute("dim", b.getI64IntegerAttr(op.iattrs.at(0)));
+    } else if (op.name == "cast") {
+      if (cpnrt::isUnsigned(dtypeOf(op.operands[0])))
+        st.addAttribute("src_unsigned", b.getUnitAttr());
+      if (cpnrt::isUnsigned(op.dtype))
+        st.addAttribute("dst_unsigned", b.getUnitAttr());
+    }
+    if (op.name != "cast" && !op.operands.empty() &&
+        cpnrt::isUnsigned(dtypeOf(op.operands[0])) &&
+        op.name != "view" && op.name != "update" && op.name != "select" &&
+        op.name != "copy" && op.name != "matmul")
+      st.addAttribute("is_unsigned", b.getUnitAttr());
+    if (!RegisteredOperationName::lookup(st.name.getStringRef(), ctx))
+      throw std::invalid_argument("cpnumeric: no cpn op '" + op.name + "'");
+    results.push_back(b.create(st)->getResult(0));
+  }
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    Value dest = entry->getArgument(trace.inputs().size() + i);
+    auto m = bufferization::MaterializeInDestinationOp::create(
+        b, loc, results[outputs[i]], dest);
+    m.setRestrict(true);
+    m.setWritable(true);
+  }
+  func::ReturnOp::create(b, loc);
+  return module;
+}
+
+/// Splits a pass list at top-level commas ("a,func.func(b,c),d{x=1}").
+std::vector<std::string> splitPasses(const std::string &list) {
+  std::vector<std::string> out;
+  int depth = 0;
+  std::string cur;
+  for (char c : list) {
+    if (c == '(' || c == '{')
+      ++depth;
+    if (c == ')' || c == '}')
+      --depth;
+    if (c == ',' && depth == 0) {
+      out.push_back(cur);
+      cur.clear();
+    } else {
+      cur += c;
+    }
+  }
+  if (!cur.empty())
+    out.push_back(cur);
+  return out;
+}
+
+std::string printOp(Operation *op) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  op->print(os);
+  return s;
+}
+
+void writeFile(const std::filesystem::path &p, const std::string &text) {
+  std::ofstream f(p);
+  f << text;
+}
+
+std::string fileSafe(std::string s) {
+  for (char &c : s)
+    if (!isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '_')
+      c = '_';
+  return s.substr(0, 60);
+}
+
+/// Runs the lowering pipeline. With a dump directory, runs one pass at a
+/// time and writes the IR after each; on failure, names the cpn-opt command
+/// that reproduces it.
+void lower(ModuleOp module, const std::filesystem::path &dumpDir,
+           int &fileNo) {
+  std::string diag;
+  ScopedDiagnosticHandler handler(module.getContext(), [&](Diagnostic &d) {
+    llvm::raw_string_ostream os(diag);
+    os << d.getLocation() << ": " << d << "\n";
+    return success();
+  });
+  auto fail = [&](const std::string &what, const std::string &input) {
+    std::string msg = "cpnumeric: compilation failed in " + what + ":\n" + diag;
+    msg += "reproduce with: cpn-opt --pass-pipeline='" +
+           mlir::cpn::getLowerToLLVMPipeline() + "' " +
+           (input.empty() ? std::string("<dumped cpn.mlir>") : input) +
+           "\n(set CPN_DUMP_IR=DIR to write the input file)";
+    throw std::runtime_error(msg);
+  };
+  if (dumpDir.empty()) {
+    PassManager pm(module.getContext());
+    std::string inner;
+    for (auto &[stage, passes] : mlir::cpn::getLoweringStages())
+      inner += (inner.empty() ? "" : ",") + passes;
+    if (failed(parsePassPipeline(inner, pm)) ||
+        failed(pm.run(module)))
+      fail("the lowering pipeline", "");
+    return;
+  }
+  std::string cpnFile = (dumpDir / "001-cpn.mlir").string();
+  for (auto &[stage, passes] : mlir::cpn::getLoweringStages()) {
+    for (const std::string &pass : splitPasses(passes)) {
+      PassManager pm(module.getContext());
+      if (failed(parsePassPipeline(pass, pm)) ||
+          failed(pm.run(module)))
+        fail("pass '" + pass + "' (stage " + stage + ")", cpnFile);
+      char num[8];
+      snprintf(num, sizeof(num), "%03d", ++fileNo);
+      writeFile(dumpDir / (std::string(num) + "-" + fileSafe(pass) + ".mlir"),
+                printOp(module));
+    }
+  }
+}
+
+std::string cRunnerUtilsPath() {
+  const char *candidates[] = {"/usr/lib/llvm-22/lib/libmlir_c_runner_utils.so"};
+  for (const char *c : candidates)
+    if (std::filesystem::exists(c))
+      return c;
+  return {};
+}
+
+std::shared_ptr<Executable> compile(const Trace &trace,
+                                    const std::vector<int32_t> &outputs,
+                                    const CompilerOptions &opts,
+                                    uint64_t key) {
+  OwningOpRef<ModuleOp> module = buildModule(trace, outputs);
+  std::filesystem::path dumpDir;
+  int fileNo = 1;
+  if (!opts.dumpDir.empty()) {
+    static int counter = 0;
+    char name[64];
+    snprintf(name, sizeof(name), "%04d-%016llx", counter++,
+             static_cast<unsigned long long>(key));
+    dumpDir = std::filesystem::path(opts.dumpDir) / name;
+    std::filesystem::create_directories(dumpDir);
+    writeFile(dumpDir / "000-trace.txt", trace.str());
+    writeFile(dumpDir / "001-cpn.mlir", printOp(*module));
+  }
+  if (failed(verify(*module)))
+    throw std::runtime_error("cpnumeric: the traced cpn IR does not verify; "
+                             "this is a bug in cpnumeric's front end");
+  lower(*module, dumpDir, fileNo);
+
+  std::string llvmText;
+  auto transformer = makeOptimizingTransformer(opts.optLevel, 0, nullptr);
+  auto dumpingTransformer = [&](llvm::Module *m) -> llvm::Error {
+    llvm::Error e = transformer(m);
+    if (!dumpDir.empty()) {
+      llvm::raw_string_ostream os(llvmText);
+      m->print(os, nullptr);
+      writeFile(dumpDir / "llvm.ll", llvmText);
+    }
+    return e;
+  };
+  ExecutionEngineOptions eo;
+  eo.transformer = dumpingTransformer;
+  eo.jitCodeGenOptLevel = llvm::CodeGenOptLevel::Aggressive;
+  std::string runner = cRunnerUtilsPath();
+  SmallVector<StringRef> libs;
+  if (!runner.empty())
+    libs.push_back(runner);
+  eo.sharedLibPaths = libs;
+  auto engine = ExecutionEngine::create(*module, eo);
+  if (!engine) {
+    std::string msg;
+    llvm::raw_string_ostream os(msg);
+    os << engine.takeError();
+    throw std::runtime_error("cpnumeric: JIT compilation failed: " + msg);
+  }
+  auto exe = std::make_shared<Executable>();
+  exe->engine = std::move(*engine);
+  auto fn = exe->engine->lookupPacked("kernel");
+  if (!fn)
+    throw std::runtime_error("cpnumeric: compiled kernel not found");
+  exe->fn = *fn;
+  exe->numInputs = trace.inputs().size();
+  exe->numOutputs = outputs.size();
+  return exe;
+}
+
+} // namespace
+
+std::string buildModuleText(const Trace &trace,
+                            const std::vector<int32_t> &outputs) {
+  return printOp(*buildModule(trace, outputs));
+}
+
+Engine &Engine::global() {
+  static Engine *e = new Engine();
+  return *e;
+}
+
+NodeRef Engine::record(std::string name, const std::vector<NodeRef> &operands,
+                       std::vector<int64_t> iattrs, std::string sattr,
+                       std::vector<int64_t> shape, cpnrt::DType dtype) {
+  ++stats_.opsRecorded;
+  NodeRef r = trace_.add(std::move(name), operands, std::move(iattrs),
+                         std::move(sattr), std::move(shape), dtype);
+  // A runaway trace without statements (x = f(x) in a loop) is cut too.
+  if (trace_.size() >= 4 * options_.traceLimit) {
+    NodeRef keep = r;
+    flush();
+  }
+  return r;
+}
+
+void Engine::statementEnd() {
+  if (trace_.size() >= options_.traceLimit)
+    flush();
+}
+
+void Engine::flush() {
+  if (trace_.empty())
+    return;
+  ++stats_.flushes;
+  std::vector<int32_t> outputs = trace_.liveResults();
+  stats_.deadValuesSkipped += trace_.size() - outputs.size();
+  uint64_t key = trace_.hash();
+  for (int32_t o : outputs)
+    key = (key ^ (static_cast<uint64_t>(o) + 0x9e3779b97f4a7c15ull)) *
+          0x100000001b3ull;
+  // Leaked on purpose: tearing down JIT'd code during static destruction, after
+  // the libraries it links against may be gone, hangs in ORC.
+  static auto &cache =
+      *new std::unordered_map<uint64_t, std::shared_ptr<Executable>>();
+  std::shared_ptr<Executable> exe;
+  auto it = cache.find(key);
+  if (it != cache.end()) {
+    ++stats_.cacheHits;
+    exe = it->second;
+  } else if (!outputs.empty()) {
+    auto t0 = std::chrono::steady_clock::now();
+    try {
+      exe = compile(trace_, outputs, options_, key);
+    } catch (...) {
+      // Leave no half-built state: forget the trace; the values it would have
+      // produced fail when read.
+      trace_.clear();
+      throw;
+    }
+    stats_.compileSeconds += std::chrono::duration<double>(
+                                 std::chrono::steady_clock::now() - t0)
+                                 .count();
+    ++stats_.compilations;
+    cache[key] = exe;
+  }
+  std::vector<cpnrt::StoreRef> reads, writes;
+  for (const NodeRef &in : trace_.inputs())
+    reads.push_back(in->store);
+  for (int32_t o : outputs) {
+    NodeRef node = trace_.ops()[o].result.lock();
+    node->store = std::make_shared<cpnrt::Store>(node->dtype, node->shape);
+    node->opIndex = -1;
+    writes.push_back(node->store);
+    ++stats_.valuesMaterialized;
+  }
+  trace_.clear();
+  if (!exe)
+    return;
+  cpnrt::TaskGraph::global().submit(
+      "kernel", [exe, reads, writes] {
+        std::vector<void *> ptrs;
+        ptrs.reserve(reads.size() + writes.size());
+        for (auto &s : reads)
+          ptrs.push_back(s->data());
+        for (auto &s : writes)
+          ptrs.push_back(s->data());
+        std::vector<void *> args;
+        for (void *&p : ptrs)
+          args.push_back(&p);
+        exe->fn(args.data());
+      },
+      reads, writes);
+}
+
+} // namespace cpn

@@ -1,0 +1,552 @@
+//===- CPNToLinalg.cpp - cpn to linalg on tensors -------------------------===//
+//
+// Part of cpnumeric.
+//
+// Each cpn op becomes a linalg.generic on tensors (or tensor.insert_slice).
+// Views are not materialized: a cpn.view becomes a copy whose input indexing
+// map is the affine map from the view's index to the base's index, and
+// upstream elementwise fusion folds that map into every consumer.
+//
+//===----------------------------------------------------------------------===//
+
+#include "cpn/Conversion/Passes.h"
+#include "cpn/Conversion/ScalarOps.h"
+#include "cpn/Dialect/CPN/CPNOps.h"
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/AffineExpr.h"
+#include "mlir/IR/PatternMatch.h"
+
+namespace mlir::cpn {
+#define GEN_PASS_DEF_CONVERTCPNTOLINALG
+#include "cpn/Conversion/Passes.h.inc"
+} // namespace mlir::cpn
+
+using namespace mlir;
+using namespace mlir::cpn;
+
+namespace {
+
+RankedTensorType tensorOf(Value v) {
+  return cast<RankedTensorType>(v.getType());
+}
+
+SmallVector<int64_t> rowMajorStrides(ArrayRef<int64_t> shape) {
+  SmallVector<int64_t> s(shape.size(), 1);
+  for (int64_t i = (int64_t)shape.size() - 2; i >= 0; --i)
+    s[i] = s[i + 1] * shape[i + 1];
+  return s;
+}
+
+/// A view expressed per base dimension: base index j = offsets[j] +
+/// sum over view dims i with owner[i] == j of coeffs[i] * d_i.
+struct BoxView {
+  SmallVector<int64_t> offsets;
+  SmallVector<int64_t> owner;  // base dim of each view dim, -1 if stride 0
+  SmallVector<int64_t> coeffs; // step along that base dim
+};
+
+/// Decomposes a strided view over the flat index of a base of `baseShape` into
+/// per-dimension affine forms. Fails when the view crosses base rows (as a
+/// reshaped view can); the caller then uses floordiv/mod.
+std::optional<BoxView> decomposeView(ArrayRef<int64_t> baseShape,
+                                     int64_t offset, ArrayRef<int64_t> strides,
+                                     ArrayRef<int64_t> sizes) {
+  int64_t k = baseShape.size();
+  SmallVector<int64_t> bs = rowMajorStrides(baseShape);
+  BoxView v;
+  v.offsets.assign(k, 0);
+  int64_t rem = offset;
+  for (int64_t j = 0; j < k; ++j) {
+    v.offsets[j] = bs[j] ? rem / bs[j] : 0;
+    rem -= v.offsets[j] * bs[j];
+  }
+  if (rem != 0)
+    return std::nullopt;
+  for (auto [s, n] : llvm::zip(strides, sizes)) {
+    if (s == 0 || n == 1) {
+      v.owner.push_back(-1);
+      v.coeffs.push_back(0);
+      continue;
+    }
+    int64_t owner = -1;
+    for (int64_t j = 0; j < k; ++j) // The outermost dim whose stride divides s.
+      if (baseShape[j] > 1 && s % bs[j] == 0) {
+        owner = j;
+        break;
+      }
+    if (owner < 0)
+      return std::nullopt;
+    v.owner.push_back(owner);
+    v.coeffs.push_back(s / bs[owner]);
+  }
+  // Each base index must stay within its dimension over the whole view.
+  for (int64_t j = 0; j < k; ++j) {
+    int64_t lo = v.offsets[j], hi = v.offsets[j];
+    for (size_t i = 0; i < sizes.size(); ++i)
+      if (v.owner[i] == j)
+        (v.coeffs[i] > 0 ? hi : lo) += v.coeffs[i] * (sizes[i] - 1);
+    if (lo < 0 || hi >= baseShape[j])
+      return std::nullopt;
+  }
+  return v;
+}
+
+SmallVector<utils::IteratorType> parallel(unsigned n) {
+  return SmallVector<utils::IteratorType>(n, utils::IteratorType::parallel);
+}
+
+Value emptyLike(OpBuilder &b, Location loc, RankedTensorType t) {
+  return tensor::EmptyOp::create(b, loc, t.getShape(), t.getElementType());
+}
+
+/// Builds a generic with identity maps on `inputs` and one result of `resTy`.
+Value buildElementwise(
+    OpBuilder &b, Location loc, RankedTensorType resTy, ValueRange inputs,
+    ArrayRef<AffineMap> inputMaps,
+    function_ref<Value(OpBuilder &, Location, ValueRange)> body) {
+  unsigned rank = resTy.getRank();
+  SmallVector<AffineMap> maps(inputMaps);
+  maps.push_back(b.getMultiDimIdentityMap(rank));
+  auto generic = linalg::GenericOp::create(
+      b, loc, TypeRange{resTy}, inputs, ValueRange{emptyLike(b, loc, resTy)},
+      maps, parallel(rank), [&](OpBuilder &nb, Location l, ValueRange args) {
+        linalg::YieldOp::create(nb, l, body(nb, l, args.drop_back()));
+      });
+  return generic.getResult(0);
+}
+
+LogicalResult lowerElementwise(IRRewriter &rw, Operation *op) {
+  Location loc = op->getLoc();
+  RankedTensorType resTy = tensorOf(op->getResult(0));
+  StringRef name = op->getName().stripDialect();
+  bool isUnsigned = op->hasAttr("is_unsigned");
+  SmallVector<AffineMap> maps(op->getNumOperands(),
+                              rw.getMultiDimIdentityMap(resTy.getRank()));
+  bool failed = false;
+  Value r = buildElementwise(
+      rw, loc, resTy, op->getOperands(), maps,
+      [&](OpBuilder &b, Location l, ValueRange args) -> Value {
+        Value v;
+        if (auto cast = dyn_cast<CastOp>(op))
+          v = emitScalarCast(b, l, args[0], resTy.getElementType(),
+                             cast.getSrcUnsigned(), cast.getDstUnsigned());
+        else if (isa<SelectOp>(op))
+          v = arith::SelectOp::create(b, l, args[0], args[1], args[2]);
+        else if (isa<CopyOp>(op))
+          v = args[0];
+        else
+          v = emitScalarUfunc(b, l, name, args, resTy.getElementType(),
+                              isUnsigned);
+        if (!v) {
+          failed = true;
+          v = arith::ConstantOp::create(b, l, resTy.getElementType(),
+                                      b.getZeroAttr(resTy.getElementType()));
+        }
+        return v;
+      });
+  if (failed)
+    return op->emitOpError("has no lowering for element type ")
+           << tensorOf(op->getOperand(0)).getElementType();
+  rw.replaceOp(op, r);
+  return success();
+}
+
+/// Emits the flat index of the current iteration of a view (offset plus
+/// strides times linalg.index) as i64.
+Value viewFlatIndex(OpBuilder &b, Location l, int64_t offset,
+                    ArrayRef<int64_t> strides) {
+  Type i64 = b.getI64Type();
+  auto c = [&](int64_t v) -> Value {
+    return arith::ConstantOp::create(b, l, i64, b.getI64IntegerAttr(v));
+  };
+  Value flat = c(offset);
+  for (size_t i = 0; i < strides.size(); ++i) {
+    if (strides[i] == 0)
+      continue;
+    Value idx = arith::IndexCastOp::create(b, l, i64,
+                                           linalg::IndexOp::create(b, l, i));
+    flat = arith::AddIOp::create(b, l, flat,
+                                 arith::MulIOp::create(b, l, idx, c(strides[i])));
+  }
+  return flat;
+}
+
+/// A view that is a strided box of its base becomes tensor.extract_slice (a
+/// subview after bufferization: no copy) followed, when the view transposes,
+/// reverses or broadcasts, by a generic that fusion folds into consumers.
+/// Other views (reshaped or diagonal ones) gather through tensor.extract.
+LogicalResult lowerView(IRRewriter &rw, ViewOp op) {
+  Location loc = op.getLoc();
+  RankedTensorType baseTy = tensorOf(op.getBase());
+  RankedTensorType resTy = tensorOf(op.getResult());
+  ArrayRef<int64_t> sizes = resTy.getShape();
+  int64_t k = baseTy.getRank();
+  std::optional<BoxView> box =
+      decomposeView(baseTy.getShape(), op.getOffset(), op.getStrides(), sizes);
+  SmallVector<int64_t> viewDimOf(k, -1);
+  if (box)
+    for (size_t i = 0; i < sizes.size() && box; ++i)
+      if (box->owner[i] >= 0) {
+        if (viewDimOf[box->owner[i]] >= 0)
+          box.reset();
+        else
+          viewDimOf[box->owner[i]] = i;
+      }
+  if (!box) {
+    SmallVector<int64_t> bs = rowMajorStrides(baseTy.getShape());
+    Value base = op.getBase();
+    int64_t offset = op.getOffset();
+    ArrayRef<int64_t> strides = op.getStrides();
+    Value r = buildElementwise(
+        rw, loc, resTy, {}, {}, [&](OpBuilder &b, Location l, ValueRange) {
+          Value flat = viewFlatIndex(b, l, offset, strides);
+          SmallVector<Value> idx;
+          for (int64_t j = 0; j < k; ++j) {
+            Value q = arith::DivSIOp::create(
+                b, l, flat,
+                arith::ConstantOp::create(b, l, b.getI64Type(),
+                                          b.getI64IntegerAttr(bs[j])));
+            if (j > 0)
+              q = arith::RemSIOp::create(
+                  b, l, q,
+                  arith::ConstantOp::create(b, l, b.getI64Type(),
+                                            b.getI64IntegerAttr(baseTy.getDimSize(j))));
+            idx.push_back(arith::IndexCastOp::create(b, l, b.getIndexType(), q));
+          }
+          return tensor::ExtractOp::create(b, l, base, idx).getResult();
+        });
+    rw.replaceOp(op, r);
+    return success();
+  }
+  SmallVector<int64_t> offsets(box->offsets), sliceSizes(k, 1), steps(k, 1),
+      packedShape;
+  SmallVector<AffineExpr> inExprs;
+  bool identity = true;
+  for (int64_t j = 0; j < k; ++j) {
+    int64_t i = viewDimOf[j];
+    if (i < 0)
+      continue;
+    int64_t c = box->coeffs[i], n = sizes[i];
+    sliceSizes[j] = n;
+    steps[j] = std::abs(c);
+    AffineExpr d = rw.getAffineDimExpr(i);
+    if (c < 0) {
+      offsets[j] += c * (n - 1);
+      inExprs.push_back(rw.getAffineConstantExpr(n - 1) - d);
+      identity = false;
+    } else {
+      inExprs.push_back(d);
+      identity &= (int64_t)inExprs.size() - 1 == i;
+    }
+    packedShape.push_back(n);
+  }
+  identity &= packedShape.size() == sizes.size();
+  auto sliceTy = RankedTensorType::get(packedShape, resTy.getElementType());
+  Value slice = op.getBase();
+  if (sliceTy != baseTy || llvm::any_of(offsets, [](int64_t o) { return o; }) ||
+      llvm::any_of(steps, [](int64_t s) { return s != 1; }))
+    slice = tensor::ExtractSliceOp::create(rw, loc, sliceTy, op.getBase(),
+                                           ValueRange{}, ValueRange{},
+                                           ValueRange{}, offsets, sliceSizes,
+                                           steps);
+  if (!identity) {
+    AffineMap map = AffineMap::get(sizes.size(), 0, inExprs, rw.getContext());
+    slice = buildElementwise(rw, loc, resTy, slice, map,
+                             [](OpBuilder &, Location, ValueRange a) {
+                               return a[0];
+                             });
+  }
+  rw.replaceOp(op, slice);
+  return success();
+}
+
+/// u[box] = value as tensor.insert_slice: reverse and transpose the value into
+/// the base's dimension order, then insert it with positive strides.
+Value lowerBoxUpdate(IRRewriter &rw, UpdateOp op, const BoxView &box) {
+  Location loc = op.getLoc();
+  RankedTensorType baseTy = tensorOf(op.getBase());
+  RankedTensorType valTy = tensorOf(op.getValue());
+  int64_t k = baseTy.getRank();
+  ArrayRef<int64_t> sizes = valTy.getShape();
+  // viewDimOf[j]: the view dim that walks base dim j, if any.
+  SmallVector<int64_t> viewDimOf(k, -1);
+  for (size_t i = 0; i < sizes.size(); ++i)
+    if (box.owner[i] >= 0) {
+      if (viewDimOf[box.owner[i]] >= 0)
+        return {};
+      viewDimOf[box.owner[i]] = i;
+    }
+  SmallVector<int64_t> offsets(box.offsets), sliceSizes(k, 1), steps(k, 1),
+      packedShape;
+  SmallVector<AffineExpr> inExprs(sizes.size(), rw.getAffineConstantExpr(0));
+  unsigned p = 0;
+  bool identity = true;
+  for (int64_t j = 0; j < k; ++j) {
+    int64_t i = viewDimOf[j];
+    if (i < 0)
+      continue;
+    int64_t c = box.coeffs[i], n = sizes[i];
+    sliceSizes[j] = n;
+    steps[j] = std::abs(c);
+    AffineExpr d = rw.getAffineDimExpr(p);
+    if (c < 0) {
+      offsets[j] += c * (n - 1);
+      inExprs[i] = rw.getAffineConstantExpr(n - 1) - d;
+      identity = false;
+    } else {
+      inExprs[i] = d;
+      identity &= (int64_t)p == i;
+    }
+    packedShape.push_back(n);
+    ++p;
+  }
+  Value src = op.getValue();
+  if (!identity || packedShape.size() != sizes.size()) {
+    auto packedTy = RankedTensorType::get(packedShape, valTy.getElementType());
+    AffineMap map = AffineMap::get(p, 0, inExprs, rw.getContext());
+    src = buildElementwise(rw, loc, packedTy, src, map,
+                           [](OpBuilder &, Location, ValueRange a) {
+                             return a[0];
+                           });
+  }
+  return tensor::InsertSliceOp::create(rw, loc, src, op.getBase(), ValueRange{},
+                                       ValueRange{}, ValueRange{}, offsets,
+                                       sliceSizes, steps);
+}
+
+/// The general form: a generic over the base that takes the value's element
+/// where the (injective) view selects the base element. The view's dims are
+/// recovered from the flat index greedily by decreasing stride, which is exact
+/// for the views NumPy's basic indexing makes.
+Value lowerGatherUpdate(IRRewriter &rw, UpdateOp op) {
+  Location loc = op.getLoc();
+  RankedTensorType baseTy = tensorOf(op.getBase());
+  RankedTensorType valTy = tensorOf(op.getValue());
+  ArrayRef<int64_t> sizes = valTy.getShape();
+  int64_t offset = op.getOffset();
+  SmallVector<int64_t> strides(op.getStrides());
+  // Turn negative strides positive; remember which dims are reversed.
+  SmallVector<bool> reversed(sizes.size(), false);
+  for (size_t i = 0; i < sizes.size(); ++i)
+    if (strides[i] < 0) {
+      offset += strides[i] * (sizes[i] - 1);
+      strides[i] = -strides[i];
+      reversed[i] = true;
+    }
+  SmallVector<int64_t> order;
+  for (size_t i = 0; i < sizes.size(); ++i)
+    if (sizes[i] > 1)
+      order.push_back(i);
+  llvm::stable_sort(order, [&](int64_t a, int64_t b) {
+    return strides[a] > strides[b];
+  });
+  SmallVector<int64_t> bs = rowMajorStrides(baseTy.getShape());
+  unsigned k = baseTy.getRank();
+  Value value = op.getValue();
+  return buildElementwise(
+      rw, loc, baseTy, op.getBase(), rw.getMultiDimIdentityMap(k),
+      [&](OpBuilder &b, Location l, ValueRange args) -> Value {
+        Type i64 = b.getI64Type();
+        auto c = [&](int64_t v) -> Value {
+          return arith::ConstantOp::create(b, l, i64, b.getI64IntegerAttr(v));
+        };
+        Value flat = c(0);
+        for (unsigned j = 0; j < k; ++j) {
+          Value idx = arith::IndexCastOp::create(
+              b, l, i64, linalg::IndexOp::create(b, l, j));
+          flat = arith::AddIOp::create(
+              b, l, flat, arith::MulIOp::create(b, l, idx, c(bs[j])));
+        }
+        Value r = arith::SubIOp::create(b, l, flat, c(offset));
+        Value inside = arith::CmpIOp::create(b, l, arith::CmpIPredicate::sge,
+                                             r, c(0));
+        r = arith::SelectOp::create(b, l, inside, r, c(0));
+        SmallVector<Value> q(sizes.size());
+        for (size_t i = 0; i < sizes.size(); ++i)
+          q[i] = arith::ConstantIndexOp::create(b, l, 0);
+        for (int64_t i : order) {
+          Value qi = arith::DivUIOp::create(b, l, r, c(strides[i]));
+          Value ok = arith::CmpIOp::create(b, l, arith::CmpIPredicate::ult, qi,
+                                           c(sizes[i]));
+          inside = arith::AndIOp::create(b, l, inside, ok);
+          qi = arith::SelectOp::create(b, l, ok, qi, c(0));
+          r = arith::SubIOp::create(b, l, r,
+                                    arith::MulIOp::create(b, l, qi, c(strides[i])));
+          if (reversed[i])
+            qi = arith::SubIOp::create(b, l, c(sizes[i] - 1), qi);
+          q[i] = arith::IndexCastOp::create(b, l, b.getIndexType(), qi);
+        }
+        inside = arith::AndIOp::create(
+            b, l, inside,
+            arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq, r, c(0)));
+        Value v = tensor::ExtractOp::create(b, l, value, q);
+        return arith::SelectOp::create(b, l, inside, v, args[0]);
+      });
+}
+
+LogicalResult lowerUpdate(IRRewriter &rw, UpdateOp op) {
+  RankedTensorType valTy = tensorOf(op.getValue());
+  if (valTy.getNumElements() == 0) {
+    rw.replaceOp(op, op.getBase());
+    return success();
+  }
+  Value r;
+  if (auto box = decomposeView(tensorOf(op.getBase()).getShape(),
+                               op.getOffset(), op.getStrides(),
+                               valTy.getShape()))
+    r = lowerBoxUpdate(rw, op, *box);
+  if (!r)
+    r = lowerGatherUpdate(rw, op);
+  rw.replaceOp(op, r);
+  return success();
+}
+
+LogicalResult lowerReduce(IRRewriter &rw, ReduceOp op) {
+  Location loc = op.getLoc();
+  RankedTensorType inTy = tensorOf(op.getX());
+  RankedTensorType resTy = tensorOf(op.getResult());
+  StringRef kind = op.getKind();
+  bool isUnsigned = op.getIsUnsigned();
+  bool isArg = kind.starts_with("arg");
+  unsigned rank = inTy.getRank();
+  ArrayRef<int64_t> axes = op.getAxes();
+  SmallVector<utils::IteratorType> iters = parallel(rank);
+  SmallVector<AffineExpr> outExprs;
+  for (unsigned i = 0; i < rank; ++i) {
+    if (llvm::is_contained(axes, (int64_t)i))
+      iters[i] = utils::IteratorType::reduction;
+    else
+      outExprs.push_back(rw.getAffineDimExpr(i));
+  }
+  AffineMap outMap = AffineMap::get(rank, 0, outExprs, rw.getContext());
+  Type elemTy = inTy.getElementType();
+  Type accTy = isArg ? elemTy : resTy.getElementType();
+  auto accTensorTy = RankedTensorType::get(resTy.getShape(), accTy);
+  Value ident = emitReductionIdentity(rw, loc, kind, accTy, isUnsigned);
+  Value acc = linalg::FillOp::create(rw, loc, ident,
+                                     emptyLike(rw, loc, accTensorTy))
+                  .getResult(0);
+  SmallVector<Value> inits{acc};
+  SmallVector<Type> resultTypes{accTensorTy};
+  SmallVector<AffineMap> maps{rw.getMultiDimIdentityMap(rank), outMap};
+  if (isArg) {
+    Value zero = arith::ConstantOp::create(rw, loc, rw.getI64Type(),
+                                           rw.getI64IntegerAttr(0));
+    inits.push_back(
+        linalg::FillOp::create(rw, loc, zero, emptyLike(rw, loc, resTy))
+            .getResult(0));
+    resultTypes.push_back(resTy);
+    maps.push_back(outMap);
+  }
+  int64_t axis = axes.empty() ? 0 : axes[0];
+  auto generic = linalg::GenericOp::create(
+      rw, loc, resultTypes, op.getX(), inits, maps, iters,
+      [&](OpBuilder &b, Location l, ValueRange args) {
+        if (!isArg) {
+          linalg::YieldOp::create(
+              b, l, emitReductionCombine(b, l, kind, args[1], args[0],
+                                         isUnsigned));
+          return;
+        }
+        // Strictly better, or the first NaN: NumPy returns the first one.
+        Value x = args[0], best = args[1], bestIdx = args[2];
+        Value idx = arith::IndexCastOp::create(
+            b, l, b.getI64Type(), linalg::IndexOp::create(b, l, axis));
+        bool isMin = kind == "argmin";
+        Value better;
+        if (isa<FloatType>(elemTy)) {
+          better = arith::CmpFOp::create(
+              b, l, isMin ? arith::CmpFPredicate::OLT : arith::CmpFPredicate::OGT,
+              x, best);
+          Value xNan = arith::CmpFOp::create(b, l, arith::CmpFPredicate::UNO, x, x);
+          Value bestNan = arith::CmpFOp::create(b, l, arith::CmpFPredicate::UNO,
+                                                best, best);
+          Value firstNan = arith::AndIOp::create(
+              b, l, xNan,
+              arith::XOrIOp::create(b, l, bestNan,
+                                    arith::ConstantOp::create(
+                                        b, l, b.getI1Type(), b.getBoolAttr(true))));
+          better = arith::OrIOp::create(b, l, better, firstNan);
+        } else {
+          bool u = isUnsigned || elemTy.isInteger(1);
+          auto pred = isMin ? (u ? arith::CmpIPredicate::ult : arith::CmpIPredicate::slt)
+                            : (u ? arith::CmpIPredicate::ugt : arith::CmpIPredicate::sgt);
+          better = arith::CmpIOp::create(b, l, pred, x, best);
+        }
+        // The first element along the axis always replaces the identity.
+        Value first = arith::CmpIOp::create(
+            b, l, arith::CmpIPredicate::eq, idx,
+            arith::ConstantOp::create(b, l, b.getI64Type(), b.getI64IntegerAttr(0)));
+        better = arith::OrIOp::create(b, l, better, first);
+        linalg::YieldOp::create(
+            b, l,
+            ValueRange{arith::SelectOp::create(b, l, better, x, best),
+                       arith::SelectOp::create(b, l, better, idx, bestIdx)});
+      });
+  rw.replaceOp(op, generic.getResult(isArg ? 1 : 0));
+  return success();
+}
+
+LogicalResult lowerIota(IRRewriter &rw, IotaOp op) {
+  RankedTensorType resTy = tensorOf(op.getResult());
+  int64_t dim = op.getDim();
+  Value r = buildElementwise(rw, op.getLoc(), resTy, {}, {},
+                             [&](OpBuilder &b, Location l, ValueRange) -> Value {
+                               return arith::IndexCastOp::create(
+                                   b, l, b.getI64Type(),
+                                   linalg::IndexOp::create(b, l, dim));
+                             });
+  rw.replaceOp(op, r);
+  return success();
+}
+
+LogicalResult lowerMatmul(IRRewriter &rw, MatmulOp op) {
+  Location loc = op.getLoc();
+  RankedTensorType resTy = tensorOf(op.getResult());
+  Type et = resTy.getElementType();
+  Value zero = isa<FloatType>(et)
+                   ? (Value)arith::ConstantOp::create(rw, loc, et, rw.getFloatAttr(et, 0.0))
+                   : (Value)arith::ConstantOp::create(rw, loc, et, rw.getIntegerAttr(et, 0));
+  Value init = linalg::FillOp::create(rw, loc, zero, emptyLike(rw, loc, resTy))
+                   .getResult(0);
+  Value r = linalg::MatmulOp::create(rw, loc, TypeRange{resTy},
+                                     ValueRange{op.getLhs(), op.getRhs()},
+                                     ValueRange{init})
+                .getResult(0);
+  rw.replaceOp(op, r);
+  return success();
+}
+
+struct ConvertCPNToLinalgPass
+    : public cpn::impl::ConvertCPNToLinalgBase<ConvertCPNToLinalgPass> {
+  void runOnOperation() override {
+    SmallVector<Operation *> ops;
+    getOperation()->walk([&](Operation *op) {
+      if (isa<CPNDialect>(op->getDialect()))
+        ops.push_back(op);
+    });
+    IRRewriter rw(&getContext());
+    for (Operation *op : ops) {
+      rw.setInsertionPoint(op);
+      LogicalResult r = failure();
+      if (auto v = dyn_cast<ViewOp>(op))
+        r = lowerView(rw, v);
+      else if (auto u = dyn_cast<UpdateOp>(op))
+        r = lowerUpdate(rw, u);
+      else if (auto red = dyn_cast<ReduceOp>(op))
+        r = lowerReduce(rw, red);
+      else if (auto iota = dyn_cast<IotaOp>(op))
+        r = lowerIota(rw, iota);
+      else if (auto mm = dyn_cast<MatmulOp>(op))
+        r = lowerMatmul(rw, mm);
+      else
+        r = lowerElementwise(rw, op);
+      if (failed(r))
+        return signalPassFailure();
+    }
+  }
+};
+
+} // namespace

@@ -1,0 +1,55 @@
+//===- Pipelines.cpp - the lowering pipelines ------------------------------===//
+//
+// Part of cpnumeric. Only pipelines live here; passes have their own files.
+//
+//===----------------------------------------------------------------------===//
+
+#include "cpn/Conversion/Passes.h"
+
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+
+using namespace mlir;
+
+std::vector<std::pair<std::string, std::string>>
+mlir::cpn::getLoweringStages() {
+  return {
+      {"linalg", "convert-cpn-to-linalg,canonicalize,cse"},
+      {"fused", "func.func(linalg-fuse-elementwise-ops),canonicalize,cse"},
+      {"bufferized",
+       "eliminate-empty-tensors,one-shot-bufferize,cpn-matmul-to-blas,"
+       "canonicalize,func.func(buffer-hoisting),buffer-deallocation-pipeline"},
+      {"loops", "func.func(convert-linalg-to-loops),lower-affine,"
+                "convert-scf-to-cf,canonicalize,cse"},
+      {"llvm",
+       "convert-math-to-funcs,convert-math-to-libm,expand-strided-metadata,"
+       "finalize-memref-to-llvm,convert-math-to-llvm,convert-arith-to-llvm,"
+       "convert-index-to-llvm,convert-cf-to-llvm,"
+       "convert-func-to-llvm{use-bare-ptr-memref-call-conv=1},"
+       "reconcile-unrealized-casts"},
+  };
+}
+
+std::string mlir::cpn::getLowerToLLVMPipeline() {
+  std::string p = "builtin.module(";
+  bool first = true;
+  for (auto &[name, passes] : getLoweringStages()) {
+    p += (first ? "" : ",") + passes;
+    first = false;
+  }
+  return p + ")";
+}
+
+void mlir::cpn::registerCPNPassesAndPipelines() {
+  registerCPNPasses();
+  PassPipelineRegistration<>(
+      "cpn-lower-to-llvm",
+      "Lower cpn to the LLVM dialect as the JIT does",
+      [](OpPassManager &pm) {
+        std::string p = getLowerToLLVMPipeline();
+        // Strip the builtin.module( ... ) anchor: pm is already on the module.
+        StringRef inner = StringRef(p).drop_front(strlen("builtin.module(")).drop_back();
+        if (failed(parsePassPipeline(inner, pm)))
+          llvm::report_fatal_error("cpn-lower-to-llvm: bad pipeline");
+      });
+}

@@ -1,0 +1,443 @@
+//===- ScalarOps.cpp - NumPy's scalar semantics in arith/math --------------===//
+//
+// Part of cpnumeric.
+//
+// Each ufunc is written so that its result equals NumPy's bit for bit on
+// integers and for exact float ops: integer division by zero gives 0, shifts by
+// the bit width or more give 0 (or -1), Python-style signs of `remainder` and
+// `floor_divide`, NaN-propagating maximum/minimum, and so on. Transcendentals
+// call libm through the math dialect.
+//
+//===----------------------------------------------------------------------===//
+
+#include "cpn/Conversion/ScalarOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "llvm/ADT/StringSwitch.h"
+
+#include <cmath>
+#include <limits>
+
+using namespace mlir;
+using namespace mlir::cpn;
+
+namespace {
+using arith::CmpFPredicate;
+using arith::CmpIPredicate;
+
+Value cstF(OpBuilder &b, Location loc, Type t, double v) {
+  return arith::ConstantOp::create(b, loc, t, b.getFloatAttr(t, v));
+}
+Value cstI(OpBuilder &b, Location loc, Type t, int64_t v) {
+  return arith::ConstantOp::create(b, loc, t, b.getIntegerAttr(t, v));
+}
+Value cmpF(OpBuilder &b, Location loc, CmpFPredicate p, Value x, Value y) {
+  return arith::CmpFOp::create(b, loc, p, x, y);
+}
+Value cmpI(OpBuilder &b, Location loc, CmpIPredicate p, Value x, Value y) {
+  return arith::CmpIOp::create(b, loc, p, x, y);
+}
+Value sel(OpBuilder &b, Location loc, Value c, Value x, Value y) {
+  return arith::SelectOp::create(b, loc, c, x, y);
+}
+
+/// Calls a libm function `name` (with an `f` suffix for f32), declaring it in
+/// the enclosing module on first use.
+Value callLibm(OpBuilder &b, Location loc, StringRef name, ValueRange args) {
+  Type t = args[0].getType();
+  std::string fn = name.str();
+  if (t.isF32())
+    fn += "f";
+  auto module = b.getInsertionBlock()->getParentOp()->getParentOfType<ModuleOp>();
+  auto func = module.lookupSymbol<func::FuncOp>(fn);
+  if (!func) {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(module.getBody());
+    SmallVector<Type> ins(args.size(), t);
+    func = func::FuncOp::create(b, loc, fn, b.getFunctionType(ins, {t}));
+    func.setPrivate();
+  }
+  return func::CallOp::create(b, loc, func, args).getResult(0);
+}
+
+/// NumPy's float floor division and remainder (npy_divmod).
+std::pair<Value, Value> floatDivmod(OpBuilder &b, Location loc, Value a,
+                                    Value d) {
+  Type t = a.getType();
+  Value zero = cstF(b, loc, t, 0.0);
+  Value mod = arith::RemFOp::create(b, loc, a, d);
+  Value div = arith::DivFOp::create(b, loc, arith::SubFOp::create(b, loc, a, mod), d);
+  // Adjust mod and div when the signs of mod and divisor differ.
+  Value modNeg = cmpF(b, loc, CmpFPredicate::OLT, mod, zero);
+  Value dNeg = cmpF(b, loc, CmpFPredicate::OLT, d, zero);
+  Value modNonZero = cmpF(b, loc, CmpFPredicate::UNE, mod, zero);
+  Value signsDiffer = arith::XOrIOp::create(b, loc, modNeg, dNeg);
+  Value adjust = arith::AndIOp::create(b, loc, modNonZero, signsDiffer);
+  Value modAdj = sel(b, loc, adjust, arith::AddFOp::create(b, loc, mod, d), mod);
+  Value one = cstF(b, loc, t, 1.0);
+  Value divAdj = sel(b, loc, adjust, arith::SubFOp::create(b, loc, div, one), div);
+  // A zero remainder takes the divisor's sign.
+  modAdj = sel(b, loc, modNonZero, modAdj, math::CopySignOp::create(b, loc, zero, d));
+  // Round the quotient to the nearest integer the way NumPy does.
+  Value fl = math::FloorOp::create(b, loc, divAdj);
+  Value frac = arith::SubFOp::create(b, loc, divAdj, fl);
+  Value half = cstF(b, loc, t, 0.5);
+  Value bump = cmpF(b, loc, CmpFPredicate::OGT, frac, half);
+  fl = sel(b, loc, bump, arith::AddFOp::create(b, loc, fl, one), fl);
+  Value divNonZero = cmpF(b, loc, CmpFPredicate::UNE, divAdj, zero);
+  Value q = arith::DivFOp::create(b, loc, a, d);
+  Value floordiv = sel(b, loc, divNonZero, fl, math::CopySignOp::create(b, loc, zero, q));
+  // Division by zero: NumPy returns a / d and fmod(a, d).
+  Value dZero = cmpF(b, loc, CmpFPredicate::OEQ, d, zero);
+  floordiv = sel(b, loc, dZero, q, floordiv);
+  modAdj = sel(b, loc, dZero, mod, modAdj);
+  return {floordiv, modAdj};
+}
+
+/// Integer division family with NumPy's results for a zero divisor (0) and
+/// for MIN / -1 (wraps), both of which are undefined in LLVM.
+Value intDivLike(OpBuilder &b, Location loc, StringRef name, Value a, Value d,
+                 bool isUnsigned) {
+  Type t = a.getType();
+  Value zero = cstI(b, loc, t, 0);
+  Value one = cstI(b, loc, t, 1);
+  Value dZero = cmpI(b, loc, CmpIPredicate::eq, d, zero);
+  Value bad = dZero;
+  Value minusOne;
+  if (!isUnsigned) {
+    minusOne = cstI(b, loc, t, -1);
+    bad = arith::OrIOp::create(b, loc, dZero, cmpI(b, loc, CmpIPredicate::eq, d, minusOne));
+  }
+  Value safeD = sel(b, loc, bad, one, d);
+  Value r;
+  if (name == "floor_divide") {
+    r = isUnsigned ? (Value)arith::DivUIOp::create(b, loc, a, safeD)
+                   : (Value)arith::FloorDivSIOp::create(b, loc, a, safeD);
+    if (!isUnsigned)
+      r = sel(b, loc, dZero, zero,
+              sel(b, loc, bad, arith::SubIOp::create(b, loc, zero, a), r));
+    else
+      r = sel(b, loc, dZero, zero, r);
+    return r;
+  }
+  // remainder (sign of the divisor) and fmod (sign of the dividend).
+  r = isUnsigned ? (Value)arith::RemUIOp::create(b, loc, a, safeD)
+                 : (Value)arith::RemSIOp::create(b, loc, a, safeD);
+  if (!isUnsigned && name == "remainder") {
+    Value rNeg = cmpI(b, loc, CmpIPredicate::slt, r, zero);
+    Value dNeg = cmpI(b, loc, CmpIPredicate::slt, d, zero);
+    Value adjust = arith::AndIOp::create(
+        b, loc, cmpI(b, loc, CmpIPredicate::ne, r, zero),
+        arith::XOrIOp::create(b, loc, rNeg, dNeg));
+    r = sel(b, loc, adjust, arith::AddIOp::create(b, loc, r, d), r);
+  }
+  return sel(b, loc, bad, zero, r);
+}
+
+Value truthy(OpBuilder &b, Location loc, Value x) {
+  Type t = x.getType();
+  if (t.isInteger(1))
+    return x;
+  if (isa<FloatType>(t))
+    return cmpF(b, loc, CmpFPredicate::UNE, x, cstF(b, loc, t, 0.0));
+  return cmpI(b, loc, CmpIPredicate::ne, x, cstI(b, loc, t, 0));
+}
+
+Value emitFloatUnary(OpBuilder &b, Location loc, StringRef name, Value x) {
+  Type t = x.getType();
+  if (name == "negative") return arith::NegFOp::create(b, loc, x);
+  if (name == "positive") return x;
+  if (name == "absolute") return math::AbsFOp::create(b, loc, x);
+  if (name == "square") return arith::MulFOp::create(b, loc, x, x);
+  if (name == "reciprocal")
+    return arith::DivFOp::create(b, loc, cstF(b, loc, t, 1.0), x);
+  if (name == "sign") {
+    Value zero = cstF(b, loc, t, 0.0);
+    return sel(b, loc, cmpF(b, loc, CmpFPredicate::OGT, x, zero),
+               cstF(b, loc, t, 1.0),
+               sel(b, loc, cmpF(b, loc, CmpFPredicate::OLT, x, zero),
+                   cstF(b, loc, t, -1.0), x));
+  }
+  if (name == "sqrt") return math::SqrtOp::create(b, loc, x);
+  if (name == "exp") return math::ExpOp::create(b, loc, x);
+  if (name == "exp2") return math::Exp2Op::create(b, loc, x);
+  if (name == "log") return math::LogOp::create(b, loc, x);
+  if (name == "log2") return math::Log2Op::create(b, loc, x);
+  if (name == "log10") return math::Log10Op::create(b, loc, x);
+  if (name == "sin") return math::SinOp::create(b, loc, x);
+  if (name == "cos") return math::CosOp::create(b, loc, x);
+  if (name == "floor") return math::FloorOp::create(b, loc, x);
+  if (name == "ceil") return math::CeilOp::create(b, loc, x);
+  if (name == "trunc") return math::TruncOp::create(b, loc, x);
+  if (name == "rint") return math::RoundEvenOp::create(b, loc, x);
+  // Functions whose math-dialect lowerings are approximations or expansions
+  // (log1p as log(1 + x), ...) call libm to stay within 1e-12 of NumPy.
+  StringRef libm = llvm::StringSwitch<StringRef>(name)
+                       .Case("cbrt", "cbrt")
+                       .Case("expm1", "expm1")
+                       .Case("log1p", "log1p")
+                       .Case("tan", "tan")
+                       .Case("arcsin", "asin")
+                       .Case("arccos", "acos")
+                       .Case("arctan", "atan")
+                       .Case("sinh", "sinh")
+                       .Case("cosh", "cosh")
+                       .Case("tanh", "tanh")
+                       .Case("arcsinh", "asinh")
+                       .Case("arccosh", "acosh")
+                       .Case("arctanh", "atanh")
+                       .Default("");
+  if (!libm.empty())
+    return callLibm(b, loc, libm, x);
+  return {};
+}
+
+Value emitFloatBinary(OpBuilder &b, Location loc, StringRef name, Value x,
+                      Value y) {
+  if (name == "add") return arith::AddFOp::create(b, loc, x, y);
+  if (name == "subtract") return arith::SubFOp::create(b, loc, x, y);
+  if (name == "multiply") return arith::MulFOp::create(b, loc, x, y);
+  if (name == "divide") return arith::DivFOp::create(b, loc, x, y);
+  if (name == "floor_divide") return floatDivmod(b, loc, x, y).first;
+  if (name == "remainder") return floatDivmod(b, loc, x, y).second;
+  if (name == "fmod") return arith::RemFOp::create(b, loc, x, y);
+  if (name == "power") return math::PowFOp::create(b, loc, x, y);
+  if (name == "maximum") return arith::MaximumFOp::create(b, loc, x, y);
+  if (name == "minimum") return arith::MinimumFOp::create(b, loc, x, y);
+  if (name == "fmax") return arith::MaxNumFOp::create(b, loc, x, y);
+  if (name == "fmin") return arith::MinNumFOp::create(b, loc, x, y);
+  if (name == "copysign") return math::CopySignOp::create(b, loc, x, y);
+  if (name == "arctan2") return callLibm(b, loc, "atan2", {x, y});
+  if (name == "hypot") return callLibm(b, loc, "hypot", {x, y});
+  if (name == "logaddexp" || name == "logaddexp2") {
+    // NumPy's npy_logaddexp: exact for x == y, log1p of the smaller term.
+    bool two = name == "logaddexp2";
+    Type t = x.getType();
+    Value tmp = arith::SubFOp::create(b, loc, x, y);
+    Value zero = cstF(b, loc, t, 0.0);
+    auto tail = [&](Value v) -> Value { // log1p(exp(v)) or log2(1 + 2**v)
+      if (!two)
+        return callLibm(b, loc, "log1p", math::ExpOp::create(b, loc, v).getResult());
+      Value l = callLibm(b, loc, "log1p", math::Exp2Op::create(b, loc, v).getResult());
+      return arith::MulFOp::create(b, loc, l, cstF(b, loc, t, 1.0 / std::log(2.0)));
+    };
+    Value pos = arith::AddFOp::create(b, loc, x, tail(arith::NegFOp::create(b, loc, tmp)));
+    Value neg = arith::AddFOp::create(b, loc, y, tail(tmp));
+    Value same = arith::AddFOp::create(b, loc, x, cstF(b, loc, t, two ? 1.0 : std::log(2.0)));
+    Value r = sel(b, loc, cmpF(b, loc, CmpFPredicate::OGT, tmp, zero), pos,
+                  sel(b, loc, cmpF(b, loc, CmpFPredicate::OLE, tmp, zero), neg, tmp));
+    return sel(b, loc, cmpF(b, loc, CmpFPredicate::OEQ, x, y), same, r);
+  }
+  auto pred = llvm::StringSwitch<std::optional<CmpFPredicate>>(name)
+                  .Case("equal", CmpFPredicate::OEQ)
+                  .Case("not_equal", CmpFPredicate::UNE)
+                  .Case("less", CmpFPredicate::OLT)
+                  .Case("less_equal", CmpFPredicate::OLE)
+                  .Case("greater", CmpFPredicate::OGT)
+                  .Case("greater_equal", CmpFPredicate::OGE)
+                  .Default(std::nullopt);
+  if (pred)
+    return cmpF(b, loc, *pred, x, y);
+  return {};
+}
+
+Value emitIntUnary(OpBuilder &b, Location loc, StringRef name, Value x,
+                   bool isUnsigned) {
+  Type t = x.getType();
+  bool isBool = t.isInteger(1);
+  Value zero = cstI(b, loc, t, 0);
+  if (name == "positive") return x;
+  if (name == "negative") return arith::SubIOp::create(b, loc, zero, x);
+  if (name == "absolute")
+    return (isUnsigned || isBool) ? x : (Value)math::AbsIOp::create(b, loc, x);
+  if (name == "square") return isBool ? x : (Value)arith::MulIOp::create(b, loc, x, x);
+  if (name == "sign") {
+    Value one = cstI(b, loc, t, 1);
+    Value gt = cmpI(b, loc, isUnsigned ? CmpIPredicate::ugt : CmpIPredicate::sgt, x, zero);
+    if (isUnsigned)
+      return sel(b, loc, gt, one, zero);
+    Value lt = cmpI(b, loc, CmpIPredicate::slt, x, zero);
+    return sel(b, loc, gt, one, sel(b, loc, lt, cstI(b, loc, t, -1), zero));
+  }
+  if (name == "invert") return arith::XOrIOp::create(b, loc, x, cstI(b, loc, t, -1));
+  if (name == "floor" || name == "ceil" || name == "trunc" || name == "rint")
+    return x;
+  return {};
+}
+
+Value emitIntBinary(OpBuilder &b, Location loc, StringRef name, Value x,
+                    Value y, bool isUnsigned) {
+  Type t = x.getType();
+  bool isBool = t.isInteger(1);
+  if (name == "add") return isBool ? (Value)arith::OrIOp::create(b, loc, x, y) : (Value)arith::AddIOp::create(b, loc, x, y);
+  if (name == "subtract") return arith::SubIOp::create(b, loc, x, y);
+  if (name == "multiply") return isBool ? (Value)arith::AndIOp::create(b, loc, x, y) : (Value)arith::MulIOp::create(b, loc, x, y);
+  if (name == "floor_divide" || name == "remainder" || name == "fmod")
+    return intDivLike(b, loc, name, x, y, isUnsigned || isBool);
+  if (name == "power") {
+    if (isBool) // True ** anything is True; False ** 0 is True.
+      return arith::OrIOp::create(b, loc, x, arith::XOrIOp::create(b, loc, y, cstI(b, loc, t, 1)));
+    return math::IPowIOp::create(b, loc, x, y);
+  }
+  if (name == "maximum" || name == "fmax")
+    return (isUnsigned || isBool) ? (Value)arith::MaxUIOp::create(b, loc, x, y) : (Value)arith::MaxSIOp::create(b, loc, x, y);
+  if (name == "minimum" || name == "fmin")
+    return (isUnsigned || isBool) ? (Value)arith::MinUIOp::create(b, loc, x, y) : (Value)arith::MinSIOp::create(b, loc, x, y);
+  if (name == "bitwise_and") return arith::AndIOp::create(b, loc, x, y);
+  if (name == "bitwise_or") return arith::OrIOp::create(b, loc, x, y);
+  if (name == "bitwise_xor") return arith::XOrIOp::create(b, loc, x, y);
+  if (name == "left_shift" || name == "right_shift") {
+    unsigned width = t.getIntOrFloatBitWidth();
+    Value w = cstI(b, loc, t, width);
+    Value over = cmpI(b, loc, CmpIPredicate::uge, y, w);
+    Value safe = sel(b, loc, over, cstI(b, loc, t, 0), y);
+    if (name == "left_shift")
+      return sel(b, loc, over, cstI(b, loc, t, 0), arith::ShLIOp::create(b, loc, x, safe));
+    if (isUnsigned || isBool)
+      return sel(b, loc, over, cstI(b, loc, t, 0), arith::ShRUIOp::create(b, loc, x, safe));
+    Value fill = arith::ShRSIOp::create(b, loc, x, cstI(b, loc, t, width - 1));
+    return sel(b, loc, over, fill, arith::ShRSIOp::create(b, loc, x, safe));
+  }
+  auto pred = llvm::StringSwitch<std::optional<CmpIPredicate>>(name)
+                  .Case("equal", CmpIPredicate::eq)
+                  .Case("not_equal", CmpIPredicate::ne)
+                  .Case("less", CmpIPredicate::slt)
+                  .Case("less_equal", CmpIPredicate::sle)
+                  .Case("greater", CmpIPredicate::sgt)
+                  .Case("greater_equal", CmpIPredicate::sge)
+                  .Default(std::nullopt);
+  if (pred) {
+    CmpIPredicate p = *pred;
+    if (isUnsigned || isBool) {
+      switch (*pred) {
+      case CmpIPredicate::slt: p = CmpIPredicate::ult; break;
+      case CmpIPredicate::sle: p = CmpIPredicate::ule; break;
+      case CmpIPredicate::sgt: p = CmpIPredicate::ugt; break;
+      case CmpIPredicate::sge: p = CmpIPredicate::uge; break;
+      default: break;
+      }
+    }
+    return cmpI(b, loc, p, x, y);
+  }
+  return {};
+}
+} // namespace
+
+Value mlir::cpn::emitScalarUfunc(OpBuilder &b, Location loc, StringRef name,
+                                 ValueRange args, Type resultType,
+                                 bool isUnsigned) {
+  Value x = args[0];
+  Type t = x.getType();
+  // Logical and classification ufuncs work on any element type.
+  if (name == "logical_not")
+    return arith::XOrIOp::create(b, loc, truthy(b, loc, x), cstI(b, loc, b.getI1Type(), 1));
+  if (name == "logical_and")
+    return arith::AndIOp::create(b, loc, truthy(b, loc, x), truthy(b, loc, args[1]));
+  if (name == "logical_or")
+    return arith::OrIOp::create(b, loc, truthy(b, loc, x), truthy(b, loc, args[1]));
+  if (name == "logical_xor")
+    return arith::XOrIOp::create(b, loc, truthy(b, loc, x), truthy(b, loc, args[1]));
+  if (name == "isnan" || name == "isinf" || name == "isfinite" ||
+      name == "signbit") {
+    if (!isa<FloatType>(t)) {
+      if (name == "isfinite")
+        return cstI(b, loc, b.getI1Type(), 1);
+      if (name == "signbit" && !isUnsigned && !t.isInteger(1))
+        return cmpI(b, loc, CmpIPredicate::slt, x, cstI(b, loc, t, 0));
+      return cstI(b, loc, b.getI1Type(), 0);
+    }
+    if (name == "isnan")
+      return cmpF(b, loc, CmpFPredicate::UNO, x, x);
+    Value inf = cstF(b, loc, t, std::numeric_limits<double>::infinity());
+    Value ax = math::AbsFOp::create(b, loc, x);
+    if (name == "isinf")
+      return cmpF(b, loc, CmpFPredicate::OEQ, ax, inf);
+    if (name == "isfinite")
+      return cmpF(b, loc, CmpFPredicate::ONE, ax, inf);
+    Type it = b.getIntegerType(t.getIntOrFloatBitWidth());
+    Value bits = arith::BitcastOp::create(b, loc, it, x);
+    return cmpI(b, loc, CmpIPredicate::slt, bits, cstI(b, loc, it, 0));
+  }
+  Value r;
+  if (isa<FloatType>(t))
+    r = args.size() == 1 ? emitFloatUnary(b, loc, name, x)
+                         : emitFloatBinary(b, loc, name, x, args[1]);
+  else if (isa<IntegerType>(t))
+    r = args.size() == 1 ? emitIntUnary(b, loc, name, x, isUnsigned)
+                         : emitIntBinary(b, loc, name, x, args[1], isUnsigned);
+  if (r && r.getType() != resultType)
+    return {};
+  return r;
+}
+
+Value mlir::cpn::emitScalarCast(OpBuilder &b, Location loc, Value x, Type to,
+                                bool srcUnsigned, bool dstUnsigned) {
+  Type from = x.getType();
+  if (from == to)
+    return x;
+  if (to.isInteger(1))
+    return truthy(b, loc, x);
+  bool srcU = srcUnsigned || from.isInteger(1);
+  if (isa<FloatType>(from) && isa<FloatType>(to)) {
+    if (from.getIntOrFloatBitWidth() < to.getIntOrFloatBitWidth())
+      return arith::ExtFOp::create(b, loc, to, x);
+    return arith::TruncFOp::create(b, loc, to, x);
+  }
+  if (isa<IntegerType>(from) && isa<FloatType>(to))
+    return srcU ? (Value)arith::UIToFPOp::create(b, loc, to, x)
+                : (Value)arith::SIToFPOp::create(b, loc, to, x);
+  if (isa<FloatType>(from) && isa<IntegerType>(to)) {
+    // As C casts on x86 do: through int64 for narrower integers, so that
+    // -1.0 becomes 255 in uint8.
+    if (to.getIntOrFloatBitWidth() == 64)
+      return dstUnsigned ? (Value)arith::FPToUIOp::create(b, loc, to, x)
+                         : (Value)arith::FPToSIOp::create(b, loc, to, x);
+    Value wide = arith::FPToSIOp::create(b, loc, b.getI64Type(), x);
+    return arith::TruncIOp::create(b, loc, to, wide);
+  }
+  unsigned fw = from.getIntOrFloatBitWidth(), tw = to.getIntOrFloatBitWidth();
+  if (fw < tw)
+    return srcU ? (Value)arith::ExtUIOp::create(b, loc, to, x)
+                : (Value)arith::ExtSIOp::create(b, loc, to, x);
+  return arith::TruncIOp::create(b, loc, to, x);
+}
+
+Value mlir::cpn::emitReductionIdentity(OpBuilder &b, Location loc,
+                                       StringRef kind, Type t,
+                                       bool isUnsigned) {
+  if (auto ft = dyn_cast<FloatType>(t)) {
+    double inf = std::numeric_limits<double>::infinity();
+    double v = kind == "sum" ? 0.0 : kind == "prod" ? 1.0
+               : (kind == "min" || kind == "argmin") ? inf : -inf;
+    return cstF(b, loc, t, v);
+  }
+  unsigned w = t.getIntOrFloatBitWidth();
+  if (kind == "sum" || kind == "any")
+    return cstI(b, loc, t, 0);
+  if (kind == "prod" || kind == "all")
+    return cstI(b, loc, t, 1);
+  bool isMin = kind == "min" || kind == "argmin";
+  APInt v = (isUnsigned || w == 1)
+                ? (isMin ? APInt::getMaxValue(w) : APInt::getMinValue(w))
+                : (isMin ? APInt::getSignedMaxValue(w)
+                         : APInt::getSignedMinValue(w));
+  return arith::ConstantOp::create(b, loc, t, b.getIntegerAttr(t, v));
+}
+
+Value mlir::cpn::emitReductionCombine(OpBuilder &b, Location loc,
+                                      StringRef kind, Value acc, Value x,
+                                      bool isUnsigned) {
+  Type t = acc.getType();
+  if (kind == "any")
+    return arith::OrIOp::create(b, loc, acc, truthy(b, loc, x));
+  if (kind == "all")
+    return arith::AndIOp::create(b, loc, acc, truthy(b, loc, x));
+  StringRef ufunc = kind == "sum"    ? "add"
+                    : kind == "prod" ? "multiply"
+                    : kind == "min"  ? "minimum"
+                                     : "maximum";
+  return emitScalarUfunc(b, loc, ufunc, {acc, x}, t, isUnsigned);
+}

@@ -1,0 +1,119 @@
+//===- Trace.cpp - the op list recorded from Python calls ------------------===//
+//
+// Part of cpnumeric.
+//
+//===----------------------------------------------------------------------===//
+
+#include "cpn/Trace/Trace.h"
+
+#include <sstream>
+#include <stdexcept>
+
+using namespace cpn;
+
+void Trace::mix(const std::string &s) {
+  for (unsigned char c : s)
+    mix(c);
+  mix(0xff);
+}
+
+int32_t Trace::operandRef(const NodeRef &node) {
+  if (!node->store) {
+    if (node->epoch != epoch_ || node->opIndex < 0)
+      throw std::logic_error("cpnumeric: a pending value from an older trace "
+                             "was used; this is a bug in cpnumeric");
+    return node->opIndex;
+  }
+  auto it = inputIndex_.find(node.get());
+  if (it != inputIndex_.end())
+    return it->second;
+  int32_t ref = -static_cast<int32_t>(inputs_.size()) - 1;
+  inputs_.push_back(node);
+  inputIndex_[node.get()] = ref;
+  // Inputs enter the hash by type only: their data never changes the code.
+  mix(0x1234);
+  mix(static_cast<uint64_t>(node->dtype));
+  for (int64_t d : node->shape)
+    mix(static_cast<uint64_t>(d));
+  return ref;
+}
+
+NodeRef Trace::add(std::string name, const std::vector<NodeRef> &operands,
+                   std::vector<int64_t> iattrs, std::string sattr,
+                   std::vector<int64_t> shape, cpnrt::DType dtype) {
+  TraceOp op;
+  for (const NodeRef &o : operands)
+    op.operands.push_back(operandRef(o));
+  mix(name);
+  for (int32_t r : op.operands)
+    mix(static_cast<uint64_t>(static_cast<int64_t>(r)));
+  mix(0xa0);
+  for (int64_t a : iattrs)
+    mix(static_cast<uint64_t>(a));
+  mix(sattr);
+  for (int64_t d : shape)
+    mix(static_cast<uint64_t>(d));
+  mix(static_cast<uint64_t>(dtype) + 0x100);
+  auto node = std::make_shared<ValueNode>();
+  node->shape = shape;
+  node->dtype = dtype;
+  node->opIndex = static_cast<int32_t>(ops_.size());
+  node->epoch = epoch_;
+  op.name = std::move(name);
+  op.iattrs = std::move(iattrs);
+  op.sattr = std::move(sattr);
+  op.shape = std::move(shape);
+  op.dtype = dtype;
+  op.result = node;
+  ops_.push_back(std::move(op));
+  return node;
+}
+
+std::vector<int32_t> Trace::liveResults() const {
+  std::vector<int32_t> live;
+  for (size_t i = 0; i < ops_.size(); ++i)
+    if (!ops_[i].result.expired())
+      live.push_back(static_cast<int32_t>(i));
+  return live;
+}
+
+void Trace::clear() {
+  ops_.clear();
+  inputs_.clear();
+  inputIndex_.clear();
+  hash_ = 0xcbf29ce484222325ull;
+  ++epoch_;
+}
+
+std::string Trace::str() const {
+  std::ostringstream os;
+  auto ref = [](int32_t r) {
+    return r >= 0 ? "%" + std::to_string(r) : "%in" + std::to_string(-r - 1);
+  };
+  auto shapeStr = [](const std::vector<int64_t> &s, cpnrt::DType t) {
+    std::string out;
+    for (int64_t d : s)
+      out += std::to_string(d) + "x";
+    return out + cpnrt::dtypeName(t);
+  };
+  for (size_t i = 0; i < inputs_.size(); ++i)
+    os << "%in" << i << " : " << shapeStr(inputs_[i]->shape, inputs_[i]->dtype)
+       << "\n";
+  for (size_t i = 0; i < ops_.size(); ++i) {
+    const TraceOp &op = ops_[i];
+    os << "%" << i << " = " << op.name;
+    for (size_t j = 0; j < op.operands.size(); ++j)
+      os << (j ? ", " : " ") << ref(op.operands[j]);
+    if (!op.iattrs.empty()) {
+      os << " [";
+      for (size_t j = 0; j < op.iattrs.size(); ++j)
+        os << (j ? ", " : "") << op.iattrs[j];
+      os << "]";
+    }
+    if (!op.sattr.empty())
+      os << " \"" << op.sattr << "\"";
+    os << " : " << shapeStr(op.shape, op.dtype)
+       << (op.result.expired() ? "  (dead)" : "") << "\n";
+  }
+  return os.str();
+}

@@ -1,0 +1,50 @@
+//===- compiler.cpp - flushing, options and statistics ---------------------===//
+//
+// Part of cpnumeric.
+//
+//===----------------------------------------------------------------------===//
+
+#include "bindings.h"
+#include "cpn/Compiler/Compiler.h"
+#include "cpnrt/TaskGraph.h"
+
+#include <pybind11/stl.h>
+
+namespace py = pybind11;
+
+void initCompiler(py::module_ &m) {
+  m.def("flush", [] { cpn::Engine::global().flush(); },
+        "Compiles and submits the pending trace (returns before it runs).");
+  m.def("statement_end", [] { cpn::Engine::global().statementEnd(); });
+  m.def(
+      "configure",
+      [](std::string dumpDir, size_t traceLimit, int optLevel) {
+        auto &o = cpn::Engine::global().options();
+        o.dumpDir = std::move(dumpDir);
+        o.traceLimit = std::max<size_t>(1, traceLimit);
+        o.optLevel = optLevel;
+      },
+      py::arg("dump_dir"), py::arg("trace_limit"), py::arg("opt_level"));
+  m.def("stats", [] {
+    const auto &s = cpn::Engine::global().stats();
+    cpnrt::PoolStats p = cpnrt::poolStats();
+    py::dict d;
+    d["flushes"] = s.flushes;
+    d["compilations"] = s.compilations;
+    d["cache_hits"] = s.cacheHits;
+    d["ops_recorded"] = s.opsRecorded;
+    d["values_materialized"] = s.valuesMaterialized;
+    d["dead_values_skipped"] = s.deadValuesSkipped;
+    d["compile_seconds"] = s.compileSeconds;
+    d["tasks_run"] = cpnrt::TaskGraph::global().tasksRun();
+    d["buffer_allocations"] = p.allocations;
+    d["buffer_reuses"] = p.reuses;
+    d["bytes_live"] = p.bytesLive;
+    d["bytes_peak"] = p.bytesPeak;
+    return d;
+  });
+  m.def("reset_stats", [] {
+    cpn::Engine::global().resetStats();
+    cpnrt::resetPoolStats();
+  });
+}

@@ -1,0 +1,74 @@
+//===- runtime.cpp - moving data between NumPy and stores ------------------===//
+//
+// Part of cpnumeric.
+//
+//===----------------------------------------------------------------------===//
+
+#include "bindings.h"
+#include "cpn/Compiler/Compiler.h"
+#include "cpnrt/TaskGraph.h"
+
+#include <pybind11/numpy.h>
+#include <pybind11/stl.h>
+
+#include <cstring>
+
+namespace py = pybind11;
+using cpn::NodeRef;
+
+namespace {
+std::string dtypeKey(const py::dtype &dt) {
+  char kind = dt.kind();
+  if (kind == 'b')
+    return "b1";
+  return std::string(1, kind) + std::to_string(dt.itemsize());
+}
+
+/// Makes sure `node` has a finished store: flushes the trace if it is
+/// pending, then waits for the task that writes it. Releases the GIL while
+/// waiting.
+cpnrt::StoreRef materialize(const NodeRef &node) {
+  if (!node->store)
+    cpn::Engine::global().flush();
+  if (!node->store)
+    throw std::runtime_error("cpnumeric: value was not materialized");
+  {
+    py::gil_scoped_release release;
+    node->store->wait();
+  }
+  return node->store;
+}
+} // namespace
+
+void initRuntime(py::module_ &m) {
+  m.def(
+      "from_numpy",
+      [](py::array arr) {
+        py::array c = py::array::ensure(arr, py::array::c_style);
+        auto node = std::make_shared<cpn::ValueNode>();
+        node->dtype = cpnrt::parseDType(dtypeKey(c.dtype()));
+        for (py::ssize_t i = 0; i < c.ndim(); ++i)
+          node->shape.push_back(c.shape(i));
+        node->store = std::make_shared<cpnrt::Store>(node->dtype, node->shape);
+        if (node->store->nbytes())
+          std::memcpy(node->store->data(), c.data(), node->store->nbytes());
+        return node;
+      },
+      "A materialized value holding a copy of a NumPy array.");
+  m.def(
+      "to_numpy",
+      [](const NodeRef &node) {
+        cpnrt::StoreRef store = materialize(node);
+        std::string key = cpnrt::dtypeName(node->dtype);
+        py::dtype dt(key == "b1" ? std::string("?") : "<" + key);
+        py::array out(dt, node->shape);
+        if (store->nbytes())
+          std::memcpy(out.mutable_data(), store->data(), store->nbytes());
+        return out;
+      },
+      "A NumPy copy of a value; a sync point.");
+  m.def("wait_all", [] {
+    py::gil_scoped_release release;
+    cpnrt::TaskGraph::global().waitAll();
+  });
+}

@@ -1,0 +1,85 @@
+//===- Store.h - runtime buffers --------------------------------*- C++ -*-===//
+//
+// Part of cpnumeric's runtime (libcpnrt). No MLIR or LLVM here.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef CPNRT_STORE_H
+#define CPNRT_STORE_H
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace cpnrt {
+
+/// The element types the runtime stores. The names are NumPy's `dtype.str`
+/// without the byte-order mark ("f8", "i4", "u1", "b1").
+enum class DType : uint8_t { b1, i8, i16, i32, i64, u8, u16, u32, u64, f32, f64 };
+
+DType parseDType(const std::string &name);
+const char *dtypeName(DType t);
+size_t dtypeSize(DType t);
+bool isUnsigned(DType t);
+bool isFloat(DType t);
+
+/// How a store is laid out over ranks. One process: always replicated.
+enum class Distribution : uint8_t { Replicated, BlockRows };
+
+class Task;
+
+/// A buffer with a shape and a dtype. Reference-counted through shared_ptr by
+/// Python handles and by tasks that read or write it. Memory comes from a
+/// process-wide pool of size classes, so a freed temporary's pages are reused
+/// instead of faulted in again.
+class Store {
+public:
+  Store(DType dtype, std::vector<int64_t> shape);
+  ~Store();
+  Store(const Store &) = delete;
+  Store &operator=(const Store &) = delete;
+
+  DType dtype() const { return dtype_; }
+  const std::vector<int64_t> &shape() const { return shape_; }
+  int64_t numel() const { return numel_; }
+  size_t nbytes() const { return nbytes_; }
+  void *data() { return data_; }
+  const void *data() const { return data_; }
+  Distribution distribution() const { return dist_; }
+
+  /// Blocks until the last task that writes this store has finished; throws
+  /// std::runtime_error with the task's message if it failed.
+  void wait();
+
+  // Dependency tracking, used by TaskGraph under its lock.
+  std::shared_ptr<Task> lastWriter;
+  std::vector<std::weak_ptr<Task>> readersSinceWrite;
+
+private:
+  DType dtype_;
+  std::vector<int64_t> shape_;
+  int64_t numel_;
+  size_t nbytes_;
+  void *data_;
+  Distribution dist_ = Distribution::Replicated;
+};
+
+using StoreRef = std::shared_ptr<Store>;
+
+/// Statistics of the buffer pool (for tests and cpnumeric.stats()).
+struct PoolStats {
+  uint64_t allocations = 0; // buffers taken from the system
+  uint64_t reuses = 0;      // buffers served from the pool
+  uint64_t bytesLive = 0;
+  uint64_t bytesPeak = 0;
+};
+PoolStats poolStats();
+void resetPoolStats();
+
+} // namespace cpnrt
+
+#endif // CPNRT_STORE_H

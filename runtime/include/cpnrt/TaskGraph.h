@@ -1,0 +1,84 @@
+//===- TaskGraph.h - asynchronous tasks over stores -------------*- C++ -*-===//
+//
+// Part of cpnumeric's runtime (libcpnrt).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef CPNRT_TASKGRAPH_H
+#define CPNRT_TASKGRAPH_H
+
+#include "cpnrt/Store.h"
+
+#include <condition_variable>
+#include <deque>
+#include <functional>
+#include <string>
+#include <thread>
+
+namespace cpnrt {
+
+/// One unit of work: a function and the stores it reads and writes.
+class Task {
+public:
+  std::string name;
+  std::function<void()> fn;
+  std::vector<StoreRef> reads, writes;
+
+  bool done() const { return done_; }
+  const std::string &error() const { return error_; }
+
+private:
+  friend class TaskGraph;
+  friend class Store;
+  std::vector<std::shared_ptr<Task>> successors_;
+  int pendingDeps_ = 0;
+  bool done_ = false;
+  bool failed_ = false;
+  std::string error_;
+};
+
+using TaskRef = std::shared_ptr<Task>;
+
+/// Runs tasks asynchronously on worker threads. Dependencies come from the
+/// stores: a task runs after the last writer of every store it reads
+/// (read-after-write) and after the last writer and the readers of every store
+/// it writes (write-after-write, write-after-read). A failed task fails its
+/// successors with the same message; waiting on any store they write throws.
+class TaskGraph {
+public:
+  explicit TaskGraph(unsigned workers = 1);
+  ~TaskGraph();
+
+  /// The process-wide graph (CPN_RT_WORKERS workers, default 1).
+  static TaskGraph &global();
+
+  /// Adds a task; returns at once. The task may start immediately.
+  TaskRef submit(std::string name, std::function<void()> fn,
+                 std::vector<StoreRef> reads, std::vector<StoreRef> writes);
+
+  /// Blocks until `task` has finished (successfully or not).
+  void wait(const TaskRef &task);
+  /// Blocks until the last writer of `store` has finished; throws
+  /// std::runtime_error with its message if it failed.
+  void waitStore(Store &store);
+  /// Blocks until every submitted task has finished.
+  void waitAll();
+
+  uint64_t tasksRun() const { return tasksRun_; }
+
+private:
+  void workerLoop();
+  void finish(const TaskRef &task, bool failed, const std::string &error);
+
+  std::mutex mu_;
+  std::condition_variable readyCv_, doneCv_;
+  std::deque<TaskRef> ready_;
+  std::vector<std::thread> workers_;
+  uint64_t inFlight_ = 0;
+  std::atomic<uint64_t> tasksRun_{0};
+  bool stopping_ = false;
+};
+
+} // namespace cpnrt
+
+#endif // CPNRT_TASKGRAPH_H

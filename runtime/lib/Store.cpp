@@ -1,0 +1,144 @@
+//===- Store.cpp - runtime buffers and their pool --------------------------===//
+//
+// Part of cpnumeric's runtime (libcpnrt).
+//
+// First touch of a fresh 4 KiB page costs ~12 µs on these VMs, so buffers are
+// kept in a pool by size class and large ones are backed by huge pages.
+//
+//===----------------------------------------------------------------------===//
+
+#include "cpnrt/Store.h"
+#include "cpnrt/TaskGraph.h"
+
+#include <cstdlib>
+#include <map>
+#include <stdexcept>
+#include <sys/mman.h>
+
+namespace cpnrt {
+
+DType parseDType(const std::string &n) {
+  static const std::pair<const char *, DType> table[] = {
+      {"b1", DType::b1},   {"i1", DType::i8},   {"i2", DType::i16},
+      {"i4", DType::i32},  {"i8", DType::i64},  {"u1", DType::u8},
+      {"u2", DType::u16},  {"u4", DType::u32},  {"u8", DType::u64},
+      {"f4", DType::f32},  {"f8", DType::f64}};
+  for (auto &[name, t] : table)
+    if (n == name)
+      return t;
+  throw std::invalid_argument("cpnumeric runtime: unsupported dtype '" + n + "'");
+}
+
+const char *dtypeName(DType t) {
+  static const char *names[] = {"b1", "i1", "i2", "i4", "i8", "u1",
+                                "u2", "u4", "u8", "f4", "f8"};
+  return names[static_cast<int>(t)];
+}
+
+size_t dtypeSize(DType t) {
+  static const size_t sizes[] = {1, 1, 2, 4, 8, 1, 2, 4, 8, 4, 8};
+  return sizes[static_cast<int>(t)];
+}
+
+bool isUnsigned(DType t) {
+  return t == DType::u8 || t == DType::u16 || t == DType::u32 || t == DType::u64;
+}
+bool isFloat(DType t) { return t == DType::f32 || t == DType::f64; }
+
+namespace {
+constexpr size_t kAlign = 64;
+constexpr size_t kHugeThreshold = 2u << 20;
+
+/// Size classes: powers of two up to 64 KiB, then multiples of 64 KiB, so
+/// that same-shaped temporaries always hit the same class.
+size_t sizeClass(size_t n) {
+  if (n <= 64)
+    return 64;
+  if (n <= (64u << 10)) {
+    size_t c = 64;
+    while (c < n)
+      c <<= 1;
+    return c;
+  }
+  return (n + (64u << 10) - 1) & ~((size_t(64) << 10) - 1);
+}
+
+class Pool {
+public:
+  void *take(size_t n) {
+    size_t c = sizeClass(n);
+    std::lock_guard<std::mutex> lock(mu_);
+    stats_.bytesLive += c;
+    stats_.bytesPeak = std::max(stats_.bytesPeak, stats_.bytesLive);
+    auto it = free_.find(c);
+    if (it != free_.end() && !it->second.empty()) {
+      void *p = it->second.back();
+      it->second.pop_back();
+      cached_ -= c;
+      ++stats_.reuses;
+      return p;
+    }
+    ++stats_.allocations;
+    void *p = std::aligned_alloc(c >= kHugeThreshold ? kHugeThreshold : kAlign, c);
+    if (!p)
+      throw std::bad_alloc();
+    if (c >= kHugeThreshold)
+      madvise(p, c, MADV_HUGEPAGE);
+    return p;
+  }
+  void give(void *p, size_t n) {
+    size_t c = sizeClass(n);
+    std::lock_guard<std::mutex> lock(mu_);
+    stats_.bytesLive -= c;
+    // Keep at most 1 GiB cached; beyond that return memory to the system.
+    if (cached_ + c > (size_t(1) << 30)) {
+      std::free(p);
+      return;
+    }
+    free_[c].push_back(p);
+    cached_ += c;
+  }
+  PoolStats stats() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return stats_;
+  }
+  void reset() {
+    std::lock_guard<std::mutex> lock(mu_);
+    uint64_t live = stats_.bytesLive;
+    stats_ = PoolStats();
+    stats_.bytesLive = stats_.bytesPeak = live;
+  }
+
+private:
+  std::mutex mu_;
+  std::map<size_t, std::vector<void *>> free_;
+  size_t cached_ = 0;
+  PoolStats stats_;
+};
+
+Pool &pool() {
+  static Pool *p = new Pool(); // never destroyed: stores may outlive statics
+  return *p;
+}
+} // namespace
+
+Store::Store(DType dtype, std::vector<int64_t> shape)
+    : dtype_(dtype), shape_(std::move(shape)) {
+  numel_ = 1;
+  for (int64_t d : shape_) {
+    if (d < 0)
+      throw std::invalid_argument("cpnumeric runtime: negative dimension");
+    numel_ *= d;
+  }
+  nbytes_ = static_cast<size_t>(numel_) * dtypeSize(dtype_);
+  data_ = pool().take(nbytes_ ? nbytes_ : 1);
+}
+
+Store::~Store() { pool().give(data_, nbytes_ ? nbytes_ : 1); }
+
+void Store::wait() { TaskGraph::global().waitStore(*this); }
+
+PoolStats poolStats() { return pool().stats(); }
+void resetPoolStats() { pool().reset(); }
+
+} // namespace cpnrt

@@ -1,0 +1,172 @@
+//===- TaskGraph.cpp - asynchronous tasks over stores ----------------------===//
+//
+// Part of cpnumeric's runtime (libcpnrt).
+//
+//===----------------------------------------------------------------------===//
+
+#include "cpnrt/TaskGraph.h"
+
+#include <cstdlib>
+#include <stdexcept>
+
+namespace cpnrt {
+
+TaskGraph::TaskGraph(unsigned workers) {
+  if (workers == 0)
+    workers = 1;
+  for (unsigned i = 0; i < workers; ++i)
+    workers_.emplace_back([this] { workerLoop(); });
+}
+
+TaskGraph::~TaskGraph() {
+  {
+    std::unique_lock<std::mutex> lock(mu_);
+    doneCv_.wait(lock, [&] { return inFlight_ == 0; });
+    stopping_ = true;
+  }
+  readyCv_.notify_all();
+  for (auto &t : workers_)
+    t.join();
+}
+
+TaskGraph &TaskGraph::global() {
+  // Leaked on purpose: worker threads must not be joined during static
+  // destruction, after Python may have torn down what tasks refer to.
+  static TaskGraph *g = [] {
+    const char *w = std::getenv("CPN_RT_WORKERS");
+    return new TaskGraph(w ? std::max(1, std::atoi(w)) : 1);
+  }();
+  return *g;
+}
+
+TaskRef TaskGraph::submit(std::string name, std::function<void()> fn,
+                          std::vector<StoreRef> reads,
+                          std::vector<StoreRef> writes) {
+  auto task = std::make_shared<Task>();
+  task->name = std::move(name);
+  task->fn = std::move(fn);
+  task->reads = std::move(reads);
+  task->writes = std::move(writes);
+  std::unique_lock<std::mutex> lock(mu_);
+  std::string upstreamError;
+  auto dependOn = [&](const TaskRef &pred) {
+    if (!pred || pred == task)
+      return;
+    if (pred->done_) {
+      if (pred->failed_ && upstreamError.empty())
+        upstreamError = pred->error_;
+      return;
+    }
+    for (auto &s : pred->successors_)
+      if (s == task)
+        return;
+    pred->successors_.push_back(task);
+    ++task->pendingDeps_;
+  };
+  for (auto &s : task->reads)
+    dependOn(s->lastWriter);
+  for (auto &s : task->writes) {
+    dependOn(s->lastWriter);
+    for (auto &r : s->readersSinceWrite)
+      dependOn(r.lock());
+  }
+  for (auto &s : task->reads)
+    s->readersSinceWrite.push_back(task);
+  for (auto &s : task->writes) {
+    s->lastWriter = task;
+    s->readersSinceWrite.clear();
+  }
+  ++inFlight_;
+  if (!upstreamError.empty()) {
+    task->failed_ = true;
+    task->error_ = upstreamError;
+  }
+  if (task->pendingDeps_ == 0) {
+    ready_.push_back(task);
+    lock.unlock();
+    readyCv_.notify_one();
+  }
+  return task;
+}
+
+void TaskGraph::workerLoop() {
+  for (;;) {
+    TaskRef task;
+    {
+      std::unique_lock<std::mutex> lock(mu_);
+      readyCv_.wait(lock, [&] { return stopping_ || !ready_.empty(); });
+      if (ready_.empty())
+        return;
+      task = ready_.front();
+      ready_.pop_front();
+    }
+    bool failed = task->failed_;
+    std::string error = task->error_;
+    if (!failed) {
+      try {
+        if (task->fn)
+          task->fn();
+      } catch (const std::exception &e) {
+        failed = true;
+        error = task->name + ": " + e.what();
+      } catch (...) {
+        failed = true;
+        error = task->name + ": unknown error";
+      }
+    }
+    finish(task, failed, error);
+  }
+}
+
+void TaskGraph::finish(const TaskRef &task, bool failed,
+                       const std::string &error) {
+  std::vector<TaskRef> nowReady;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    task->done_ = true;
+    task->failed_ = failed;
+    task->error_ = error;
+    task->fn = nullptr; // release what the closure holds
+    for (auto &s : task->successors_) {
+      if (failed && !s->failed_) {
+        s->failed_ = true;
+        s->error_ = error;
+      }
+      if (--s->pendingDeps_ == 0)
+        nowReady.push_back(s);
+    }
+    task->successors_.clear();
+    for (auto &s : nowReady)
+      ready_.push_back(s);
+    --inFlight_;
+    ++tasksRun_;
+  }
+  for (size_t i = 0; i < nowReady.size(); ++i)
+    readyCv_.notify_one();
+  doneCv_.notify_all();
+}
+
+void TaskGraph::wait(const TaskRef &task) {
+  std::unique_lock<std::mutex> lock(mu_);
+  doneCv_.wait(lock, [&] { return task->done_; });
+}
+
+void TaskGraph::waitStore(Store &store) {
+  TaskRef writer;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    writer = store.lastWriter;
+  }
+  if (!writer)
+    return;
+  wait(writer);
+  if (writer->failed_)
+    throw std::runtime_error(writer->error_);
+}
+
+void TaskGraph::waitAll() {
+  std::unique_lock<std::mutex> lock(mu_);
+  doneCv_.wait(lock, [&] { return inFlight_ == 0; });
+}
+
+} // namespace cpnrt

@@ -1,0 +1,122 @@
+//===- RuntimeTest.cpp - libcpnrt: stores, pool, task graph ---------------===//
+//
+// Part of cpnumeric.
+//
+//===----------------------------------------------------------------------===//
+
+#include "cpnrt/Blas.h"
+#include "cpnrt/Store.h"
+#include "cpnrt/TaskGraph.h"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <stdexcept>
+#include <thread>
+#include <vector>
+
+using namespace cpnrt;
+
+namespace {
+StoreRef store(int64_t n) {
+  return std::make_shared<Store>(DType::f64, std::vector<int64_t>{n});
+}
+double *data(const StoreRef &s) { return static_cast<double *>(s->data()); }
+} // namespace
+
+TEST(Store, ShapeDtypeAndBytes) {
+  Store s(DType::i32, {3, 4});
+  EXPECT_EQ(s.numel(), 12);
+  EXPECT_EQ(s.nbytes(), 48u);
+  EXPECT_EQ(s.distribution(), Distribution::Replicated);
+  EXPECT_EQ(std::string(dtypeName(parseDType("u2"))), "u2");
+  EXPECT_THROW(parseDType("O8"), std::invalid_argument);
+}
+
+TEST(Store, FreedBufferIsReusedBySameSize) {
+  resetPoolStats();
+  void *first;
+  {
+    auto a = store(1 << 16);
+    first = a->data();
+  }
+  auto b = store(1 << 16);
+  EXPECT_EQ(b->data(), first);
+  EXPECT_GE(poolStats().reuses, 1u);
+}
+
+TEST(TaskGraph, ReadAfterWriteRunsInOrder) {
+  TaskGraph g(4);
+  auto a = store(1), b = store(1);
+  // The writer sleeps so that a graph that ignored dependencies would let the
+  // reader see the old value.
+  g.submit("write", [&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    data(a)[0] = 42;
+  }, {}, {a});
+  g.submit("read", [&] { data(b)[0] = data(a)[0] + 1; }, {a}, {b});
+  g.waitAll();
+  EXPECT_EQ(data(b)[0], 43);
+}
+
+TEST(TaskGraph, WriteAfterReadWaitsForReaders) {
+  TaskGraph g(4);
+  auto a = store(1), b = store(1);
+  data(a)[0] = 1;
+  g.submit("read", [&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    data(b)[0] = data(a)[0];
+  }, {a}, {b});
+  g.submit("overwrite", [&] { data(a)[0] = 2; }, {}, {a});
+  g.waitAll();
+  EXPECT_EQ(data(b)[0], 1);
+  EXPECT_EQ(data(a)[0], 2);
+}
+
+TEST(TaskGraph, IndependentTasksRunConcurrently) {
+  TaskGraph g(2);
+  std::atomic<int> running{0}, peak{0};
+  auto body = [&] {
+    int now = ++running;
+    peak = std::max(peak.load(), now);
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    --running;
+  };
+  g.submit("x", body, {}, {store(1)});
+  g.submit("y", body, {}, {store(1)});
+  g.waitAll();
+  EXPECT_EQ(peak.load(), 2);
+}
+
+TEST(TaskGraph, ErrorPropagatesToDependents) {
+  TaskGraph g(2);
+  auto a = store(1), b = store(1), c = store(1);
+  bool ranDependent = false;
+  g.submit("fails", [] { throw std::runtime_error("boom"); }, {}, {a});
+  g.submit("dependent", [&] { ranDependent = true; }, {a}, {b});
+  g.submit("independent", [&] { data(c)[0] = 7; }, {}, {c});
+  g.waitAll();
+  EXPECT_FALSE(ranDependent);
+  EXPECT_EQ(data(c)[0], 7);
+  EXPECT_THROW(g.waitStore(*b), std::runtime_error);
+  try {
+    g.waitStore(*a);
+  } catch (const std::runtime_error &e) {
+    EXPECT_NE(std::string(e.what()).find("boom"), std::string::npos);
+  }
+}
+
+TEST(Blas, GemmOnTransposedAndStridedOperands) {
+  // A is 2x3 row-major; B is given transposed (3x2 with column stride 3).
+  double A[6] = {1, 2, 3, 4, 5, 6};
+  double Bt[6] = {1, 0, 1, 0, 1, 1}; // B^T rows: B = [[1,0],[0,1],[1,1]]
+  double C[4] = {0, 0, 0, 0};
+  cpn_gemm_f64(reinterpret_cast<int64_t>(A), 0, 3, 1,
+               reinterpret_cast<int64_t>(Bt), 0, 1, 3,
+               reinterpret_cast<int64_t>(C), 0, 2, 1, 2, 2, 3);
+  EXPECT_EQ(C[0], 4);  // 1*1 + 2*0 + 3*1
+  EXPECT_EQ(C[1], 5);  // 1*0 + 2*1 + 3*1
+  EXPECT_EQ(C[2], 10); // 4 + 0 + 6
+  EXPECT_EQ(C[3], 11); // 0 + 5 + 6
+}
