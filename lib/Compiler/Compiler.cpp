@@ -14,6 +14,7 @@
 #include "cpn/Conversion/Passes.h"
 #include "cpn/Dialect/CPN/CPNDialect.h"
 #include "cpn/Dialect/CPN/CPNOps.h"
+#include "cpnrt/Blas.h"
 #include "cpnrt/TaskGraph.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
@@ -33,6 +34,7 @@
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Export.h"
+#include "llvm/ExecutionEngine/Orc/Mangling.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/TargetSelect.h"
@@ -310,6 +312,16 @@ std::shared_ptr<Executable> compile(const Trace &trace,
   }
   auto exe = std::make_shared<Executable>();
   exe->engine = std::move(*engine);
+  // The runtime's entry points: Python loads libcpnrt with RTLD_LOCAL, so the
+  // JIT cannot find them by a process-wide lookup.
+  exe->engine->registerSymbols([](llvm::orc::MangleAndInterner interner) {
+    llvm::orc::SymbolMap map;
+    map[interner("cpn_gemm_f64")] = {llvm::orc::ExecutorAddr::fromPtr(&cpn_gemm_f64),
+                                     llvm::JITSymbolFlags::Exported};
+    map[interner("cpn_gemm_f32")] = {llvm::orc::ExecutorAddr::fromPtr(&cpn_gemm_f32),
+                                     llvm::JITSymbolFlags::Exported};
+    return map;
+  });
   auto fn = exe->engine->lookupPacked("kernel");
   if (!fn)
     throw std::runtime_error("cpnumeric: compiled kernel not found");

@@ -1,0 +1,161 @@
+"""cpnumeric: NumPy programs, traced and compiled through MLIR.
+
+``import cpnumeric as np`` gives the NumPy API with deferred execution: calls
+record ops into a trace; a sync point (print, float(), np.asarray, ...)
+compiles the pending trace into fused native kernels and runs them.
+"""
+
+import numpy as _np
+
+from . import _config, _core, _cpn, _creation, _fallback, _manip, _reductions, _ufuncs
+from ._core import ndarray
+from ._creation import *  # noqa: F401,F403
+from ._manip import (broadcast_to, diag, diagonal, dot, expand_dims, flip, fliplr,  # noqa: F401
+                     flipud, inner, matmul, moveaxis, outer, ravel, reshape, squeeze,
+                     swapaxes, transpose, vdot)
+from ._reductions import (all, amax, amin, any, argmax, argmin, count_nonzero, max,  # noqa: F401,A004
+                          mean, min, prod, std, sum, var)
+from ._ufuncs import clip, where, ufunc  # noqa: F401
+
+_cpn.configure(_config.get("CPN_DUMP_IR"), _config.get_int("CPN_TRACE_LIMIT"),
+               _config.get_int("CPN_OPT_LEVEL"))
+
+for _name in _ufuncs.NATIVE_UFUNCS:
+    globals()[_name] = getattr(_ufuncs, _name)
+
+# NumPy's scalar types, constants and type helpers are NumPy's own.
+for _name in ["bool_", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32",
+              "uint64", "float32", "float64", "intp", "uintp", "int_", "uint",
+              "float16", "complex64", "complex128", "double", "single", "longlong",
+              "ulonglong", "byte", "ubyte", "short", "ushort", "intc", "uintc",
+              "generic", "number", "integer", "signedinteger", "unsignedinteger",
+              "floating", "complexfloating", "inexact", "dtype", "finfo", "iinfo",
+              "pi", "e", "inf", "nan", "newaxis", "euler_gamma", "errstate",
+              "result_type", "can_cast", "promote_types", "issubdtype",
+              "broadcast_shapes", "seterr", "geterr", "set_printoptions",
+              "get_printoptions", "printoptions"]:
+    globals()[_name] = getattr(_np, _name)
+bool = _np.bool_  # noqa: A001
+AxisError = _np.exceptions.AxisError
+
+
+def amax_alias(*a, **k):
+    return _reductions.amax(*a, **k)
+
+
+def asnumpy(a):
+    """A NumPy copy of an array (a sync point)."""
+    return a._numpy() if isinstance(a, ndarray) else _np.asarray(a)
+
+
+def stats():
+    """Compilations, cache hits, flushes, fallbacks and buffer use so far."""
+    s = dict(_cpn.stats())
+    s["fallbacks"] = _fallback.FALLBACK_CALLS["count"]
+    return s
+
+
+def reset_stats():
+    _cpn.reset_stats()
+    _fallback.FALLBACK_CALLS["count"] = 0
+
+
+def flush():
+    """Compile and start the pending work without waiting for it."""
+    _cpn.flush()
+
+
+def synchronize():
+    """Wait until all submitted work has finished."""
+    _cpn.flush()
+    _cpn.wait_all()
+
+
+coverage = _fallback.coverage
+
+
+# -- ndarray methods and operators -------------------------------------------------
+def _method(f):
+    return lambda self, *a, **k: f(self, *a, **k)
+
+
+def _binop(uf):
+    def op(self, other):
+        try:
+            return uf(self, other)
+        except TypeError:
+            if not isinstance(other, (ndarray, int, float, _np.ndarray, list, tuple, _np.generic)):
+                return NotImplemented
+            raise
+    return op
+
+
+def _rbinop(uf):
+    def op(self, other):
+        return uf(other, self)
+    return op
+
+
+def _ibinop(uf):
+    def op(self, other):
+        return uf(self, other, out=self)
+    return op
+
+
+_OPS = {"add": "add", "sub": "subtract", "mul": "multiply", "truediv": "divide",
+        "floordiv": "floor_divide", "mod": "remainder", "pow": "power",
+        "and": "bitwise_and", "or": "bitwise_or", "xor": "bitwise_xor",
+        "lshift": "left_shift", "rshift": "right_shift"}
+for _op, _uf in _OPS.items():
+    _f = getattr(_ufuncs, _uf)
+    setattr(ndarray, f"__{_op}__", _binop(_f))
+    setattr(ndarray, f"__r{_op}__", _rbinop(_f))
+    setattr(ndarray, f"__i{_op}__", _ibinop(_f))
+for _op, _uf in {"eq": "equal", "ne": "not_equal", "lt": "less", "le": "less_equal",
+                 "gt": "greater", "ge": "greater_equal"}.items():
+    setattr(ndarray, f"__{_op}__", _binop(getattr(_ufuncs, _uf)))
+ndarray.__neg__ = lambda self: _ufuncs.negative(self)
+ndarray.__pos__ = lambda self: _ufuncs.positive(self)
+ndarray.__abs__ = lambda self: _ufuncs.absolute(self)
+ndarray.__invert__ = lambda self: _ufuncs.invert(self)
+ndarray.__matmul__ = lambda self, o: _manip.matmul(self, o)
+ndarray.__rmatmul__ = lambda self, o: _manip.matmul(o, self)
+ndarray.__getitem__ = _manip.getitem
+ndarray.__setitem__ = _manip.setitem
+
+for _name in ["sum", "prod", "mean", "var", "std", "any", "all", "argmax", "argmin"]:
+    setattr(ndarray, _name, _method(getattr(_reductions, _name)))
+ndarray.max = _method(_reductions.amax)
+ndarray.min = _method(_reductions.amin)
+ndarray.ptp = lambda self, axis=None, out=None, keepdims=False: _ufuncs.subtract(
+    _reductions.amax(self, axis, keepdims=keepdims), _reductions.amin(self, axis, keepdims=keepdims), out=out)
+ndarray.reshape = lambda self, *shape, order="C", copy=None: _manip.reshape(
+    self, *shape, order=order, copy=copy)
+ndarray.transpose = lambda self, *axes: _manip.transpose(self, axes or None)
+for _name in ["ravel", "swapaxes", "squeeze", "diagonal", "dot", "fill"]:
+    setattr(ndarray, _name, _method(getattr(_manip, _name)))
+ndarray.flatten = lambda self, order="C": _manip.copy_array(self).reshape(-1)
+ndarray.astype = _manip.astype
+ndarray.copy = _manip.copy_array
+ndarray.clip = lambda self, min=None, max=None, out=None, **k: _ufuncs.clip(self, min, max, out, **k)
+ndarray.conj = ndarray.conjugate = lambda self: self.copy()
+ndarray.round = lambda self, decimals=0, out=None: _ufuncs.rint(self, out=out) if decimals == 0 \
+    else _fallback.call_numpy("round", (self, decimals), {"out": out})
+
+_fallback.register_native(
+    set(_ufuncs.NATIVE_UFUNCS) | {"clip", "where"} | set(_creation.NATIVE)
+    | set(_manip.NATIVE) | set(_reductions.NATIVE))
+# `where(cond)` with one argument is data-dependent and falls back.
+
+
+def __getattr__(name):
+    """NumPy functions without a native version: NumPy on materialized inputs,
+    with a one-time RuntimeWarning."""
+    if name.startswith("__") or not hasattr(_np, name):
+        raise AttributeError(f"module 'cpnumeric' has no attribute {name!r}")
+    attr = getattr(_np, name)
+    if callable(attr) and not isinstance(attr, type):
+        f = _fallback.wrap(name)
+        globals()[name] = f
+        return f
+    return attr

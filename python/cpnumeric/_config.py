@@ -1,0 +1,48 @@
+"""The one registry of cpnumeric's environment variables.
+
+Each variable is documented in docs/environment.md. ``cache_key`` says whether
+it changes compiled code (and so belongs in the kernel cache key).
+"""
+
+import os
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Knob:
+    name: str
+    default: str
+    cache_key: bool
+    doc: str
+
+    def get(self) -> str:
+        return os.environ.get(self.name, self.default)
+
+
+KNOBS = {
+    k.name: k
+    for k in [
+        Knob("CPN_DUMP_IR", "", False,
+             "Directory: write the trace, the IR after every pass and the LLVM IR "
+             "of each compiled trace."),
+        Knob("CPN_TRACE_LIMIT", "256", False,
+             "Cut the trace into a compiled window once it holds this many ops, "
+             "at the end of the next statement that writes an array."),
+        Knob("CPN_OPT_LEVEL", "3", True, "LLVM optimization level of kernels (0-3)."),
+        Knob("CPN_EAGER_THRESHOLD", "0", False,
+             "Arrays with fewer elements may run eagerly on NumPy (0: never)."),
+        Knob("CPN_RT_WORKERS", "1", False, "Runtime worker threads that run tasks."),
+    ]
+}
+
+
+def get(name: str) -> str:
+    return KNOBS[name].get()
+
+
+def get_int(name: str) -> int:
+    value = get(name)
+    try:
+        return int(value)
+    except ValueError:
+        raise ValueError(f"{name}={value!r}: expected an integer") from None

@@ -1,0 +1,317 @@
+"""The deferred ndarray: a view (offset, shape, strides) onto a base whose
+current version is a pending trace value or a materialized runtime store."""
+
+import operator
+import warnings
+
+import numpy as _np
+
+from . import _cpn
+
+# dtype.kind+itemsize keys the runtime knows.
+_SUPPORTED = {"b1", "i1", "i2", "i4", "i8", "u1", "u2", "u4", "u8", "f4", "f8"}
+
+
+def dtype_key(dt):
+    return "b1" if dt.kind == "b" else f"{dt.kind}{dt.itemsize}"
+
+
+def is_supported(dt):
+    return dtype_key(dt) in _SUPPORTED
+
+
+def check_dtype(dt):
+    """Raise TypeError for dtypes cpnumeric will never hold."""
+    dt = _np.dtype(dt)
+    if dt.kind in "OSUVMm" or dt.fields is not None:
+        raise TypeError(
+            f"cpnumeric arrays hold numeric and bool dtypes only, not {dt!r}; "
+            "keep each field or string column in its own numeric array "
+            "(a structure of arrays) instead")
+    return dt
+
+
+def c_strides(shape):
+    strides, acc = [], 1
+    for d in reversed(shape):
+        strides.append(acc)
+        acc *= max(d, 1)
+    return tuple(reversed(strides))
+
+
+def prod(shape):
+    n = 1
+    for d in shape:
+        n *= d
+    return n
+
+
+class _Base:
+    """One buffer identity; `node` is its current version."""
+    __slots__ = ("node", "shape", "dtype", "__weakref__")
+
+    def __init__(self, node, shape, dtype):
+        self.node, self.shape, self.dtype = node, tuple(shape), dtype
+
+
+def record(name, operands, shape, dtype, iattrs=(), sattr=""):
+    return _cpn.op(name, list(operands), list(iattrs), sattr, list(shape),
+                   dtype_key(dtype))
+
+
+def statement_end():
+    _cpn.statement_end()
+
+
+def scalar_node(value, dtype):
+    """A 0-d value holding a Python scalar converted as NumPy 2 does."""
+    return _cpn.from_numpy(_np.asarray(value, dtype=dtype))
+
+
+class ndarray:
+    """A NumPy-compatible array whose work is traced and compiled.
+
+    Operations return at once; data is computed at sync points (printing,
+    ``float()``, ``np.asarray``...). Views share their base as in NumPy.
+    """
+
+    __slots__ = ("_base", "_shape", "_strides", "_offset", "_dtype", "_readonly",
+                 "__weakref__")
+    __array_priority__ = 100
+
+    def __init__(self, *args, **kwargs):
+        raise TypeError("create cpnumeric arrays with cpnumeric.array, zeros, "
+                        "empty, ... rather than ndarray(...)")
+
+    # -- construction -------------------------------------------------------
+    @classmethod
+    def _from_node(cls, node, shape, dtype):
+        a = object.__new__(cls)
+        a._base = _Base(node, shape, dtype)
+        a._shape = tuple(shape)
+        a._strides = c_strides(shape)
+        a._offset = 0
+        a._dtype = dtype
+        a._readonly = False
+        return a
+
+    def _view(self, shape, strides, offset, readonly=None):
+        a = object.__new__(type(self))
+        a._base = self._base
+        a._shape = tuple(shape)
+        a._strides = tuple(strides)
+        a._offset = offset
+        a._dtype = self._dtype
+        a._readonly = self._readonly if readonly is None else readonly
+        return a
+
+    # -- reading into the trace --------------------------------------------
+    def _is_whole_base(self):
+        return (self._offset == 0 and self._shape == self._base.shape
+                and self._strides == c_strides(self._shape))
+
+    def _node(self):
+        """The trace value of this array's elements."""
+        if self._is_whole_base():
+            return self._base.node
+        return record("view", [self._base.node], self._shape, self._dtype,
+                      [self._offset, *self._strides])
+
+    def _node_as(self, shape, dtype=None):
+        """The trace value broadcast to `shape` and cast to `dtype`."""
+        shape = tuple(shape)
+        if shape == self._shape:
+            node = self._node()
+        else:
+            nd = len(shape)
+            lead = nd - len(self._shape)
+            strides = [0] * lead
+            for i, (d, s) in enumerate(zip(self._shape, self._strides)):
+                strides.append(0 if d == 1 and shape[lead + i] != 1 else s)
+            node = record("view", [self._base.node], shape, self._dtype,
+                          [self._offset, *strides])
+        if dtype is not None and dtype != self._dtype:
+            node = record("cast", [node], shape, dtype)
+        return node
+
+    def _write(self, node):
+        """Write a value of this view's shape and dtype through the view."""
+        if self._readonly:
+            raise ValueError("assignment destination is read-only")
+        if 0 in self._shape:
+            return
+        base = self._base
+        if self._is_whole_base():
+            base.node = node
+        else:
+            base.node = record("update", [base.node, node], base.shape, base.dtype,
+                               [self._offset, *self._strides])
+
+    # -- basic attributes ---------------------------------------------------
+    @property
+    def shape(self):
+        return self._shape
+
+    @shape.setter
+    def shape(self, value):
+        r = self.reshape(value)
+        if r._base is not self._base:
+            raise AttributeError("incompatible shape for in-place modification; "
+                                 "use .reshape() to make a copy")
+        self._shape, self._strides, self._offset = r._shape, r._strides, r._offset
+
+    @property
+    def dtype(self):
+        return self._dtype
+
+    @property
+    def ndim(self):
+        return len(self._shape)
+
+    @property
+    def size(self):
+        return prod(self._shape)
+
+    @property
+    def itemsize(self):
+        return self._dtype.itemsize
+
+    @property
+    def nbytes(self):
+        return self.size * self._dtype.itemsize
+
+    @property
+    def strides(self):
+        return tuple(s * self._dtype.itemsize for s in self._strides)
+
+    @property
+    def base(self):
+        return None if self._is_whole_base() else self._base
+
+    @property
+    def flags(self):
+        return {"C_CONTIGUOUS": self._strides == c_strides(self._shape),
+                "WRITEABLE": not self._readonly, "OWNDATA": self._is_whole_base()}
+
+    @property
+    def T(self):
+        return self.transpose()
+
+    @property
+    def mT(self):
+        if self.ndim < 2:
+            raise ValueError("matrix transpose with ndim < 2 is undefined")
+        return self.swapaxes(-1, -2)
+
+    @property
+    def real(self):
+        return self
+
+    @property
+    def imag(self):
+        from ._creation import zeros
+        return zeros(self._shape, self._dtype)
+
+    def __len__(self):
+        if not self._shape:
+            raise TypeError("len() of unsized object")
+        return self._shape[0]
+
+    # -- sync points ----------------------------------------------------------
+    def _numpy(self):
+        """A NumPy copy of the elements (a sync point)."""
+        if self._is_whole_base():
+            node = self._base.node
+        elif 0 in self._shape:
+            return _np.empty(self._shape, self._dtype)
+        else:
+            node = record("copy", [self._node()], self._shape, self._dtype)
+        out = _cpn.to_numpy(node)
+        if out.dtype != self._dtype:
+            out = out.view(self._dtype)
+        return out.reshape(self._shape)
+
+    def __array__(self, dtype=None, copy=None):
+        a = self._numpy()
+        if dtype is not None and _np.dtype(dtype) != a.dtype:
+            a = a.astype(dtype)
+        return a
+
+    def __repr__(self):
+        return repr(self._numpy())
+
+    def __str__(self):
+        return str(self._numpy())
+
+    def __format__(self, spec):
+        return format(self._numpy()[()] if not self._shape else self._numpy(), spec)
+
+    def item(self, *args):
+        return self._numpy().item(*args)
+
+    def tolist(self):
+        return self._numpy().tolist()
+
+    def __bool__(self):
+        if self.size != 1:
+            raise ValueError("The truth value of an array with more than one "
+                             "element is ambiguous. Use a.any() or a.all()")
+        return bool(self._numpy().reshape(())[()])
+
+    def __float__(self):
+        return float(self._scalar_value())
+
+    def __int__(self):
+        return int(self._scalar_value())
+
+    def __complex__(self):
+        return complex(self._scalar_value())
+
+    def __index__(self):
+        if self._dtype.kind not in "biu":
+            raise TypeError("only integer scalar arrays can be converted to a "
+                            "scalar index")
+        return operator.index(self._scalar_value())
+
+    def _scalar_value(self):
+        if self.size != 1:
+            raise TypeError("only length-1 arrays can be converted to Python scalars")
+        return self._numpy().reshape(())[()]
+
+    def __iter__(self):
+        if not self._shape:
+            raise TypeError("iteration over a 0-d array")
+        for i in range(self._shape[0]):
+            yield self[i]
+
+    def __hash__(self):
+        raise TypeError("unhashable type: 'cpnumeric.ndarray'")
+
+    def __reduce__(self):
+        from ._creation import array
+        return (array, (self._numpy(),))
+
+    def __copy__(self):
+        return self.copy()
+
+    def __deepcopy__(self, memo):
+        return self.copy()
+
+    # -- NumPy interoperability ------------------------------------------
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        from . import _ufuncs
+        return _ufuncs.dispatch_numpy_ufunc(ufunc, method, inputs, kwargs)
+
+    def __array_function__(self, func, types, args, kwargs):
+        from . import _fallback
+        return _fallback.dispatch_numpy_function(func, args, kwargs)
+
+
+def asndarray(x, dtype=None):
+    """Our ndarray for x (no copy if it already is one)."""
+    if isinstance(x, ndarray):
+        if dtype is not None and _np.dtype(dtype) != x._dtype:
+            return x.astype(dtype)
+        return x
+    from ._creation import array
+    return array(x, dtype=dtype)

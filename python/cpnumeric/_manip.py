@@ -1,0 +1,346 @@
+"""Views, shape functions, basic indexing and matrix products."""
+
+import numpy as _np
+from numpy.lib.array_utils import normalize_axis_index, normalize_axis_tuple
+
+from . import _core, _ufuncs
+from ._core import c_strides, ndarray, prod, record, statement_end
+
+
+# -- basic indexing -------------------------------------------------------------
+def _is_basic(key):
+    items = key if isinstance(key, tuple) else (key,)
+    for k in items:
+        if k is None or k is Ellipsis or isinstance(k, slice):
+            continue
+        if isinstance(k, (bool, _np.bool_)):
+            return False
+        if isinstance(k, (int, _np.integer)):
+            continue
+        if isinstance(k, ndarray) and k.ndim == 0 and k._dtype.kind in "iu":
+            continue
+        return False
+    return True
+
+
+def basic_view(a, key):
+    """The view a[key] for ints, slices, None and Ellipsis."""
+    items = list(key) if isinstance(key, tuple) else [key]
+    n_real = sum(1 for k in items if k is not None and k is not Ellipsis)
+    if n_real > a.ndim:
+        raise IndexError(f"too many indices for array: array is {a.ndim}-dimensional, "
+                         f"but {n_real} were indexed")
+    if sum(1 for k in items if k is Ellipsis) > 1:
+        raise IndexError("an index can only have a single ellipsis ('...')")
+    if Ellipsis in items:
+        i = items.index(Ellipsis)
+        items[i:i + 1] = [slice(None)] * (a.ndim - n_real)
+    else:
+        items += [slice(None)] * (a.ndim - n_real)
+    shape, strides, offset, dim = [], [], a._offset, 0
+    for k in items:
+        if k is None:
+            shape.append(1)
+            strides.append(0)
+            continue
+        d, s = a._shape[dim], a._strides[dim]
+        if isinstance(k, slice):
+            start, stop, step = k.indices(d)
+            n = len(range(start, stop, step))
+            shape.append(n)
+            strides.append(s * step)
+            if n:
+                offset += start * s
+        else:
+            i = int(k)
+            if i < -d or i >= d:
+                raise IndexError(f"index {i} is out of bounds for axis {dim} with "
+                                 f"size {d}")
+            offset += (i % d) * s
+        dim += 1
+    return a._view(shape, strides, offset)
+
+
+def getitem(a, key):
+    if _is_basic(key):
+        return basic_view(a, key)
+    from . import _fallback
+    return _fallback.fallback_getitem(a, key)
+
+
+def setitem(a, key, value):
+    if not _is_basic(key):
+        from . import _fallback
+        return _fallback.fallback_setitem(a, key, value)
+    v = basic_view(a, key)
+    if v._readonly:
+        raise ValueError("assignment destination is read-only")
+    if isinstance(value, ndarray):
+        if _np.broadcast_shapes(value._shape, v._shape) != v._shape:
+            raise ValueError(f"could not broadcast input array from shape "
+                             f"{value._shape} into shape {v._shape}")
+        node = value._node_as(v._shape, v._dtype)
+    else:
+        arr = _np.asarray(value)
+        if arr.ndim == 0 and arr.dtype.kind in "biuf":
+            py = isinstance(value, (bool, int, float)) and not isinstance(value, _np.generic)
+            s = _core.scalar_node(value if py else arr.astype(v._dtype), v._dtype)
+            node = record("view", [s], v._shape, v._dtype, [0] * (v.ndim + 1)) if v.ndim else s
+        else:
+            if _np.broadcast_shapes(arr.shape, v._shape) != v._shape:
+                raise ValueError(f"could not broadcast input array from shape "
+                                 f"{arr.shape} into shape {v._shape}")
+            node = _core.asndarray(arr)._node_as(v._shape, v._dtype)
+    v._write(node)
+    statement_end()
+
+
+# -- shape -------------------------------------------------------------------------
+def reshape(a, *shape, order="C", copy=None):
+    a = _core.asndarray(a)
+    if len(shape) == 1 and not isinstance(shape[0], (int, _np.integer)):
+        shape = tuple(shape[0])
+    shape = [int(d) for d in shape]
+    if shape.count(-1) > 1:
+        raise ValueError("can only specify one unknown dimension")
+    if -1 in shape:
+        known = prod([d for d in shape if d != -1])
+        if known == 0 or a.size % known:
+            raise ValueError(f"cannot reshape array of size {a.size} into shape "
+                             f"{tuple(shape)}")
+        shape[shape.index(-1)] = a.size // known
+    shape = tuple(shape)
+    if prod(shape) != a.size:
+        raise ValueError(f"cannot reshape array of size {a.size} into shape {shape}")
+    if order != "C":
+        raise NotImplementedError("cpnumeric: reshape supports order='C' only")
+    if a._strides == c_strides(a._shape) or a.size <= 1:
+        return a._view(shape, c_strides(shape), a._offset)
+    if copy is False:
+        raise ValueError("Unable to avoid creating a copy while reshaping.")
+    return a.copy().reshape(shape)
+
+
+def ravel(a, order="C"):
+    return reshape(a, -1, order=order)
+
+
+def transpose(a, axes=None):
+    a = _core.asndarray(a)
+    if axes is None:
+        axes = tuple(reversed(range(a.ndim)))
+    elif len(axes) == 1 and not isinstance(axes[0], (int, _np.integer)):
+        axes = tuple(axes[0])
+    axes = normalize_axis_tuple(axes, a.ndim)
+    if len(axes) != a.ndim:
+        raise ValueError("axes don't match array")
+    return a._view([a._shape[i] for i in axes], [a._strides[i] for i in axes], a._offset)
+
+
+def swapaxes(a, axis1, axis2):
+    a = _core.asndarray(a)
+    i, j = normalize_axis_index(axis1, a.ndim), normalize_axis_index(axis2, a.ndim)
+    perm = list(range(a.ndim))
+    perm[i], perm[j] = perm[j], perm[i]
+    return transpose(a, perm)
+
+
+def moveaxis(a, source, destination):
+    a = _core.asndarray(a)
+    src = normalize_axis_tuple(source, a.ndim, "source")
+    dst = normalize_axis_tuple(destination, a.ndim, "destination")
+    if len(src) != len(dst):
+        raise ValueError("`source` and `destination` arguments must have the same "
+                         "number of elements")
+    order = [n for n in range(a.ndim) if n not in src]
+    for d, s in sorted(zip(dst, src)):
+        order.insert(d, s)
+    return transpose(a, order)
+
+
+def squeeze(a, axis=None):
+    a = _core.asndarray(a)
+    if axis is None:
+        axes = [i for i, d in enumerate(a._shape) if d == 1]
+    else:
+        axes = normalize_axis_tuple(axis, a.ndim)
+        for i in axes:
+            if a._shape[i] != 1:
+                raise ValueError("cannot select an axis to squeeze out which has "
+                                 "size not equal to one")
+    keep = [i for i in range(a.ndim) if i not in axes]
+    return a._view([a._shape[i] for i in keep], [a._strides[i] for i in keep], a._offset)
+
+
+def expand_dims(a, axis):
+    a = _core.asndarray(a)
+    if not isinstance(axis, (tuple, list)):
+        axis = (axis,)
+    nd = a.ndim + len(axis)
+    axes = normalize_axis_tuple(axis, nd)
+    shape, strides, it = [], [], iter(zip(a._shape, a._strides))
+    for i in range(nd):
+        if i in axes:
+            shape.append(1)
+            strides.append(0)
+        else:
+            d, s = next(it)
+            shape.append(d)
+            strides.append(s)
+    return a._view(shape, strides, a._offset)
+
+
+def broadcast_to(a, shape, subok=False):
+    a = _core.asndarray(a)
+    shape = (int(shape),) if isinstance(shape, (int, _np.integer)) else tuple(shape)
+    if _np.broadcast_shapes(a._shape, shape) != shape:
+        raise ValueError(f"operands could not be broadcast together with remapped "
+                         f"shapes [original->remapped]: {a._shape} and requested "
+                         f"shape {shape}")
+    lead = len(shape) - a.ndim
+    strides = [0] * lead + [0 if d == 1 and shape[lead + i] != 1 else s
+                            for i, (d, s) in enumerate(zip(a._shape, a._strides))]
+    return a._view(shape, strides, a._offset, readonly=True)
+
+
+def flip(m, axis=None):
+    m = _core.asndarray(m)
+    axes = range(m.ndim) if axis is None else normalize_axis_tuple(axis, m.ndim)
+    strides, offset = list(m._strides), m._offset
+    for i in axes:
+        if m._shape[i]:
+            offset += (m._shape[i] - 1) * strides[i]
+        strides[i] = -strides[i]
+    return m._view(m._shape, strides, offset)
+
+
+def fliplr(m):
+    return flip(m, 1)
+
+
+def flipud(m):
+    return flip(m, 0)
+
+
+def diagonal(a, offset=0, axis1=0, axis2=1):
+    a = _core.asndarray(a)
+    i, j = normalize_axis_index(axis1, a.ndim), normalize_axis_index(axis2, a.ndim)
+    if i == j:
+        raise ValueError("axis1 and axis2 cannot be the same")
+    n1, n2 = a._shape[i], a._shape[j]
+    start = a._offset
+    if offset >= 0:
+        n = max(0, min(n1, n2 - offset))
+        if n:
+            start += offset * a._strides[j]
+    else:
+        n = max(0, min(n1 + offset, n2))
+        if n:
+            start -= offset * a._strides[i]
+    keep = [k for k in range(a.ndim) if k not in (i, j)]
+    shape = [a._shape[k] for k in keep] + [n]
+    strides = [a._strides[k] for k in keep] + [a._strides[i] + a._strides[j]]
+    return a._view(shape, strides, start, readonly=True)
+
+
+def diag(v, k=0):
+    v = _core.asndarray(v)
+    if v.ndim == 2:
+        return diagonal(v, k)
+    if v.ndim != 1:
+        raise ValueError("Input must be 1- or 2-d.")
+    from ._creation import zeros
+    n = v._shape[0] + abs(k)
+    out = zeros((n, n), v._dtype)
+    d = diagonal(out, k)
+    d._readonly = False
+    d[...] = v
+    return out
+
+
+def astype(a, dtype, order="K", casting="unsafe", subok=True, copy=True):
+    dt = _core.check_dtype(dtype)
+    if not _np.can_cast(a._dtype, dt, casting):
+        raise TypeError(f"Cannot cast array data from {a._dtype!r} to {dt!r} "
+                        f"according to the rule {casting!r}")
+    if dt == a._dtype and not copy:
+        return a
+    if not _core.is_supported(dt):
+        raise TypeError(f"cpnumeric: dtype {dt} is not supported yet")
+    node = a._node()
+    node = record("cast" if dt != a._dtype else "copy", [node], a._shape, dt)
+    return ndarray._from_node(node, a._shape, dt)
+
+
+def copy_array(a, order="K"):
+    return ndarray._from_node(record("copy", [a._node()], a._shape, a._dtype),
+                              a._shape, a._dtype)
+
+
+def fill(a, value):
+    a[...] = value
+
+
+# -- matrix products ------------------------------------------------------------------
+def matmul(a, b, out=None, **kwargs):
+    a, b = _core.asndarray(a), _core.asndarray(b)
+    if a.ndim == 0 or b.ndim == 0:
+        raise ValueError("matmul: Input operand does not have enough dimensions")
+    if a.ndim > 2 or b.ndim > 2:
+        from . import _fallback
+        return _fallback.call_numpy("matmul", (a, b), dict(kwargs, out=out))
+    dt = _np.result_type(a._dtype, b._dtype)
+    if dt.kind == "b":
+        from . import _fallback
+        return _fallback.call_numpy("matmul", (a, b), dict(kwargs, out=out))
+    a2 = a if a.ndim == 2 else a.reshape(1, -1)
+    b2 = b if b.ndim == 2 else b.reshape(-1, 1)
+    if a2._shape[1] != b2._shape[0]:
+        raise ValueError(f"matmul: Input operand 1 has a mismatch in its core "
+                         f"dimension 0, with gufunc signature (n?,k),(k,m?)->(n?,m?) "
+                         f"(size {b2._shape[0]} is different from {a2._shape[1]})")
+    shape = (a2._shape[0], b2._shape[1])
+    node = record("matmul", [a2._node_as(a2._shape, dt), b2._node_as(b2._shape, dt)],
+                  shape, dt)
+    r = ndarray._from_node(node, shape, dt)
+    final = tuple(([a._shape[0]] if a.ndim == 2 else []) +
+                  ([b._shape[1]] if b.ndim == 2 else []))
+    r = r.reshape(final)
+    if out is not None:
+        out[...] = r
+        return out
+    return r
+
+
+def dot(a, b, out=None):
+    a, b = _core.asndarray(a), _core.asndarray(b)
+    if a.ndim == 0 or b.ndim == 0:
+        return _ufuncs.multiply(a, b, out=out)
+    if a.ndim <= 2 and b.ndim <= 2:
+        return matmul(a, b, out=out)
+    from . import _fallback
+    return _fallback.call_numpy("dot", (a, b), {"out": out})
+
+
+def inner(a, b):
+    a, b = _core.asndarray(a), _core.asndarray(b)
+    if a.ndim == 0 or b.ndim == 0:
+        return _ufuncs.multiply(a, b)
+    if a.ndim <= 2 and b.ndim <= 2:
+        return matmul(a, b if b.ndim == 1 else b.T)
+    from . import _fallback
+    return _fallback.call_numpy("inner", (a, b), {})
+
+
+def outer(a, b, out=None):
+    a, b = _core.asndarray(a).ravel(), _core.asndarray(b).ravel()
+    return _ufuncs.multiply(a[:, None], b[None, :], out=out)
+
+
+def vdot(a, b):
+    return matmul(_core.asndarray(a).ravel(), _core.asndarray(b).ravel())
+
+
+NATIVE = ["reshape", "ravel", "transpose", "swapaxes", "moveaxis", "squeeze",
+          "expand_dims", "broadcast_to", "flip", "fliplr", "flipud", "diagonal", "diag",
+          "matmul", "dot", "inner", "outer", "vdot"]

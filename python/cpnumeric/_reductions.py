@@ -1,0 +1,218 @@
+"""Reductions: one cpn.reduce per call, with NumPy's result dtypes."""
+
+import numpy as _np
+from numpy.lib.array_utils import normalize_axis_tuple
+
+from . import _core
+from ._core import ndarray, record
+
+_result_dtypes = {}
+_NP_FUNCS = {"sum": _np.sum, "prod": _np.prod, "min": _np.min, "max": _np.max,
+             "any": _np.any, "all": _np.all}
+
+
+def _result_dtype(kind, dt, dtype):
+    key = (kind, dt, dtype)
+    r = _result_dtypes.get(key)
+    if r is None:
+        kw = {"dtype": dtype} if kind in ("sum", "prod") and dtype is not None else {}
+        r = _NP_FUNCS[kind](_np.ones(1, dt), **kw).dtype
+        _result_dtypes[key] = r
+    return r
+
+
+def _axes(a, axis):
+    if axis is None:
+        return tuple(range(a.ndim))
+    return normalize_axis_tuple(axis, a.ndim)
+
+
+def _keep(shape, axes):
+    return tuple(1 if i in axes else d for i, d in enumerate(shape))
+
+
+def _finish(node, shape, dtype, axes, a_shape, keepdims, out):
+    res = ndarray._from_node(node, shape, dtype)
+    if keepdims:
+        res = res.reshape(_keep(a_shape, axes))
+    if out is not None:
+        if not isinstance(out, ndarray):
+            raise TypeError("output must be a cpnumeric.ndarray")
+        if out._shape != res._shape:
+            raise ValueError(f"output parameter has shape {out._shape}, expected "
+                             f"{res._shape}")
+        out[...] = res
+        return out
+    return res
+
+
+def reduce(kind, a, axis=None, dtype=None, out=None, keepdims=False, initial=None,
+           where=True):
+    a = _core.asndarray(a)
+    axes = _axes(a, axis)
+    if kind in ("any", "all"):
+        rdt = _np.dtype(bool)
+        acc = a._node()
+    else:
+        rdt = _result_dtype(kind, a._dtype, _np.dtype(dtype) if dtype else None)
+        acc = a._node_as(a._shape, rdt)
+    if kind in ("min", "max") and initial is None and any(a._shape[i] == 0 for i in axes):
+        raise ValueError(f"zero-size array to reduction operation "
+                         f"{'minimum' if kind == 'min' else 'maximum'} which has no "
+                         "identity")
+    if where is not True:
+        w = _core.asndarray(where, dtype=bool)
+        ident = {"sum": 0, "prod": 1, "any": False, "all": True}.get(kind)
+        if ident is None:
+            if initial is None:
+                raise ValueError(f"reduction operation '{kind}' does not have an "
+                                 "identity, so to use a where mask one has to "
+                                 "specify 'initial'")
+            ident = initial
+        fill = _core.scalar_node(ident, rdt)
+        fill = record("view", [fill], a._shape, rdt, [0] * (a.ndim + 1)) if a.ndim else fill
+        acc = record("select", [w._node_as(a._shape), acc, fill], a._shape, rdt)
+    shape = tuple(d for i, d in enumerate(a._shape) if i not in axes)
+    node = record("reduce", [acc], shape, rdt, sorted(axes), kind)
+    res = ndarray._from_node(node, shape, rdt)
+    if initial is not None:
+        from . import _ufuncs
+        f = {"sum": "add", "prod": "multiply", "min": "minimum", "max": "maximum",
+             "any": "logical_or", "all": "logical_and"}[kind]
+        res = getattr(_ufuncs, f)(res, initial)
+        if res._dtype != rdt:
+            res = res.astype(rdt)
+    return _finish(res._node(), shape, rdt, axes, a._shape, keepdims, out)
+
+
+def sum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=True):
+    return reduce("sum", a, axis, dtype, out, keepdims, initial, where)
+
+
+def prod(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=True):
+    return reduce("prod", a, axis, dtype, out, keepdims, initial, where)
+
+
+def amax(a, axis=None, out=None, keepdims=False, initial=None, where=True):
+    return reduce("max", a, axis, None, out, keepdims, initial, where)
+
+
+def amin(a, axis=None, out=None, keepdims=False, initial=None, where=True):
+    return reduce("min", a, axis, None, out, keepdims, initial, where)
+
+
+max = amax  # noqa: A001
+min = amin  # noqa: A001
+
+
+def any(a, axis=None, out=None, keepdims=False, *, where=True):  # noqa: A001
+    return reduce("any", a, axis, None, out, keepdims, None, where)
+
+
+def all(a, axis=None, out=None, keepdims=False, *, where=True):  # noqa: A001
+    return reduce("all", a, axis, None, out, keepdims, None, where)
+
+
+def _count(a, axes):
+    n = 1
+    for i in axes:
+        n *= a._shape[i]
+    return n
+
+
+def mean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=True):
+    from . import _ufuncs
+    a = _core.asndarray(a)
+    axes = _axes(a, axis)
+    if dtype is None:
+        dtype = _np.dtype("f8") if a._dtype.kind in "biu" else a._dtype
+    if where is not True:
+        w = _core.asndarray(where, dtype=bool)
+        s = reduce("sum", a, axes, dtype, None, keepdims, None, w)
+        wb = _ufuncs.logical_or(w, _core.asndarray(_np.zeros(a._shape, bool)))
+        n = reduce("sum", wb, axes, dtype, None, keepdims)
+        r = _ufuncs.divide(s, n)
+    else:
+        s = reduce("sum", a, axes, dtype, None, keepdims)
+        r = _ufuncs.divide(s, _count(a, axes))
+    if r._dtype != _np.dtype(dtype):
+        r = r.astype(dtype)
+    if out is not None:
+        out[...] = r
+        return out
+    return r
+
+
+def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=True,
+        mean=None, correction=None):
+    from . import _ufuncs
+    a = _core.asndarray(a)
+    if correction is not None:
+        ddof = correction
+    axes = _axes(a, axis)
+    m = globals()["mean"](a, axes, dtype, keepdims=True)
+    d = _ufuncs.subtract(a, m)
+    sq = _ufuncs.multiply(d, d)
+    n = _count(a, axes)
+    s = reduce("sum", sq, axes, None, None, keepdims)
+    r = _ufuncs.divide(s, builtins_max(n - ddof, 0))
+    if out is not None:
+        out[...] = r
+        return out
+    return r
+
+
+def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=True,
+        mean=None, correction=None):
+    from . import _ufuncs
+    r = _ufuncs.sqrt(var(a, axis, dtype, None, ddof, keepdims, correction=correction))
+    if out is not None:
+        out[...] = r
+        return out
+    return r
+
+
+def builtins_max(x, y):
+    return x if x > y else y
+
+
+def _arg(kind, a, axis, out, keepdims):
+    a = _core.asndarray(a)
+    if a.size == 0:
+        raise ValueError(f"attempt to get {kind} of an empty sequence")
+    if axis is None:
+        flat = a.ravel()
+        node = record("reduce", [flat._node()], (), _np.dtype("i8"), [0], kind)
+        res = ndarray._from_node(node, (), _np.dtype("i8"))
+        if keepdims:
+            res = res.reshape((1,) * a.ndim)
+    else:
+        (ax,) = normalize_axis_tuple(axis, a.ndim)
+        shape = tuple(d for i, d in enumerate(a._shape) if i != ax)
+        node = record("reduce", [a._node()], shape, _np.dtype("i8"), [ax], kind)
+        res = ndarray._from_node(node, shape, _np.dtype("i8"))
+        if keepdims:
+            res = res.reshape(_keep(a._shape, (ax,)))
+    if out is not None:
+        out[...] = res
+        return out
+    return res
+
+
+def argmax(a, axis=None, out=None, *, keepdims=False):
+    return _arg("argmax", a, axis, out, keepdims)
+
+
+def argmin(a, axis=None, out=None, *, keepdims=False):
+    return _arg("argmin", a, axis, out, keepdims)
+
+
+def count_nonzero(a, axis=None, *, keepdims=False):
+    from . import _ufuncs
+    a = _core.asndarray(a)
+    nz = _ufuncs.not_equal(a, 0) if a._dtype.kind != "b" else a
+    return reduce("sum", nz, axis, _np.dtype("i8"), None, keepdims)
+
+
+NATIVE = ["sum", "prod", "amax", "amin", "max", "min", "any", "all", "mean", "var",
+          "std", "argmax", "argmin", "count_nonzero"]

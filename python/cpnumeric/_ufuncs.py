@@ -1,0 +1,213 @@
+"""NumPy's ufuncs, traced. Type resolution is NumPy's own (resolve_dtypes);
+each call records casts, zero-stride views for broadcasting, and one cpn op."""
+
+import numpy as _np
+
+from . import _core
+from ._core import ndarray, record, scalar_node, statement_end
+
+_UNARY = [
+    "negative", "positive", "absolute", "sign", "square", "reciprocal", "sqrt",
+    "cbrt", "exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sin", "cos",
+    "tan", "arcsin", "arccos", "arctan", "sinh", "cosh", "tanh", "arcsinh",
+    "arccosh", "arctanh", "floor", "ceil", "trunc", "rint", "logical_not",
+    "invert", "isnan", "isinf", "isfinite", "signbit",
+]
+_BINARY = [
+    "add", "subtract", "multiply", "divide", "floor_divide", "remainder", "fmod",
+    "power", "maximum", "minimum", "fmax", "fmin", "arctan2", "hypot", "copysign",
+    "logaddexp", "logaddexp2", "equal", "not_equal", "less", "less_equal",
+    "greater", "greater_equal", "logical_and", "logical_or", "logical_xor",
+    "bitwise_and", "bitwise_or", "bitwise_xor", "left_shift", "right_shift",
+]
+# NumPy names that are the same cpn op.
+_ALIASES = {"float_power": "power", "fabs": "absolute", "conjugate": "positive",
+            "bitwise_invert": "invert", "bitwise_left_shift": "left_shift",
+            "bitwise_right_shift": "right_shift"}
+
+_resolved = {}
+
+
+def _is_py_scalar(x):
+    return isinstance(x, (bool, int, float)) and not isinstance(x, _np.generic)
+
+
+def _in_type(x):
+    """What resolve_dtypes takes for an operand: a dtype, or a Python scalar
+    type for NEP 50's weak scalars."""
+    if isinstance(x, ndarray):
+        return x._dtype
+    if isinstance(x, (bool, _np.bool_)):
+        return _np.dtype(bool)
+    if isinstance(x, (int, float, complex)) and not isinstance(x, _np.generic):
+        return type(x)
+    return _np.asarray(x).dtype
+
+
+def _resolve(npufunc, in_types, dtype, casting):
+    key = (npufunc.__name__, tuple(in_types), dtype, casting)
+    r = _resolved.get(key)
+    if r is None:
+        kw = {"casting": casting}
+        if dtype is not None:
+            kw["signature"] = (None,) * npufunc.nin + (_np.dtype(dtype),)
+        r = npufunc.resolve_dtypes(tuple(in_types) + (None,) * npufunc.nout, **kw)
+        _resolved[key] = r
+    return r
+
+
+def _raise_like_numpy(npufunc, args, out, casting, dtype):
+    """Call NumPy on 0-d stand-ins so that the error is exactly NumPy's."""
+    dummies = [_np.zeros((), a._dtype) if isinstance(a, ndarray) else a for a in args]
+    npufunc(*dummies, out=_np.zeros((), out._dtype), casting=casting, dtype=dtype)
+    raise TypeError(f"Cannot cast ufunc {npufunc.__name__!r} output to "
+                    f"{out._dtype} with casting rule {casting!r}")
+
+
+class ufunc:
+    """A traced NumPy ufunc with NumPy's signature and semantics."""
+
+    def __init__(self, name):
+        self.__name__ = name
+        self._np = getattr(_np, name)
+        self._op = _ALIASES.get(name, name)
+        self.nin, self.nout = self._np.nin, self._np.nout
+        self.__doc__ = self._np.__doc__
+
+    def __repr__(self):
+        return f"<cpnumeric ufunc '{self.__name__}'>"
+
+    def __call__(self, *args, out=None, where=True, casting="same_kind",
+                 dtype=None, **kwargs):
+        if len(args) != self.nin:
+            if len(args) == self.nin + 1 and out is None:
+                out, args = args[-1], args[:-1]
+            else:
+                raise TypeError(f"{self.__name__}() takes {self.nin} positional "
+                                f"arguments but {len(args)} were given")
+        if kwargs.pop("order", "K") not in ("K", "C", "A", "F") or kwargs.pop("subok", True) is not True:
+            raise ValueError("unsupported order/subok")
+        if kwargs:
+            raise TypeError(f"{self.__name__}() got unexpected keyword arguments "
+                            f"{sorted(kwargs)}")
+        if isinstance(out, tuple):
+            if len(out) != 1:
+                raise ValueError("the 'out' tuple must have exactly one entry")
+            out = out[0]
+        if out is not None and not isinstance(out, ndarray):
+            raise TypeError("return arrays must be of cpnumeric.ndarray type")
+        args = [a if isinstance(a, ndarray) or _is_py_scalar(a)
+                else _core.asndarray(a) for a in args]
+        in_types = [_in_type(a) for a in args]
+        loop = _resolve(self._np, in_types, dtype, casting)
+        in_dts, out_dt = loop[:self.nin], loop[self.nin]
+        if not all(_core.is_supported(d) for d in loop):
+            raise TypeError(f"cpnumeric: {self.__name__} on {out_dt} is not "
+                            "supported natively")
+        shapes = [a._shape for a in args if isinstance(a, ndarray)]
+        w = None
+        if where is not True:
+            w = _core.asndarray(where, dtype=bool)
+            shapes.append(w._shape)
+        shape = _np.broadcast_shapes(*shapes) if shapes else ()
+        if out is not None:
+            if _np.broadcast_shapes(shape, out._shape) != out._shape:
+                raise ValueError(f"non-broadcastable output operand with shape "
+                                 f"{out._shape} doesn't match the broadcast shape "
+                                 f"{_np.broadcast_shapes(shape, out._shape)}")
+            shape = out._shape
+            if not _np.can_cast(out_dt, out._dtype, casting):
+                _raise_like_numpy(self._np, args, out, casting, dtype)
+        nodes = []
+        for a, dt in zip(args, in_dts):
+            if isinstance(a, ndarray):
+                nodes.append(a._node_as(shape, dt))
+            else:
+                s = scalar_node(a, dt)
+                nodes.append(record("view", [s], shape, dt, [0] + [0] * len(shape))
+                             if shape else s)
+        res = record(self._op, nodes, shape, out_dt)
+        if out is None:
+            if w is not None:
+                res = record("select", [w._node_as(shape), res,
+                                        record("view", [scalar_node(0, out_dt)],
+                                               shape, out_dt, [0] * (len(shape) + 1))
+                                        if shape else scalar_node(0, out_dt)],
+                             shape, out_dt)
+            return ndarray._from_node(res, shape, out_dt)
+        if out_dt != out._dtype:
+            res = record("cast", [res], shape, out._dtype)
+        if w is not None:
+            res = record("select", [w._node_as(shape), res, out._node()], shape,
+                         out._dtype)
+        out._write(res)
+        statement_end()
+        return out
+
+    def reduce(self, a, axis=0, dtype=None, out=None, keepdims=False,
+               initial=None, where=True):
+        from . import _reductions
+        kind = {"add": "sum", "multiply": "prod", "maximum": "max",
+                "minimum": "min", "logical_or": "any", "logical_and": "all"}.get(
+                    self.__name__)
+        if kind is None:
+            raise NotImplementedError(f"{self.__name__}.reduce is not native")
+        return _reductions.reduce(kind, a, axis, dtype, out, keepdims, initial, where)
+
+
+for _name in _UNARY + _BINARY + list(_ALIASES):
+    globals()[_name] = ufunc(_name)
+
+true_divide = globals()["divide"]
+mod = globals()["remainder"]
+abs = globals()["absolute"]  # noqa: A001
+conj = globals()["conjugate"]
+bitwise_not = globals()["invert"]
+
+NATIVE_UFUNCS = _UNARY + _BINARY + list(_ALIASES) + [
+    "true_divide", "mod", "abs", "conj", "bitwise_not"]
+
+
+def clip(a, a_min=None, a_max=None, out=None, **kwargs):
+    """NumPy's clip: minimum(maximum(a, a_min), a_max)."""
+    if a_min is None and a_max is None:
+        raise ValueError("One of max or min must be given")
+    r = a
+    if a_min is not None:
+        r = globals()["maximum"](r, a_min, **kwargs)
+    if a_max is not None:
+        r = globals()["minimum"](r, a_max, out=out, **kwargs)
+    elif out is not None:
+        out[...] = r
+        r = out
+    return r
+
+
+def where(condition, x=None, y=None):
+    """where(cond, x, y) elementwise; where(cond) falls back (data-dependent)."""
+    if x is None and y is None:
+        from . import _fallback
+        return _fallback.call_numpy("where", (condition,), {})
+    if x is None or y is None:
+        raise ValueError("either both or neither of x and y should be given")
+    c = _core.asndarray(condition)
+    dt = _np.result_type(*[v if _is_py_scalar(v) else _in_type(v) for v in (x, y)])
+    xs = x if isinstance(x, ndarray) else _core.asndarray(x, dtype=dt)
+    ys = y if isinstance(y, ndarray) else _core.asndarray(y, dtype=dt)
+    shape = _np.broadcast_shapes(c._shape, xs._shape, ys._shape)
+    cn = c._node_as(shape, _np.dtype(bool))
+    node = record("select", [cn, xs._node_as(shape, dt), ys._node_as(shape, dt)],
+                  shape, dt)
+    return ndarray._from_node(node, shape, dt)
+
+
+def dispatch_numpy_ufunc(npufunc, method, inputs, kwargs):
+    """NumPy ufuncs called on our arrays come here (__array_ufunc__)."""
+    ours = globals().get(npufunc.__name__)
+    if isinstance(ours, ufunc):
+        if method == "__call__":
+            return ours(*inputs, **kwargs)
+        if method == "reduce":
+            return ours.reduce(*inputs, **kwargs)
+    from . import _fallback
+    return _fallback.call_numpy_ufunc(npufunc, method, inputs, kwargs)
