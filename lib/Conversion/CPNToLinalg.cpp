@@ -528,6 +528,7 @@ struct ConvertCPNToLinalgPass
         ops.push_back(op);
     });
     IRRewriter rw(&getContext());
+    setLibmModule(getOperation());
     for (Operation *op : ops) {
       rw.setInsertionPoint(op);
       LogicalResult r = failure();

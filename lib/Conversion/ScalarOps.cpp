@@ -44,14 +44,20 @@ Value sel(OpBuilder &b, Location loc, Value c, Value x, Value y) {
   return arith::SelectOp::create(b, loc, c, x, y);
 }
 
+/// The module that receives libm declarations. Scalar bodies are built inside
+/// regions of ops under construction, which are not yet linked to a module.
+thread_local ModuleOp libmModule;
+
 /// Calls a libm function `name` (with an `f` suffix for f32), declaring it in
-/// the enclosing module on first use.
+/// the module on first use.
 Value callLibm(OpBuilder &b, Location loc, StringRef name, ValueRange args) {
   Type t = args[0].getType();
   std::string fn = name.str();
   if (t.isF32())
     fn += "f";
-  auto module = b.getInsertionBlock()->getParentOp()->getParentOfType<ModuleOp>();
+  ModuleOp module = libmModule;
+  if (!module)
+    llvm::report_fatal_error("cpn: setLibmModule was not called");
   auto func = module.lookupSymbol<func::FuncOp>(fn);
   if (!func) {
     OpBuilder::InsertionGuard guard(b);
@@ -80,7 +86,7 @@ std::pair<Value, Value> floatDivmod(OpBuilder &b, Location loc, Value a,
   Value one = cstF(b, loc, t, 1.0);
   Value divAdj = sel(b, loc, adjust, arith::SubFOp::create(b, loc, div, one), div);
   // A zero remainder takes the divisor's sign.
-  modAdj = sel(b, loc, modNonZero, modAdj, math::CopySignOp::create(b, loc, zero, d));
+  modAdj = sel(b, loc, modNonZero, modAdj, callLibm(b, loc, "copysign", {zero, d}));
   // Round the quotient to the nearest integer the way NumPy does.
   Value fl = math::FloorOp::create(b, loc, divAdj);
   Value frac = arith::SubFOp::create(b, loc, divAdj, fl);
@@ -89,7 +95,7 @@ std::pair<Value, Value> floatDivmod(OpBuilder &b, Location loc, Value a,
   fl = sel(b, loc, bump, arith::AddFOp::create(b, loc, fl, one), fl);
   Value divNonZero = cmpF(b, loc, CmpFPredicate::UNE, divAdj, zero);
   Value q = arith::DivFOp::create(b, loc, a, d);
-  Value floordiv = sel(b, loc, divNonZero, fl, math::CopySignOp::create(b, loc, zero, q));
+  Value floordiv = sel(b, loc, divNonZero, fl, callLibm(b, loc, "copysign", {zero, q}));
   // Division by zero: NumPy returns a / d and fmod(a, d).
   Value dZero = cmpF(b, loc, CmpFPredicate::OEQ, d, zero);
   floordiv = sel(b, loc, dZero, q, floordiv);
@@ -209,7 +215,7 @@ Value emitFloatBinary(OpBuilder &b, Location loc, StringRef name, Value x,
   if (name == "minimum") return arith::MinimumFOp::create(b, loc, x, y);
   if (name == "fmax") return arith::MaxNumFOp::create(b, loc, x, y);
   if (name == "fmin") return arith::MinNumFOp::create(b, loc, x, y);
-  if (name == "copysign") return math::CopySignOp::create(b, loc, x, y);
+  if (name == "copysign") return callLibm(b, loc, "copysign", {x, y});
   if (name == "arctan2") return callLibm(b, loc, "atan2", {x, y});
   if (name == "hypot") return callLibm(b, loc, "hypot", {x, y});
   if (name == "logaddexp" || name == "logaddexp2") {
@@ -252,7 +258,10 @@ Value emitIntUnary(OpBuilder &b, Location loc, StringRef name, Value x,
   if (name == "positive") return x;
   if (name == "negative") return arith::SubIOp::create(b, loc, zero, x);
   if (name == "absolute")
-    return (isUnsigned || isBool) ? x : (Value)math::AbsIOp::create(b, loc, x);
+    return (isUnsigned || isBool)
+               ? x
+               : sel(b, loc, cmpI(b, loc, CmpIPredicate::slt, x, zero),
+                     arith::SubIOp::create(b, loc, zero, x), x);
   if (name == "square") return isBool ? x : (Value)arith::MulIOp::create(b, loc, x, x);
   if (name == "sign") {
     Value one = cstI(b, loc, t, 1);
@@ -325,6 +334,8 @@ Value emitIntBinary(OpBuilder &b, Location loc, StringRef name, Value x,
   return {};
 }
 } // namespace
+
+void mlir::cpn::setLibmModule(ModuleOp module) { libmModule = module; }
 
 Value mlir::cpn::emitScalarUfunc(OpBuilder &b, Location loc, StringRef name,
                                  ValueRange args, Type resultType,

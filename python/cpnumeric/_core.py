@@ -25,7 +25,8 @@ def check_dtype(dt):
     dt = _np.dtype(dt)
     if dt.kind in "OSUVMm" or dt.fields is not None:
         raise TypeError(
-            f"cpnumeric arrays hold numeric and bool dtypes only, not {dt!r}; "
+            f"cpnumeric arrays hold numeric and bool dtypes only, not dtype "
+            f"{dt.name!r} ({dt}); "
             "keep each field or string column in its own numeric array "
             "(a structure of arrays) instead")
     return dt

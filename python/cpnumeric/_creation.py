@@ -116,7 +116,7 @@ def arange(start, stop=None, step=None, dtype=None, *, like=None):
     if step == 0:
         raise ZeroDivisionError("step must not be zero")
     # NumPy's own length and dtype rules, from an empty arange of the same kind.
-    dt = _np.arange(start, start, step, dtype=dtype).dtype
+    dt = _np.dtype(dtype) if dtype is not None else _np.array([start, stop, step]).dtype
     n = max(int(_np.ceil((stop - start) / step)), 0)
     dt = _dtype(dt)
     idx = record("iota", [], (n,), _np.dtype("i8"), [0])

@@ -1,5 +1,7 @@
 """Reductions: one cpn.reduce per call, with NumPy's result dtypes."""
 
+import builtins
+
 import numpy as _np
 from numpy.lib.array_utils import normalize_axis_tuple
 
@@ -56,7 +58,7 @@ def reduce(kind, a, axis=None, dtype=None, out=None, keepdims=False, initial=Non
     else:
         rdt = _result_dtype(kind, a._dtype, _np.dtype(dtype) if dtype else None)
         acc = a._node_as(a._shape, rdt)
-    if kind in ("min", "max") and initial is None and any(a._shape[i] == 0 for i in axes):
+    if kind in ("min", "max") and initial is None and builtins.any(a._shape[i] == 0 for i in axes):
         raise ValueError(f"zero-size array to reduction operation "
                          f"{'minimum' if kind == 'min' else 'maximum'} which has no "
                          "identity")

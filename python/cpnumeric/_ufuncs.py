@@ -102,8 +102,11 @@ class ufunc:
         loop = _resolve(self._np, in_types, dtype, casting)
         in_dts, out_dt = loop[:self.nin], loop[self.nin]
         if not all(_core.is_supported(d) for d in loop):
-            raise TypeError(f"cpnumeric: {self.__name__} on {out_dt} is not "
-                            "supported natively")
+            from . import _fallback  # float16 and complex loops
+            kw = {"out": out, "casting": casting, "dtype": dtype}
+            if where is not True:
+                kw["where"] = where
+            return _fallback.call_numpy_ufunc(self._np, "__call__", args, kw)
         shapes = [a._shape for a in args if isinstance(a, ndarray)]
         w = None
         if where is not True:

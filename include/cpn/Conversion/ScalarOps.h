@@ -11,7 +11,12 @@
 #include "mlir/IR/Value.h"
 
 namespace mlir {
+class ModuleOp;
 namespace cpn {
+
+/// Sets the module where libm functions called by scalar code are declared;
+/// passes that emit scalar ufuncs call it first.
+void setLibmModule(ModuleOp module);
 
 /// Emits the scalar computation of the NumPy ufunc `name` (a cpn mnemonic such
 /// as "add" or "floor_divide") on `args`, giving a value of `resultType`.

@@ -56,8 +56,8 @@ LogicalResult UpdateOp::verify() {
     return emitOpError("result type must equal the base's");
   if (base.getElementType() != val.getElementType())
     return emitOpError("value element type must equal the base's");
-  for (int64_t s : getStrides())
-    if (s == 0)
+  for (auto [s, n] : llvm::zip(getStrides(), val.getShape()))
+    if (s == 0 && n > 1)
       return emitOpError("cannot write through a zero-stride (broadcast) view");
   return verifyStridedAccess(*this, base.getNumElements(), getOffset(),
                              getStrides(), val.getShape());

@@ -1,0 +1,62 @@
+# cpnumeric: `make run` (set up, build, run the demo) and `make test`.
+# Both are idempotent: nothing is redone when nothing changed.
+
+SHELL := /bin/bash
+VENV := .venv
+PY := $(VENV)/bin/python
+BUILD := build
+APT_PACKAGES := llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools libomp-22-dev \
+  libopenblas-dev liblapacke-dev libopenmpi-dev openmpi-bin ccache ninja-build cmake \
+  g++ libgtest-dev python3-venv
+JOBS ?= 2
+
+export OMPI_ALLOW_RUN_AS_ROOT := 1
+export OMPI_ALLOW_RUN_AS_ROOT_CONFIRM := 1
+
+.PHONY: all run test build deps venv bench clean
+
+all: build
+
+# apt packages, once per machine (a stamp in the build directory).
+$(BUILD)/.apt-stamp:
+	@mkdir -p $(BUILD)
+	@if ! dpkg -s $(APT_PACKAGES) >/dev/null 2>&1; then \
+	  SUDO=$$( [ $$(id -u) -eq 0 ] || echo sudo ); \
+	  $$SUDO apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends $(APT_PACKAGES); \
+	fi
+	@touch $@
+
+deps: $(BUILD)/.apt-stamp
+
+$(VENV)/.stamp: requirements.txt
+	python3 -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q -r requirements.txt
+	@touch $@
+
+venv: $(VENV)/.stamp
+
+$(BUILD)/build.ninja: $(BUILD)/.apt-stamp $(VENV)/.stamp CMakeLists.txt
+	cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Release \
+	  -DMLIR_DIR=/usr/lib/llvm-22/lib/cmake/mlir \
+	  -DLLVM_EXTERNAL_LIT=/usr/lib/llvm-22/bin/lit \
+	  -DPython_EXECUTABLE=$(abspath $(PY))
+
+# The package is used in place: a .pth file puts python/ on the venv's path,
+# and the build writes _cpn and libcpnrt into python/cpnumeric/.
+build: $(BUILD)/build.ninja
+	ninja -C $(BUILD) -j $(JOBS)
+	@echo "$(abspath python)" > $$($(PY) -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')/cpnumeric-dev.pth
+
+run: build
+	$(PY) benchmarks/jacobi_demo.py
+
+test: build
+	cd $(BUILD) && ctest --output-on-failure -j 1
+
+bench: build
+	$(PY) benchmarks/jacobi_demo.py --size 2000 --iters 100
+
+clean:
+	rm -rf $(BUILD)

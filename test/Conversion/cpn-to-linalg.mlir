@@ -1,0 +1,95 @@
+// RUN: cpn-opt %s -split-input-file -convert-cpn-to-linalg | FileCheck %s
+// RUN: cpn-opt %s -split-input-file \
+// RUN:   --pass-pipeline="builtin.module(convert-cpn-to-linalg,canonicalize,cse,func.func(linalg-fuse-elementwise-ops))" \
+// RUN:   | FileCheck %s --check-prefix=FUSED
+
+// A Jacobi stencil: four shifted views, the arithmetic, and the write back.
+// CHECK-LABEL: func @jacobi
+// CHECK-COUNT-4: tensor.extract_slice
+// CHECK: linalg.generic
+// CHECK: arith.addf
+// CHECK: tensor.insert_slice %{{.+}} into %{{.+}}[1, 1] [4, 4] [1, 1]
+// FUSED-LABEL: func @jacobi
+// FUSED: linalg.generic
+// FUSED-COUNT-3: arith.addf
+// FUSED-NEXT: arith.mulf
+// FUSED-NEXT: linalg.yield
+// FUSED-NOT: linalg.generic
+// FUSED: tensor.insert_slice
+func.func @jacobi(%u: tensor<6x6xf64>, %c: tensor<f64>) -> tensor<6x6xf64> {
+  %a = cpn.view %u {offset = 1 : i64, strides = array<i64: 6, 1>} : tensor<6x6xf64> -> tensor<4x4xf64>
+  %b = cpn.view %u {offset = 13 : i64, strides = array<i64: 6, 1>} : tensor<6x6xf64> -> tensor<4x4xf64>
+  %l = cpn.view %u {offset = 6 : i64, strides = array<i64: 6, 1>} : tensor<6x6xf64> -> tensor<4x4xf64>
+  %r = cpn.view %u {offset = 8 : i64, strides = array<i64: 6, 1>} : tensor<6x6xf64> -> tensor<4x4xf64>
+  %cb = cpn.view %c {offset = 0 : i64, strides = array<i64: 0, 0>} : tensor<f64> -> tensor<4x4xf64>
+  %s1 = cpn.add %a, %b : tensor<4x4xf64>, tensor<4x4xf64> -> tensor<4x4xf64>
+  %s2 = cpn.add %s1, %l : tensor<4x4xf64>, tensor<4x4xf64> -> tensor<4x4xf64>
+  %s3 = cpn.add %s2, %r : tensor<4x4xf64>, tensor<4x4xf64> -> tensor<4x4xf64>
+  %s4 = cpn.multiply %cb, %s3 : tensor<4x4xf64>, tensor<4x4xf64> -> tensor<4x4xf64>
+  %u1 = cpn.update %u, %s4 {offset = 7 : i64, strides = array<i64: 6, 1>} : tensor<6x6xf64>, tensor<4x4xf64> -> tensor<6x6xf64>
+  return %u1 : tensor<6x6xf64>
+}
+
+// -----
+
+// A transposed, reversed view: a slice, then a generic that permutes.
+// CHECK-DAG: #[[REV:.+]] = affine_map<(d0, d1) -> (d1, -d0 + 2)>
+// CHECK-LABEL: func @transpose_reverse
+// CHECK: linalg.generic {indexing_maps = [#[[REV]]
+func.func @transpose_reverse(%u: tensor<3x4xf32>) -> tensor<3x3xf32> {
+  %0 = cpn.view %u {offset = 2 : i64, strides = array<i64: -1, 4>} : tensor<3x4xf32> -> tensor<3x3xf32>
+  return %0 : tensor<3x3xf32>
+}
+
+// -----
+
+// A diagonal write cannot be a box: the gather form picks the new value.
+// CHECK-LABEL: func @diagonal_update
+// CHECK: linalg.generic
+// CHECK: tensor.extract
+// CHECK: arith.select
+func.func @diagonal_update(%u: tensor<3x3xi64>, %d: tensor<3xi64>) -> tensor<3x3xi64> {
+  %0 = cpn.update %u, %d {offset = 0 : i64, strides = array<i64: 4>} : tensor<3x3xi64>, tensor<3xi64> -> tensor<3x3xi64>
+  return %0 : tensor<3x3xi64>
+}
+
+// -----
+
+// CHECK-LABEL: func @reduce_rows
+// CHECK: linalg.fill
+// CHECK: linalg.generic {{.+}} iterator_types = ["parallel", "reduction"]
+// CHECK: arith.addf
+func.func @reduce_rows(%x: tensor<4x5xf64>) -> tensor<4xf64> {
+  %0 = cpn.reduce %x {kind = "sum", axes = array<i64: 1>} : tensor<4x5xf64> -> tensor<4xf64>
+  return %0 : tensor<4xf64>
+}
+
+// -----
+
+// Integer floor division guards the zero divisor (NumPy gives 0).
+// CHECK-LABEL: func @int_floor_divide
+// CHECK: arith.cmpi eq
+// CHECK: arith.floordivsi
+// CHECK: arith.select
+func.func @int_floor_divide(%a: tensor<4xi32>, %b: tensor<4xi32>) -> tensor<4xi32> {
+  %0 = cpn.floor_divide %a, %b : tensor<4xi32>, tensor<4xi32> -> tensor<4xi32>
+  return %0 : tensor<4xi32>
+}
+
+// -----
+
+// CHECK-LABEL: func @unsigned_cast
+// CHECK: arith.uitofp
+func.func @unsigned_cast(%a: tensor<4xi8>) -> tensor<4xf64> {
+  %0 = cpn.cast %a {src_unsigned} : tensor<4xi8> -> tensor<4xf64>
+  return %0 : tensor<4xf64>
+}
+
+// -----
+
+// CHECK-LABEL: func @matmul
+// CHECK: linalg.matmul
+func.func @matmul(%a: tensor<4x5xf64>, %b: tensor<5x3xf64>) -> tensor<4x3xf64> {
+  %0 = cpn.matmul %a, %b : tensor<4x5xf64>, tensor<5x3xf64> -> tensor<4x3xf64>
+  return %0 : tensor<4x3xf64>
+}

@@ -1,0 +1,55 @@
+// RUN: cpn-opt %s -split-input-file -verify-diagnostics
+
+func.func @view_out_of_bounds(%u: tensor<4x4xf64>) {
+  // expected-error @+1 {{view selects flat indices [5, 25] outside the base's 16 elements}}
+  %0 = cpn.view %u {offset = 5 : i64, strides = array<i64: 5, 5>} : tensor<4x4xf64> -> tensor<2x4xf64>
+  return
+}
+
+// -----
+
+func.func @update_broadcast(%u: tensor<4xf64>, %v: tensor<4xf64>) {
+  // expected-error @+1 {{cannot write through a zero-stride (broadcast) view}}
+  %0 = cpn.update %u, %v {offset = 0 : i64, strides = array<i64: 0>} : tensor<4xf64>, tensor<4xf64> -> tensor<4xf64>
+  return
+}
+
+// -----
+
+func.func @shape_mismatch(%a: tensor<4xf64>, %b: tensor<5xf64>) {
+  // expected-error @+1 {{operands must have the result's shape}}
+  %0 = cpn.add %a, %b : tensor<4xf64>, tensor<5xf64> -> tensor<4xf64>
+  return
+}
+
+// -----
+
+func.func @type_mismatch(%a: tensor<4xf64>, %b: tensor<4xf32>) {
+  // expected-error @+1 {{requires all operands to have the same type}}
+  %0 = cpn.add %a, %b : tensor<4xf64>, tensor<4xf32> -> tensor<4xf64>
+  return
+}
+
+// -----
+
+func.func @bad_reduce(%x: tensor<4x5xf64>) {
+  // expected-error @+1 {{result shape must be the operand's without the axes}}
+  %0 = cpn.reduce %x {kind = "sum", axes = array<i64: 1>} : tensor<4x5xf64> -> tensor<5xf64>
+  return
+}
+
+// -----
+
+func.func @bad_kind(%x: tensor<4xf64>) {
+  // expected-error @+1 {{unknown reduction kind 'median'}}
+  %0 = cpn.reduce %x {kind = "median", axes = array<i64: 0>} : tensor<4xf64> -> tensor<f64>
+  return
+}
+
+// -----
+
+func.func @bad_matmul(%a: tensor<4x5xf64>, %b: tensor<4x5xf64>) {
+  // expected-error @+1 {{shapes do not agree for a matrix product}}
+  %0 = cpn.matmul %a, %b : tensor<4x5xf64>, tensor<4x5xf64> -> tensor<4x5xf64>
+  return
+}

@@ -1,0 +1,46 @@
+// RUN: cpn-opt %s | cpn-opt | FileCheck %s
+
+// CHECK-LABEL: func @views
+func.func @views(%u: tensor<4x4xf64>, %v: tensor<2x2xf64>) -> tensor<4x4xf64> {
+  // CHECK: %[[V:.+]] = cpn.view %{{.+}} {offset = 5 : i64, strides = array<i64: 4, 1>} : tensor<4x4xf64> -> tensor<2x2xf64>
+  %0 = cpn.view %u {offset = 5 : i64, strides = array<i64: 4, 1>} : tensor<4x4xf64> -> tensor<2x2xf64>
+  // CHECK: cpn.update %{{.+}}, %[[V]] {offset = 0 : i64, strides = array<i64: 8, 2>}
+  %1 = cpn.update %u, %0 {offset = 0 : i64, strides = array<i64: 8, 2>} : tensor<4x4xf64>, tensor<2x2xf64> -> tensor<4x4xf64>
+  // CHECK: cpn.view %{{.+}} {offset = 15 : i64, strides = array<i64: -4, -1>}
+  %2 = cpn.view %u {offset = 15 : i64, strides = array<i64: -4, -1>} : tensor<4x4xf64> -> tensor<4x4xf64>
+  // CHECK: cpn.copy
+  %3 = cpn.copy %2 : tensor<4x4xf64>
+  return %1 : tensor<4x4xf64>
+}
+
+// CHECK-LABEL: func @elementwise
+func.func @elementwise(%a: tensor<8xf64>, %b: tensor<8xf64>, %i: tensor<8xi32>) {
+  // CHECK: cpn.add %{{.+}}, %{{.+}} : tensor<8xf64>, tensor<8xf64> -> tensor<8xf64>
+  %0 = cpn.add %a, %b : tensor<8xf64>, tensor<8xf64> -> tensor<8xf64>
+  // CHECK: cpn.exp
+  %1 = cpn.exp %0 : tensor<8xf64> -> tensor<8xf64>
+  // CHECK: cpn.less {{.+}} -> tensor<8xi1>
+  %2 = cpn.less %a, %b : tensor<8xf64>, tensor<8xf64> -> tensor<8xi1>
+  // CHECK: cpn.select
+  %3 = cpn.select %2, %a, %1 : tensor<8xi1>, tensor<8xf64>, tensor<8xf64> -> tensor<8xf64>
+  // CHECK: cpn.floor_divide {{.+}} {is_unsigned}
+  %4 = cpn.floor_divide %i, %i {is_unsigned} : tensor<8xi32>, tensor<8xi32> -> tensor<8xi32>
+  // CHECK: cpn.cast {{.+}} {src_unsigned} : tensor<8xi32> -> tensor<8xf64>
+  %5 = cpn.cast %i {src_unsigned} : tensor<8xi32> -> tensor<8xf64>
+  // CHECK: cpn.isnan {{.+}} -> tensor<8xi1>
+  %6 = cpn.isnan %a : tensor<8xf64> -> tensor<8xi1>
+  return
+}
+
+// CHECK-LABEL: func @reductions_and_creation
+func.func @reductions_and_creation(%x: tensor<4x5xf64>, %m: tensor<5x3xf64>) {
+  // CHECK: cpn.reduce %{{.+}} {axes = array<i64: 1>, kind = "sum"} : tensor<4x5xf64> -> tensor<4xf64>
+  %0 = cpn.reduce %x {kind = "sum", axes = array<i64: 1>} : tensor<4x5xf64> -> tensor<4xf64>
+  // CHECK: cpn.reduce {{.+}} kind = "argmax"{{.+}} -> tensor<5xi64>
+  %1 = cpn.reduce %x {kind = "argmax", axes = array<i64: 0>} : tensor<4x5xf64> -> tensor<5xi64>
+  // CHECK: cpn.iota {dim = 1 : i64} : tensor<3x4xi64>
+  %2 = cpn.iota {dim = 1 : i64} : tensor<3x4xi64>
+  // CHECK: cpn.matmul {{.+}} -> tensor<4x3xf64>
+  %3 = cpn.matmul %x, %m : tensor<4x5xf64>, tensor<5x3xf64> -> tensor<4x3xf64>
+  return
+}

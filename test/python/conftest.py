@@ -1,0 +1,5 @@
+import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "python"))
+os.environ.setdefault("CPN_EAGER_THRESHOLD", "0")
