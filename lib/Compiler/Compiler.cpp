@@ -149,13 +149,15 @@ OwningOpRef<ModuleOp> buildModule(const Trace &trace,
       if (cpnrt::isUnsigned(op.dtype))
         st.addAttribute("dst_unsigned", b.getUnitAttr());
     }
-    if (op.name != "cast" && !op.operands.empty() &&
-        cpnrt::isUnsigned(dtypeOf(op.operands[0])) &&
-        op.name != "view" && op.name != "update" && op.name != "select" &&
-        op.name != "copy" && op.name != "matmul")
-      st.addAttribute("is_unsigned", b.getUnitAttr());
-    if (!RegisteredOperationName::lookup(st.name.getStringRef(), ctx))
+    std::optional<RegisteredOperationName> opName =
+        RegisteredOperationName::lookup(st.name.getStringRef(), ctx);
+    if (!opName)
       throw std::invalid_argument("cpnumeric: no cpn op '" + op.name + "'");
+    // Ops whose meaning depends on signedness declare `is_unsigned` in ODS.
+    if (!op.operands.empty() && cpnrt::isUnsigned(dtypeOf(op.operands[0])) &&
+        llvm::is_contained(opName->getAttributeNames(),
+                           b.getStringAttr("is_unsigned")))
+      st.addAttribute("is_unsigned", b.getUnitAttr());
     results.push_back(b.create(st)->getResult(0));
   }
   for (size_t i = 0; i < outputs.size(); ++i) {
@@ -349,11 +351,10 @@ NodeRef Engine::record(std::string name, const std::vector<NodeRef> &operands,
   ++stats_.opsRecorded;
   NodeRef r = trace_.add(std::move(name), operands, std::move(iattrs),
                          std::move(sattr), std::move(shape), dtype);
-  // A runaway trace without statements (x = f(x) in a loop) is cut too.
-  if (trace_.size() >= 4 * options_.traceLimit) {
-    NodeRef keep = r;
+  // A runaway trace without statements (x = f(x) in a loop) is cut too; `r`
+  // is alive, so it is materialized.
+  if (trace_.size() >= 4 * options_.traceLimit)
     flush();
-  }
   return r;
 }
 

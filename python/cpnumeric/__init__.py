@@ -39,10 +39,6 @@ bool = _np.bool_  # noqa: A001
 AxisError = _np.exceptions.AxisError
 
 
-def amax_alias(*a, **k):
-    return _reductions.amax(*a, **k)
-
-
 def asnumpy(a):
     """A NumPy copy of an array (a sync point)."""
     return a._numpy() if isinstance(a, ndarray) else _np.asarray(a)

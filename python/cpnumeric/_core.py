@@ -20,6 +20,15 @@ def is_supported(dt):
     return dtype_key(dt) in _SUPPORTED
 
 
+def supported_dtype(dt):
+    """The dtype, if the runtime holds it; TypeError naming it otherwise."""
+    dt = check_dtype(dt)
+    if not is_supported(dt):
+        raise TypeError(f"cpnumeric: dtype {dt} is not supported yet "
+                        "(bool, int8-64, uint8-64, float32, float64 are)")
+    return dt
+
+
 def check_dtype(dt):
     """Raise TypeError for dtypes cpnumeric will never hold."""
     dt = _np.dtype(dt)
@@ -67,6 +76,22 @@ def statement_end():
 def scalar_node(value, dtype):
     """A 0-d value holding a Python scalar converted as NumPy 2 does."""
     return _cpn.from_numpy(_np.asarray(value, dtype=dtype))
+
+
+def splat(value, shape, dtype):
+    """A scalar broadcast to `shape` (a zero-stride view of a 0-d value)."""
+    node = scalar_node(value, dtype)
+    if not shape:
+        return node
+    return record("view", [node], shape, dtype, [0] * (len(shape) + 1))
+
+
+def store_out(result, out):
+    """NumPy's `out=`: write the result into `out` and return it."""
+    if out is None:
+        return result
+    out[...] = result
+    return out
 
 
 class ndarray:

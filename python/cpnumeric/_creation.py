@@ -4,7 +4,7 @@ scalar, cpn.iota), so they are fused with their consumers."""
 import numpy as _np
 
 from . import _core, _cpn
-from ._core import ndarray, record, scalar_node
+from ._core import ndarray, record
 
 
 def _shape(shape):
@@ -17,11 +17,7 @@ def _shape(shape):
 
 
 def _dtype(dtype, default="f8"):
-    dt = _core.check_dtype(default if dtype is None else dtype)
-    if not _core.is_supported(dt):
-        raise TypeError(f"cpnumeric: dtype {dt} is not supported yet "
-                        "(bool, int8-64, uint8-64, float32, float64 are)")
-    return dt
+    return _core.supported_dtype(default if dtype is None else dtype)
 
 
 def full(shape, fill_value, dtype=None, order="C", *, like=None):
@@ -32,9 +28,7 @@ def full(shape, fill_value, dtype=None, order="C", *, like=None):
     if isinstance(fill_value, ndarray):
         src = fill_value.astype(dt)._node_as(shape)
         return ndarray._from_node(record("copy", [src], shape, dt), shape, dt)
-    s = scalar_node(fill_value, dt)
-    if shape:
-        s = record("view", [s], shape, dt, [0] * (len(shape) + 1))
+    s = _core.splat(fill_value, shape, dt)
     return ndarray._from_node(record("copy", [s], shape, dt), shape, dt)
 
 
@@ -84,11 +78,8 @@ def array(obj, dtype=None, copy=True, order="K", subok=False, ndmin=0, like=None
         if dtype is not None:
             _core.check_dtype(dtype)
         a = _np.array(obj, dtype=dtype, copy=True, ndmin=ndmin)
-        _core.check_dtype(a.dtype)
-        if _core.is_supported(a.dtype):
-            return ndarray._from_node(_cpn.from_numpy(a), a.shape, a.dtype)
-        raise TypeError(f"cpnumeric: dtype {a.dtype} is not supported yet "
-                        "(bool, int8-64, uint8-64, float32, float64 are)")
+        _core.supported_dtype(a.dtype)
+        return ndarray._from_node(_cpn.from_numpy(a), a.shape, a.dtype)
     while r.ndim < ndmin:
         r = r[None]
     return r

@@ -44,12 +44,6 @@ def _from_numpy(x):
     return x
 
 
-def _write_back(outs, results):
-    """out= arguments that were ours receive NumPy's results."""
-    for ours, theirs in outs:
-        ours[...] = _from_numpy(theirs)
-
-
 def call_numpy(name, args, kwargs, func=None):
     _warn(f"numpy.{name}")
     func = func or getattr(_np, name)

@@ -84,8 +84,7 @@ def setitem(a, key, value):
         arr = _np.asarray(value)
         if arr.ndim == 0 and arr.dtype.kind in "biuf":
             py = isinstance(value, (bool, int, float)) and not isinstance(value, _np.generic)
-            s = _core.scalar_node(value if py else arr.astype(v._dtype), v._dtype)
-            node = record("view", [s], v._shape, v._dtype, [0] * (v.ndim + 1)) if v.ndim else s
+            node = _core.splat(value if py else arr.astype(v._dtype), v._shape, v._dtype)
         else:
             if _np.broadcast_shapes(arr.shape, v._shape) != v._shape:
                 raise ValueError(f"could not broadcast input array from shape "
@@ -265,8 +264,7 @@ def astype(a, dtype, order="K", casting="unsafe", subok=True, copy=True):
                         f"according to the rule {casting!r}")
     if dt == a._dtype and not copy:
         return a
-    if not _core.is_supported(dt):
-        raise TypeError(f"cpnumeric: dtype {dt} is not supported yet")
+    _core.supported_dtype(dt)
     node = a._node()
     node = record("cast" if dt != a._dtype else "copy", [node], a._shape, dt)
     return ndarray._from_node(node, a._shape, dt)
@@ -305,11 +303,7 @@ def matmul(a, b, out=None, **kwargs):
     r = ndarray._from_node(node, shape, dt)
     final = tuple(([a._shape[0]] if a.ndim == 2 else []) +
                   ([b._shape[1]] if b.ndim == 2 else []))
-    r = r.reshape(final)
-    if out is not None:
-        out[...] = r
-        return out
-    return r
+    return _core.store_out(r.reshape(final), out)
 
 
 def dot(a, b, out=None):

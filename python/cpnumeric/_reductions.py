@@ -43,9 +43,7 @@ def _finish(node, shape, dtype, axes, a_shape, keepdims, out):
         if out._shape != res._shape:
             raise ValueError(f"output parameter has shape {out._shape}, expected "
                              f"{res._shape}")
-        out[...] = res
-        return out
-    return res
+    return _core.store_out(res, out)
 
 
 def reduce(kind, a, axis=None, dtype=None, out=None, keepdims=False, initial=None,
@@ -71,9 +69,8 @@ def reduce(kind, a, axis=None, dtype=None, out=None, keepdims=False, initial=Non
                                  "identity, so to use a where mask one has to "
                                  "specify 'initial'")
             ident = initial
-        fill = _core.scalar_node(ident, rdt)
-        fill = record("view", [fill], a._shape, rdt, [0] * (a.ndim + 1)) if a.ndim else fill
-        acc = record("select", [w._node_as(a._shape), acc, fill], a._shape, rdt)
+        acc = record("select", [w._node_as(a._shape), acc,
+                                _core.splat(ident, a._shape, rdt)], a._shape, rdt)
     shape = tuple(d for i, d in enumerate(a._shape) if i not in axes)
     node = record("reduce", [acc], shape, rdt, sorted(axes), kind)
     res = ndarray._from_node(node, shape, rdt)
@@ -131,18 +128,15 @@ def mean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=True):
     if where is not True:
         w = _core.asndarray(where, dtype=bool)
         s = reduce("sum", a, axes, dtype, None, keepdims, None, w)
-        wb = _ufuncs.logical_or(w, _core.asndarray(_np.zeros(a._shape, bool)))
-        n = reduce("sum", wb, axes, dtype, None, keepdims)
+        from ._manip import broadcast_to
+        n = reduce("sum", broadcast_to(w, a._shape), axes, dtype, None, keepdims)
         r = _ufuncs.divide(s, n)
     else:
         s = reduce("sum", a, axes, dtype, None, keepdims)
         r = _ufuncs.divide(s, _count(a, axes))
     if r._dtype != _np.dtype(dtype):
         r = r.astype(dtype)
-    if out is not None:
-        out[...] = r
-        return out
-    return r
+    return _core.store_out(r, out)
 
 
 def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=True,
@@ -157,25 +151,15 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=Tru
     sq = _ufuncs.multiply(d, d)
     n = _count(a, axes)
     s = reduce("sum", sq, axes, None, None, keepdims)
-    r = _ufuncs.divide(s, builtins_max(n - ddof, 0))
-    if out is not None:
-        out[...] = r
-        return out
-    return r
+    return _core.store_out(_ufuncs.divide(s, builtins.max(n - ddof, 0)), out)
 
 
 def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=True,
         mean=None, correction=None):
     from . import _ufuncs
-    r = _ufuncs.sqrt(var(a, axis, dtype, None, ddof, keepdims, correction=correction))
-    if out is not None:
-        out[...] = r
-        return out
-    return r
-
-
-def builtins_max(x, y):
-    return x if x > y else y
+    return _core.store_out(
+        _ufuncs.sqrt(var(a, axis, dtype, None, ddof, keepdims, correction=correction)),
+        out)
 
 
 def _arg(kind, a, axis, out, keepdims):
@@ -195,10 +179,7 @@ def _arg(kind, a, axis, out, keepdims):
         res = ndarray._from_node(node, shape, _np.dtype("i8"))
         if keepdims:
             res = res.reshape(_keep(a._shape, (ax,)))
-    if out is not None:
-        out[...] = res
-        return out
-    return res
+    return _core.store_out(res, out)
 
 
 def argmax(a, axis=None, out=None, *, keepdims=False):

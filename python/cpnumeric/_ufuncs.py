@@ -4,7 +4,7 @@ each call records casts, zero-stride views for broadcasting, and one cpn op."""
 import numpy as _np
 
 from . import _core
-from ._core import ndarray, record, scalar_node, statement_end
+from ._core import ndarray, record, statement_end
 
 _UNARY = [
     "negative", "positive", "absolute", "sign", "square", "reciprocal", "sqrt",
@@ -126,17 +126,12 @@ class ufunc:
             if isinstance(a, ndarray):
                 nodes.append(a._node_as(shape, dt))
             else:
-                s = scalar_node(a, dt)
-                nodes.append(record("view", [s], shape, dt, [0] + [0] * len(shape))
-                             if shape else s)
+                nodes.append(_core.splat(a, shape, dt))
         res = record(self._op, nodes, shape, out_dt)
         if out is None:
             if w is not None:
                 res = record("select", [w._node_as(shape), res,
-                                        record("view", [scalar_node(0, out_dt)],
-                                               shape, out_dt, [0] * (len(shape) + 1))
-                                        if shape else scalar_node(0, out_dt)],
-                             shape, out_dt)
+                                        _core.splat(0, shape, out_dt)], shape, out_dt)
             return ndarray._from_node(res, shape, out_dt)
         if out_dt != out._dtype:
             res = record("cast", [res], shape, out._dtype)
