@@ -142,6 +142,17 @@ def mean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=True):
 def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=True,
         mean=None, correction=None):
     from . import _ufuncs
+    if where is not True or mean is not None:
+        from . import _fallback  # not native yet; never silently ignored
+        kw = {"where": where} if where is not True else {}
+        if mean is not None:
+            kw["mean"] = mean
+        if correction is not None:
+            kw["correction"] = correction
+        else:
+            kw["ddof"] = ddof
+        return _fallback.call_numpy("var", (a,), dict(
+            kw, axis=axis, dtype=dtype, out=out, keepdims=keepdims))
     a = _core.asndarray(a)
     if correction is not None:
         ddof = correction
@@ -158,7 +169,8 @@ def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=Tru
         mean=None, correction=None):
     from . import _ufuncs
     return _core.store_out(
-        _ufuncs.sqrt(var(a, axis, dtype, None, ddof, keepdims, correction=correction)),
+        _ufuncs.sqrt(var(a, axis, dtype, None, ddof, keepdims, where=where,
+                         mean=mean, correction=correction)),
         out)
 
 

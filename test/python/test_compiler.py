@@ -13,10 +13,8 @@ import cpnumeric as cp
 ROOT = os.path.join(os.path.dirname(__file__), "..", "..")
 
 
-@pytest.mark.xfail(reason="buffer accounting counts the scalar inputs "
-                   "differently than this test expects; to be tightened", strict=False)
 def test_dead_temporary_is_not_allocated():
-    x = cp.arange(1000.0)
+    x = cp.arange(1000.0) / 100.0
     float(x.sum())
     cp.reset_stats()
     y = cp.exp(x) * 2.0 + 1.0  # exp(x) and exp(x)*2 die at once
@@ -27,7 +25,8 @@ def test_dead_temporary_is_not_allocated():
     assert s["dead_values_skipped"] >= 2
     # Buffers taken: y, its sum, and the 0-d scalars 2.0 and 1.0; no temporary.
     assert s["buffer_allocations"] + s["buffer_reuses"] == 4
-    assert abs(r - (numpy.exp(numpy.arange(1000.0)) * 2 + 1).sum()) < 1e-6 * abs(r)
+    ref = (numpy.exp(numpy.arange(1000.0) / 100.0) * 2 + 1).sum()
+    assert abs(r - ref) < 1e-9 * abs(ref)
 
 
 def test_identical_iterations_compile_once():
@@ -53,8 +52,6 @@ def test_identical_iterations_compile_once():
     numpy.testing.assert_allclose(numpy.asarray(u), ref, rtol=1e-12)
 
 
-@pytest.mark.xfail(reason="dump directory layout check not yet matching "
-                   "(windows hold several iterations)", strict=False)
 def test_dump_ir_shows_fused_stencil(tmp_path):
     prog = textwrap.dedent("""
         import cpnumeric as np
@@ -76,9 +73,11 @@ def test_dump_ir_shows_fused_stencil(tmp_path):
     assert fused
     text = (dirs[-1] / fused[0]).read_text()
     # The stencil's four neighbours and its arithmetic are one generic.
-    generic = text[text.index("linalg.generic"):]
-    body = generic[:generic.index("linalg.yield")]
-    assert body.count("arith.addf") == 3 and body.count("arith.mulf") == 1
+    bodies = [g[:g.index("linalg.yield")] for g in text.split("linalg.generic")[1:]]
+    stencils = [b for b in bodies if "arith.mulf" in b]
+    assert stencils
+    assert all(b.count("arith.addf") == 3 and b.count("arith.mulf") == 1
+               for b in stencils)
 
 
 def test_compile_error_names_reproducer():
