@@ -18,7 +18,8 @@ mlir::cpn::getLoweringStages() {
       {"fused", "func.func(linalg-fuse-elementwise-ops),canonicalize,cse"},
       {"bufferized",
        "eliminate-empty-tensors,one-shot-bufferize,cpn-matmul-to-blas,"
-       "canonicalize,func.func(buffer-hoisting),buffer-deallocation-pipeline"},
+       "canonicalize,func.func(buffer-hoisting),buffer-deallocation-pipeline,"
+       "cpn-strided-copy-to-linalg"},
       {"loops", "func.func(convert-linalg-to-loops),lower-affine,"
                 "convert-scf-to-cf,canonicalize,cse"},
       {"llvm",

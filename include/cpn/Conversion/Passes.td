@@ -45,4 +45,16 @@ def ConvertMatmulToBLAS : Pass<"cpn-matmul-to-blas", "ModuleOp"> {
                            "mlir::arith::ArithDialect"];
 }
 
+def ConvertStridedCopies : Pass<"cpn-strided-copy-to-linalg", "ModuleOp"> {
+  let summary = "Turn memref.copy of non-contiguous memrefs into linalg.copy";
+  let description = [{
+    Runs after bufferization. A `memref.copy` between identity-layout memrefs
+    lowers to one memcpy, but a strided one (a subview of a stencil update)
+    lowers to a call of the runner-utils `memrefCopy`, which walks elements one
+    at a time through a generic descriptor. As a `linalg.copy` it becomes a loop
+    nest that LLVM vectorizes.
+  }];
+  let dependentDialects = ["mlir::linalg::LinalgDialect"];
+}
+
 #endif // CPN_PASSES
