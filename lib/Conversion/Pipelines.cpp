@@ -17,7 +17,7 @@ mlir::cpn::getLoweringStages() {
       {"linalg", "convert-cpn-to-linalg,canonicalize,cse"},
       {"fused", "func.func(linalg-fuse-elementwise-ops),canonicalize,cse"},
       {"bufferized",
-       "eliminate-empty-tensors,one-shot-bufferize,cpn-matmul-to-blas,"
+       "cpn-unshare-inits,eliminate-empty-tensors,one-shot-bufferize,cpn-matmul-to-blas,"
        "canonicalize,func.func(buffer-hoisting),buffer-deallocation-pipeline,"
        "cpn-strided-copy-to-linalg"},
       {"loops", "func.func(convert-linalg-to-loops),lower-affine,"

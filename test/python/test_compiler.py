@@ -84,3 +84,14 @@ def test_compile_error_names_reproducer():
     # A pending trace survives a failed compilation without crashing.
     x = cp.arange(4.0)
     assert float((x + 1).sum()) == 10.0
+
+
+def test_two_reductions_of_one_array_in_one_trace():
+    # CSE used to merge the two accumulator inits, and the second sum overwrote
+    # the first one's result after empty-tensor elimination.
+    a0 = numpy.arange(12.0).reshape(3, 4)
+    a = cp.asarray(a0)
+    s0, s1, s = a.sum(axis=0), a.sum(axis=1), a.sum()
+    numpy.testing.assert_array_equal(cp.asnumpy(s0), a0.sum(axis=0))
+    numpy.testing.assert_array_equal(cp.asnumpy(s1), a0.sum(axis=1))
+    assert float(s) == a0.sum()

@@ -57,4 +57,19 @@ def ConvertStridedCopies : Pass<"cpn-strided-copy-to-linalg", "ModuleOp"> {
   let dependentDialects = ["mlir::linalg::LinalgDialect"];
 }
 
+def UnshareInits : Pass<"cpn-unshare-inits", "ModuleOp"> {
+  let summary = "Give every linalg destination its own tensor.empty / linalg.fill";
+  let description = [{
+    Runs right before `eliminate-empty-tensors`. CSE merges identical
+    `tensor.empty` and `linalg.fill` ops, so two reductions of one array share
+    one initialised accumulator. `eliminate-empty-tensors` then rewrites that
+    shared init into the first output's buffer, and one-shot bufferization
+    (which does not track writes through `materialize_in_destination` into a
+    memref) lets the second reduction overwrite the first one's result. Cloning
+    each multi-use init per use keeps every destination chain separate.
+  }];
+  let dependentDialects = ["mlir::linalg::LinalgDialect",
+                           "mlir::tensor::TensorDialect"];
+}
+
 #endif // CPN_PASSES

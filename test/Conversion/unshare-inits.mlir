@@ -1,0 +1,40 @@
+// RUN: cpn-opt %s -cpn-unshare-inits | FileCheck %s
+// RUN: cpn-opt %s -cpn-unshare-inits -eliminate-empty-tensors -one-shot-bufferize | FileCheck %s --check-prefix=BUF
+
+// Two reductions of one array share a CSE'd accumulator init; after the pass
+// each has its own fill of its own empty tensor.
+// CHECK-LABEL: func @two_sums
+// CHECK-COUNT-2: tensor.empty
+// CHECK-COUNT-2: linalg.fill
+// CHECK-NOT: linalg.fill
+// After bufferization each sum accumulates straight into its own output.
+// BUF-LABEL: func @two_sums
+// BUF-NOT: memref.alloc
+// BUF: linalg.fill ins(%{{.+}}) outs(%arg1
+// BUF: linalg.fill ins(%{{.+}}) outs(%arg2
+// BUF: linalg.generic {{.*}} outs(%arg1
+// BUF: linalg.generic {{.*}} outs(%arg2
+#m = affine_map<(d0, d1) -> (d0, d1)>
+#c = affine_map<(d0, d1) -> (d1)>
+#r = affine_map<(d0, d1) -> (d0)>
+func.func @two_sums(%a: memref<3x3xf64>, %o1: memref<3xf64>, %o2: memref<3xf64>) {
+  %cst = arith.constant 0.0 : f64
+  %t = bufferization.to_tensor %a restrict : memref<3x3xf64> to tensor<3x3xf64>
+  %e = tensor.empty() : tensor<3xf64>
+  %f = linalg.fill ins(%cst : f64) outs(%e : tensor<3xf64>) -> tensor<3xf64>
+  %s0 = linalg.generic {indexing_maps = [#m, #c], iterator_types = ["reduction", "parallel"]}
+      ins(%t : tensor<3x3xf64>) outs(%f : tensor<3xf64>) {
+  ^bb0(%in: f64, %out: f64):
+    %x = arith.addf %out, %in : f64
+    linalg.yield %x : f64
+  } -> tensor<3xf64>
+  %s1 = linalg.generic {indexing_maps = [#m, #r], iterator_types = ["parallel", "reduction"]}
+      ins(%t : tensor<3x3xf64>) outs(%f : tensor<3xf64>) {
+  ^bb0(%in: f64, %out: f64):
+    %x = arith.addf %out, %in : f64
+    linalg.yield %x : f64
+  } -> tensor<3xf64>
+  bufferization.materialize_in_destination %s0 in restrict writable %o1 : (tensor<3xf64>, memref<3xf64>) -> ()
+  bufferization.materialize_in_destination %s1 in restrict writable %o2 : (tensor<3xf64>, memref<3xf64>) -> ()
+  return
+}
