@@ -15,6 +15,7 @@
 #include "cpn/Dialect/CPN/CPNDialect.h"
 #include "cpn/Dialect/CPN/CPNOps.h"
 #include "cpnrt/Blas.h"
+#include "cpnrt/Store.h"
 #include "cpnrt/TaskGraph.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
@@ -93,9 +94,14 @@ MLIRContext &context() {
   return *ctx;
 }
 
-/// Builds `func.func @kernel(inputs..., outputs...)` from the trace.
+/// Builds `func.func @kernel(inputs..., outputs...)` from the trace. Outputs
+/// with a donor input (donors[j] >= 0) get no argument of their own: they are
+/// written into the donor's buffer, which is then a writable tensor, so
+/// one-shot bufferization sees the aliasing and updates in place where no
+/// later read of the old value forbids it.
 OwningOpRef<ModuleOp> buildModule(const Trace &trace,
-                                  const std::vector<int32_t> &outputs) {
+                                  const std::vector<int32_t> &outputs,
+                                  const std::vector<int32_t> &donors) {
   MLIRContext *ctx = &context();
   OpBuilder b(ctx);
   Location loc = UnknownLoc::get(ctx);
@@ -109,8 +115,14 @@ OwningOpRef<ModuleOp> buildModule(const Trace &trace,
   SmallVector<Type> argTypes;
   for (const NodeRef &in : trace.inputs())
     argTypes.push_back(memrefTy(in->shape, in->dtype));
-  for (int32_t o : outputs)
-    argTypes.push_back(memrefTy(trace.ops()[o].shape, trace.ops()[o].dtype));
+  std::vector<bool> donated(trace.inputs().size(), false);
+  for (size_t j = 0; j < outputs.size(); ++j) {
+    if (donors[j] >= 0)
+      donated[donors[j]] = true;
+    else
+      argTypes.push_back(memrefTy(trace.ops()[outputs[j]].shape,
+                                  trace.ops()[outputs[j]].dtype));
+  }
   b.setInsertionPointToEnd(module->getBody());
   auto func = func::FuncOp::create(b, loc, "kernel",
                                    b.getFunctionType(argTypes, {}));
@@ -121,7 +133,7 @@ OwningOpRef<ModuleOp> buildModule(const Trace &trace,
     const NodeRef &in = trace.inputs()[i];
     inputs.push_back(bufferization::ToTensorOp::create(
         b, loc, tensorTy(in->shape, in->dtype), entry->getArgument(i),
-        /*restrict=*/true));
+        /*restrict=*/true, /*writable=*/donated[i]));
   }
   auto operand = [&](int32_t r) -> Value {
     return r >= 0 ? results[r] : inputs[-r - 1];
@@ -160,10 +172,23 @@ OwningOpRef<ModuleOp> buildModule(const Trace &trace,
       st.addAttribute("is_unsigned", b.getUnitAttr());
     results.push_back(b.create(st)->getResult(0));
   }
-  for (size_t i = 0; i < outputs.size(); ++i) {
-    Value dest = entry->getArgument(trace.inputs().size() + i);
-    auto m = bufferization::MaterializeInDestinationOp::create(
-        b, loc, results[outputs[i]], dest);
+  size_t nextArg = trace.inputs().size();
+  for (size_t j = 0; j < outputs.size(); ++j) {
+    Value result = results[outputs[j]];
+    Value dest;
+    if (donors[j] >= 0) {
+      // First into the donor tensor (tensor SSA: bufferization checks the
+      // in-place write against every read of the old value), then into its
+      // memref, which is by then the same buffer (a copy canonicalized away).
+      dest = entry->getArgument(donors[j]);
+      result = bufferization::MaterializeInDestinationOp::create(
+                   b, loc, result, inputs[donors[j]])
+                   .getResult();
+    } else {
+      dest = entry->getArgument(nextArg++);
+    }
+    auto m = bufferization::MaterializeInDestinationOp::create(b, loc, result,
+                                                               dest);
     m.setRestrict(true);
     m.setWritable(true);
   }
@@ -266,9 +291,10 @@ std::string cRunnerUtilsPath() {
 
 std::shared_ptr<Executable> compile(const Trace &trace,
                                     const std::vector<int32_t> &outputs,
+                                    const std::vector<int32_t> &donors,
                                     const CompilerOptions &opts,
                                     uint64_t key) {
-  OwningOpRef<ModuleOp> module = buildModule(trace, outputs);
+  OwningOpRef<ModuleOp> module = buildModule(trace, outputs, donors);
   std::filesystem::path dumpDir;
   int fileNo = 1;
   if (!opts.dumpDir.empty()) {
@@ -322,6 +348,11 @@ std::shared_ptr<Executable> compile(const Trace &trace,
                                      llvm::JITSymbolFlags::Exported};
     map[interner("cpn_gemm_f32")] = {llvm::orc::ExecutorAddr::fromPtr(&cpn_gemm_f32),
                                      llvm::JITSymbolFlags::Exported};
+    // Kernel temporaries come from the runtime's pool.
+    map[interner("_mlir_memref_to_llvm_alloc")] = {
+        llvm::orc::ExecutorAddr::fromPtr(&cpn_rt_alloc), llvm::JITSymbolFlags::Exported};
+    map[interner("_mlir_memref_to_llvm_free")] = {
+        llvm::orc::ExecutorAddr::fromPtr(&cpn_rt_free), llvm::JITSymbolFlags::Exported};
     return map;
   });
   auto fn = exe->engine->lookupPacked("kernel");
@@ -335,9 +366,50 @@ std::shared_ptr<Executable> compile(const Trace &trace,
 
 } // namespace
 
+std::vector<int32_t> planDonations(const Trace &trace,
+                                   const std::vector<int32_t> &outputs) {
+  const auto &inputs = trace.inputs();
+  // The trace holds one reference; a Python handle would hold another. Each
+  // store belongs to exactly one node, so a dead node means a dead store
+  // (tasks still reading it are ordered before ours by the task graph).
+  std::vector<bool> free(inputs.size());
+  for (size_t i = 0; i < inputs.size(); ++i)
+    free[i] = inputs[i].use_count() == 1 && inputs[i]->store &&
+              inputs[i]->store->nbytes() > 0;
+  std::vector<int32_t> donors(outputs.size(), -1);
+  auto sameType = [&](int32_t in, const TraceOp &op) {
+    return inputs[in]->shape == op.shape && inputs[in]->dtype == op.dtype;
+  };
+  // Update chains first: `u = update(update(u0, a), b)` goes into u0.
+  for (size_t j = 0; j < outputs.size(); ++j) {
+    int32_t r = outputs[j];
+    while (r >= 0 && trace.ops()[r].name == "update")
+      r = trace.ops()[r].operands[0];
+    if (r < 0 && outputs[j] >= 0 && trace.ops()[outputs[j]].name == "update") {
+      int32_t in = -r - 1;
+      if (free[in] && sameType(in, trace.ops()[outputs[j]])) {
+        donors[j] = in;
+        free[in] = false;
+      }
+    }
+  }
+  for (size_t j = 0; j < outputs.size(); ++j) {
+    if (donors[j] >= 0)
+      continue;
+    for (size_t in = 0; in < inputs.size(); ++in) {
+      if (free[in] && sameType(static_cast<int32_t>(in), trace.ops()[outputs[j]])) {
+        donors[j] = static_cast<int32_t>(in);
+        free[in] = false;
+        break;
+      }
+    }
+  }
+  return donors;
+}
+
 std::string buildModuleText(const Trace &trace,
                             const std::vector<int32_t> &outputs) {
-  return printOp(*buildModule(trace, outputs));
+  return printOp(*buildModule(trace, outputs, planDonations(trace, outputs)));
 }
 
 Engine &Engine::global() {
@@ -369,10 +441,14 @@ void Engine::flush() {
   ++stats_.flushes;
   std::vector<int32_t> outputs = trace_.liveResults();
   stats_.deadValuesSkipped += trace_.size() - outputs.size();
+  std::vector<int32_t> donors = planDonations(trace_, outputs);
   uint64_t key = trace_.hash();
-  for (int32_t o : outputs)
-    key = (key ^ (static_cast<uint64_t>(o) + 0x9e3779b97f4a7c15ull)) *
+  for (size_t j = 0; j < outputs.size(); ++j) {
+    key = (key ^ (static_cast<uint64_t>(outputs[j]) + 0x9e3779b97f4a7c15ull)) *
           0x100000001b3ull;
+    key = (key ^ static_cast<uint64_t>(static_cast<int64_t>(donors[j]) + 7)) *
+          0x100000001b3ull;
+  }
   // Leaked on purpose: tearing down JIT'd code during static destruction, after
   // the libraries it links against may be gone, hangs in ORC.
   static auto &cache =
@@ -385,7 +461,7 @@ void Engine::flush() {
   } else if (!outputs.empty()) {
     auto t0 = std::chrono::steady_clock::now();
     try {
-      exe = compile(trace_, outputs, options_, key);
+      exe = compile(trace_, outputs, donors, options_, key);
     } catch (...) {
       // Leave no half-built state: forget the trace; the values it would have
       // produced fail when read.
@@ -401,9 +477,16 @@ void Engine::flush() {
   std::vector<cpnrt::StoreRef> reads, writes;
   for (const NodeRef &in : trace_.inputs())
     reads.push_back(in->store);
-  for (int32_t o : outputs) {
-    NodeRef node = trace_.ops()[o].result.lock();
-    node->store = std::make_shared<cpnrt::Store>(node->dtype, node->shape);
+  std::vector<cpnrt::StoreRef> outArgs;
+  for (size_t j = 0; j < outputs.size(); ++j) {
+    NodeRef node = trace_.ops()[outputs[j]].result.lock();
+    if (donors[j] >= 0) {
+      node->store = trace_.inputs()[donors[j]]->store;
+      ++stats_.buffersDonated;
+    } else {
+      node->store = std::make_shared<cpnrt::Store>(node->dtype, node->shape);
+      outArgs.push_back(node->store);
+    }
     node->opIndex = -1;
     writes.push_back(node->store);
     ++stats_.valuesMaterialized;
@@ -412,12 +495,12 @@ void Engine::flush() {
   if (!exe)
     return;
   cpnrt::TaskGraph::global().submit(
-      "kernel", [exe, reads, writes] {
+      "kernel", [exe, reads, outArgs] {
         std::vector<void *> ptrs;
-        ptrs.reserve(reads.size() + writes.size());
+        ptrs.reserve(reads.size() + outArgs.size());
         for (auto &s : reads)
           ptrs.push_back(s->data());
-        for (auto &s : writes)
+        for (auto &s : outArgs)
           ptrs.push_back(s->data());
         std::vector<void *> args;
         for (void *&p : ptrs)

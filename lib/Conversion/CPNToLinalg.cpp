@@ -20,6 +20,7 @@
 
 namespace mlir::cpn {
 #define GEN_PASS_DEF_CONVERTCPNTOLINALG
+#define GEN_PASS_DEF_CONVERTCPNUPDATES
 #include "cpn/Conversion/Passes.h.inc"
 } // namespace mlir::cpn
 
@@ -521,10 +522,12 @@ LogicalResult lowerMatmul(IRRewriter &rw, MatmulOp op) {
 
 struct ConvertCPNToLinalgPass
     : public cpn::impl::ConvertCPNToLinalgBase<ConvertCPNToLinalgPass> {
+  using ConvertCPNToLinalgBase::ConvertCPNToLinalgBase;
   void runOnOperation() override {
     SmallVector<Operation *> ops;
     getOperation()->walk([&](Operation *op) {
-      if (isa<CPNDialect>(op->getDialect()))
+      if (isa<CPNDialect>(op->getDialect()) &&
+          !(keepUpdates && isa<UpdateOp>(op)))
         ops.push_back(op);
     });
     IRRewriter rw(&getContext());
@@ -550,4 +553,20 @@ struct ConvertCPNToLinalgPass
   }
 };
 
+} // namespace
+
+namespace {
+struct ConvertCPNUpdatesPass
+    : public cpn::impl::ConvertCPNUpdatesBase<ConvertCPNUpdatesPass> {
+  void runOnOperation() override {
+    SmallVector<UpdateOp> ops;
+    getOperation()->walk([&](UpdateOp op) { ops.push_back(op); });
+    IRRewriter rw(&getContext());
+    for (UpdateOp op : ops) {
+      rw.setInsertionPoint(op);
+      if (failed(lowerUpdate(rw, op)))
+        return signalPassFailure();
+    }
+  }
+};
 } // namespace

@@ -14,17 +14,18 @@ using namespace mlir;
 std::vector<std::pair<std::string, std::string>>
 mlir::cpn::getLoweringStages() {
   return {
-      {"linalg", "convert-cpn-to-linalg,canonicalize,cse"},
-      {"fused", "func.func(linalg-fuse-elementwise-ops),canonicalize,cse"},
+      {"linalg", "convert-cpn-to-linalg{keep-updates=1},canonicalize,cse"},
+      {"fused", "func.func(linalg-fuse-elementwise-ops),canonicalize,cse,"
+                "convert-cpn-updates"},
       {"bufferized",
-       "cpn-unshare-inits,eliminate-empty-tensors,one-shot-bufferize,cpn-matmul-to-blas,"
-       "canonicalize,func.func(buffer-hoisting),buffer-deallocation-pipeline,"
+       "cpn-unshare-inits,eliminate-empty-tensors,one-shot-bufferize,cpn-matmul-to-blas,cse,"
+       "canonicalize,buffer-deallocation-pipeline,cpn-early-dealloc,"
        "cpn-strided-copy-to-linalg"},
       {"loops", "func.func(convert-linalg-to-loops),lower-affine,"
                 "convert-scf-to-cf,canonicalize,cse"},
       {"llvm",
        "convert-math-to-funcs,convert-math-to-libm,expand-strided-metadata,"
-       "finalize-memref-to-llvm,convert-math-to-llvm,convert-arith-to-llvm,"
+       "finalize-memref-to-llvm{use-generic-functions=1},convert-math-to-llvm,convert-arith-to-llvm,"
        "convert-index-to-llvm,convert-cf-to-llvm,"
        "convert-func-to-llvm{use-bare-ptr-memref-call-conv=1},"
        "reconcile-unrealized-casts"},

@@ -35,6 +35,7 @@ void initCompiler(py::module_ &m) {
     d["ops_recorded"] = s.opsRecorded;
     d["values_materialized"] = s.valuesMaterialized;
     d["dead_values_skipped"] = s.deadValuesSkipped;
+    d["buffers_donated"] = s.buffersDonated;
     d["compile_seconds"] = s.compileSeconds;
     d["tasks_run"] = cpnrt::TaskGraph::global().tasksRun();
     d["buffer_allocations"] = p.allocations;

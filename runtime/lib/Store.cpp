@@ -12,6 +12,7 @@
 
 #include <cstdlib>
 #include <map>
+#include <unordered_map>
 #include <stdexcept>
 #include <sys/mman.h>
 
@@ -98,6 +99,25 @@ public:
     free_[c].push_back(p);
     cached_ += c;
   }
+  /// Untyped allocations (kernel temporaries) remember their size here.
+  void *takeUntyped(size_t n) {
+    void *p = take(n);
+    std::lock_guard<std::mutex> lock(mu_);
+    untyped_[p] = n;
+    return p;
+  }
+  void giveUntyped(void *p) {
+    size_t n;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      auto it = untyped_.find(p);
+      if (it == untyped_.end())
+        return; // not ours: never free what we did not hand out
+      n = it->second;
+      untyped_.erase(it);
+    }
+    give(p, n);
+  }
   PoolStats stats() {
     std::lock_guard<std::mutex> lock(mu_);
     return stats_;
@@ -112,6 +132,7 @@ public:
 private:
   std::mutex mu_;
   std::map<size_t, std::vector<void *>> free_;
+  std::unordered_map<void *, size_t> untyped_;
   size_t cached_ = 0;
   PoolStats stats_;
 };
@@ -142,3 +163,12 @@ PoolStats poolStats() { return pool().stats(); }
 void resetPoolStats() { pool().reset(); }
 
 } // namespace cpnrt
+
+void *cpn_rt_alloc(uint64_t nbytes) {
+  return cpnrt::pool().takeUntyped(nbytes ? nbytes : 1);
+}
+
+void cpn_rt_free(void *p) {
+  if (p)
+    cpnrt::pool().giveUntyped(p);
+}

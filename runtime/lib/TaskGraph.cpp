@@ -121,12 +121,20 @@ void TaskGraph::workerLoop() {
 void TaskGraph::finish(const TaskRef &task, bool failed,
                        const std::string &error) {
   std::vector<TaskRef> nowReady;
+  // A finished task lets go of its stores, else store -> lastWriter -> task ->
+  // store is a cycle and no written store is ever freed. They are released
+  // after the lock: a store's destructor may drop the last task reference.
+  std::vector<StoreRef> released;
   {
     std::lock_guard<std::mutex> lock(mu_);
     task->done_ = true;
     task->failed_ = failed;
     task->error_ = error;
     task->fn = nullptr; // release what the closure holds
+    released = std::move(task->reads);
+    released.insert(released.end(), task->writes.begin(), task->writes.end());
+    task->reads.clear();
+    task->writes.clear();
     for (auto &s : task->successors_) {
       if (failed && !s->failed_) {
         s->failed_ = true;

@@ -46,6 +46,32 @@ TEST(Store, FreedBufferIsReusedBySameSize) {
   EXPECT_GE(poolStats().reuses, 1u);
 }
 
+TEST(Store, KernelTemporariesComeFromThePool) {
+  void *p = cpn_rt_alloc(1 << 20);
+  ASSERT_NE(p, nullptr);
+  cpn_rt_free(p);
+  resetPoolStats();
+  void *q = cpn_rt_alloc(1 << 20);
+  EXPECT_EQ(q, p);
+  EXPECT_EQ(poolStats().reuses, 1u);
+  cpn_rt_free(q);
+  cpn_rt_free(nullptr);
+}
+
+TEST(TaskGraph, FinishedTaskReleasesItsStores) {
+  TaskGraph g(1);
+  std::weak_ptr<Store> watch;
+  {
+    auto a = store(8);
+    watch = a;
+    // Reads and writes the same store (an in-place update): the store's
+    // lastWriter is this task, which must not keep the store alive.
+    g.submit("inplace", [a] { data(a)[0] += 1; }, {a}, {a});
+    g.waitAll();
+  }
+  EXPECT_TRUE(watch.expired());
+}
+
 TEST(TaskGraph, ReadAfterWriteRunsInOrder) {
   TaskGraph g(4);
   auto a = store(1), b = store(1);

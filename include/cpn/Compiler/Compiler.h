@@ -29,6 +29,7 @@ struct CompilerStats {
   uint64_t opsRecorded = 0;
   uint64_t valuesMaterialized = 0;
   uint64_t deadValuesSkipped = 0;
+  uint64_t buffersDonated = 0; // outputs written into a dead input's store
   double compileSeconds = 0;
 };
 
@@ -40,6 +41,14 @@ class Executable;
 /// and returns its text (the `cpn` stage).
 std::string buildModuleText(const Trace &trace,
                             const std::vector<int32_t> &outputs);
+
+/// For each output, the input whose store it may be written into (or -1): an
+/// input is donatable when nothing but the trace refers to it (its Python
+/// handles died, as the old value of `u` after `u[1:-1] = f(u)`). An update
+/// chain's root input goes to the chain's result, so the update can be done in
+/// place; other outputs take any remaining donatable input of their type.
+std::vector<int32_t> planDonations(const Trace &trace,
+                                   const std::vector<int32_t> &outputs);
 
 /// The process-wide compiler: the current trace, the cache of executables by
 /// trace hash, and flushing.

@@ -22,13 +22,35 @@ def ConvertCPNToLinalg : Pass<"convert-cpn-to-linalg", "ModuleOp"> {
     box of the base (the common `u[1:-1, 1:-1] = ...`), else a generic over the
     base that picks the new value where the view selects the element.
     `cpn.matmul` becomes a call of the runtime's BLAS entry point.
+
+    With `keep-updates`, `cpn.update` ops stay for `convert-cpn-updates` to
+    lower after elementwise fusion: the fusion driver folds an insert_slice
+    into a chained insert_slice of the same box back onto the original array,
+    which makes every Jacobi iteration copy the whole input instead of
+    updating one buffer in place.
   }];
+  let options = [
+    Option<"keepUpdates", "keep-updates", "bool", /*default=*/"false",
+           "Leave cpn.update for convert-cpn-updates">
+  ];
   let dependentDialects = [
     "mlir::arith::ArithDialect", "mlir::math::MathDialect",
     "mlir::linalg::LinalgDialect", "mlir::tensor::TensorDialect",
     "mlir::func::FuncDialect", "mlir::bufferization::BufferizationDialect",
     "mlir::memref::MemRefDialect"
   ];
+}
+
+def ConvertCPNUpdates : Pass<"convert-cpn-updates", "ModuleOp"> {
+  let summary = "Lower the cpn.update ops left by convert-cpn-to-linalg{keep-updates}";
+  let description = [{
+    Runs after elementwise fusion, with no canonicalization before
+    bufferization, so that a chain of updates of one array stays a chain of
+    `tensor.insert_slice` into the previous value, which one-shot bufferization
+    performs in place when the array's buffer is writable (donated).
+  }];
+  let dependentDialects = ["mlir::linalg::LinalgDialect",
+                           "mlir::tensor::TensorDialect"];
 }
 
 def ConvertMatmulToBLAS : Pass<"cpn-matmul-to-blas", "ModuleOp"> {
@@ -70,6 +92,19 @@ def UnshareInits : Pass<"cpn-unshare-inits", "ModuleOp"> {
   }];
   let dependentDialects = ["mlir::linalg::LinalgDialect",
                            "mlir::tensor::TensorDialect"];
+}
+
+def EarlyDealloc : Pass<"cpn-early-dealloc", "ModuleOp"> {
+  let summary = "Move each memref.dealloc right after the last use of its buffer";
+  let description = [{
+    Runs after `buffer-deallocation-pipeline`, which frees every temporary at
+    the end of its block. In a straight-line kernel of many iterations that
+    keeps every temporary alive at once (20 Jacobi iterations: 20 fresh
+    buffers). Moved right after the last op that uses the buffer, or any value
+    derived from it (subviews, extracted pointers passed to BLAS), the next
+    iteration's allocation reuses the same pooled, cache-warm memory.
+  }];
+  let dependentDialects = ["mlir::memref::MemRefDialect"];
 }
 
 #endif // CPN_PASSES

@@ -82,4 +82,12 @@ void resetPoolStats();
 
 } // namespace cpnrt
 
+extern "C" {
+/// Temporaries of compiled kernels (memref.alloc/dealloc lowered with
+/// `use-generic-functions`) come from the same pool as stores, so a kernel run
+/// in a loop reuses its pages instead of faulting in fresh ones each call.
+void *cpn_rt_alloc(uint64_t nbytes);
+void cpn_rt_free(void *p);
+}
+
 #endif // CPNRT_STORE_H
