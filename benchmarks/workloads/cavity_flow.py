@@ -36,9 +36,10 @@ def pressure_poisson(np, p, dx, dy, b, nit):
     return p
 
 
-def run(np, u, v, p, n=None, nt=20, nit=50, rho=1.0, nu=0.1, dt=0.001):
+def run(np, u, v, p, n=None, nt=20, nit=50, rho=1.0, nu=0.1):
     dx = 2 / (n - 1)
     dy = 2 / (n - 1)
+    dt = min(0.001, 0.2 * dx * dx / nu)  # the course's dt, kept stable on fine grids
     for _ in range(nt):
         un = u.copy()
         vn = v.copy()

@@ -88,7 +88,12 @@ MLIRContext &context() {
     mlir::cpn::registerCPNPassesAndPipelines();
     registry.insert<mlir::cpn::CPNDialect>();
     auto *c = new MLIRContext(registry, MLIRContext::Threading::DISABLED);
-    c->loadAllAvailableDialects();
+    // Only what the traced IR uses: passes load their dependent dialects, and
+    // canonicalize collects the patterns of every loaded dialect, so loading
+    // all of them made each compile several times slower.
+    c->loadDialect<mlir::cpn::CPNDialect, func::FuncDialect,
+                   bufferization::BufferizationDialect, arith::ArithDialect,
+                   tensor::TensorDialect, memref::MemRefDialect>();
     return c;
   }();
   return *ctx;
@@ -257,12 +262,17 @@ void lower(ModuleOp module, const std::filesystem::path &dumpDir,
     throw std::runtime_error(msg);
   };
   if (dumpDir.empty()) {
-    PassManager pm(module.getContext());
-    std::string inner;
-    for (auto &[stage, passes] : mlir::cpn::getLoweringStages())
-      inner += (inner.empty() ? "" : ",") + passes;
-    if (failed(parsePassPipeline(inner, pm)) ||
-        failed(pm.run(module)))
+    // Built and initialized once: pattern sets are frozen on first run.
+    static PassManager *pm = [&] {
+      auto *p = new PassManager(module.getContext());
+      std::string inner;
+      for (auto &[stage, passes] : mlir::cpn::getLoweringStages())
+        inner += (inner.empty() ? "" : ",") + passes;
+      if (failed(parsePassPipeline(inner, *p)))
+        llvm::report_fatal_error("cpnumeric: bad lowering pipeline");
+      return p;
+    }();
+    if (failed(pm->run(module)))
       fail("the lowering pipeline", "");
     return;
   }
@@ -293,7 +303,7 @@ std::shared_ptr<Executable> compile(const Trace &trace,
                                     const std::vector<int32_t> &outputs,
                                     const std::vector<int32_t> &donors,
                                     const CompilerOptions &opts,
-                                    uint64_t key) {
+                                    uint64_t key, double &mlirSeconds) {
   OwningOpRef<ModuleOp> module = buildModule(trace, outputs, donors);
   std::filesystem::path dumpDir;
   int fileNo = 1;
@@ -310,7 +320,9 @@ std::shared_ptr<Executable> compile(const Trace &trace,
   if (failed(verify(*module)))
     throw std::runtime_error("cpnumeric: the traced cpn IR does not verify; "
                              "this is a bug in cpnumeric's front end");
+  auto t0 = std::chrono::steady_clock::now();
   lower(*module, dumpDir, fileNo);
+  mlirSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 
   std::string llvmText;
   auto transformer = makeOptimizingTransformer(opts.optLevel, 0, nullptr);
@@ -461,7 +473,9 @@ void Engine::flush() {
   } else if (!outputs.empty()) {
     auto t0 = std::chrono::steady_clock::now();
     try {
-      exe = compile(trace_, outputs, donors, options_, key);
+      double mlirSeconds = 0;
+      exe = compile(trace_, outputs, donors, options_, key, mlirSeconds);
+      stats_.compileMlirSeconds += mlirSeconds;
     } catch (...) {
       // Leave no half-built state: forget the trace; the values it would have
       // produced fail when read.

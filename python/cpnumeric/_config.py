@@ -25,7 +25,7 @@ KNOBS = {
         Knob("CPN_DUMP_IR", "", False,
              "Directory: write the trace, the IR after every pass and the LLVM IR "
              "of each compiled trace."),
-        Knob("CPN_TRACE_LIMIT", "256", False,
+        Knob("CPN_TRACE_LIMIT", "64", False,
              "Cut the trace into a compiled window once it holds this many ops, "
              "at the end of the next statement that writes an array."),
         Knob("CPN_OPT_LEVEL", "3", True, "LLVM optimization level of kernels (0-3)."),

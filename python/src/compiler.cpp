@@ -37,6 +37,7 @@ void initCompiler(py::module_ &m) {
     d["dead_values_skipped"] = s.deadValuesSkipped;
     d["buffers_donated"] = s.buffersDonated;
     d["compile_seconds"] = s.compileSeconds;
+    d["compile_mlir_seconds"] = s.compileMlirSeconds;
     d["tasks_run"] = cpnrt::TaskGraph::global().tasksRun();
     d["buffer_allocations"] = p.allocations;
     d["buffer_reuses"] = p.reuses;

@@ -18,7 +18,7 @@ namespace cpn {
 /// Settings that the Python registry of CPN_* variables passes down.
 struct CompilerOptions {
   std::string dumpDir;      // CPN_DUMP_IR: write every stage of each compile
-  size_t traceLimit = 256;  // CPN_TRACE_LIMIT: cut windows at this many ops
+  size_t traceLimit = 64;   // CPN_TRACE_LIMIT: cut windows at this many ops
   int optLevel = 3;         // CPN_OPT_LEVEL
 };
 
@@ -31,6 +31,7 @@ struct CompilerStats {
   uint64_t deadValuesSkipped = 0;
   uint64_t buffersDonated = 0; // outputs written into a dead input's store
   double compileSeconds = 0;
+  double compileMlirSeconds = 0; // of which the MLIR pass pipeline
 };
 
 /// A compiled trace: a native function taking one pointer per input and per
