@@ -262,17 +262,15 @@ void lower(ModuleOp module, const std::filesystem::path &dumpDir,
     throw std::runtime_error(msg);
   };
   if (dumpDir.empty()) {
-    // Built and initialized once: pattern sets are frozen on first run.
-    static PassManager *pm = [&] {
-      auto *p = new PassManager(module.getContext());
-      std::string inner;
-      for (auto &[stage, passes] : mlir::cpn::getLoweringStages())
-        inner += (inner.empty() ? "" : ",") + passes;
-      if (failed(parsePassPipeline(inner, *p)))
-        llvm::report_fatal_error("cpnumeric: bad lowering pipeline");
-      return p;
-    }();
-    if (failed(pm->run(module)))
+    // A fresh pass manager per module: some upstream passes (math-to-funcs)
+    // keep per-module state in the pass instance.
+    PassManager pm(module.getContext());
+    std::string inner;
+    for (auto &[stage, passes] : mlir::cpn::getLoweringStages())
+      inner += (inner.empty() ? "" : ",") + passes;
+    if (failed(parsePassPipeline(inner, pm)))
+      fail("parsing the lowering pipeline", "");
+    if (failed(pm.run(module)))
       fail("the lowering pipeline", "");
     return;
   }
