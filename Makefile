@@ -13,7 +13,7 @@ JOBS ?= 2
 export OMPI_ALLOW_RUN_AS_ROOT := 1
 export OMPI_ALLOW_RUN_AS_ROOT_CONFIRM := 1
 
-.PHONY: all run test build deps venv bench clean
+.PHONY: all run test build deps venv bench bench-quick bench-peers clean
 
 all: build
 
@@ -55,8 +55,19 @@ run: build
 test: build
 	cd $(BUILD) && ctest --output-on-failure -j 1
 
+# Benchmarks unset the OpenBLAS variables some machines set (they force slower
+# kernels); tests and CI keep them.
+BENCH_ENV := env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE
+
 bench: build
-	$(PY) benchmarks/jacobi_demo.py --size 2000 --iters 100
+	$(BENCH_ENV) $(PY) benchmarks/run.py --json build/bench.json --markdown build/bench.md
+
+bench-quick: build
+	$(BENCH_ENV) $(PY) benchmarks/run.py --quick --json build/bench-quick.json
+
+# The peer columns (NumExpr, Numba, Dask); the test run does not need them.
+bench-peers: venv
+	$(PY) -m pip install -q numexpr numba "dask[array]"
 
 clean:
 	rm -rf $(BUILD)

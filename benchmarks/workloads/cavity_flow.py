@@ -7,6 +7,11 @@ SIZES = {"small": {"n": 17, "nt": 5, "nit": 5},
          "full": {"n": 1024, "nt": 20, "nit": 50}}
 
 
+def traffic(n, nt, nit):
+    """Compulsory bytes: each pressure iteration reads p and b and writes p;
+    each step also reads u, v, p and writes b, u, v."""
+    return nt * (3 * nit + 8) * 8 * n * n
+
 def inputs(np, n, nt, nit):
     return np.zeros((n, n)), np.zeros((n, n)), np.zeros((n, n))
 

@@ -7,6 +7,10 @@ SIZES = {"small": {"n": 300, "d": 8, "iters": 10},
          "full": {"n": 1_000_000, "d": 32, "iters": 20}}
 
 
+def traffic(n, d, iters):
+    """Compulsory bytes: X is read twice per iteration (X @ w and X.T @ r)."""
+    return iters * 2 * 8 * n * d
+
 def inputs(np, n, d, iters):
     g = rng(4)
     x = g.normal(size=(n, d))

@@ -7,6 +7,10 @@ SIZES = {"small": {"batch": 4, "inp": 8, "hidden": 16, "steps": 5},
          "full": {"batch": 256, "inp": 512, "hidden": 1024, "steps": 20}}
 
 
+def traffic(batch, inp, hidden, steps):
+    """Compulsory bytes: both weight matrices are read once per step."""
+    return steps * 8 * (inp + hidden) * 4 * hidden
+
 def inputs(np, batch, inp, hidden, steps):
     g = rng(5)
     xs = g.normal(size=(steps, batch, inp)) * 0.5

@@ -52,6 +52,8 @@ using namespace mlir;
 
 namespace cpn {
 
+constexpr uint64_t kMaxWindowsAhead = 2;
+
 class Executable {
 public:
   std::unique_ptr<ExecutionEngine> engine;
@@ -431,6 +433,8 @@ NodeRef Engine::record(std::string name, const std::vector<NodeRef> &operands,
                        std::vector<int64_t> iattrs, std::string sattr,
                        std::vector<int64_t> shape, cpnrt::DType dtype) {
   ++stats_.opsRecorded;
+  if (cutPending_)
+    flush();
   NodeRef r = trace_.add(std::move(name), operands, std::move(iattrs),
                          std::move(sattr), std::move(shape), dtype);
   // A runaway trace without statements (x = f(x) in a loop) is cut too; `r`
@@ -442,10 +446,11 @@ NodeRef Engine::record(std::string name, const std::vector<NodeRef> &operands,
 
 void Engine::statementEnd() {
   if (trace_.size() >= options_.traceLimit)
-    flush();
+    cutPending_ = true;
 }
 
 void Engine::flush() {
+  cutPending_ = false;
   if (trace_.empty())
     return;
   ++stats_.flushes;
@@ -520,6 +525,8 @@ void Engine::flush() {
         exe->fn(args.data());
       },
       reads, writes);
+  // At most a few windows ahead of execution.
+  cpnrt::TaskGraph::global().waitInFlightAtMost(kMaxWindowsAhead);
 }
 
 } // namespace cpn

@@ -67,6 +67,16 @@ void initRuntime(py::module_ &m) {
         return out;
       },
       "A NumPy copy of a value; a sync point.");
+  m.def("trim_pool", [] { cpnrt::trimPool(); },
+        "Return the pool's cached free buffers to the system.");
+  m.def(
+      "stream_triad",
+      [](size_t n, int threads, int reps) {
+        py::gil_scoped_release release;
+        return cpnrt::streamTriadGBs(n, threads, reps);
+      },
+      py::arg("n"), py::arg("threads"), py::arg("reps") = 10,
+      "STREAM triad bandwidth in GB/s (the benchmarks' memory bound).");
   m.def("wait_all", [] {
     py::gil_scoped_release release;
     cpnrt::TaskGraph::global().waitAll();

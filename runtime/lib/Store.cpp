@@ -118,6 +118,14 @@ public:
     }
     give(p, n);
   }
+  void trim() {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (auto &[c, ptrs] : free_)
+      for (void *p : ptrs)
+        std::free(p);
+    free_.clear();
+    cached_ = 0;
+  }
   PoolStats stats() {
     std::lock_guard<std::mutex> lock(mu_);
     return stats_;
@@ -161,6 +169,7 @@ void Store::wait() { TaskGraph::global().waitStore(*this); }
 
 PoolStats poolStats() { return pool().stats(); }
 void resetPoolStats() { pool().reset(); }
+void trimPool() { pool().trim(); }
 
 } // namespace cpnrt
 

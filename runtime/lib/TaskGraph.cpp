@@ -177,4 +177,9 @@ void TaskGraph::waitAll() {
   doneCv_.wait(lock, [&] { return inFlight_ == 0; });
 }
 
+void TaskGraph::waitInFlightAtMost(uint64_t n) {
+  std::unique_lock<std::mutex> lock(mu_);
+  doneCv_.wait(lock, [&] { return inFlight_ <= n; });
+}
+
 } // namespace cpnrt

@@ -78,6 +78,10 @@ public:
 
 private:
   Trace trace_;
+  // Set at the end of a statement once the trace is long enough; the window is
+  // cut before the next op, when the statement's temporaries (the right-hand
+  // side of `u[...] = rhs`) are dead and need no buffer.
+  bool cutPending_ = false;
   CompilerOptions options_;
   CompilerStats stats_;
 };

@@ -79,6 +79,13 @@ struct PoolStats {
 };
 PoolStats poolStats();
 void resetPoolStats();
+/// Returns every cached free buffer to the system (for memory measurements).
+void trimPool();
+
+/// STREAM triad a[i] = b[i] + s * c[i] over `n` doubles on `threads` threads,
+/// best of `reps`, in GB/s counted as STREAM does (24 bytes per element): the
+/// memory-bandwidth bound the benchmarks report against.
+double streamTriadGBs(size_t n, int threads, int reps);
 
 } // namespace cpnrt
 

@@ -63,6 +63,9 @@ public:
   void waitStore(Store &store);
   /// Blocks until every submitted task has finished.
   void waitAll();
+  /// Blocks until at most `n` submitted tasks are unfinished (backpressure:
+  /// a producer that runs far ahead would hold every queued task's buffers).
+  void waitInFlightAtMost(uint64_t n);
 
   uint64_t tasksRun() const { return tasksRun_; }
 
