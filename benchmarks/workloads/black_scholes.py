@@ -6,7 +6,8 @@ import numpy as np
 
 from _common import main, rng
 
-SIZES = {"small": {"n": 1000, "dtype": "float64"},
+SIZES = {"medium": {"n": 100_000, "dtype": "float64"},
+         "small": {"n": 1000, "dtype": "float64"},
          "quick": {"n": 1_000_000, "dtype": "float64"},
          "full": {"n": 10_000_000, "dtype": "float64"},
          "quick32": {"n": 1_000_000, "dtype": "float32"},

@@ -2,7 +2,8 @@
 
 from _common import main
 
-SIZES = {"small": {"n": 17, "nt": 5, "nit": 5},
+SIZES = {"medium": {"n": 192, "nt": 2, "nit": 4},
+         "small": {"n": 17, "nt": 5, "nit": 5},
          "quick": {"n": 256, "nt": 20, "nit": 50},
          "full": {"n": 1024, "nt": 20, "nit": 50}}
 

@@ -2,7 +2,8 @@
 
 from _common import main, rng
 
-SIZES = {"small": {"n": 40, "iters": 30},
+SIZES = {"medium": {"n": 300, "iters": 10},
+         "small": {"n": 40, "iters": 30},
          "quick": {"n": 2000, "iters": 50},
          "full": {"n": 4000, "iters": 100}}
 

@@ -2,7 +2,8 @@
 
 from _common import main, rng
 
-SIZES = {"small": {"n": 48}, "quick": {"n": 1000}, "full": {"n": 4000}}
+SIZES = {"medium": {"n": 200},
+         "small": {"n": 48}, "quick": {"n": 1000}, "full": {"n": 4000}}
 
 
 def traffic(n):

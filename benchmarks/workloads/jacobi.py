@@ -2,7 +2,8 @@
 
 from _common import main
 
-SIZES = {"small": {"n": 34, "iters": 5},
+SIZES = {"medium": {"n": 200, "iters": 4},
+         "small": {"n": 34, "iters": 5},
          "quick": {"n": 1000, "iters": 100},
          "full": {"n": 4000, "iters": 100}}
 

@@ -2,7 +2,8 @@
 
 from _common import main, rng
 
-SIZES = {"small": {"n": 500, "k": 4, "iters": 5},
+SIZES = {"medium": {"n": 20_000, "k": 8, "iters": 3},
+         "small": {"n": 500, "k": 4, "iters": 5},
          "quick": {"n": 200_000, "k": 16, "iters": 10},
          "full": {"n": 1_000_000, "k": 16, "iters": 10}}
 

@@ -2,7 +2,8 @@
 
 from _common import main, rng
 
-SIZES = {"small": {"n": 300, "d": 8, "iters": 10},
+SIZES = {"medium": {"n": 20_000, "d": 8, "iters": 3},
+         "small": {"n": 300, "d": 8, "iters": 10},
          "quick": {"n": 200_000, "d": 32, "iters": 20},
          "full": {"n": 1_000_000, "d": 32, "iters": 20}}
 

@@ -2,7 +2,8 @@
 
 from _common import main, rng
 
-SIZES = {"small": {"batch": 4, "inp": 8, "hidden": 16, "steps": 5},
+SIZES = {"medium": {"batch": 64, "inp": 32, "hidden": 128, "steps": 3},
+         "small": {"batch": 4, "inp": 8, "hidden": 16, "steps": 5},
          "quick": {"batch": 64, "inp": 256, "hidden": 512, "steps": 20},
          "full": {"batch": 256, "inp": 512, "hidden": 1024, "steps": 20}}
 

@@ -2,7 +2,8 @@
 
 from _common import main, rng
 
-SIZES = {"small": {"n": 37}, "quick": {"n": 2000}, "full": {"n": 8000}}
+SIZES = {"medium": {"n": 300},
+         "small": {"n": 37}, "quick": {"n": 2000}, "full": {"n": 8000}}
 
 
 def traffic(n):

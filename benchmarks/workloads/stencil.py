@@ -2,7 +2,8 @@
 
 from _common import main, rng
 
-SIZES = {"small": {"n": 33, "iters": 6},
+SIZES = {"medium": {"n": 200, "iters": 4},
+         "small": {"n": 33, "iters": 6},
          "quick": {"n": 1000, "iters": 100},
          "full": {"n": 4000, "iters": 100}}
 

@@ -34,6 +34,7 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/OpenMP/OpenMPToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Export.h"
 #include "llvm/ExecutionEngine/Orc/Mangling.h"
 #include "llvm/IR/Module.h"
@@ -42,6 +43,8 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <chrono>
+#include <dlfcn.h>
+#include <thread>
 #include <filesystem>
 #include <fstream>
 #include <mutex>
@@ -86,6 +89,7 @@ MLIRContext &context() {
     registerAllExtensions(registry);
     registerBuiltinDialectTranslation(registry);
     registerLLVMDialectTranslation(registry);
+    registerOpenMPDialectTranslation(registry);
     registerAllPasses();
     mlir::cpn::registerCPNPassesAndPipelines();
     registry.insert<mlir::cpn::CPNDialect>();
@@ -291,6 +295,15 @@ void lower(ModuleOp module, const std::filesystem::path &dumpDir,
   }
 }
 
+const char *kOpenMPRuntime = "/usr/lib/llvm-22/lib/libomp.so.5";
+
+/// The OpenMP runtime kernels call (__kmpc_fork_call, ...), loaded into the
+/// process once so that the thread count set here is the one kernels use.
+void *openmpRuntime() {
+  static void *handle = dlopen(kOpenMPRuntime, RTLD_NOW | RTLD_GLOBAL);
+  return handle;
+}
+
 std::string cRunnerUtilsPath() {
   const char *candidates[] = {"/usr/lib/llvm-22/lib/libmlir_c_runner_utils.so"};
   for (const char *c : candidates)
@@ -342,6 +355,12 @@ std::shared_ptr<Executable> compile(const Trace &trace,
   SmallVector<StringRef> libs;
   if (!runner.empty())
     libs.push_back(runner);
+  if (openmpRuntime())
+    libs.push_back(kOpenMPRuntime);
+  else
+    throw std::runtime_error(std::string("cpnumeric: cannot load the OpenMP "
+                                         "runtime ") + kOpenMPRuntime +
+                             " (install libomp-22-dev)");
   eo.sharedLibPaths = libs;
   auto engine = ExecutionEngine::create(*module, eo);
   if (!engine) {
@@ -377,6 +396,22 @@ std::shared_ptr<Executable> compile(const Trace &trace,
 }
 
 } // namespace
+
+int kernelThreadCount = 0;
+
+int setKernelThreads(int threads) {
+  if (threads <= 0)
+    threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  kernelThreadCount = threads;
+  if (void *omp = openmpRuntime())
+    if (auto set = reinterpret_cast<void (*)(int)>(dlsym(omp, "omp_set_num_threads")))
+      set(threads);
+  return threads;
+}
+
+int kernelThreads() {
+  return kernelThreadCount ? kernelThreadCount : setKernelThreads(0);
+}
 
 std::vector<int32_t> planDonations(const Trace &trace,
                                    const std::vector<int32_t> &outputs) {

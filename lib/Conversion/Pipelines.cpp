@@ -21,13 +21,15 @@ mlir::cpn::getLoweringStages() {
        "cpn-unshare-inits,eliminate-empty-tensors,one-shot-bufferize,cpn-matmul-to-blas,cse,"
        "canonicalize,buffer-deallocation-pipeline,cpn-early-dealloc,"
        "cpn-strided-copy-to-linalg"},
-      {"loops", "func.func(convert-linalg-to-loops),lower-affine,"
+      {"loops", "func.func(convert-linalg-to-parallel-loops),"
+                "cpn-parallel-outer-loops,convert-scf-to-openmp,canonicalize,lower-affine,"
                 "convert-scf-to-cf,canonicalize,cse"},
       {"llvm",
        "convert-math-to-funcs,convert-math-to-libm,expand-strided-metadata,"
        "finalize-memref-to-llvm{use-generic-functions=1},convert-math-to-llvm,convert-arith-to-llvm,"
        "convert-index-to-llvm,convert-cf-to-llvm,"
        "convert-func-to-llvm{use-bare-ptr-memref-call-conv=1},"
+       "convert-openmp-to-llvm,"
        "reconcile-unrealized-casts"},
   };
 }

@@ -18,7 +18,7 @@ from ._reductions import (all, amax, amin, any, argmax, argmin, count_nonzero, m
 from ._ufuncs import clip, where, ufunc  # noqa: F401
 
 _cpn.configure(_config.get("CPN_DUMP_IR"), _config.get_int("CPN_TRACE_LIMIT"),
-               _config.get_int("CPN_OPT_LEVEL"))
+               _config.get_int("CPN_OPT_LEVEL"), _config.get_int("CPN_THREADS"))
 
 for _name in _ufuncs.NATIVE_UFUNCS:
     globals()[_name] = getattr(_ufuncs, _name)
@@ -68,6 +68,19 @@ def synchronize():
 
 
 coverage = _fallback.coverage
+
+
+def set_num_threads(n):
+    """Sets the number of threads compiled kernels run on (0: all cores);
+    CPN_THREADS sets it at import."""
+    _cpn.flush()
+    _cpn.wait_all()
+    _cpn.set_kernel_threads(int(n))
+
+
+def get_num_threads():
+    """The number of threads compiled kernels run on."""
+    return _cpn.kernel_threads()
 
 
 # -- ndarray methods and operators -------------------------------------------------

@@ -32,6 +32,8 @@ KNOBS = {
         Knob("CPN_EAGER_THRESHOLD", "0", False,
              "Arrays with fewer elements may run eagerly on NumPy (0: never)."),
         Knob("CPN_RT_WORKERS", "1", False, "Runtime worker threads that run tasks."),
+        Knob("CPN_THREADS", "0", False,
+             "OpenMP threads each compiled kernel runs on (0: all cores)."),
     ]
 }
 

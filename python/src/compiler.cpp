@@ -18,13 +18,18 @@ void initCompiler(py::module_ &m) {
   m.def("statement_end", [] { cpn::Engine::global().statementEnd(); });
   m.def(
       "configure",
-      [](std::string dumpDir, size_t traceLimit, int optLevel) {
+      [](std::string dumpDir, size_t traceLimit, int optLevel, int threads) {
         auto &o = cpn::Engine::global().options();
         o.dumpDir = std::move(dumpDir);
         o.traceLimit = std::max<size_t>(1, traceLimit);
         o.optLevel = optLevel;
+        cpn::setKernelThreads(threads);
       },
-      py::arg("dump_dir"), py::arg("trace_limit"), py::arg("opt_level"));
+      py::arg("dump_dir"), py::arg("trace_limit"), py::arg("opt_level"),
+      py::arg("threads") = 0);
+  m.def("set_kernel_threads", &cpn::setKernelThreads, py::arg("threads"));
+  m.def("kernel_threads", &cpn::kernelThreads,
+        "OpenMP threads compiled kernels run on.");
   m.def("stats", [] {
     const auto &s = cpn::Engine::global().stats();
     cpnrt::PoolStats p = cpnrt::poolStats();

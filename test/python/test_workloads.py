@@ -42,3 +42,25 @@ def test_workload_matches_numpy(name):
         r = numpy.asarray(r)
         assert g.shape == r.shape and g.dtype == r.dtype
         numpy.testing.assert_allclose(g, r, rtol=1e-9, atol=1e-12)
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("name", WORKLOADS)
+def test_workload_on_one_and_two_threads(name, threads):
+    # Sizes above the parallel-loop threshold, so that kernels do fork.
+    mod = importlib.import_module(name)
+    params = mod.SIZES["medium"]
+    ref = mod.run(numpy, *mod.inputs(numpy, **params), **params)
+    old = cpnumeric.get_num_threads()
+    cpnumeric.set_num_threads(threads)
+    try:
+        got = mod.run(cpnumeric, *mod.inputs(cpnumeric, **params), **params)
+        got = [cpnumeric.asnumpy(g) for g in got]
+    finally:
+        cpnumeric.set_num_threads(old)
+    for g, r in zip(got, ref):
+        r = numpy.asarray(r)
+        if numpy.issubdtype(r.dtype, numpy.integer):
+            numpy.testing.assert_array_equal(g, r)
+        else:
+            numpy.testing.assert_allclose(g, r, rtol=1e-9, atol=1e-12)

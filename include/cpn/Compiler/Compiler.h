@@ -20,6 +20,7 @@ struct CompilerOptions {
   std::string dumpDir;      // CPN_DUMP_IR: write every stage of each compile
   size_t traceLimit = 64;   // CPN_TRACE_LIMIT: cut windows at this many ops
   int optLevel = 3;         // CPN_OPT_LEVEL
+  int threads = 0;          // CPN_THREADS: OpenMP threads of kernels, 0 = all
 };
 
 struct CompilerStats {
@@ -42,6 +43,11 @@ class Executable;
 /// and returns its text (the `cpn` stage).
 std::string buildModuleText(const Trace &trace,
                             const std::vector<int32_t> &outputs);
+
+/// Sets the number of OpenMP threads kernels run on (0: all cores) and
+/// returns it; loads the OpenMP runtime the kernels call.
+int setKernelThreads(int threads);
+int kernelThreads();
 
 /// For each output, the input whose store it may be written into (or -1): an
 /// input is donatable when nothing but the trace refers to it (its Python

@@ -107,4 +107,25 @@ def EarlyDealloc : Pass<"cpn-early-dealloc", "ModuleOp"> {
   let dependentDialects = ["mlir::memref::MemRefDialect"];
 }
 
+def ParallelOuterLoops : Pass<"cpn-parallel-outer-loops", "ModuleOp"> {
+  let summary = "Keep one parallel dimension per loop nest, serialize small nests";
+  let description = [{
+    Runs on the `scf.parallel` nests of `convert-linalg-to-parallel-loops`,
+    before `convert-scf-to-openmp`. A multi-dimensional `scf.parallel` would
+    become one collapsed OpenMP loop that recovers the indices with a division
+    per element and defeats vectorization of the inner loop. This pass keeps
+    the outermost dimension with at least `min-trip` iterations parallel and
+    turns the others into `scf.for` (the innermost stays a plain, vectorizable
+    loop). Nests with fewer than `min-work` iterations in all become
+    sequential: forking threads costs more than they save.
+  }];
+  let options = [
+    Option<"minWork", "min-work", "int64_t", /*default=*/"32768",
+           "Nests with fewer iterations in all run sequentially">,
+    Option<"minTrip", "min-trip", "int64_t", /*default=*/"8",
+           "The parallel dimension needs at least this many iterations">
+  ];
+  let dependentDialects = ["mlir::scf::SCFDialect"];
+}
+
 #endif // CPN_PASSES
