@@ -123,6 +123,32 @@ for _op, _uf in _OPS.items():
 for _op, _uf in {"eq": "equal", "ne": "not_equal", "lt": "less", "le": "less_equal",
                  "gt": "greater", "ge": "greater_equal"}.items():
     setattr(ndarray, f"__{_op}__", _binop(getattr(_ufuncs, _uf)))
+
+
+# NumPy's fast_scalar_power: float arrays raised to a Python 2, 0.5, -1 or 1
+# use square/sqrt/reciprocal/positive (the same values, no pow call).
+_FAST_POWER = {2: "square", 0.5: "sqrt", -1: "reciprocal", 1: "positive"}
+
+
+def _fast_power(self, other):
+    if (type(other) in (int, float) and other in _FAST_POWER
+            and self.dtype.kind == "f" and self.dtype in (_np.float32, _np.float64)):
+        return getattr(_ufuncs, _FAST_POWER[other])
+    return None
+
+
+def _pow(self, other):
+    f = _fast_power(self, other)
+    return f(self) if f is not None else _binop(_ufuncs.power)(self, other)
+
+
+def _ipow(self, other):
+    f = _fast_power(self, other)
+    return f(self, out=self) if f is not None else _ufuncs.power(self, other, out=self)
+
+
+ndarray.__pow__ = _pow
+ndarray.__ipow__ = _ipow
 ndarray.__neg__ = lambda self: _ufuncs.negative(self)
 ndarray.__pos__ = lambda self: _ufuncs.positive(self)
 ndarray.__abs__ = lambda self: _ufuncs.absolute(self)

@@ -12,8 +12,14 @@ from . import _cpn
 _SUPPORTED = {"b1", "i1", "i2", "i4", "i8", "u1", "u2", "u4", "u8", "f4", "f8"}
 
 
+_DTYPE_KEYS = {}
+
+
 def dtype_key(dt):
-    return "b1" if dt.kind == "b" else f"{dt.kind}{dt.itemsize}"
+    k = _DTYPE_KEYS.get(dt)
+    if k is None:
+        k = _DTYPE_KEYS[dt] = "b1" if dt.kind == "b" else f"{dt.kind}{dt.itemsize}"
+    return k
 
 
 def is_supported(dt):
@@ -41,12 +47,21 @@ def check_dtype(dt):
     return dt
 
 
+_C_STRIDES = {}
+
+
 def c_strides(shape):
-    strides, acc = [], 1
-    for d in reversed(shape):
-        strides.append(acc)
-        acc *= max(d, 1)
-    return tuple(reversed(strides))
+    r = _C_STRIDES.get(shape)
+    if r is None:
+        strides, acc = [], 1
+        for d in reversed(shape):
+            strides.append(acc)
+            acc *= max(d, 1)
+        r = tuple(reversed(strides))
+        if len(_C_STRIDES) > 4096:
+            _C_STRIDES.clear()
+        _C_STRIDES[tuple(shape)] = r
+    return r
 
 
 def prod(shape):
@@ -64,18 +79,33 @@ class _Base:
         self.node, self.shape, self.dtype = node, tuple(shape), dtype
 
 
+_op = _cpn.op
+
+
 def record(name, operands, shape, dtype, iattrs=(), sattr=""):
-    return _cpn.op(name, list(operands), list(iattrs), sattr, list(shape),
-                   dtype_key(dtype))
+    return _op(name, operands, iattrs, sattr, shape, dtype_key(dtype))
 
 
 def statement_end():
     _cpn.statement_end()
 
 
+_SCALARS = {}
+
+
 def scalar_node(value, dtype):
-    """A 0-d value holding a Python scalar converted as NumPy 2 does."""
-    return _cpn.from_numpy(_np.asarray(value, dtype=dtype))
+    """A 0-d value holding a Python scalar converted as NumPy 2 does. Kept in a
+    small cache, so that `0.25 * x` in a loop reads one constant store instead
+    of making a new one each iteration (the cache's reference also keeps the
+    store from being donated as an output buffer)."""
+    key = (type(value), value, dtype)
+    node = _SCALARS.get(key)
+    if node is None:
+        node = _cpn.from_numpy(_np.asarray(value, dtype=dtype))
+        if len(_SCALARS) > 1024:
+            _SCALARS.clear()
+        _SCALARS[key] = node
+    return node
 
 
 def splat(value, shape, dtype):

@@ -26,6 +26,7 @@ _ALIASES = {"float_power": "power", "fabs": "absolute", "conjugate": "positive",
             "bitwise_right_shift": "right_shift"}
 
 _resolved = {}
+_fast_loops = {}
 
 
 def _is_py_scalar(x):
@@ -79,6 +80,47 @@ class ufunc:
 
     def __call__(self, *args, out=None, where=True, casting="same_kind",
                  dtype=None, **kwargs):
+        if out is None and where is True and dtype is None and not kwargs \
+                and casting == "same_kind" and len(args) == self.nin:
+            r = self._fast(args)
+            if r is not None:
+                return r
+        return self._call(args, out, where, casting, dtype, kwargs)
+
+    def _fast(self, args):
+        """The common call: arrays and Python scalars, no keywords. The loop is
+        cached by operand types; None when the general path must run."""
+        key, shape = [self._op], None
+        for a in args:
+            if isinstance(a, ndarray):
+                key.append(a._dtype)
+                if shape is None:
+                    shape = a._shape
+                elif a._shape != shape:
+                    return None
+            elif type(a) in (int, float, bool):
+                key.append(type(a))
+            else:
+                return None
+        key = tuple(key)
+        loop = _fast_loops.get(key)
+        if loop is None:
+            loop = _resolve(self._np, [_in_type(a) for a in args], None, "same_kind")
+            if not all(_core.is_supported(d) for d in loop):
+                return None
+            _fast_loops[key] = loop
+        if shape is None:
+            shape = ()
+        out_dt = loop[self.nin]
+        nodes = []
+        for a, dt in zip(args, loop):
+            if isinstance(a, ndarray):
+                nodes.append(a._node() if dt == a._dtype else a._node_as(shape, dt))
+            else:
+                nodes.append(_core.splat(a, shape, dt))
+        return ndarray._from_node(record(self._op, nodes, shape, out_dt), shape, out_dt)
+
+    def _call(self, args, out, where, casting, dtype, kwargs):
         if len(args) != self.nin:
             if len(args) == self.nin + 1 and out is None:
                 out, args = args[-1], args[:-1]

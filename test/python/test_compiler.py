@@ -23,10 +23,10 @@ def test_dead_temporary_is_not_allocated():
     # Only y and its sum are materialized; the two temporaries are not.
     assert s["values_materialized"] == 2
     assert s["dead_values_skipped"] >= 2
-    # Buffers: y, its sum, and the 0-d scalars 2.0 and 1.0 (the sum may be
-    # written into a dead scalar's store); no temporary, not even inside the
-    # kernel (kernel temporaries come from the same pool).
-    assert s["buffer_allocations"] + s["buffer_reuses"] + s["buffers_donated"] == 4
+    # Buffers: y, its sum, and at most the 0-d scalars 2.0 and 1.0 (cached
+    # across calls); no temporary, not even inside the kernel (kernel
+    # temporaries come from the same pool).
+    assert 2 <= s["buffer_allocations"] + s["buffer_reuses"] + s["buffers_donated"] <= 4
     ref = (numpy.exp(numpy.arange(1000.0) / 100.0) * 2 + 1).sum()
     assert abs(r - ref) < 1e-9 * abs(ref)
 
