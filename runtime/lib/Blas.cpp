@@ -35,15 +35,38 @@ template <typename T> struct Operand {
   }
 };
 
-template <typename T, typename Gemm>
-void gemm(Gemm blas, int64_t a, int64_t aOff, int64_t aRs, int64_t aCs,
-          int64_t b, int64_t bOff, int64_t bRs, int64_t bCs, int64_t c,
-          int64_t cOff, int64_t cRs, int64_t cCs, int64_t m, int64_t n,
-          int64_t k) {
+/// y += op(M) x for a matrix operand `mat` (rows x cols as the product sees
+/// it) and strided vectors: matrix-vector products go to gemv, which streams
+/// the matrix once, instead of a gemm with one column that packs it.
+template <typename T, typename Gemv>
+void gemv(Gemv blas, const Operand<T> &mat, int64_t rows, int64_t cols,
+          const T *x, int64_t incx, T *y, int64_t incy) {
+  bool stored = mat.trans == CblasNoTrans; // stored rows x cols
+  blas(CblasRowMajor, mat.trans, stored ? rows : cols, stored ? cols : rows,
+       T(1), mat.ptr, mat.ld, x, incx, T(1), y, incy);
+}
+
+template <typename T, typename Gemm, typename Gemv>
+void gemm(Gemm blas, Gemv blasv, int64_t a, int64_t aOff, int64_t aRs,
+          int64_t aCs, int64_t b, int64_t bOff, int64_t bRs, int64_t bCs,
+          int64_t c, int64_t cOff, int64_t cRs, int64_t cCs, int64_t m,
+          int64_t n, int64_t k) {
   if (m == 0 || n == 0 || k == 0)
     return;
-  Operand<T> A(a, aOff, aRs, aCs, m, k), B(b, bOff, bRs, bCs, k, n);
   T *C = reinterpret_cast<T *>(c) + cOff;
+  const T *Ap = reinterpret_cast<const T *>(a) + aOff;
+  const T *Bp = reinterpret_cast<const T *>(b) + bOff;
+  if (n == 1 && bRs > 0 && cRs > 0) { // C[:, 0] += A @ B[:, 0]
+    gemv(blasv, Operand<T>(a, aOff, aRs, aCs, m, k), m, k, Bp, bRs, C, cRs);
+    return;
+  }
+  if (m == 1 && aCs > 0 && cCs > 0) { // C[0, :] += B^T @ A[0, :]
+    Operand<T> B(b, bOff, bRs, bCs, k, n);
+    B.trans = B.trans == CblasNoTrans ? CblasTrans : CblasNoTrans;
+    gemv(blasv, B, n, k, Ap, aCs, C, cCs);
+    return;
+  }
+  Operand<T> A(a, aOff, aRs, aCs, m, k), B(b, bOff, bRs, bCs, k, n);
   if (cCs == 1 && cRs >= n) {
     blas(CblasRowMajor, A.trans, B.trans, m, n, k, T(1), A.ptr, A.ld, B.ptr,
          B.ld, T(1), C, cRs);
@@ -65,7 +88,7 @@ extern "C" void cpn_gemm_f64(int64_t a, int64_t aOff, int64_t aRs, int64_t aCs,
                              int64_t b, int64_t bOff, int64_t bRs, int64_t bCs,
                              int64_t c, int64_t cOff, int64_t cRs, int64_t cCs,
                              int64_t m, int64_t n, int64_t k) {
-  gemm<double>(cblas_dgemm, a, aOff, aRs, aCs, b, bOff, bRs, bCs, c, cOff, cRs,
+  gemm<double>(cblas_dgemm, cblas_dgemv, a, aOff, aRs, aCs, b, bOff, bRs, bCs, c, cOff, cRs,
                cCs, m, n, k);
 }
 
@@ -73,6 +96,6 @@ extern "C" void cpn_gemm_f32(int64_t a, int64_t aOff, int64_t aRs, int64_t aCs,
                              int64_t b, int64_t bOff, int64_t bRs, int64_t bCs,
                              int64_t c, int64_t cOff, int64_t cRs, int64_t cCs,
                              int64_t m, int64_t n, int64_t k) {
-  gemm<float>(cblas_sgemm, a, aOff, aRs, aCs, b, bOff, bRs, bCs, c, cOff, cRs,
+  gemm<float>(cblas_sgemm, cblas_sgemv, a, aOff, aRs, aCs, b, bOff, bRs, bCs, c, cOff, cRs,
               cCs, m, n, k);
 }

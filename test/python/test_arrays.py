@@ -214,3 +214,22 @@ def test_fallback_warns_once_and_is_counted():
     assert cp.stats()["fallbacks"] == 2
     cov = cp.coverage()
     assert "add" in cov["native"] and "sort" in cov["fallback"]
+
+
+@pytest.mark.parametrize("dt", ["float32", "float64"])
+def test_matrix_vector_products_on_strided_views(dt):
+    # n == 1 and m == 1 products go to gemv with the views' strides.
+    rng = numpy.random.default_rng(0)
+    A = rng.random((7, 5)).astype(dt)
+    x = rng.random(5).astype(dt)
+    y = rng.random(7).astype(dt)
+    cA, cx, cy = cp.asarray(A), cp.asarray(x), cp.asarray(y)
+    cases = [(cA @ cx, A @ x), (cy @ cA, y @ A), (cA.T @ cy, A.T @ y),
+             (cx @ cA.T, x @ A.T), (cA[::2, ::-1] @ cx[::-1], A[::2, ::-1] @ x[::-1]),
+             (cA[:, 1] @ cA[:, 2], A[:, 1] @ A[:, 2]),
+             (cy[::2] @ cA[::2, ::2], y[::2] @ A[::2, ::2]),
+             (cp.dot(cA[1:, 1:], cx[1:]), numpy.dot(A[1:, 1:], x[1:]))]
+    for got, ref in cases:
+        got = cp.asnumpy(got)
+        assert got.dtype == ref.dtype and got.shape == ref.shape
+        numpy.testing.assert_allclose(got, ref, rtol=1e-5)
