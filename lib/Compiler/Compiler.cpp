@@ -37,7 +37,10 @@
 #include "mlir/Target/LLVMIR/Dialect/OpenMP/OpenMPToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Export.h"
 #include "llvm/Analysis/TargetLibraryInfo.h"
+#include "llvm/Config/llvm-config.h"
+#include "llvm/ExecutionEngine/Orc/ExecutionUtils.h"
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
+#include "llvm/ExecutionEngine/Orc/LLJIT.h"
 #include "llvm/ExecutionEngine/Orc/Mangling.h"
 #include "llvm/IR/SystemLibraries.h"
 #include "llvm/Passes/PassBuilder.h"
@@ -49,6 +52,7 @@
 
 #include <chrono>
 #include <dlfcn.h>
+#include <unistd.h>
 #include <thread>
 #include <filesystem>
 #include <fstream>
@@ -64,7 +68,8 @@ constexpr uint64_t kMaxWindowsAhead = 2;
 
 class Executable {
 public:
-  std::unique_ptr<ExecutionEngine> engine;
+  std::unique_ptr<ExecutionEngine> engine; // compiled in this process
+  std::unique_ptr<llvm::orc::LLJIT> jit;   // or loaded from the disk cache
   void (*fn)(void **) = nullptr;
   size_t numInputs = 0, numOutputs = 0;
 };
@@ -380,6 +385,167 @@ std::string cRunnerUtilsPath() {
   return {};
 }
 
+/// The runtime's entry points kernels call: Python loads libcpnrt with
+/// RTLD_LOCAL, so the JIT cannot find them by a process-wide lookup.
+llvm::orc::SymbolMap runtimeSymbols(llvm::orc::MangleAndInterner interner) {
+  llvm::orc::SymbolMap map;
+  auto add = [&](const char *name, auto *fn) {
+    map[interner(name)] = {llvm::orc::ExecutorAddr::fromPtr(fn),
+                           llvm::JITSymbolFlags::Exported};
+  };
+  add("cpn_gemm_f64", &cpn_gemm_f64);
+  add("cpn_gemm_f32", &cpn_gemm_f32);
+  // Kernel temporaries come from the runtime's pool.
+  add("_mlir_memref_to_llvm_alloc", &cpn_rt_alloc);
+  add("_mlir_memref_to_llvm_free", &cpn_rt_free);
+  return map;
+}
+
+/// Libraries compiled kernels link against (found by path at JIT time).
+std::vector<std::string> kernelLibraries() {
+  std::vector<std::string> libs;
+  std::string runner = cRunnerUtilsPath();
+  if (!runner.empty())
+    libs.push_back(runner);
+  if (std::filesystem::exists(kVectorMath))
+    libs.push_back(kVectorMath);
+  if (!openmpRuntime())
+    throw std::runtime_error(std::string("cpnumeric: cannot load the OpenMP "
+                                         "runtime ") + kOpenMPRuntime +
+                             " (install libomp-22-dev)");
+  libs.push_back(kOpenMPRuntime);
+  return libs;
+}
+
+// -- the disk cache ----------------------------------------------------------
+// An entry is `<key>.o` (the kernel's object code, with the packed wrapper
+// `_mlir_kernel`) and `<key>.trace` (the trace text, compared on load so that
+// a hash collision can never run the wrong code). The key mixes the trace
+// hash with everything that changes the code: compiler version, pass
+// pipeline, LLVM version, host CPU and features, CPN_OPT_LEVEL. Files are
+// written to a temporary name and renamed, so readers never see half a file.
+
+constexpr const char *kCompilerVersion = "cpnumeric-0.1.0";
+
+uint64_t fnv(uint64_t h, const std::string &s) {
+  for (unsigned char c : s)
+    h = (h ^ c) * 0x100000001b3ull;
+  return (h ^ 0xff) * 0x100000001b3ull;
+}
+
+uint64_t cacheSalt(int optLevel) {
+  uint64_t h = 0xcbf29ce484222325ull;
+  h = fnv(h, kCompilerVersion);
+  h = fnv(h, mlir::cpn::getLowerToLLVMPipeline());
+  h = fnv(h, LLVM_VERSION_STRING);
+  if (llvm::TargetMachine *tm = hostTargetMachine()) {
+    h = fnv(h, tm->getTargetCPU().str());
+    h = fnv(h, tm->getTargetFeatureString().str());
+  }
+  return fnv(h, std::to_string(optLevel));
+}
+
+std::filesystem::path cachePath(const std::string &dir, uint64_t key,
+                                int optLevel, const char *ext) {
+  char name[40];
+  snprintf(name, sizeof(name), "%016llx%s",
+           static_cast<unsigned long long>(key ^ cacheSalt(optLevel)), ext);
+  return std::filesystem::path(dir) / name;
+}
+
+std::shared_ptr<Executable> loadCached(const std::string &dir, uint64_t key,
+                                       int optLevel, const std::string &text) {
+  std::filesystem::path obj = cachePath(dir, key, optLevel, ".o");
+  std::filesystem::path meta = cachePath(dir, key, optLevel, ".trace");
+  std::ifstream mf(meta, std::ios::binary);
+  if (!mf)
+    return nullptr;
+  std::string stored((std::istreambuf_iterator<char>(mf)),
+                     std::istreambuf_iterator<char>());
+  if (stored != text)
+    return nullptr;
+  auto buffer = llvm::MemoryBuffer::getFile(obj.string());
+  if (!buffer)
+    return nullptr;
+  context(); // initializes the native target, as a compile would
+  auto jtmb = llvm::orc::JITTargetMachineBuilder::detectHost();
+  if (!jtmb) {
+    llvm::consumeError(jtmb.takeError());
+    return nullptr;
+  }
+  auto jit = llvm::orc::LLJITBuilder()
+                 .setJITTargetMachineBuilder(std::move(*jtmb))
+                 .create();
+  if (!jit) {
+    llvm::consumeError(jit.takeError());
+    return nullptr;
+  }
+  auto &jd = (*jit)->getMainJITDylib();
+  const llvm::DataLayout &dl = (*jit)->getDataLayout();
+  llvm::orc::MangleAndInterner interner((*jit)->getExecutionSession(), dl);
+  if (llvm::Error e = jd.define(llvm::orc::absoluteSymbols(runtimeSymbols(interner)))) {
+    llvm::consumeError(std::move(e));
+    return nullptr;
+  }
+  for (const std::string &lib : kernelLibraries()) {
+    auto gen = llvm::orc::DynamicLibrarySearchGenerator::Load(
+        lib.c_str(), dl.getGlobalPrefix());
+    if (!gen) {
+      llvm::consumeError(gen.takeError());
+      return nullptr;
+    }
+    jd.addGenerator(std::move(*gen));
+  }
+  auto process = llvm::orc::DynamicLibrarySearchGenerator::GetForCurrentProcess(
+      dl.getGlobalPrefix());
+  if (!process) {
+    llvm::consumeError(process.takeError());
+    return nullptr;
+  }
+  jd.addGenerator(std::move(*process));
+  if (llvm::Error e = (*jit)->addObjectFile(std::move(*buffer))) {
+    llvm::consumeError(std::move(e));
+    return nullptr;
+  }
+  auto sym = (*jit)->lookup("_mlir_kernel");
+  if (!sym) {
+    llvm::consumeError(sym.takeError());
+    return nullptr;
+  }
+  auto exe = std::make_shared<Executable>();
+  exe->fn = sym->toPtr<void (*)(void **)>();
+  exe->jit = std::move(*jit);
+  return exe;
+}
+
+bool storeCached(const std::string &dir, uint64_t key, int optLevel,
+                 const std::string &text, ExecutionEngine &engine) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec)
+    return false;
+  std::filesystem::path obj = cachePath(dir, key, optLevel, ".o");
+  std::filesystem::path meta = cachePath(dir, key, optLevel, ".trace");
+  std::string tmp = "." + std::to_string(getpid()) + ".tmp";
+  std::filesystem::path objTmp = obj.string() + tmp, metaTmp = meta.string() + tmp;
+  engine.dumpToObjectFile(objTmp.string());
+  {
+    std::ofstream mf(metaTmp, std::ios::binary);
+    mf << text;
+    if (!mf)
+      return false;
+  }
+  if (!std::filesystem::exists(objTmp))
+    return false;
+  // The object first: a .trace never names an object that is not there.
+  std::filesystem::rename(objTmp, obj, ec);
+  if (!ec)
+    std::filesystem::rename(metaTmp, meta, ec);
+  std::filesystem::remove(objTmp);
+  std::filesystem::remove(metaTmp);
+  return !ec;
+}
+
 std::shared_ptr<Executable> compile(const Trace &trace,
                                     const std::vector<int32_t> &outputs,
                                     const std::vector<int32_t> &donors,
@@ -418,18 +584,9 @@ std::shared_ptr<Executable> compile(const Trace &trace,
   ExecutionEngineOptions eo;
   eo.transformer = dumpingTransformer;
   eo.jitCodeGenOptLevel = llvm::CodeGenOptLevel::Aggressive;
-  std::string runner = cRunnerUtilsPath();
-  SmallVector<StringRef> libs;
-  if (!runner.empty())
-    libs.push_back(runner);
-  if (std::filesystem::exists(kVectorMath))
-    libs.push_back(kVectorMath);
-  if (openmpRuntime())
-    libs.push_back(kOpenMPRuntime);
-  else
-    throw std::runtime_error(std::string("cpnumeric: cannot load the OpenMP "
-                                         "runtime ") + kOpenMPRuntime +
-                             " (install libomp-22-dev)");
+  eo.enableObjectDump = !opts.cacheDir.empty();
+  std::vector<std::string> libStrings = kernelLibraries();
+  SmallVector<StringRef> libs(libStrings.begin(), libStrings.end());
   eo.sharedLibPaths = libs;
   auto engine = ExecutionEngine::create(*module, eo);
   if (!engine) {
@@ -442,19 +599,7 @@ std::shared_ptr<Executable> compile(const Trace &trace,
   exe->engine = std::move(*engine);
   // The runtime's entry points: Python loads libcpnrt with RTLD_LOCAL, so the
   // JIT cannot find them by a process-wide lookup.
-  exe->engine->registerSymbols([](llvm::orc::MangleAndInterner interner) {
-    llvm::orc::SymbolMap map;
-    map[interner("cpn_gemm_f64")] = {llvm::orc::ExecutorAddr::fromPtr(&cpn_gemm_f64),
-                                     llvm::JITSymbolFlags::Exported};
-    map[interner("cpn_gemm_f32")] = {llvm::orc::ExecutorAddr::fromPtr(&cpn_gemm_f32),
-                                     llvm::JITSymbolFlags::Exported};
-    // Kernel temporaries come from the runtime's pool.
-    map[interner("_mlir_memref_to_llvm_alloc")] = {
-        llvm::orc::ExecutorAddr::fromPtr(&cpn_rt_alloc), llvm::JITSymbolFlags::Exported};
-    map[interner("_mlir_memref_to_llvm_free")] = {
-        llvm::orc::ExecutorAddr::fromPtr(&cpn_rt_free), llvm::JITSymbolFlags::Exported};
-    return map;
-  });
+  exe->engine->registerSymbols(runtimeSymbols);
   auto fn = exe->engine->lookupPacked("kernel");
   if (!fn)
     throw std::runtime_error("cpnumeric: compiled kernel not found");
@@ -573,16 +718,38 @@ void Engine::flush() {
   static auto &cache =
       *new std::unordered_map<uint64_t, std::shared_ptr<Executable>>();
   std::shared_ptr<Executable> exe;
+  // The disk cache's check text: the trace and which outputs go where.
+  std::string text;
   auto it = cache.find(key);
   if (it != cache.end()) {
     ++stats_.cacheHits;
     exe = it->second;
   } else if (!outputs.empty()) {
+    if (!options_.cacheDir.empty()) {
+      auto t0 = std::chrono::steady_clock::now();
+      text = trace_.str() + "\noutputs:";
+      for (size_t j = 0; j < outputs.size(); ++j)
+        text += " " + std::to_string(outputs[j]) + ":" + std::to_string(donors[j]);
+      exe = loadCached(options_.cacheDir, key, options_.optLevel, text);
+      if (exe) {
+        ++stats_.diskHits;
+        stats_.diskLoadSeconds += std::chrono::duration<double>(
+                                      std::chrono::steady_clock::now() - t0)
+                                      .count();
+        cache[key] = exe;
+      }
+    }
+  }
+  if (!exe && !outputs.empty()) {
     auto t0 = std::chrono::steady_clock::now();
     try {
       double mlirSeconds = 0;
       exe = compile(trace_, outputs, donors, options_, key, mlirSeconds);
       stats_.compileMlirSeconds += mlirSeconds;
+      if (!options_.cacheDir.empty() && exe->engine &&
+          storeCached(options_.cacheDir, key, options_.optLevel, text,
+                      *exe->engine))
+        ++stats_.diskWrites;
     } catch (...) {
       // Leave no half-built state: forget the trace; the values it would have
       // produced fail when read.

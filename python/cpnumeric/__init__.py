@@ -18,7 +18,8 @@ from ._reductions import (all, amax, amin, any, argmax, argmin, count_nonzero, m
 from ._ufuncs import clip, where, ufunc  # noqa: F401
 
 _cpn.configure(_config.get("CPN_DUMP_IR"), _config.get_int("CPN_TRACE_LIMIT"),
-               _config.get_int("CPN_OPT_LEVEL"), _config.get_int("CPN_THREADS"))
+               _config.get_int("CPN_OPT_LEVEL"), _config.get_int("CPN_THREADS"),
+               _config.cache_dir())
 
 for _name in _ufuncs.NATIVE_UFUNCS:
     globals()[_name] = getattr(_ufuncs, _name)

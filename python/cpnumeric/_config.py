@@ -32,6 +32,8 @@ KNOBS = {
         Knob("CPN_EAGER_THRESHOLD", "0", False,
              "Arrays with fewer elements may run eagerly on NumPy (0: never)."),
         Knob("CPN_RT_WORKERS", "1", False, "Runtime worker threads that run tasks."),
+        Knob("CPN_CACHE_DIR", "~/.cache/cpnumeric", False,
+             "Compiled kernels on disk, shared by processes ('' or 'off': none)."),
         Knob("CPN_THREADS", "0", False,
              "OpenMP threads each compiled kernel runs on (0: all cores)."),
     ]
@@ -48,3 +50,11 @@ def get_int(name: str) -> int:
         return int(value)
     except ValueError:
         raise ValueError(f"{name}={value!r}: expected an integer") from None
+
+
+def cache_dir():
+    """CPN_CACHE_DIR with ~ expanded; '' when the disk cache is off."""
+    d = get("CPN_CACHE_DIR").strip()
+    if d.lower() in ("", "off", "0", "none"):
+        return ""
+    return os.path.expanduser(d)

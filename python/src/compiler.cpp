@@ -18,15 +18,17 @@ void initCompiler(py::module_ &m) {
   m.def("statement_end", [] { cpn::Engine::global().statementEnd(); });
   m.def(
       "configure",
-      [](std::string dumpDir, size_t traceLimit, int optLevel, int threads) {
+      [](std::string dumpDir, size_t traceLimit, int optLevel, int threads,
+         std::string cacheDir) {
         auto &o = cpn::Engine::global().options();
         o.dumpDir = std::move(dumpDir);
+        o.cacheDir = std::move(cacheDir);
         o.traceLimit = std::max<size_t>(1, traceLimit);
         o.optLevel = optLevel;
         cpn::setKernelThreads(threads);
       },
       py::arg("dump_dir"), py::arg("trace_limit"), py::arg("opt_level"),
-      py::arg("threads") = 0);
+      py::arg("threads") = 0, py::arg("cache_dir") = "");
   m.def("set_kernel_threads", &cpn::setKernelThreads, py::arg("threads"));
   m.def("kernel_threads", &cpn::kernelThreads,
         "OpenMP threads compiled kernels run on.");
@@ -43,6 +45,9 @@ void initCompiler(py::module_ &m) {
     d["buffers_donated"] = s.buffersDonated;
     d["compile_seconds"] = s.compileSeconds;
     d["compile_mlir_seconds"] = s.compileMlirSeconds;
+    d["disk_hits"] = s.diskHits;
+    d["disk_writes"] = s.diskWrites;
+    d["disk_load_seconds"] = s.diskLoadSeconds;
     d["tasks_run"] = cpnrt::TaskGraph::global().tasksRun();
     d["buffer_allocations"] = p.allocations;
     d["buffer_reuses"] = p.reuses;

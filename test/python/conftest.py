@@ -1,5 +1,13 @@
+import atexit
 import os
+import shutil
 import sys
+import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "python"))
 os.environ.setdefault("CPN_EAGER_THRESHOLD", "0")
+# A fresh kernel disk cache per test session, so that compilation counts do
+# not depend on what earlier runs left in ~/.cache/cpnumeric.
+_cache = tempfile.mkdtemp(prefix="cpn-test-cache-")
+os.environ["CPN_CACHE_DIR"] = _cache
+atexit.register(shutil.rmtree, _cache, True)

@@ -97,3 +97,51 @@ def test_two_reductions_of_one_array_in_one_trace():
     numpy.testing.assert_array_equal(cp.asnumpy(s0), a0.sum(axis=0))
     numpy.testing.assert_array_equal(cp.asnumpy(s1), a0.sum(axis=1))
     assert float(s) == a0.sum()
+
+
+_DISK_PROGRAM = textwrap.dedent("""
+    import json, cpnumeric as np
+    u = np.zeros((64, 64)); u[0, :] = 1.0
+    for _ in range(20):
+        u[1:-1, 1:-1] = 0.25 * (u[:-2, 1:-1] + u[2:, 1:-1] + u[1:-1, :-2] + u[1:-1, 2:])
+    r = float(u.sum())
+    s = np.stats()
+    print(json.dumps({"r": r, "compilations": s["compilations"], "disk_hits": s["disk_hits"],
+                      "disk_writes": s["disk_writes"]}))
+""")
+
+
+def _run_disk_program(cache_dir):
+    env = dict(os.environ, CPN_CACHE_DIR=str(cache_dir),
+               PYTHONPATH=os.path.join(ROOT, "python"))
+    out = subprocess.run([sys.executable, "-c", _DISK_PROGRAM], env=env, check=True,
+                         capture_output=True, text=True).stdout
+    import json
+    return json.loads(out.strip().splitlines()[-1])
+
+
+def test_second_process_compiles_nothing(tmp_path):
+    first = _run_disk_program(tmp_path)
+    assert first["compilations"] > 0 and first["disk_writes"] == first["compilations"]
+    assert any(p.suffix == ".o" for p in tmp_path.iterdir())
+    second = _run_disk_program(tmp_path)
+    assert second["compilations"] == 0
+    assert second["disk_hits"] == first["compilations"]
+    assert second["r"] == first["r"]
+
+
+def test_disk_cache_entry_that_does_not_match_is_recompiled(tmp_path):
+    first = _run_disk_program(tmp_path)
+    # A different trace under the same name (as a hash collision would be):
+    # the stored trace text does not match, so the kernel is compiled again.
+    for p in tmp_path.glob("*.trace"):
+        p.write_text("%in0 : f8\n%0 = add %in0, %in0 : f8\n")
+    again = _run_disk_program(tmp_path)
+    assert again["compilations"] == first["compilations"]
+    assert again["disk_hits"] == 0
+    assert again["r"] == first["r"]
+
+
+def test_disk_cache_off(tmp_path):
+    off = _run_disk_program("off")
+    assert off["disk_writes"] == 0 and off["disk_hits"] == 0

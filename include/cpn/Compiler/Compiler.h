@@ -21,6 +21,7 @@ struct CompilerOptions {
   size_t traceLimit = 64;   // CPN_TRACE_LIMIT: cut windows at this many ops
   int optLevel = 3;         // CPN_OPT_LEVEL
   int threads = 0;          // CPN_THREADS: OpenMP threads of kernels, 0 = all
+  std::string cacheDir;     // CPN_CACHE_DIR: compiled kernels on disk ("" = off)
 };
 
 struct CompilerStats {
@@ -33,6 +34,9 @@ struct CompilerStats {
   uint64_t buffersDonated = 0; // outputs written into a dead input's store
   double compileSeconds = 0;
   double compileMlirSeconds = 0; // of which the MLIR pass pipeline
+  uint64_t diskHits = 0;         // kernels loaded from CPN_CACHE_DIR
+  uint64_t diskWrites = 0;       // kernels written to CPN_CACHE_DIR
+  double diskLoadSeconds = 0;
 };
 
 /// A compiled trace: a native function taking one pointer per input and per
