@@ -4,9 +4,10 @@
 //
 // A flush turns the current trace into a `func.func @kernel` whose arguments
 // are one memref per input store and one per live result (bare pointers at the
-// ABI level), runs the lowering pipeline, JIT-compiles the module with MLIR's
-// ExecutionEngine, caches the executable by the trace's hash and submits one
-// task to the runtime. A cache hit never touches MLIR.
+// ABI level), runs the lowering pipeline, compiles the LLVM IR for the host
+// into an object file, links it with ORC's LLJIT (the same path loads objects
+// from the disk cache), caches the executable by the trace's hash and submits
+// one task to the runtime. A cache hit never touches MLIR.
 //
 //===----------------------------------------------------------------------===//
 
@@ -23,8 +24,6 @@
 #include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
-#include "mlir/ExecutionEngine/ExecutionEngine.h"
-#include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Verifier.h"
 #include "mlir/InitAllDialects.h"
@@ -45,6 +44,8 @@
 #include "llvm/IR/SystemLibraries.h"
 #include "llvm/Passes/PassBuilder.h"
 #include "llvm/Target/TargetMachine.h"
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/TargetSelect.h"
@@ -68,8 +69,8 @@ constexpr uint64_t kMaxWindowsAhead = 2;
 
 class Executable {
 public:
-  std::unique_ptr<ExecutionEngine> engine; // compiled in this process
-  std::unique_ptr<llvm::orc::LLJIT> jit;   // or loaded from the disk cache
+  std::unique_ptr<llvm::orc::LLJIT> jit;   // the kernel's object, linked
+  std::vector<char> object;                // its bytes (for the disk cache)
   void (*fn)(void **) = nullptr;
   size_t numInputs = 0, numOutputs = 0;
 };
@@ -147,6 +148,11 @@ OwningOpRef<ModuleOp> buildModule(const Trace &trace,
   b.setInsertionPointToEnd(module->getBody());
   auto func = func::FuncOp::create(b, loc, "kernel",
                                    b.getFunctionType(argTypes, {}));
+  // Every argument is a distinct store (a donated input is one argument), so
+  // LLVM may assume no aliasing between them: loads and stores are promoted
+  // out of loops and loops vectorize without runtime overlap checks.
+  for (unsigned i = 0; i < func.getNumArguments(); ++i)
+    func.setArgAttr(i, "llvm.noalias", b.getUnitAttr());
   Block *entry = func.addEntryBlock();
   b.setInsertionPointToStart(entry);
   SmallVector<Value> inputs, results;
@@ -312,6 +318,8 @@ const char *kVectorMath = "/lib/x86_64-linux-gnu/libmvec.so.1";
 /// the real vector width; without it LLVM's cost model vectorizes almost nothing.
 llvm::TargetMachine *hostTargetMachine() {
   static std::unique_ptr<llvm::TargetMachine> tm = [] {
+    llvm::InitializeNativeTarget();
+    llvm::InitializeNativeTargetAsmPrinter();
     auto builder = llvm::orc::JITTargetMachineBuilder::detectHost();
     if (!builder) {
       llvm::consumeError(builder.takeError());
@@ -385,6 +393,41 @@ std::string cRunnerUtilsPath() {
   return {};
 }
 
+/// Adds `void _mlir_<name>(void **args)`, which calls `name` with the
+/// pointers args[i] point to: one entry point whatever the kernel's arity
+/// (kernels take bare pointers, one per store).
+void addPackedWrapper(llvm::Module &m, llvm::StringRef name) {
+  llvm::Function *fn = m.getFunction(name);
+  llvm::LLVMContext &ctx = m.getContext();
+  auto *ptrTy = llvm::PointerType::get(ctx, 0);
+  auto *wrapper = llvm::Function::Create(
+      llvm::FunctionType::get(llvm::Type::getVoidTy(ctx), {ptrTy}, false),
+      llvm::GlobalValue::ExternalLinkage, "_mlir_" + name.str(), m);
+  llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx, "entry", wrapper));
+  llvm::SmallVector<llvm::Value *> args;
+  for (unsigned i = 0; i < fn->arg_size(); ++i) {
+    llvm::Value *slot = b.CreateLoad(
+        ptrTy, b.CreateConstGEP1_64(ptrTy, wrapper->getArg(0), i));
+    args.push_back(b.CreateLoad(fn->getArg(i)->getType(), slot));
+  }
+  b.CreateCall(fn, args);
+  b.CreateRetVoid();
+}
+
+/// Machine code for the host, as an ELF object (what the disk cache holds).
+std::vector<char> emitObject(llvm::Module &m) {
+  llvm::TargetMachine *tm = hostTargetMachine();
+  if (!tm)
+    throw std::runtime_error("cpnumeric: no target machine for this host");
+  llvm::SmallVector<char, 0> buffer;
+  llvm::raw_svector_ostream os(buffer);
+  llvm::legacy::PassManager pm;
+  if (tm->addPassesToEmitFile(pm, os, nullptr, llvm::CodeGenFileType::ObjectFile))
+    throw std::runtime_error("cpnumeric: the target cannot emit object files");
+  pm.run(m);
+  return std::vector<char>(buffer.begin(), buffer.end());
+}
+
 /// The runtime's entry points kernels call: Python loads libcpnrt with
 /// RTLD_LOCAL, so the JIT cannot find them by a process-wide lookup.
 llvm::orc::SymbolMap runtimeSymbols(llvm::orc::MangleAndInterner interner) {
@@ -433,9 +476,27 @@ uint64_t fnv(uint64_t h, const std::string &s) {
   return (h ^ 0xff) * 0x100000001b3ull;
 }
 
+/// A hash of the shared object this compiler is in: a rebuilt compiler (a
+/// changed lowering) never reuses kernels an older build wrote.
+uint64_t buildId() {
+  static uint64_t id = [] {
+    uint64_t h = 0xcbf29ce484222325ull;
+    Dl_info info;
+    if (dladdr(reinterpret_cast<void *>(&buildId), &info) && info.dli_fname) {
+      std::ifstream f(info.dli_fname, std::ios::binary);
+      std::string bytes((std::istreambuf_iterator<char>(f)),
+                        std::istreambuf_iterator<char>());
+      h = fnv(h, bytes);
+    }
+    return h;
+  }();
+  return id;
+}
+
 uint64_t cacheSalt(int optLevel) {
   uint64_t h = 0xcbf29ce484222325ull;
   h = fnv(h, kCompilerVersion);
+  h = fnv(h, std::to_string(buildId()));
   h = fnv(h, mlir::cpn::getLowerToLLVMPipeline());
   h = fnv(h, LLVM_VERSION_STRING);
   if (llvm::TargetMachine *tm = hostTargetMachine()) {
@@ -453,6 +514,52 @@ std::filesystem::path cachePath(const std::string &dir, uint64_t key,
   return std::filesystem::path(dir) / name;
 }
 
+/// Links an object file of a kernel (compiled here or read from the disk
+/// cache) into its own LLJIT and finds the packed entry point `_mlir_kernel`.
+std::shared_ptr<Executable> loadObject(std::unique_ptr<llvm::MemoryBuffer> buffer,
+                                       std::string &error) {
+  context(); // initializes the native target
+  auto fail = [&](llvm::Error e) -> std::shared_ptr<Executable> {
+    llvm::raw_string_ostream os(error);
+    os << e;
+    return nullptr;
+  };
+  auto jtmb = llvm::orc::JITTargetMachineBuilder::detectHost();
+  if (!jtmb)
+    return fail(jtmb.takeError());
+  auto jit = llvm::orc::LLJITBuilder()
+                 .setJITTargetMachineBuilder(std::move(*jtmb))
+                 .create();
+  if (!jit)
+    return fail(jit.takeError());
+  auto &jd = (*jit)->getMainJITDylib();
+  const llvm::DataLayout &dl = (*jit)->getDataLayout();
+  llvm::orc::MangleAndInterner interner((*jit)->getExecutionSession(), dl);
+  if (llvm::Error e = jd.define(llvm::orc::absoluteSymbols(runtimeSymbols(interner))))
+    return fail(std::move(e));
+  for (const std::string &lib : kernelLibraries()) {
+    auto gen = llvm::orc::DynamicLibrarySearchGenerator::Load(
+        lib.c_str(), dl.getGlobalPrefix());
+    if (!gen)
+      return fail(gen.takeError());
+    jd.addGenerator(std::move(*gen));
+  }
+  auto process = llvm::orc::DynamicLibrarySearchGenerator::GetForCurrentProcess(
+      dl.getGlobalPrefix());
+  if (!process)
+    return fail(process.takeError());
+  jd.addGenerator(std::move(*process));
+  if (llvm::Error e = (*jit)->addObjectFile(std::move(buffer)))
+    return fail(std::move(e));
+  auto sym = (*jit)->lookup("_mlir_kernel");
+  if (!sym)
+    return fail(sym.takeError());
+  auto exe = std::make_shared<Executable>();
+  exe->fn = sym->toPtr<void (*)(void **)>();
+  exe->jit = std::move(*jit);
+  return exe;
+}
+
 std::shared_ptr<Executable> loadCached(const std::string &dir, uint64_t key,
                                        int optLevel, const std::string &text) {
   std::filesystem::path obj = cachePath(dir, key, optLevel, ".o");
@@ -467,59 +574,12 @@ std::shared_ptr<Executable> loadCached(const std::string &dir, uint64_t key,
   auto buffer = llvm::MemoryBuffer::getFile(obj.string());
   if (!buffer)
     return nullptr;
-  context(); // initializes the native target, as a compile would
-  auto jtmb = llvm::orc::JITTargetMachineBuilder::detectHost();
-  if (!jtmb) {
-    llvm::consumeError(jtmb.takeError());
-    return nullptr;
-  }
-  auto jit = llvm::orc::LLJITBuilder()
-                 .setJITTargetMachineBuilder(std::move(*jtmb))
-                 .create();
-  if (!jit) {
-    llvm::consumeError(jit.takeError());
-    return nullptr;
-  }
-  auto &jd = (*jit)->getMainJITDylib();
-  const llvm::DataLayout &dl = (*jit)->getDataLayout();
-  llvm::orc::MangleAndInterner interner((*jit)->getExecutionSession(), dl);
-  if (llvm::Error e = jd.define(llvm::orc::absoluteSymbols(runtimeSymbols(interner)))) {
-    llvm::consumeError(std::move(e));
-    return nullptr;
-  }
-  for (const std::string &lib : kernelLibraries()) {
-    auto gen = llvm::orc::DynamicLibrarySearchGenerator::Load(
-        lib.c_str(), dl.getGlobalPrefix());
-    if (!gen) {
-      llvm::consumeError(gen.takeError());
-      return nullptr;
-    }
-    jd.addGenerator(std::move(*gen));
-  }
-  auto process = llvm::orc::DynamicLibrarySearchGenerator::GetForCurrentProcess(
-      dl.getGlobalPrefix());
-  if (!process) {
-    llvm::consumeError(process.takeError());
-    return nullptr;
-  }
-  jd.addGenerator(std::move(*process));
-  if (llvm::Error e = (*jit)->addObjectFile(std::move(*buffer))) {
-    llvm::consumeError(std::move(e));
-    return nullptr;
-  }
-  auto sym = (*jit)->lookup("_mlir_kernel");
-  if (!sym) {
-    llvm::consumeError(sym.takeError());
-    return nullptr;
-  }
-  auto exe = std::make_shared<Executable>();
-  exe->fn = sym->toPtr<void (*)(void **)>();
-  exe->jit = std::move(*jit);
-  return exe;
+  std::string error;
+  return loadObject(std::move(*buffer), error); // a bad entry is recompiled
 }
 
 bool storeCached(const std::string &dir, uint64_t key, int optLevel,
-                 const std::string &text, ExecutionEngine &engine) {
+                 const std::string &text, llvm::StringRef object) {
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   if (ec)
@@ -528,7 +588,12 @@ bool storeCached(const std::string &dir, uint64_t key, int optLevel,
   std::filesystem::path meta = cachePath(dir, key, optLevel, ".trace");
   std::string tmp = "." + std::to_string(getpid()) + ".tmp";
   std::filesystem::path objTmp = obj.string() + tmp, metaTmp = meta.string() + tmp;
-  engine.dumpToObjectFile(objTmp.string());
+  {
+    std::ofstream of(objTmp, std::ios::binary);
+    of.write(object.data(), static_cast<std::streamsize>(object.size()));
+    if (!of)
+      return false;
+  }
   {
     std::ofstream mf(metaTmp, std::ios::binary);
     mf << text;
@@ -571,42 +636,37 @@ std::shared_ptr<Executable> compile(const Trace &trace,
   lower(*module, dumpDir, fileNo);
   mlirSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 
-  std::string llvmText;
-  auto dumpingTransformer = [&](llvm::Module *m) -> llvm::Error {
-    llvm::Error e = optimizeModule(*m, opts.optLevel);
-    if (!dumpDir.empty()) {
-      llvm::raw_string_ostream os(llvmText);
-      m->print(os, nullptr);
-      writeFile(dumpDir / "llvm.ll", llvmText);
-    }
-    return e;
-  };
-  ExecutionEngineOptions eo;
-  eo.transformer = dumpingTransformer;
-  eo.jitCodeGenOptLevel = llvm::CodeGenOptLevel::Aggressive;
-  eo.enableObjectDump = !opts.cacheDir.empty();
-  std::vector<std::string> libStrings = kernelLibraries();
-  SmallVector<StringRef> libs(libStrings.begin(), libStrings.end());
-  eo.sharedLibPaths = libs;
-  auto engine = ExecutionEngine::create(*module, eo);
-  if (!engine) {
+  llvm::LLVMContext llvmContext;
+  std::unique_ptr<llvm::Module> llvmModule =
+      translateModuleToLLVMIR(*module, llvmContext, "kernel");
+  if (!llvmModule)
+    throw std::runtime_error("cpnumeric: translation to LLVM IR failed");
+  addPackedWrapper(*llvmModule, "kernel");
+  if (llvm::Error e = optimizeModule(*llvmModule, opts.optLevel)) {
     std::string msg;
     llvm::raw_string_ostream os(msg);
-    os << engine.takeError();
-    throw std::runtime_error("cpnumeric: JIT compilation failed: " + msg);
+    os << e;
+    throw std::runtime_error("cpnumeric: LLVM optimization failed: " + msg);
+  }
+  if (!dumpDir.empty()) {
+    std::string llvmText;
+    llvm::raw_string_ostream os(llvmText);
+    llvmModule->print(os, nullptr);
+    writeFile(dumpDir / "llvm.ll", llvmText);
   }
   auto exe = std::make_shared<Executable>();
-  exe->engine = std::move(*engine);
-  // The runtime's entry points: Python loads libcpnrt with RTLD_LOCAL, so the
-  // JIT cannot find them by a process-wide lookup.
-  exe->engine->registerSymbols(runtimeSymbols);
-  auto fn = exe->engine->lookupPacked("kernel");
-  if (!fn)
-    throw std::runtime_error("cpnumeric: compiled kernel not found");
-  exe->fn = *fn;
-  exe->numInputs = trace.inputs().size();
-  exe->numOutputs = outputs.size();
-  return exe;
+  exe->object = emitObject(*llvmModule);
+  std::string error;
+  auto loaded = loadObject(llvm::MemoryBuffer::getMemBufferCopy(
+                               llvm::StringRef(exe->object.data(), exe->object.size()),
+                               "kernel.o"),
+                           error);
+  if (!loaded)
+    throw std::runtime_error("cpnumeric: loading the compiled kernel failed: " + error);
+  loaded->object = std::move(exe->object);
+  loaded->numInputs = trace.inputs().size();
+  loaded->numOutputs = outputs.size();
+  return loaded;
 }
 
 } // namespace
@@ -746,9 +806,9 @@ void Engine::flush() {
       double mlirSeconds = 0;
       exe = compile(trace_, outputs, donors, options_, key, mlirSeconds);
       stats_.compileMlirSeconds += mlirSeconds;
-      if (!options_.cacheDir.empty() && exe->engine &&
+      if (!options_.cacheDir.empty() &&
           storeCached(options_.cacheDir, key, options_.optLevel, text,
-                      *exe->engine))
+                      llvm::StringRef(exe->object.data(), exe->object.size())))
         ++stats_.diskWrites;
     } catch (...) {
       // Leave no half-built state: forget the trace; the values it would have

@@ -404,6 +404,41 @@ LogicalResult lowerUpdate(IRRewriter &rw, UpdateOp op) {
   return success();
 }
 
+LogicalResult lowerReduce(IRRewriter &rw, ReduceOp op);
+
+/// A reduction over every axis of a rank >= 2 array as two: over all axes but
+/// the first (parallel over rows, vectorized along them), then over the rows'
+/// partial results. One nest of reduction loops would run on one thread.
+LogicalResult splitFullReduce(IRRewriter &rw, ReduceOp op) {
+  Location loc = op.getLoc();
+  RankedTensorType inTy = tensorOf(op.getX());
+  RankedTensorType resTy = tensorOf(op.getResult());
+  auto make = [&](Value x, RankedTensorType ty, ArrayRef<int64_t> axes) {
+    OperationState st(loc, ReduceOp::getOperationName());
+    st.addOperands(x);
+    st.addTypes(ty);
+    st.addAttributes(op->getAttrs());
+    st.addAttribute("axes", rw.getDenseI64ArrayAttr(axes));
+    return cast<ReduceOp>(rw.create(st));
+  };
+  SmallVector<int64_t> rest;
+  for (int64_t i = 1; i < inTy.getRank(); ++i)
+    rest.push_back(i);
+  ReduceOp partial = make(op.getX(),
+                          RankedTensorType::get({inTy.getDimSize(0)},
+                                                resTy.getElementType()),
+                          rest);
+  ReduceOp total = make(partial.getResult(), resTy, {0});
+  // The second reduction reads values of the result type: no longer unsigned
+  // input semantics, except that an unsigned result stays unsigned.
+  rw.replaceOp(op, total.getResult());
+  rw.setInsertionPoint(partial);
+  if (failed(lowerReduce(rw, partial)))
+    return failure();
+  rw.setInsertionPoint(total);
+  return lowerReduce(rw, total);
+}
+
 LogicalResult lowerReduce(IRRewriter &rw, ReduceOp op) {
   Location loc = op.getLoc();
   RankedTensorType inTy = tensorOf(op.getX());
@@ -413,6 +448,8 @@ LogicalResult lowerReduce(IRRewriter &rw, ReduceOp op) {
   bool isArg = kind.starts_with("arg");
   unsigned rank = inTy.getRank();
   ArrayRef<int64_t> axes = op.getAxes();
+  if (!isArg && rank >= 2 && axes.size() == rank && inTy.getDimSize(0) > 1)
+    return splitFullReduce(rw, op);
   SmallVector<utils::IteratorType> iters = parallel(rank);
   SmallVector<AffineExpr> outExprs;
   for (unsigned i = 0; i < rank; ++i) {
@@ -446,9 +483,14 @@ LogicalResult lowerReduce(IRRewriter &rw, ReduceOp op) {
       rw, loc, resultTypes, op.getX(), inits, maps, iters,
       [&](OpBuilder &b, Location l, ValueRange args) {
         if (!isArg) {
-          linalg::YieldOp::create(
-              b, l, emitReductionCombine(b, l, kind, args[1], args[0],
-                                         isUnsigned));
+          Value r = emitReductionCombine(b, l, kind, args[1], args[0], isUnsigned);
+          // NumPy sums pairwise, not in order: let LLVM reassociate float sums
+          // and products so that the reduction loops vectorize.
+          if (auto add = r.getDefiningOp<arith::AddFOp>())
+            add.setFastmath(arith::FastMathFlags::reassoc);
+          if (auto mul = r.getDefiningOp<arith::MulFOp>())
+            mul.setFastmath(arith::FastMathFlags::reassoc);
+          linalg::YieldOp::create(b, l, r);
           return;
         }
         // Strictly better, or the first NaN: NumPy returns the first one.
