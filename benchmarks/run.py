@@ -29,6 +29,15 @@ import numpy
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "workloads"))
 
+# A fresh kernel cache, so that the first call's compile time is measured and
+# the memory children measure the warm-process (disk cache) start.
+if "CPN_CACHE_DIR" not in os.environ:
+    import atexit
+    import shutil
+    import tempfile
+    os.environ["CPN_CACHE_DIR"] = tempfile.mkdtemp(prefix="cpn-bench-cache-")
+    atexit.register(shutil.rmtree, os.environ["CPN_CACHE_DIR"], True)
+
 import cpnumeric  # noqa: E402
 from cpnumeric import _cpn  # noqa: E402
 
@@ -57,16 +66,21 @@ def one_run(run, lib, mod, params):
 
 
 def peak_memory(name, size, lib):
-    """Peak resident bytes of one warm run (after a first run that compiles)
-    above the level before it, measured in a fresh process: in this one, freed
-    memory kept by malloc or by cpnumeric's pool would hide new allocations."""
+    """Peak resident bytes of one warm run above the level before it, measured
+    in a fresh process (in this one, freed memory kept by malloc or by
+    cpnumeric's pool would hide new allocations). That process's first run
+    finds the kernels in the disk cache this process wrote: its compilations,
+    disk hits and load time are returned too (the warm-process cost)."""
     code = (
         "import sys, importlib, numpy\n"
         f"sys.path.insert(0, {os.path.join(HERE, 'workloads')!r})\n"
         f"import {lib} as lib\n"
         f"mod = importlib.import_module({name!r}); params = mod.SIZES[{size!r}]\n"
         "import cpnumeric, gc\n"
-        "mod.run(lib, *mod.inputs(lib, **params), **params)  # warm: compiles\n"
+        "data = mod.inputs(lib, **params); cpnumeric.synchronize()\n"
+        "out = mod.run(lib, *data, **params)  # as the timed runs call it\n"
+        "cpnumeric.synchronize(); del out, data\n"
+        "s = cpnumeric.stats()\n"
         "data = mod.inputs(lib, **params)\n"
         "cpnumeric.synchronize(); gc.collect(); cpnumeric._cpn.trim_pool()\n"
         "def kib(f):\n"
@@ -75,13 +89,16 @@ def peak_memory(name, size, lib):
         "base = kib('VmRSS')\n"
         "out = mod.run(lib, *data, **params)\n"
         "cpnumeric.synchronize()\n"
-        "print(max(0, kib('VmHWM') - base) * 1024)\n")
+        "print(max(0, kib('VmHWM') - base) * 1024, s['compilations'], s['disk_hits'],"
+        " s['disk_load_seconds'])\n")
     try:
         r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                            timeout=600, check=True)
-        return int(r.stdout.split()[-1])
+        peak, compilations, hits, load = r.stdout.split()[-4:]
+        return int(peak), {"compilations": int(compilations), "disk_hits": int(hits),
+                           "disk_load_s": float(load)}
     except (subprocess.SubprocessError, ValueError, IndexError):
-        return None
+        return None, None
 
 
 def runners(mod, peers):
@@ -105,6 +122,7 @@ def bench(name, size, reps, peers, bandwidth):
     s = cpnumeric.stats()
     row["cpnumeric_first_call_s"] = first["cpnumeric"]
     row["compile_s"] = s["compile_seconds"]
+    row["compile_per_trace_s"] = s["compile_seconds"] / max(1, s["compilations"])
     row["compilations"] = s["compilations"]
     cpnumeric.reset_stats()
     times = {k: [] for k in libs}
@@ -118,7 +136,9 @@ def bench(name, size, reps, peers, bandwidth):
         row[k + "_s"] = statistics.median(times[k])
     traffic = mod.traffic(**params)
     for k in ("numpy", "cpnumeric"):
-        row[k + "_peak_bytes"] = peak_memory(name, size, k)
+        row[k + "_peak_bytes"], warm = peak_memory(name, size, k)
+        if k == "cpnumeric" and warm:
+            row["warm_process"] = warm
         row[k + "_bw_fraction"] = traffic / row[k + "_s"] / (bandwidth * 1e9)
     row["speedup"] = row["numpy_s"] / row["cpnumeric_s"]
     for k in peers:
@@ -133,7 +153,8 @@ def fmt_mb(b):
 
 def markdown(rows, meta):
     peer_cols = [p for p in PEERS if any(p + "_speedup" in r for r in rows)]
-    head = ["workload", "size", "NumPy s", "cpnumeric s", "NumPy/cpn", "compile s",
+    head = ["workload", "size", "NumPy s", "cpnumeric s", "NumPy/cpn", "compile s (traces)",
+            "warm-process load ms",
             "peak MB NumPy", "peak MB cpn", "BW NumPy", "BW cpn"]
     head += [f"{p} ×" for p in peer_cols]
     lines = [f"Machine: {meta['machine']}; STREAM triad {meta['triad_gbs']:.1f} GB/s "
@@ -141,7 +162,11 @@ def markdown(rows, meta):
              "| " + " | ".join(head) + " |", "|" + " --- |" * len(head)]
     for r in rows:
         cells = [r["workload"], r["size"], f"{r['numpy_s']:.3f}", f"{r['cpnumeric_s']:.3f}",
-                 f"{r['speedup']:.2f}×", f"{r['compile_s']:.2f}",
+                 f"{r['speedup']:.2f}×", f"{r['compile_s']:.2f} ({r['compilations']})",
+                 (f"{1e3 * r['warm_process']['disk_load_s']:.0f}"
+                  + ("" if r["warm_process"]["compilations"] == 0
+                     else f" (+{r['warm_process']['compilations']} compiled)"))
+                 if r.get("warm_process") else "n/a",
                  fmt_mb(r["numpy_peak_bytes"]), fmt_mb(r["cpnumeric_peak_bytes"]),
                  f"{100 * r['numpy_bw_fraction']:.0f}%", f"{100 * r['cpnumeric_bw_fraction']:.0f}%"]
         cells += [f"{r[p + '_speedup']:.2f}×" if p + "_speedup" in r else "–" for p in peer_cols]
