@@ -21,6 +21,8 @@ _cpn.configure(_config.get("CPN_DUMP_IR"), _config.get_int("CPN_TRACE_LIMIT"),
                _config.get_int("CPN_OPT_LEVEL"), _config.get_int("CPN_THREADS"),
                _config.cache_dir())
 
+_core.EAGER["threshold"] = _config.get_int("CPN_EAGER_THRESHOLD")
+
 for _name in _ufuncs.NATIVE_UFUNCS:
     globals()[_name] = getattr(_ufuncs, _name)
 

@@ -29,8 +29,8 @@ KNOBS = {
              "Cut the trace into a compiled window once it holds this many ops, "
              "at the end of the next statement that writes an array."),
         Knob("CPN_OPT_LEVEL", "3", True, "LLVM optimization level of kernels (0-3)."),
-        Knob("CPN_EAGER_THRESHOLD", "0", False,
-             "Arrays with fewer elements may run eagerly on NumPy (0: never)."),
+        Knob("CPN_EAGER_THRESHOLD", "1024", False,
+             "Arrays with fewer elements run eagerly on NumPy (0: never)."),
         Knob("CPN_RT_WORKERS", "1", False, "Runtime worker threads that run tasks."),
         Knob("CPN_CACHE_DIR", "~/.cache/cpnumeric", False,
              "Compiled kernels on disk, shared by processes ('' or 'off': none)."),

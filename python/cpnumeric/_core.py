@@ -9,7 +9,7 @@ import numpy as _np
 from . import _cpn
 
 # dtype.kind+itemsize keys the runtime knows.
-_SUPPORTED = {"b1", "i1", "i2", "i4", "i8", "u1", "u2", "u4", "u8", "f4", "f8"}
+SUPPORTED = _SUPPORTED = {"b1", "i1", "i2", "i4", "i8", "u1", "u2", "u4", "u8", "f4", "f8"}
 
 
 _DTYPE_KEYS = {}
@@ -71,12 +71,27 @@ def prod(shape):
     return n
 
 
-class _Base:
-    """One buffer identity; `node` is its current version."""
-    __slots__ = ("node", "shape", "dtype", "__weakref__")
+# Arrays with fewer elements than this run eagerly on NumPy (CPN_EAGER_THRESHOLD,
+# set at import; 0 = never): below it, recording and compiling cost more than
+# the work.
+EAGER = {"threshold": 0}
 
-    def __init__(self, node, shape, dtype):
-        self.node, self.shape, self.dtype = node, tuple(shape), dtype
+
+class _Base:
+    """One buffer identity; `node` is its current version. A small array may
+    instead hold its elements eagerly in `np` (a C-contiguous NumPy array) until
+    it meets the traced world, which demotes it (copies it into a store)."""
+    __slots__ = ("node", "shape", "dtype", "np", "__weakref__")
+
+    def __init__(self, node, shape, dtype, np=None):
+        self.node, self.shape, self.dtype, self.np = node, tuple(shape), dtype, np
+
+
+def _demote(base):
+    """An eager base becomes a traced value (its elements copied into a store);
+    from then on it stays traced."""
+    base.node = _cpn.from_numpy(base.np)
+    base.np = None
 
 
 _op = _cpn.op
@@ -132,7 +147,7 @@ class ndarray:
     """
 
     __slots__ = ("_base", "_shape", "_strides", "_offset", "_dtype", "_readonly",
-                 "__weakref__")
+                 "_whole", "__weakref__")
     __array_priority__ = 100
 
     def __init__(self, *args, **kwargs):
@@ -149,7 +164,35 @@ class ndarray:
         a._offset = 0
         a._dtype = dtype
         a._readonly = False
+        a._whole = True
         return a
+
+    @classmethod
+    def _from_eager(cls, arr):
+        """An eager array holding `arr` (a fresh NumPy array it now owns)."""
+        if not arr.flags.c_contiguous:
+            arr = _np.ascontiguousarray(arr)
+        a = object.__new__(cls)
+        a._base = _Base(None, arr.shape, arr.dtype, arr)
+        a._shape = arr.shape
+        a._strides = c_strides(arr.shape)
+        a._offset = 0
+        a._dtype = arr.dtype
+        a._readonly = False
+        a._whole = True
+        return a
+
+    def _eager(self):
+        """This view's elements as a NumPy view of the eager base, or None when
+        the base is traced."""
+        b = self._base
+        if b.np is None:
+            return None
+        if self._whole:
+            return b.np
+        return _np.ndarray(self._shape, self._dtype, buffer=b.np,
+                           offset=self._offset * self._dtype.itemsize,
+                           strides=self.strides)
 
     def _view(self, shape, strides, offset, readonly=None):
         a = object.__new__(type(self))
@@ -159,15 +202,18 @@ class ndarray:
         a._offset = offset
         a._dtype = self._dtype
         a._readonly = self._readonly if readonly is None else readonly
+        a._whole = (offset == 0 and a._shape == a._base.shape
+                    and a._strides == c_strides(a._shape))
         return a
 
     # -- reading into the trace --------------------------------------------
     def _is_whole_base(self):
-        return (self._offset == 0 and self._shape == self._base.shape
-                and self._strides == c_strides(self._shape))
+        return self._whole
 
     def _node(self):
         """The trace value of this array's elements."""
+        if self._base.np is not None:
+            _demote(self._base)
         if self._is_whole_base():
             return self._base.node
         return record("view", [self._base.node], self._shape, self._dtype,
@@ -176,6 +222,8 @@ class ndarray:
     def _node_as(self, shape, dtype=None):
         """The trace value broadcast to `shape` and cast to `dtype`."""
         shape = tuple(shape)
+        if self._base.np is not None:
+            _demote(self._base)
         if shape == self._shape:
             node = self._node()
         else:
@@ -197,6 +245,8 @@ class ndarray:
         if 0 in self._shape:
             return
         base = self._base
+        if base.np is not None:
+            _demote(base)
         if self._is_whole_base():
             base.node = node
         else:
@@ -215,6 +265,7 @@ class ndarray:
             raise AttributeError("incompatible shape for in-place modification; "
                                  "use .reshape() to make a copy")
         self._shape, self._strides, self._offset = r._shape, r._strides, r._offset
+        self._whole = r._whole
 
     @property
     def dtype(self):
@@ -276,6 +327,9 @@ class ndarray:
     # -- sync points ----------------------------------------------------------
     def _numpy(self):
         """A NumPy copy of the elements (a sync point)."""
+        eager = self._eager()
+        if eager is not None:
+            return eager.copy()
         if self._is_whole_base():
             node = self._base.node
         elif 0 in self._shape:

@@ -28,6 +28,8 @@ def full(shape, fill_value, dtype=None, order="C", *, like=None):
     if isinstance(fill_value, ndarray):
         src = fill_value.astype(dt)._node_as(shape)
         return ndarray._from_node(record("copy", [src], shape, dt), shape, dt)
+    if _core.prod(shape) < _core.EAGER["threshold"]:
+        return ndarray._from_eager(_np.full(shape, fill_value, dt))
     s = _core.splat(fill_value, shape, dt)
     return ndarray._from_node(record("copy", [s], shape, dt), shape, dt)
 
@@ -79,6 +81,8 @@ def array(obj, dtype=None, copy=True, order="K", subok=False, ndmin=0, like=None
             _core.check_dtype(dtype)
         a = _np.array(obj, dtype=dtype, copy=True, ndmin=ndmin)
         _core.supported_dtype(a.dtype)
+        if a.size < _core.EAGER["threshold"]:
+            return ndarray._from_eager(a)
         return ndarray._from_node(_cpn.from_numpy(a), a.shape, a.dtype)
     while r.ndim < ndmin:
         r = r[None]

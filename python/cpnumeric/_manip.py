@@ -75,6 +75,13 @@ def setitem(a, key, value):
     v = basic_view(a, key)
     if v._readonly:
         raise ValueError("assignment destination is read-only")
+    if v._base.np is not None:  # an eager array: NumPy assigns
+        src = value
+        if isinstance(value, ndarray):
+            src = value._eager()
+        if src is not None and not isinstance(src, ndarray):
+            v._eager()[...] = src
+            return
     if isinstance(value, ndarray):
         if _np.broadcast_shapes(value._shape, v._shape) != v._shape:
             raise ValueError(f"could not broadcast input array from shape "

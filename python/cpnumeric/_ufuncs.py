@@ -82,10 +82,35 @@ class ufunc:
                  dtype=None, **kwargs):
         if out is None and where is True and dtype is None and not kwargs \
                 and casting == "same_kind" and len(args) == self.nin:
-            r = self._fast(args)
+            r = self._eager(args)
+            if r is None:
+                r = self._fast(args)
             if r is not None:
                 return r
         return self._call(args, out, where, casting, dtype, kwargs)
+
+    def _eager(self, args):
+        """Small eager arrays (and Python scalars): NumPy computes at once.
+        None when an operand is traced or NumPy's result is a dtype we do not
+        hold (the general path then decides)."""
+        vals = []
+        for a in args:
+            if type(a) is ndarray:
+                b = a._base
+                if b.np is None:
+                    return None
+                vals.append(b.np if a._whole else a._eager())
+            elif type(a) in (float, int, bool):
+                vals.append(a)
+            else:
+                return None
+        if len(vals) == len(args) and any(type(a) is ndarray for a in args):
+            r = self._np(*vals)
+            if type(r) is not _np.ndarray:
+                r = _np.asarray(r)
+            if _core.dtype_key(r.dtype) in _core.SUPPORTED:
+                return ndarray._from_eager(r)
+        return None
 
     def _fast(self, args):
         """The common call: arrays and Python scalars, no keywords. The loop is
