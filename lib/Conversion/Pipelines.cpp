@@ -15,7 +15,7 @@ std::vector<std::pair<std::string, std::string>>
 mlir::cpn::getLoweringStages() {
   return {
       {"linalg", "convert-cpn-to-linalg{keep-updates=1},canonicalize,cse"},
-      {"fused", "func.func(linalg-fuse-elementwise-ops),canonicalize,cse,"
+      {"fused", "func.func(cpn-fuse-elementwise),canonicalize,cse,"
                 "convert-cpn-updates"},
       {"bufferized",
        "cpn-unshare-inits,eliminate-empty-tensors,one-shot-bufferize,cpn-matmul-to-blas,cse,"

@@ -71,7 +71,7 @@ def test_dump_ir_shows_fused_stencil(tmp_path):
     assert dirs
     names = [p.name for p in dirs[-1].iterdir()]
     assert "000-trace.txt" in names and "001-cpn.mlir" in names and "llvm.ll" in names
-    fused = [n for n in names if "linalg-fuse-elementwise-ops" in n]
+    fused = [n for n in names if "cpn-fuse-elementwise" in n]
     assert fused
     text = (dirs[-1] / fused[0]).read_text()
     # The stencil's four neighbours and its arithmetic are one generic.

@@ -128,4 +128,26 @@ def ParallelOuterLoops : Pass<"cpn-parallel-outer-loops", "ModuleOp"> {
   let dependentDialects = ["mlir::scf::SCFDialect"];
 }
 
+def FuseElementwise : Pass<"cpn-fuse-elementwise", "func::FuncOp"> {
+  let summary = "Elementwise fusion that recomputes small multi-use producers";
+  let description = [{
+    Upstream `linalg-fuse-elementwise-ops` fuses a producer only into its single
+    consumer, so a value used by several expressions (Black-Scholes' `d1`, a
+    CND value used by the call and the put) stays a full-size temporary: a
+    store and a pass over memory. This pass runs the same patterns but also
+    fuses a producer with several uses into each consumer (recomputing it) when
+    its body has at most `max-producer-ops` ops and the consumer's body stays
+    under `max-fused-ops`; compute is cheap next to memory traffic.
+  }];
+  let options = [
+    Option<"maxProducerOps", "max-producer-ops", "int64_t", /*default=*/"48",
+           "Largest body of a multi-use producer that is recomputed">,
+    Option<"maxFusedOps", "max-fused-ops", "int64_t", /*default=*/"400",
+           "Largest body a fused consumer may grow to">
+  ];
+  let dependentDialects = ["mlir::linalg::LinalgDialect",
+                           "mlir::tensor::TensorDialect",
+                           "mlir::affine::AffineDialect"];
+}
+
 #endif // CPN_PASSES

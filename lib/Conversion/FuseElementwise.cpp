@@ -1,0 +1,69 @@
+//===- FuseElementwise.cpp - elementwise fusion with recomputation ---------===//
+//
+// Part of cpnumeric.
+//
+//===----------------------------------------------------------------------===//
+
+#include "cpn/Conversion/Passes.h"
+
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Tensor/Transforms/Transforms.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+namespace mlir::cpn {
+#define GEN_PASS_DEF_FUSEELEMENTWISE
+#include "cpn/Conversion/Passes.h.inc"
+} // namespace mlir::cpn
+
+using namespace mlir;
+
+namespace {
+int64_t bodySize(Operation *op) {
+  auto generic = dyn_cast<linalg::GenericOp>(op);
+  return generic ? static_cast<int64_t>(generic.getBody()->getOperations().size())
+                 : 0;
+}
+
+struct FuseElementwisePass
+    : public cpn::impl::FuseElementwiseBase<FuseElementwisePass> {
+  using FuseElementwiseBase::FuseElementwiseBase;
+
+  void runOnOperation() override {
+    MLIRContext *ctx = &getContext();
+    int64_t maxProducer = maxProducerOps, maxFused = maxFusedOps;
+    linalg::ControlFusionFn control = [=](OpOperand *use) {
+      Operation *producer = use->get().getDefiningOp();
+      if (!producer)
+        return false;
+      if (producer->hasOneUse())
+        return true;
+      int64_t p = bodySize(producer);
+      return p > 0 && p <= maxProducer &&
+             p + bodySize(use->getOwner()) <= maxFused;
+    };
+    linalg::ControlFusionFn singleUse = [](OpOperand *use) {
+      Operation *producer = use->get().getDefiningOp();
+      return producer && producer->hasOneUse();
+    };
+    RewritePatternSet patterns(ctx);
+    linalg::populateElementwiseOpsFusionPatterns(patterns, control);
+    linalg::populateFoldReshapeOpsByExpansionPatterns(patterns, singleUse);
+    tensor::populateBubbleUpExpandShapePatterns(patterns);
+    affine::AffineApplyOp::getCanonicalizationPatterns(patterns, ctx);
+    linalg::GenericOp::getCanonicalizationPatterns(patterns, ctx);
+    tensor::ExpandShapeOp::getCanonicalizationPatterns(patterns, ctx);
+    tensor::CollapseShapeOp::getCanonicalizationPatterns(patterns, ctx);
+    ctx->getLoadedDialect<linalg::LinalgDialect>()->getCanonicalizationPatterns(
+        patterns);
+    linalg::populateConstantFoldLinalgOperations(patterns, singleUse);
+    GreedyRewriteConfig config;
+    config.setUseTopDownTraversal(true);
+    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns), config)))
+      return signalPassFailure();
+  }
+};
+} // namespace
