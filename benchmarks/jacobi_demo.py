@@ -36,13 +36,16 @@ def main():
     ref, t_np = timed(numpy, args.size, args.iters)
     res, t_cpn = timed(cpnumeric, args.size, args.iters)
     s = cpnumeric.stats()
+    res2, t_warm = timed(cpnumeric, args.size, args.iters)
     print(f"Jacobi {args.size}x{args.size}, {args.iters} iterations")
-    print(f"  numpy:     sum = {ref:.12g}   {t_np * 1e3:8.1f} ms")
-    print(f"  cpnumeric: sum = {res:.12g}   {t_cpn * 1e3:8.1f} ms")
-    print(f"  ratio numpy/cpnumeric: {t_np / t_cpn:.2f}x   "
-          f"(compilations {s['compilations']}, cache hits {s['cache_hits']}, "
-          f"compile {s['compile_seconds'] * 1e3:.0f} ms)")
-    if abs(res - ref) > 1e-9 * max(1.0, abs(ref)):
+    print(f"  numpy:                sum = {ref:.12g}   {t_np * 1e3:8.1f} ms")
+    print(f"  cpnumeric first call: sum = {res:.12g}   {t_cpn * 1e3:8.1f} ms   "
+          f"({s['compilations']} compilations, {s['compile_seconds'] * 1e3:.0f} ms; "
+          f"{s['disk_hits']} kernels from the disk cache)")
+    print(f"  cpnumeric again:      sum = {res2:.12g}   {t_warm * 1e3:8.1f} ms")
+    print(f"  ratio numpy/cpnumeric: {t_np / t_cpn:.2f}x first call, "
+          f"{t_np / t_warm:.2f}x again")
+    if max(abs(res - ref), abs(res2 - ref)) > 1e-9 * max(1.0, abs(ref)):
         raise SystemExit("results differ")
 
 
