@@ -1,4 +1,5 @@
-//===- Compiler.cpp - trace to cpn IR to native code -----------------------===//
+//===- Compiler.cpp - trace to cpn IR to native code
+//-----------------------===//
 //
 // Part of cpnumeric.
 //
@@ -41,24 +42,24 @@
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
 #include "llvm/ExecutionEngine/Orc/LLJIT.h"
 #include "llvm/ExecutionEngine/Orc/Mangling.h"
-#include "llvm/IR/SystemLibraries.h"
-#include "llvm/Passes/PassBuilder.h"
-#include "llvm/Target/TargetMachine.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
+#include "llvm/IR/SystemLibraries.h"
+#include "llvm/Passes/PassBuilder.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/raw_ostream.h"
+#include "llvm/Target/TargetMachine.h"
 
 #include <chrono>
 #include <dlfcn.h>
-#include <unistd.h>
-#include <thread>
 #include <filesystem>
 #include <fstream>
 #include <mutex>
 #include <stdexcept>
+#include <thread>
+#include <unistd.h>
 #include <unordered_map>
 
 using namespace mlir;
@@ -69,8 +70,8 @@ constexpr uint64_t kMaxWindowsAhead = 2;
 
 class Executable {
 public:
-  std::unique_ptr<llvm::orc::LLJIT> jit;   // the kernel's object, linked
-  std::vector<char> object;                // its bytes (for the disk cache)
+  std::unique_ptr<llvm::orc::LLJIT> jit; // the kernel's object, linked
+  std::vector<char> object;              // its bytes (for the disk cache)
   void (*fn)(void **) = nullptr;
   size_t numInputs = 0, numOutputs = 0;
 };
@@ -80,13 +81,24 @@ namespace {
 Type elementType(MLIRContext *ctx, cpnrt::DType t) {
   using cpnrt::DType;
   switch (t) {
-  case DType::b1: return IntegerType::get(ctx, 1);
-  case DType::i8: case DType::u8: return IntegerType::get(ctx, 8);
-  case DType::i16: case DType::u16: return IntegerType::get(ctx, 16);
-  case DType::i32: case DType::u32: return IntegerType::get(ctx, 32);
-  case DType::i64: case DType::u64: return IntegerType::get(ctx, 64);
-  case DType::f32: return Float32Type::get(ctx);
-  case DType::f64: return Float64Type::get(ctx);
+  case DType::b1:
+    return IntegerType::get(ctx, 1);
+  case DType::i8:
+  case DType::u8:
+    return IntegerType::get(ctx, 8);
+  case DType::i16:
+  case DType::u16:
+    return IntegerType::get(ctx, 16);
+  case DType::i32:
+  case DType::u32:
+    return IntegerType::get(ctx, 32);
+  case DType::i64:
+  case DType::u64:
+    return IntegerType::get(ctx, 64);
+  case DType::f32:
+    return Float32Type::get(ctx);
+  case DType::f64:
+    return Float64Type::get(ctx);
   }
   return {};
 }
@@ -146,8 +158,8 @@ OwningOpRef<ModuleOp> buildModule(const Trace &trace,
                                   trace.ops()[outputs[j]].dtype));
   }
   b.setInsertionPointToEnd(module->getBody());
-  auto func = func::FuncOp::create(b, loc, "kernel",
-                                   b.getFunctionType(argTypes, {}));
+  auto func =
+      func::FuncOp::create(b, loc, "kernel", b.getFunctionType(argTypes, {}));
   // Every argument is a distinct store (a donated input is one argument), so
   // LLVM may assume no aliasing between them: loads and stores are promoted
   // out of loops and loops vectorize without runtime overlap checks.
@@ -175,8 +187,9 @@ OwningOpRef<ModuleOp> buildModule(const Trace &trace,
     st.addTypes(tensorTy(op.shape, op.dtype));
     if (op.name == "view" || op.name == "update") {
       st.addAttribute("offset", b.getI64IntegerAttr(op.iattrs.at(0)));
-      st.addAttribute("strides", b.getDenseI64ArrayAttr(ArrayRef<int64_t>(
-                                     op.iattrs).drop_front()));
+      st.addAttribute(
+          "strides",
+          b.getDenseI64ArrayAttr(ArrayRef<int64_t>(op.iattrs).drop_front()));
     } else if (op.name == "reduce") {
       st.addAttribute("kind", b.getStringAttr(op.sattr));
       st.addAttribute("axes", b.getDenseI64ArrayAttr(op.iattrs));
@@ -214,8 +227,8 @@ OwningOpRef<ModuleOp> buildModule(const Trace &trace,
     } else {
       dest = entry->getArgument(nextArg++);
     }
-    auto m = bufferization::MaterializeInDestinationOp::create(b, loc, result,
-                                                               dest);
+    auto m =
+        bufferization::MaterializeInDestinationOp::create(b, loc, result, dest);
     m.setRestrict(true);
     m.setWritable(true);
   }
@@ -267,8 +280,7 @@ std::string fileSafe(std::string s) {
 /// Runs the lowering pipeline. With a dump directory, runs one pass at a
 /// time and writes the IR after each; on failure, names the cpn-opt command
 /// that reproduces it.
-void lower(ModuleOp module, const std::filesystem::path &dumpDir,
-           int &fileNo) {
+void lower(ModuleOp module, const std::filesystem::path &dumpDir, int &fileNo) {
   std::string diag;
   ScopedDiagnosticHandler handler(module.getContext(), [&](Diagnostic &d) {
     llvm::raw_string_ostream os(diag);
@@ -300,8 +312,7 @@ void lower(ModuleOp module, const std::filesystem::path &dumpDir,
   for (auto &[stage, passes] : mlir::cpn::getLoweringStages()) {
     for (const std::string &pass : splitPasses(passes)) {
       PassManager pm(module.getContext());
-      if (failed(parsePassPipeline(pass, pm)) ||
-          failed(pm.run(module)))
+      if (failed(parsePassPipeline(pass, pm)) || failed(pm.run(module)))
         fail("pass '" + pass + "' (stage " + stage + ")", cpnFile);
       char num[8];
       snprintf(num, sizeof(num), "%03d", ++fileNo);
@@ -315,7 +326,8 @@ const char *kOpenMPRuntime = "/usr/lib/llvm-22/lib/libomp.so.5";
 const char *kVectorMath = "/lib/x86_64-linux-gnu/libmvec.so.1";
 
 /// The host's target machine (CPU and features), so that the vectorizers see
-/// the real vector width; without it LLVM's cost model vectorizes almost nothing.
+/// the real vector width; without it LLVM's cost model vectorizes almost
+/// nothing.
 llvm::TargetMachine *hostTargetMachine() {
   static std::unique_ptr<llvm::TargetMachine> tm = [] {
     llvm::InitializeNativeTarget();
@@ -406,8 +418,8 @@ void addPackedWrapper(llvm::Module &m, llvm::StringRef name) {
   llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx, "entry", wrapper));
   llvm::SmallVector<llvm::Value *> args;
   for (unsigned i = 0; i < fn->arg_size(); ++i) {
-    llvm::Value *slot = b.CreateLoad(
-        ptrTy, b.CreateConstGEP1_64(ptrTy, wrapper->getArg(0), i));
+    llvm::Value *slot =
+        b.CreateLoad(ptrTy, b.CreateConstGEP1_64(ptrTy, wrapper->getArg(0), i));
     args.push_back(b.CreateLoad(fn->getArg(i)->getType(), slot));
   }
   b.CreateCall(fn, args);
@@ -422,7 +434,8 @@ std::vector<char> emitObject(llvm::Module &m) {
   llvm::SmallVector<char, 0> buffer;
   llvm::raw_svector_ostream os(buffer);
   llvm::legacy::PassManager pm;
-  if (tm->addPassesToEmitFile(pm, os, nullptr, llvm::CodeGenFileType::ObjectFile))
+  if (tm->addPassesToEmitFile(pm, os, nullptr,
+                              llvm::CodeGenFileType::ObjectFile))
     throw std::runtime_error("cpnumeric: the target cannot emit object files");
   pm.run(m);
   return std::vector<char>(buffer.begin(), buffer.end());
@@ -454,8 +467,8 @@ std::vector<std::string> kernelLibraries() {
     libs.push_back(kVectorMath);
   if (!openmpRuntime())
     throw std::runtime_error(std::string("cpnumeric: cannot load the OpenMP "
-                                         "runtime ") + kOpenMPRuntime +
-                             " (install libomp-22-dev)");
+                                         "runtime ") +
+                             kOpenMPRuntime + " (install libomp-22-dev)");
   libs.push_back(kOpenMPRuntime);
   return libs;
 }
@@ -516,8 +529,8 @@ std::filesystem::path cachePath(const std::string &dir, uint64_t key,
 
 /// Links an object file of a kernel (compiled here or read from the disk
 /// cache) into its own LLJIT and finds the packed entry point `_mlir_kernel`.
-std::shared_ptr<Executable> loadObject(std::unique_ptr<llvm::MemoryBuffer> buffer,
-                                       std::string &error) {
+std::shared_ptr<Executable>
+loadObject(std::unique_ptr<llvm::MemoryBuffer> buffer, std::string &error) {
   context(); // initializes the native target
   auto fail = [&](llvm::Error e) -> std::shared_ptr<Executable> {
     llvm::raw_string_ostream os(error);
@@ -535,7 +548,8 @@ std::shared_ptr<Executable> loadObject(std::unique_ptr<llvm::MemoryBuffer> buffe
   auto &jd = (*jit)->getMainJITDylib();
   const llvm::DataLayout &dl = (*jit)->getDataLayout();
   llvm::orc::MangleAndInterner interner((*jit)->getExecutionSession(), dl);
-  if (llvm::Error e = jd.define(llvm::orc::absoluteSymbols(runtimeSymbols(interner))))
+  if (llvm::Error e =
+          jd.define(llvm::orc::absoluteSymbols(runtimeSymbols(interner))))
     return fail(std::move(e));
   for (const std::string &lib : kernelLibraries()) {
     auto gen = llvm::orc::DynamicLibrarySearchGenerator::Load(
@@ -587,7 +601,8 @@ bool storeCached(const std::string &dir, uint64_t key, int optLevel,
   std::filesystem::path obj = cachePath(dir, key, optLevel, ".o");
   std::filesystem::path meta = cachePath(dir, key, optLevel, ".trace");
   std::string tmp = "." + std::to_string(getpid()) + ".tmp";
-  std::filesystem::path objTmp = obj.string() + tmp, metaTmp = meta.string() + tmp;
+  std::filesystem::path objTmp = obj.string() + tmp,
+                        metaTmp = meta.string() + tmp;
   {
     std::ofstream of(objTmp, std::ios::binary);
     of.write(object.data(), static_cast<std::streamsize>(object.size()));
@@ -614,8 +629,8 @@ bool storeCached(const std::string &dir, uint64_t key, int optLevel,
 std::shared_ptr<Executable> compile(const Trace &trace,
                                     const std::vector<int32_t> &outputs,
                                     const std::vector<int32_t> &donors,
-                                    const CompilerOptions &opts,
-                                    uint64_t key, double &mlirSeconds) {
+                                    const CompilerOptions &opts, uint64_t key,
+                                    double &mlirSeconds) {
   OwningOpRef<ModuleOp> module = buildModule(trace, outputs, donors);
   std::filesystem::path dumpDir;
   int fileNo = 1;
@@ -634,7 +649,9 @@ std::shared_ptr<Executable> compile(const Trace &trace,
                              "this is a bug in cpnumeric's front end");
   auto t0 = std::chrono::steady_clock::now();
   lower(*module, dumpDir, fileNo);
-  mlirSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  mlirSeconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0)
+          .count();
 
   llvm::LLVMContext llvmContext;
   std::unique_ptr<llvm::Module> llvmModule =
@@ -657,12 +674,13 @@ std::shared_ptr<Executable> compile(const Trace &trace,
   auto exe = std::make_shared<Executable>();
   exe->object = emitObject(*llvmModule);
   std::string error;
-  auto loaded = loadObject(llvm::MemoryBuffer::getMemBufferCopy(
-                               llvm::StringRef(exe->object.data(), exe->object.size()),
-                               "kernel.o"),
-                           error);
+  auto loaded = loadObject(
+      llvm::MemoryBuffer::getMemBufferCopy(
+          llvm::StringRef(exe->object.data(), exe->object.size()), "kernel.o"),
+      error);
   if (!loaded)
-    throw std::runtime_error("cpnumeric: loading the compiled kernel failed: " + error);
+    throw std::runtime_error("cpnumeric: loading the compiled kernel failed: " +
+                             error);
   loaded->object = std::move(exe->object);
   loaded->numInputs = trace.inputs().size();
   loaded->numOutputs = outputs.size();
@@ -675,10 +693,12 @@ int kernelThreadCount = 0;
 
 int setKernelThreads(int threads) {
   if (threads <= 0)
-    threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    threads =
+        static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   kernelThreadCount = threads;
   if (void *omp = openmpRuntime())
-    if (auto set = reinterpret_cast<void (*)(int)>(dlsym(omp, "omp_set_num_threads")))
+    if (auto set =
+            reinterpret_cast<void (*)(int)>(dlsym(omp, "omp_set_num_threads")))
       set(threads);
   return threads;
 }
@@ -718,7 +738,8 @@ std::vector<int32_t> planDonations(const Trace &trace,
     if (donors[j] >= 0)
       continue;
     for (size_t in = 0; in < inputs.size(); ++in) {
-      if (free[in] && sameType(static_cast<int32_t>(in), trace.ops()[outputs[j]])) {
+      if (free[in] &&
+          sameType(static_cast<int32_t>(in), trace.ops()[outputs[j]])) {
         donors[j] = static_cast<int32_t>(in);
         free[in] = false;
         break;
@@ -789,13 +810,14 @@ void Engine::flush() {
       auto t0 = std::chrono::steady_clock::now();
       text = trace_.str() + "\noutputs:";
       for (size_t j = 0; j < outputs.size(); ++j)
-        text += " " + std::to_string(outputs[j]) + ":" + std::to_string(donors[j]);
+        text +=
+            " " + std::to_string(outputs[j]) + ":" + std::to_string(donors[j]);
       exe = loadCached(options_.cacheDir, key, options_.optLevel, text);
       if (exe) {
         ++stats_.diskHits;
-        stats_.diskLoadSeconds += std::chrono::duration<double>(
-                                      std::chrono::steady_clock::now() - t0)
-                                      .count();
+        stats_.diskLoadSeconds +=
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - t0)
+                .count();
         cache[key] = exe;
       }
     }
@@ -816,9 +838,9 @@ void Engine::flush() {
       trace_.clear();
       throw;
     }
-    stats_.compileSeconds += std::chrono::duration<double>(
-                                 std::chrono::steady_clock::now() - t0)
-                                 .count();
+    stats_.compileSeconds +=
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0)
+            .count();
     ++stats_.compilations;
     cache[key] = exe;
   }
@@ -843,7 +865,8 @@ void Engine::flush() {
   if (!exe)
     return;
   cpnrt::TaskGraph::global().submit(
-      "kernel", [exe, reads, outArgs] {
+      "kernel",
+      [exe, reads, outArgs] {
         std::vector<void *> ptrs;
         ptrs.reserve(reads.size() + outArgs.size());
         for (auto &s : reads)

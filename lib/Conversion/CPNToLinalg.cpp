@@ -143,7 +143,7 @@ LogicalResult lowerElementwise(IRRewriter &rw, Operation *op) {
         if (!v) {
           failed = true;
           v = arith::ConstantOp::create(b, l, resTy.getElementType(),
-                                      b.getZeroAttr(resTy.getElementType()));
+                                        b.getZeroAttr(resTy.getElementType()));
         }
         return v;
       });
@@ -166,10 +166,10 @@ Value viewFlatIndex(OpBuilder &b, Location l, int64_t offset,
   for (size_t i = 0; i < strides.size(); ++i) {
     if (strides[i] == 0)
       continue;
-    Value idx = arith::IndexCastOp::create(b, l, i64,
-                                           linalg::IndexOp::create(b, l, i));
-    flat = arith::AddIOp::create(b, l, flat,
-                                 arith::MulIOp::create(b, l, idx, c(strides[i])));
+    Value idx =
+        arith::IndexCastOp::create(b, l, i64, linalg::IndexOp::create(b, l, i));
+    flat = arith::AddIOp::create(
+        b, l, flat, arith::MulIOp::create(b, l, idx, c(strides[i])));
   }
   return flat;
 }
@@ -212,9 +212,11 @@ LogicalResult lowerView(IRRewriter &rw, ViewOp op) {
             if (j > 0)
               q = arith::RemSIOp::create(
                   b, l, q,
-                  arith::ConstantOp::create(b, l, b.getI64Type(),
-                                            b.getI64IntegerAttr(baseTy.getDimSize(j))));
-            idx.push_back(arith::IndexCastOp::create(b, l, b.getIndexType(), q));
+                  arith::ConstantOp::create(
+                      b, l, b.getI64Type(),
+                      b.getI64IntegerAttr(baseTy.getDimSize(j))));
+            idx.push_back(
+                arith::IndexCastOp::create(b, l, b.getIndexType(), q));
           }
           return tensor::ExtractOp::create(b, l, base, idx).getResult();
         });
@@ -248,16 +250,14 @@ LogicalResult lowerView(IRRewriter &rw, ViewOp op) {
   Value slice = op.getBase();
   if (sliceTy != baseTy || llvm::any_of(offsets, [](int64_t o) { return o; }) ||
       llvm::any_of(steps, [](int64_t s) { return s != 1; }))
-    slice = tensor::ExtractSliceOp::create(rw, loc, sliceTy, op.getBase(),
-                                           ValueRange{}, ValueRange{},
-                                           ValueRange{}, offsets, sliceSizes,
-                                           steps);
+    slice = tensor::ExtractSliceOp::create(
+        rw, loc, sliceTy, op.getBase(), ValueRange{}, ValueRange{},
+        ValueRange{}, offsets, sliceSizes, steps);
   if (!identity) {
     AffineMap map = AffineMap::get(sizes.size(), 0, inExprs, rw.getContext());
-    slice = buildElementwise(rw, loc, resTy, slice, map,
-                             [](OpBuilder &, Location, ValueRange a) {
-                               return a[0];
-                             });
+    slice = buildElementwise(
+        rw, loc, resTy, slice, map,
+        [](OpBuilder &, Location, ValueRange a) { return a[0]; });
   }
   rw.replaceOp(op, slice);
   return success();
@@ -307,10 +307,9 @@ Value lowerBoxUpdate(IRRewriter &rw, UpdateOp op, const BoxView &box) {
   if (!identity || packedShape.size() != sizes.size()) {
     auto packedTy = RankedTensorType::get(packedShape, valTy.getElementType());
     AffineMap map = AffineMap::get(p, 0, inExprs, rw.getContext());
-    src = buildElementwise(rw, loc, packedTy, src, map,
-                           [](OpBuilder &, Location, ValueRange a) {
-                             return a[0];
-                           });
+    src = buildElementwise(
+        rw, loc, packedTy, src, map,
+        [](OpBuilder &, Location, ValueRange a) { return a[0]; });
   }
   return tensor::InsertSliceOp::create(rw, loc, src, op.getBase(), ValueRange{},
                                        ValueRange{}, ValueRange{}, offsets,
@@ -340,9 +339,8 @@ Value lowerGatherUpdate(IRRewriter &rw, UpdateOp op) {
   for (size_t i = 0; i < sizes.size(); ++i)
     if (sizes[i] > 1)
       order.push_back(i);
-  llvm::stable_sort(order, [&](int64_t a, int64_t b) {
-    return strides[a] > strides[b];
-  });
+  llvm::stable_sort(
+      order, [&](int64_t a, int64_t b) { return strides[a] > strides[b]; });
   SmallVector<int64_t> bs = rowMajorStrides(baseTy.getShape());
   unsigned k = baseTy.getRank();
   Value value = op.getValue();
@@ -361,8 +359,8 @@ Value lowerGatherUpdate(IRRewriter &rw, UpdateOp op) {
               b, l, flat, arith::MulIOp::create(b, l, idx, c(bs[j])));
         }
         Value r = arith::SubIOp::create(b, l, flat, c(offset));
-        Value inside = arith::CmpIOp::create(b, l, arith::CmpIPredicate::sge,
-                                             r, c(0));
+        Value inside =
+            arith::CmpIOp::create(b, l, arith::CmpIPredicate::sge, r, c(0));
         r = arith::SelectOp::create(b, l, inside, r, c(0));
         SmallVector<Value> q(sizes.size());
         for (size_t i = 0; i < sizes.size(); ++i)
@@ -373,8 +371,8 @@ Value lowerGatherUpdate(IRRewriter &rw, UpdateOp op) {
                                            c(sizes[i]));
           inside = arith::AndIOp::create(b, l, inside, ok);
           qi = arith::SelectOp::create(b, l, ok, qi, c(0));
-          r = arith::SubIOp::create(b, l, r,
-                                    arith::MulIOp::create(b, l, qi, c(strides[i])));
+          r = arith::SubIOp::create(
+              b, l, r, arith::MulIOp::create(b, l, qi, c(strides[i])));
           if (reversed[i])
             qi = arith::SubIOp::create(b, l, c(sizes[i] - 1), qi);
           q[i] = arith::IndexCastOp::create(b, l, b.getIndexType(), qi);
@@ -394,9 +392,9 @@ LogicalResult lowerUpdate(IRRewriter &rw, UpdateOp op) {
     return success();
   }
   Value r;
-  if (auto box = decomposeView(tensorOf(op.getBase()).getShape(),
-                               op.getOffset(), op.getStrides(),
-                               valTy.getShape()))
+  if (auto box =
+          decomposeView(tensorOf(op.getBase()).getShape(), op.getOffset(),
+                        op.getStrides(), valTy.getShape()))
     r = lowerBoxUpdate(rw, op, *box);
   if (!r)
     r = lowerGatherUpdate(rw, op);
@@ -424,10 +422,10 @@ LogicalResult splitFullReduce(IRRewriter &rw, ReduceOp op) {
   SmallVector<int64_t> rest;
   for (int64_t i = 1; i < inTy.getRank(); ++i)
     rest.push_back(i);
-  ReduceOp partial = make(op.getX(),
-                          RankedTensorType::get({inTy.getDimSize(0)},
-                                                resTy.getElementType()),
-                          rest);
+  ReduceOp partial =
+      make(op.getX(),
+           RankedTensorType::get({inTy.getDimSize(0)}, resTy.getElementType()),
+           rest);
   ReduceOp total = make(partial.getResult(), resTy, {0});
   // The second reduction reads values of the result type: no longer unsigned
   // input semantics, except that an unsigned result stays unsigned.
@@ -463,9 +461,9 @@ LogicalResult lowerReduce(IRRewriter &rw, ReduceOp op) {
   Type accTy = isArg ? elemTy : resTy.getElementType();
   auto accTensorTy = RankedTensorType::get(resTy.getShape(), accTy);
   Value ident = emitReductionIdentity(rw, loc, kind, accTy, isUnsigned);
-  Value acc = linalg::FillOp::create(rw, loc, ident,
-                                     emptyLike(rw, loc, accTensorTy))
-                  .getResult(0);
+  Value acc =
+      linalg::FillOp::create(rw, loc, ident, emptyLike(rw, loc, accTensorTy))
+          .getResult(0);
   SmallVector<Value> inits{acc};
   SmallVector<Type> resultTypes{accTensorTy};
   SmallVector<AffineMap> maps{rw.getMultiDimIdentityMap(rank), outMap};
@@ -483,7 +481,8 @@ LogicalResult lowerReduce(IRRewriter &rw, ReduceOp op) {
       rw, loc, resultTypes, op.getX(), inits, maps, iters,
       [&](OpBuilder &b, Location l, ValueRange args) {
         if (!isArg) {
-          Value r = emitReductionCombine(b, l, kind, args[1], args[0], isUnsigned);
+          Value r =
+              emitReductionCombine(b, l, kind, args[1], args[0], isUnsigned);
           // NumPy sums pairwise, not in order: let LLVM reassociate float sums
           // and products so that the reduction loops vectorize.
           if (auto add = r.getDefiningOp<arith::AddFOp>())
@@ -500,28 +499,34 @@ LogicalResult lowerReduce(IRRewriter &rw, ReduceOp op) {
         bool isMin = kind == "argmin";
         Value better;
         if (isa<FloatType>(elemTy)) {
-          better = arith::CmpFOp::create(
-              b, l, isMin ? arith::CmpFPredicate::OLT : arith::CmpFPredicate::OGT,
-              x, best);
-          Value xNan = arith::CmpFOp::create(b, l, arith::CmpFPredicate::UNO, x, x);
+          better = arith::CmpFOp::create(b, l,
+                                         isMin ? arith::CmpFPredicate::OLT
+                                               : arith::CmpFPredicate::OGT,
+                                         x, best);
+          Value xNan =
+              arith::CmpFOp::create(b, l, arith::CmpFPredicate::UNO, x, x);
           Value bestNan = arith::CmpFOp::create(b, l, arith::CmpFPredicate::UNO,
                                                 best, best);
           Value firstNan = arith::AndIOp::create(
               b, l, xNan,
-              arith::XOrIOp::create(b, l, bestNan,
-                                    arith::ConstantOp::create(
-                                        b, l, b.getI1Type(), b.getBoolAttr(true))));
+              arith::XOrIOp::create(
+                  b, l, bestNan,
+                  arith::ConstantOp::create(b, l, b.getI1Type(),
+                                            b.getBoolAttr(true))));
           better = arith::OrIOp::create(b, l, better, firstNan);
         } else {
           bool u = isUnsigned || elemTy.isInteger(1);
-          auto pred = isMin ? (u ? arith::CmpIPredicate::ult : arith::CmpIPredicate::slt)
-                            : (u ? arith::CmpIPredicate::ugt : arith::CmpIPredicate::sgt);
+          auto pred =
+              isMin
+                  ? (u ? arith::CmpIPredicate::ult : arith::CmpIPredicate::slt)
+                  : (u ? arith::CmpIPredicate::ugt : arith::CmpIPredicate::sgt);
           better = arith::CmpIOp::create(b, l, pred, x, best);
         }
         // The first element along the axis always replaces the identity.
         Value first = arith::CmpIOp::create(
             b, l, arith::CmpIPredicate::eq, idx,
-            arith::ConstantOp::create(b, l, b.getI64Type(), b.getI64IntegerAttr(0)));
+            arith::ConstantOp::create(b, l, b.getI64Type(),
+                                      b.getI64IntegerAttr(0)));
         better = arith::OrIOp::create(b, l, better, first);
         linalg::YieldOp::create(
             b, l,
@@ -535,12 +540,12 @@ LogicalResult lowerReduce(IRRewriter &rw, ReduceOp op) {
 LogicalResult lowerIota(IRRewriter &rw, IotaOp op) {
   RankedTensorType resTy = tensorOf(op.getResult());
   int64_t dim = op.getDim();
-  Value r = buildElementwise(rw, op.getLoc(), resTy, {}, {},
-                             [&](OpBuilder &b, Location l, ValueRange) -> Value {
-                               return arith::IndexCastOp::create(
-                                   b, l, b.getI64Type(),
-                                   linalg::IndexOp::create(b, l, dim));
-                             });
+  Value r = buildElementwise(
+      rw, op.getLoc(), resTy, {}, {},
+      [&](OpBuilder &b, Location l, ValueRange) -> Value {
+        return arith::IndexCastOp::create(b, l, b.getI64Type(),
+                                          linalg::IndexOp::create(b, l, dim));
+      });
   rw.replaceOp(op, r);
   return success();
 }
@@ -550,8 +555,10 @@ LogicalResult lowerMatmul(IRRewriter &rw, MatmulOp op) {
   RankedTensorType resTy = tensorOf(op.getResult());
   Type et = resTy.getElementType();
   Value zero = isa<FloatType>(et)
-                   ? (Value)arith::ConstantOp::create(rw, loc, et, rw.getFloatAttr(et, 0.0))
-                   : (Value)arith::ConstantOp::create(rw, loc, et, rw.getIntegerAttr(et, 0));
+                   ? (Value)arith::ConstantOp::create(rw, loc, et,
+                                                      rw.getFloatAttr(et, 0.0))
+                   : (Value)arith::ConstantOp::create(rw, loc, et,
+                                                      rw.getIntegerAttr(et, 0));
   Value init = linalg::FillOp::create(rw, loc, zero, emptyLike(rw, loc, resTy))
                    .getResult(0);
   Value r = linalg::MatmulOp::create(rw, loc, TypeRange{resTy},

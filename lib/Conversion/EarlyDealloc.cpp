@@ -1,4 +1,5 @@
-//===- EarlyDealloc.cpp - free temporaries after their last use ------------===//
+//===- EarlyDealloc.cpp - free temporaries after their last use
+//------------===//
 //
 // Part of cpnumeric.
 //
@@ -28,8 +29,7 @@ Operation *lastUserInBlock(Value root, Block *block, Operation *dealloc) {
     for (Operation *user : v.getUsers()) {
       if (user == dealloc)
         continue;
-      if (user->hasTrait<OpTrait::IsTerminator>() &&
-          user->getBlock() == block)
+      if (user->hasTrait<OpTrait::IsTerminator>() && user->getBlock() == block)
         return nullptr;
       Operation *anc = block->findAncestorOpInBlock(*user);
       if (!anc)

@@ -1,4 +1,5 @@
-//===- FuseElementwise.cpp - elementwise fusion with recomputation ---------===//
+//===- FuseElementwise.cpp - elementwise fusion with recomputation
+//---------===//
 //
 // Part of cpnumeric.
 //
@@ -24,8 +25,9 @@ using namespace mlir;
 namespace {
 int64_t bodySize(Operation *op) {
   auto generic = dyn_cast<linalg::GenericOp>(op);
-  return generic ? static_cast<int64_t>(generic.getBody()->getOperations().size())
-                 : 0;
+  return generic
+             ? static_cast<int64_t>(generic.getBody()->getOperations().size())
+             : 0;
 }
 
 struct FuseElementwisePass
@@ -62,7 +64,8 @@ struct FuseElementwisePass
     linalg::populateConstantFoldLinalgOperations(patterns, singleUse);
     GreedyRewriteConfig config;
     config.setUseTopDownTraversal(true);
-    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns), config)))
+    if (failed(
+            applyPatternsGreedily(getOperation(), std::move(patterns), config)))
       return signalPassFailure();
   }
 };

@@ -1,4 +1,5 @@
-//===- ParallelOuterLoops.cpp - one parallel dimension per loop nest -------===//
+//===- ParallelOuterLoops.cpp - one parallel dimension per loop nest
+//-------===//
 //
 // Part of cpnumeric.
 //
@@ -77,19 +78,20 @@ struct ParallelOuterLoopsPass
       Value lb = op.getLowerBound()[d], ub = op.getUpperBound()[d],
             st = op.getStep()[d];
       if (static_cast<int>(d) == par) {
-        scf::ParallelOp::create(
-            b, loc, ValueRange{lb}, ValueRange{ub}, ValueRange{st},
-            [&](OpBuilder &nb, Location, ValueRange ivs) {
-              map.map(body.getArgument(d), ivs[0]);
-              build(nb, d + 1);
-            });
+        scf::ParallelOp::create(b, loc, ValueRange{lb}, ValueRange{ub},
+                                ValueRange{st},
+                                [&](OpBuilder &nb, Location, ValueRange ivs) {
+                                  map.map(body.getArgument(d), ivs[0]);
+                                  build(nb, d + 1);
+                                });
       } else {
-        scf::ForOp::create(b, loc, lb, ub, st, ValueRange{},
-                           [&](OpBuilder &nb, Location l, Value iv, ValueRange) {
-                             map.map(body.getArgument(d), iv);
-                             build(nb, d + 1);
-                             scf::YieldOp::create(nb, l);
-                           });
+        scf::ForOp::create(
+            b, loc, lb, ub, st, ValueRange{},
+            [&](OpBuilder &nb, Location l, Value iv, ValueRange) {
+              map.map(body.getArgument(d), iv);
+              build(nb, d + 1);
+              scf::YieldOp::create(nb, l);
+            });
       }
     };
     OpBuilder b(op);

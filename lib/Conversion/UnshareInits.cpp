@@ -1,4 +1,5 @@
-//===- UnshareInits.cpp - one destination init per use ---------------------===//
+//===- UnshareInits.cpp - one destination init per use
+//---------------------===//
 //
 // Part of cpnumeric.
 //

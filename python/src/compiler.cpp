@@ -1,11 +1,12 @@
-//===- compiler.cpp - flushing, options and statistics ---------------------===//
+//===- compiler.cpp - flushing, options and statistics
+//---------------------===//
 //
 // Part of cpnumeric.
 //
 //===----------------------------------------------------------------------===//
 
-#include "bindings.h"
 #include "cpn/Compiler/Compiler.h"
+#include "bindings.h"
 #include "cpnrt/TaskGraph.h"
 
 #include <pybind11/stl.h>
@@ -13,8 +14,9 @@
 namespace py = pybind11;
 
 void initCompiler(py::module_ &m) {
-  m.def("flush", [] { cpn::Engine::global().flush(); },
-        "Compiles and submits the pending trace (returns before it runs).");
+  m.def(
+      "flush", [] { cpn::Engine::global().flush(); },
+      "Compiles and submits the pending trace (returns before it runs).");
   m.def("statement_end", [] { cpn::Engine::global().statementEnd(); });
   m.def(
       "configure",

@@ -1,4 +1,5 @@
-//===- runtime.cpp - moving data between NumPy and stores ------------------===//
+//===- runtime.cpp - moving data between NumPy and stores
+//------------------===//
 //
 // Part of cpnumeric.
 //
@@ -67,8 +68,9 @@ void initRuntime(py::module_ &m) {
         return out;
       },
       "A NumPy copy of a value; a sync point.");
-  m.def("trim_pool", [] { cpnrt::trimPool(); },
-        "Return the pool's cached free buffers to the system.");
+  m.def(
+      "trim_pool", [] { cpnrt::trimPool(); },
+      "Return the pool's cached free buffers to the system.");
   m.def(
       "stream_triad",
       [](size_t n, int threads, int reps) {

@@ -1,4 +1,5 @@
-//===- Blas.cpp - OpenBLAS gemm for compiled kernels -----------------------===//
+//===- Blas.cpp - OpenBLAS gemm for compiled kernels
+//-----------------------===//
 //
 // Part of cpnumeric's runtime (libcpnrt).
 //
@@ -30,7 +31,8 @@ template <typename T> struct Operand {
       for (int64_t i = 0; i < rows; ++i)
         for (int64_t j = 0; j < cols; ++j)
           packed[i * cols + j] = p[i * rs + j * cs];
-      ptr = packed.data(), trans = CblasNoTrans, ld = std::max<int64_t>(1, cols);
+      ptr = packed.data(), trans = CblasNoTrans,
+      ld = std::max<int64_t>(1, cols);
     }
   }
 };
@@ -76,8 +78,8 @@ void gemm(Gemm blas, Gemv blasv, int64_t a, int64_t aOff, int64_t aRs,
   for (int64_t i = 0; i < m; ++i)
     for (int64_t j = 0; j < n; ++j)
       tmp[i * n + j] = C[i * cRs + j * cCs];
-  blas(CblasRowMajor, A.trans, B.trans, m, n, k, T(1), A.ptr, A.ld, B.ptr,
-       B.ld, T(1), tmp.data(), n);
+  blas(CblasRowMajor, A.trans, B.trans, m, n, k, T(1), A.ptr, A.ld, B.ptr, B.ld,
+       T(1), tmp.data(), n);
   for (int64_t i = 0; i < m; ++i)
     for (int64_t j = 0; j < n; ++j)
       C[i * cRs + j * cCs] = tmp[i * n + j];
@@ -88,14 +90,14 @@ extern "C" void cpn_gemm_f64(int64_t a, int64_t aOff, int64_t aRs, int64_t aCs,
                              int64_t b, int64_t bOff, int64_t bRs, int64_t bCs,
                              int64_t c, int64_t cOff, int64_t cRs, int64_t cCs,
                              int64_t m, int64_t n, int64_t k) {
-  gemm<double>(cblas_dgemm, cblas_dgemv, a, aOff, aRs, aCs, b, bOff, bRs, bCs, c, cOff, cRs,
-               cCs, m, n, k);
+  gemm<double>(cblas_dgemm, cblas_dgemv, a, aOff, aRs, aCs, b, bOff, bRs, bCs,
+               c, cOff, cRs, cCs, m, n, k);
 }
 
 extern "C" void cpn_gemm_f32(int64_t a, int64_t aOff, int64_t aRs, int64_t aCs,
                              int64_t b, int64_t bOff, int64_t bRs, int64_t bCs,
                              int64_t c, int64_t cOff, int64_t cRs, int64_t cCs,
                              int64_t m, int64_t n, int64_t k) {
-  gemm<float>(cblas_sgemm, cblas_sgemv, a, aOff, aRs, aCs, b, bOff, bRs, bCs, c, cOff, cRs,
-              cCs, m, n, k);
+  gemm<float>(cblas_sgemm, cblas_sgemv, a, aOff, aRs, aCs, b, bOff, bRs, bCs, c,
+              cOff, cRs, cCs, m, n, k);
 }

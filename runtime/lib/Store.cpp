@@ -1,4 +1,5 @@
-//===- Store.cpp - runtime buffers and their pool --------------------------===//
+//===- Store.cpp - runtime buffers and their pool
+//--------------------------===//
 //
 // Part of cpnumeric's runtime (libcpnrt).
 //
@@ -12,22 +13,23 @@
 
 #include <cstdlib>
 #include <map>
-#include <unordered_map>
 #include <stdexcept>
 #include <sys/mman.h>
+#include <unordered_map>
 
 namespace cpnrt {
 
 DType parseDType(const std::string &n) {
   static const std::pair<const char *, DType> table[] = {
-      {"b1", DType::b1},   {"i1", DType::i8},   {"i2", DType::i16},
-      {"i4", DType::i32},  {"i8", DType::i64},  {"u1", DType::u8},
-      {"u2", DType::u16},  {"u4", DType::u32},  {"u8", DType::u64},
-      {"f4", DType::f32},  {"f8", DType::f64}};
+      {"b1", DType::b1},  {"i1", DType::i8},  {"i2", DType::i16},
+      {"i4", DType::i32}, {"i8", DType::i64}, {"u1", DType::u8},
+      {"u2", DType::u16}, {"u4", DType::u32}, {"u8", DType::u64},
+      {"f4", DType::f32}, {"f8", DType::f64}};
   for (auto &[name, t] : table)
     if (n == name)
       return t;
-  throw std::invalid_argument("cpnumeric runtime: unsupported dtype '" + n + "'");
+  throw std::invalid_argument("cpnumeric runtime: unsupported dtype '" + n +
+                              "'");
 }
 
 const char *dtypeName(DType t) {
@@ -42,7 +44,8 @@ size_t dtypeSize(DType t) {
 }
 
 bool isUnsigned(DType t) {
-  return t == DType::u8 || t == DType::u16 || t == DType::u32 || t == DType::u64;
+  return t == DType::u8 || t == DType::u16 || t == DType::u32 ||
+         t == DType::u64;
 }
 bool isFloat(DType t) { return t == DType::f32 || t == DType::f64; }
 
@@ -80,7 +83,8 @@ public:
       return p;
     }
     ++stats_.allocations;
-    void *p = std::aligned_alloc(c >= kHugeThreshold ? kHugeThreshold : kAlign, c);
+    void *p =
+        std::aligned_alloc(c >= kHugeThreshold ? kHugeThreshold : kAlign, c);
     if (!p)
       throw std::bad_alloc();
     if (c >= kHugeThreshold)

@@ -1,4 +1,5 @@
-//===- Stream.cpp - STREAM triad, the bandwidth bound of the benchmarks ----===//
+//===- Stream.cpp - STREAM triad, the bandwidth bound of the benchmarks
+//----===//
 //
 // Part of cpnumeric's runtime (libcpnrt).
 //
@@ -17,7 +18,8 @@ namespace cpnrt {
 double streamTriadGBs(size_t n, int threads, int reps) {
   threads = std::max(1, threads);
   auto alloc = [&] {
-    return static_cast<double *>(std::aligned_alloc(64, ((n * 8 + 63) / 64) * 64));
+    return static_cast<double *>(
+        std::aligned_alloc(64, ((n * 8 + 63) / 64) * 64));
   };
   double *a = alloc(), *b = alloc(), *c = alloc();
   auto chunk = [&](int t, auto &&fn) {
@@ -48,7 +50,9 @@ double streamTriadGBs(size_t n, int threads, int reps) {
       for (size_t i = lo; i < hi; ++i)
         a[i] = b[i] + s * c[i];
     });
-    double dt = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    double dt =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0)
+            .count();
     best = std::max(best, 24.0 * static_cast<double>(n) / dt / 1e9);
   }
   std::free(a);

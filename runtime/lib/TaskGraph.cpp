@@ -1,4 +1,5 @@
-//===- TaskGraph.cpp - asynchronous tasks over stores ----------------------===//
+//===- TaskGraph.cpp - asynchronous tasks over stores
+//----------------------===//
 //
 // Part of cpnumeric's runtime (libcpnrt).
 //
