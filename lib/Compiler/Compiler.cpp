@@ -70,8 +70,7 @@ constexpr uint64_t kMaxWindowsAhead = 2;
 
 class Executable {
 public:
-  std::unique_ptr<llvm::orc::LLJIT> jit; // the kernel's object, linked
-  std::vector<char> object;              // its bytes (for the disk cache)
+  std::vector<char> object; // the kernel's object code (for the disk cache)
   void (*fn)(void **) = nullptr;
   size_t numInputs = 0, numOutputs = 0;
 };
@@ -527,50 +526,81 @@ std::filesystem::path cachePath(const std::string &dir, uint64_t key,
   return std::filesystem::path(dir) / name;
 }
 
+/// The process's one LLJIT, created on first use and never destroyed (tearing
+/// JIT'd code down during static destruction, after the libraries it links
+/// against may be gone, hangs in ORC). Its main JITDylib resolves what kernels
+/// call.
+llvm::orc::LLJIT *sharedJit(std::string &error) {
+  static llvm::orc::LLJIT *jit = [&]() -> llvm::orc::LLJIT * {
+    auto fail = [&](llvm::Error e) -> llvm::orc::LLJIT * {
+      llvm::raw_string_ostream os(error);
+      os << e;
+      return nullptr;
+    };
+    context(); // initializes the native target
+    auto jtmb = llvm::orc::JITTargetMachineBuilder::detectHost();
+    if (!jtmb)
+      return fail(jtmb.takeError());
+    auto made = llvm::orc::LLJITBuilder()
+                    .setJITTargetMachineBuilder(std::move(*jtmb))
+                    .create();
+    if (!made)
+      return fail(made.takeError());
+    llvm::orc::LLJIT *j = made->release();
+    auto &jd = j->getMainJITDylib();
+    const llvm::DataLayout &dl = j->getDataLayout();
+    llvm::orc::MangleAndInterner interner(j->getExecutionSession(), dl);
+    if (llvm::Error e =
+            jd.define(llvm::orc::absoluteSymbols(runtimeSymbols(interner))))
+      return fail(std::move(e));
+    for (const std::string &lib : kernelLibraries()) {
+      auto gen = llvm::orc::DynamicLibrarySearchGenerator::Load(
+          lib.c_str(), dl.getGlobalPrefix());
+      if (!gen)
+        return fail(gen.takeError());
+      jd.addGenerator(std::move(*gen));
+    }
+    auto process =
+        llvm::orc::DynamicLibrarySearchGenerator::GetForCurrentProcess(
+            dl.getGlobalPrefix());
+    if (!process)
+      return fail(process.takeError());
+    jd.addGenerator(std::move(*process));
+    return j;
+  }();
+  if (!jit && error.empty())
+    error = "the JIT could not be created";
+  return jit;
+}
+
 /// Links an object file of a kernel (compiled here or read from the disk
-/// cache) into its own LLJIT and finds the packed entry point `_mlir_kernel`.
+/// cache) into the shared LLJIT and finds the packed entry point
+/// `_mlir_kernel`.
 std::shared_ptr<Executable>
 loadObject(std::unique_ptr<llvm::MemoryBuffer> buffer, std::string &error) {
-  context(); // initializes the native target
   auto fail = [&](llvm::Error e) -> std::shared_ptr<Executable> {
     llvm::raw_string_ostream os(error);
     os << e;
     return nullptr;
   };
-  auto jtmb = llvm::orc::JITTargetMachineBuilder::detectHost();
-  if (!jtmb)
-    return fail(jtmb.takeError());
-  auto jit = llvm::orc::LLJITBuilder()
-                 .setJITTargetMachineBuilder(std::move(*jtmb))
-                 .create();
+  llvm::orc::LLJIT *jit = sharedJit(error);
   if (!jit)
-    return fail(jit.takeError());
-  auto &jd = (*jit)->getMainJITDylib();
-  const llvm::DataLayout &dl = (*jit)->getDataLayout();
-  llvm::orc::MangleAndInterner interner((*jit)->getExecutionSession(), dl);
-  if (llvm::Error e =
-          jd.define(llvm::orc::absoluteSymbols(runtimeSymbols(interner))))
+    return nullptr;
+  // Each kernel gets its own JITDylib (every object defines `_mlir_kernel`);
+  // its link order reaches the main one, which resolves the runtime's entry
+  // points, libm, libmvec and OpenMP.
+  static int counter = 0;
+  auto jd = jit->createJITDylib("kernel" + std::to_string(counter++));
+  if (!jd)
+    return fail(jd.takeError());
+  jd->addToLinkOrder(jit->getMainJITDylib());
+  if (llvm::Error e = jit->addObjectFile(*jd, std::move(buffer)))
     return fail(std::move(e));
-  for (const std::string &lib : kernelLibraries()) {
-    auto gen = llvm::orc::DynamicLibrarySearchGenerator::Load(
-        lib.c_str(), dl.getGlobalPrefix());
-    if (!gen)
-      return fail(gen.takeError());
-    jd.addGenerator(std::move(*gen));
-  }
-  auto process = llvm::orc::DynamicLibrarySearchGenerator::GetForCurrentProcess(
-      dl.getGlobalPrefix());
-  if (!process)
-    return fail(process.takeError());
-  jd.addGenerator(std::move(*process));
-  if (llvm::Error e = (*jit)->addObjectFile(std::move(buffer)))
-    return fail(std::move(e));
-  auto sym = (*jit)->lookup("_mlir_kernel");
+  auto sym = jit->lookup(*jd, "_mlir_kernel");
   if (!sym)
     return fail(sym.takeError());
   auto exe = std::make_shared<Executable>();
   exe->fn = sym->toPtr<void (*)(void **)>();
-  exe->jit = std::move(*jit);
   return exe;
 }
 
