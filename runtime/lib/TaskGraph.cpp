@@ -121,21 +121,30 @@ void TaskGraph::workerLoop() {
 
 void TaskGraph::finish(const TaskRef &task, bool failed,
                        const std::string &error) {
+  // A finished task lets go of its stores (and of its closure, which holds
+  // some too), else store -> lastWriter -> task -> store is a cycle and no
+  // written store is ever freed. They are dropped outside the lock (a store's
+  // destructor may drop the last reference to a task) but before the task
+  // counts as finished, so that a waiter sees them gone.
+  {
+    std::function<void()> fn;
+    std::vector<StoreRef> reads, writes;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      fn = std::move(task->fn);
+      reads = std::move(task->reads);
+      writes = std::move(task->writes);
+      task->fn = nullptr;
+      task->reads.clear();
+      task->writes.clear();
+    }
+  }
   std::vector<TaskRef> nowReady;
-  // A finished task lets go of its stores, else store -> lastWriter -> task ->
-  // store is a cycle and no written store is ever freed. They are released
-  // after the lock: a store's destructor may drop the last task reference.
-  std::vector<StoreRef> released;
   {
     std::lock_guard<std::mutex> lock(mu_);
     task->done_ = true;
     task->failed_ = failed;
     task->error_ = error;
-    task->fn = nullptr; // release what the closure holds
-    released = std::move(task->reads);
-    released.insert(released.end(), task->writes.begin(), task->writes.end());
-    task->reads.clear();
-    task->writes.clear();
     for (auto &s : task->successors_) {
       if (failed && !s->failed_) {
         s->failed_ = true;
