@@ -70,9 +70,8 @@ constexpr uint64_t kMaxWindowsAhead = 2;
 
 class Executable {
 public:
-  std::vector<char> object; // the kernel's object code (for the disk cache)
+  std::vector<char> object; // the object code, until written to the disk cache
   void (*fn)(void **) = nullptr;
-  size_t numInputs = 0, numOutputs = 0;
 };
 
 namespace {
@@ -350,7 +349,7 @@ llvm::TargetMachine *hostTargetMachine() {
 /// LLVM's default pipeline at `optLevel` for the host, with glibc's vector
 /// math library (libmvec) declared, so that loops calling exp/log/sin/pow...
 /// vectorize into calls of their SIMD versions.
-llvm::Error optimizeModule(llvm::Module &m, int optLevel) {
+void optimizeModule(llvm::Module &m, int optLevel) {
   llvm::TargetMachine *tm = hostTargetMachine();
   if (tm) {
     m.setDataLayout(tm->createDataLayout());
@@ -386,7 +385,6 @@ llvm::Error optimizeModule(llvm::Module &m, int optLevel) {
                                     ? pb.buildO0DefaultPipeline(level)
                                     : pb.buildPerModuleDefaultPipeline(level);
   mpm.run(m, mam);
-  return llvm::Error::success();
 }
 
 /// The OpenMP runtime kernels call (__kmpc_fork_call, ...), loaded into the
@@ -689,32 +687,24 @@ std::shared_ptr<Executable> compile(const Trace &trace,
   if (!llvmModule)
     throw std::runtime_error("cpnumeric: translation to LLVM IR failed");
   addPackedWrapper(*llvmModule, "kernel");
-  if (llvm::Error e = optimizeModule(*llvmModule, opts.optLevel)) {
-    std::string msg;
-    llvm::raw_string_ostream os(msg);
-    os << e;
-    throw std::runtime_error("cpnumeric: LLVM optimization failed: " + msg);
-  }
+  optimizeModule(*llvmModule, opts.optLevel);
   if (!dumpDir.empty()) {
     std::string llvmText;
     llvm::raw_string_ostream os(llvmText);
     llvmModule->print(os, nullptr);
     writeFile(dumpDir / "llvm.ll", llvmText);
   }
-  auto exe = std::make_shared<Executable>();
-  exe->object = emitObject(*llvmModule);
+  std::vector<char> object = emitObject(*llvmModule);
   std::string error;
-  auto loaded = loadObject(
-      llvm::MemoryBuffer::getMemBufferCopy(
-          llvm::StringRef(exe->object.data(), exe->object.size()), "kernel.o"),
-      error);
-  if (!loaded)
+  auto exe =
+      loadObject(llvm::MemoryBuffer::getMemBufferCopy(
+                     llvm::StringRef(object.data(), object.size()), "kernel.o"),
+                 error);
+  if (!exe)
     throw std::runtime_error("cpnumeric: loading the compiled kernel failed: " +
                              error);
-  loaded->object = std::move(exe->object);
-  loaded->numInputs = trace.inputs().size();
-  loaded->numOutputs = outputs.size();
-  return loaded;
+  exe->object = std::move(object);
+  return exe;
 }
 
 } // namespace
@@ -862,6 +852,7 @@ void Engine::flush() {
           storeCached(options_.cacheDir, key, options_.optLevel, text,
                       llvm::StringRef(exe->object.data(), exe->object.size())))
         ++stats_.diskWrites;
+      std::vector<char>().swap(exe->object); // written; not kept in memory
     } catch (...) {
       // Leave no half-built state: forget the trace; the values it would have
       // produced fail when read.

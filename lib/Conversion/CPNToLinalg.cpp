@@ -427,8 +427,8 @@ LogicalResult splitFullReduce(IRRewriter &rw, ReduceOp op) {
            RankedTensorType::get({inTy.getDimSize(0)}, resTy.getElementType()),
            rest);
   ReduceOp total = make(partial.getResult(), resTy, {0});
-  // The second reduction reads values of the result type: no longer unsigned
-  // input semantics, except that an unsigned result stays unsigned.
+  // Both keep the op's attributes: an unsigned input has an unsigned result
+  // dtype (NumPy's), so `is_unsigned` holds for the partials too.
   rw.replaceOp(op, total.getResult());
   rw.setInsertionPoint(partial);
   if (failed(lowerReduce(rw, partial)))

@@ -9,7 +9,7 @@ import numpy as _np
 from . import _cpn
 
 # dtype.kind+itemsize keys the runtime knows.
-SUPPORTED = _SUPPORTED = {"b1", "i1", "i2", "i4", "i8", "u1", "u2", "u4", "u8", "f4", "f8"}
+_SUPPORTED = {"b1", "i1", "i2", "i4", "i8", "u1", "u2", "u4", "u8", "f4", "f8"}
 
 
 _DTYPE_KEYS = {}

@@ -108,7 +108,7 @@ class ufunc:
             r = self._np(*vals)
             if type(r) is not _np.ndarray:
                 r = _np.asarray(r)
-            if _core.dtype_key(r.dtype) in _core.SUPPORTED:
+            if _core.is_supported(r.dtype):
                 return ndarray._from_eager(r)
         return None
 
