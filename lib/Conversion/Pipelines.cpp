@@ -16,7 +16,7 @@ mlir::cpn::getLoweringStages() {
   return {
       {"linalg", "convert-cpn-to-linalg{keep-updates=1},canonicalize,cse"},
       {"fused", "func.func(cpn-fuse-elementwise),canonicalize,cse,"
-                "convert-cpn-updates"},
+                "convert-cpn-updates,cpn-ping-pong-updates"},
       {"bufferized",
        "cpn-unshare-inits,eliminate-empty-tensors,one-shot-bufferize,cpn-matmul-to-blas,cse,"
        "canonicalize,buffer-deallocation-pipeline,cpn-early-dealloc,"

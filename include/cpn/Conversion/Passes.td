@@ -94,6 +94,27 @@ def UnshareInits : Pass<"cpn-unshare-inits", "ModuleOp"> {
                            "mlir::tensor::TensorDialect"];
 }
 
+def PingPongUpdates : Pass<"cpn-ping-pong-updates", "ModuleOp"> {
+  let summary = "Write stencil updates into a fresh buffer instead of temp + copy";
+  let description = [{
+    `u[1:-1, 1:-1] = f(neighbours of u)` cannot update u in place: f reads
+    values the update overwrites, so bufferization computes f into a
+    temporary and copies it back (two passes). For such an
+    `tensor.insert_slice` of a linalg result that reads its destination
+    through shifted slices, and covers at least `min-fraction` of it, the
+    pass copies the border of the destination into a new tensor and inserts
+    into that instead: `eliminate-empty-tensors` then writes f straight into
+    the new buffer's interior. Chains of updates alternate between two pooled
+    buffers, one pass each.
+  }];
+  let options = [
+    Option<"minFraction", "min-fraction", "double", /*default=*/"0.5",
+           "Smallest updated fraction of the destination to rewrite">,
+  ];
+  let dependentDialects = ["mlir::linalg::LinalgDialect",
+                           "mlir::tensor::TensorDialect"];
+}
+
 def EarlyDealloc : Pass<"cpn-early-dealloc", "ModuleOp"> {
   let summary = "Move each memref.dealloc right after the last use of its buffer";
   let description = [{
