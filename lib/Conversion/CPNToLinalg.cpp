@@ -550,6 +550,24 @@ LogicalResult lowerIota(IRRewriter &rw, IotaOp op) {
   return success();
 }
 
+/// The base of `v` when `v` is a cpn.view that transposes a whole 2-D
+/// tensor (offset 0, strides [1, columns]); null otherwise.
+Value transposedBase(Value v) {
+  auto view = v.getDefiningOp<ViewOp>();
+  if (!view)
+    return {};
+  ArrayRef<int64_t> base = tensorOf(view.getBase()).getShape();
+  ArrayRef<int64_t> shape = tensorOf(view.getResult()).getShape();
+  if (base.size() != 2 || shape.size() != 2 || view.getOffset() != 0 ||
+      shape[0] != base[1] || shape[1] != base[0] ||
+      view.getStrides() != ArrayRef<int64_t>{1, base[1]})
+    return {};
+  return view.getBase();
+}
+
+/// cpn.matmul becomes linalg.matmul. An operand that is a transposed view
+/// (`x.T @ r`) is read through a transposed indexing map instead of being
+/// copied: cpn-matmul-to-blas passes it to BLAS as a transposed operand.
 LogicalResult lowerMatmul(IRRewriter &rw, MatmulOp op) {
   Location loc = op.getLoc();
   RankedTensorType resTy = tensorOf(op.getResult());
@@ -561,10 +579,27 @@ LogicalResult lowerMatmul(IRRewriter &rw, MatmulOp op) {
                                                       rw.getIntegerAttr(et, 0));
   Value init = linalg::FillOp::create(rw, loc, zero, emptyLike(rw, loc, resTy))
                    .getResult(0);
-  Value r = linalg::MatmulOp::create(rw, loc, TypeRange{resTy},
-                                     ValueRange{op.getLhs(), op.getRhs()},
-                                     ValueRange{init})
-                .getResult(0);
+  Value lhs = op.getLhs(), rhs = op.getRhs();
+  SmallVector<AffineMap> maps =
+      linalg::MatmulOp::getDefaultIndexingMaps(rw.getContext());
+  AffineExpr m = rw.getAffineDimExpr(0), n = rw.getAffineDimExpr(1),
+             k = rw.getAffineDimExpr(2);
+  if (Value base = transposedBase(lhs)) {
+    lhs = base;
+    maps[0] = AffineMap::get(3, 0, {k, m}, rw.getContext());
+  }
+  if (Value base = transposedBase(rhs)) {
+    rhs = base;
+    maps[1] = AffineMap::get(3, 0, {n, k}, rw.getContext());
+  }
+  SmallVector<NamedAttribute> attrs;
+  if (lhs != op.getLhs() || rhs != op.getRhs())
+    attrs.push_back(
+        rw.getNamedAttr("indexing_maps", rw.getAffineMapArrayAttr(maps)));
+  Value r =
+      linalg::MatmulOp::create(rw, loc, TypeRange{resTy}, ValueRange{lhs, rhs},
+                               ValueRange{init}, attrs)
+          .getResult(0);
   rw.replaceOp(op, r);
   return success();
 }
@@ -579,9 +614,18 @@ struct ConvertCPNToLinalgPass
           !(keepUpdates && isa<UpdateOp>(op)))
         ops.push_back(op);
     });
+    // Matmuls first, while their operands are still cpn.view ops: a
+    // transposed operand is then read in place (see lowerMatmul).
+    std::stable_partition(ops.begin(), ops.end(),
+                          [](Operation *op) { return isa<MatmulOp>(op); });
     IRRewriter rw(&getContext());
     setLibmModule(getOperation());
     for (Operation *op : ops) {
+      // A view only a matmul read (in place, transposed) is dead now.
+      if (isa<ViewOp>(op) && op->use_empty()) {
+        rw.eraseOp(op);
+        continue;
+      }
       rw.setInsertionPoint(op);
       LogicalResult r = failure();
       if (auto v = dyn_cast<ViewOp>(op))

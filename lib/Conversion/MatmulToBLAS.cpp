@@ -1,4 +1,5 @@
-//===- MatmulToBLAS.cpp - linalg.matmul to a BLAS call ---------------------===//
+//===- MatmulToBLAS.cpp - linalg.matmul to a BLAS call
+//---------------------===//
 //
 // Part of cpnumeric.
 //
@@ -27,7 +28,8 @@ struct ConvertMatmulToBLASPass
         matmuls.push_back(op);
     });
     for (linalg::MatmulOp op : matmuls) {
-      Type et = cast<MemRefType>(op.getDpsInputs()[0].getType()).getElementType();
+      Type et =
+          cast<MemRefType>(op.getDpsInputs()[0].getType()).getElementType();
       if (!et.isF32() && !et.isF64())
         continue;
       OpBuilder b(op);
@@ -36,20 +38,36 @@ struct ConvertMatmulToBLASPass
       SmallVector<Value> args;
       // Per operand: aligned pointer, offset, row stride, column stride; then
       // M, N, K. All as i64 so the callee's signature is plain C.
-      auto addOperand = [&](Value m) {
+      // A transposed operand (stored columns x rows) swaps its strides.
+      auto addOperand = [&](Value m, bool transposed) {
         auto md = memref::ExtractStridedMetadataOp::create(b, loc, m);
         Value ptr = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, m);
-        for (Value v : {ptr, (Value)md.getOffset(), (Value)md.getStrides()[0],
-                        (Value)md.getStrides()[1]})
+        Value rs = md.getStrides()[transposed ? 1 : 0],
+              cs = md.getStrides()[transposed ? 0 : 1];
+        for (Value v : {ptr, (Value)md.getOffset(), rs, cs})
           args.push_back(arith::IndexCastOp::create(b, loc, b.getI64Type(), v));
       };
       Value a = op.getDpsInputs()[0], bm = op.getDpsInputs()[1],
             c = op.getDpsInits()[0];
-      addOperand(a);
-      addOperand(bm);
-      addOperand(c);
-      auto aTy = cast<MemRefType>(a.getType()), bTy = cast<MemRefType>(bm.getType());
-      for (int64_t v : {aTy.getDimSize(0), bTy.getDimSize(1), aTy.getDimSize(1)})
+      // Which of A and B are stored transposed (the other indexing maps,
+      // broadcasts, stay loops).
+      SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+      AffineExpr m = b.getAffineDimExpr(0), n = b.getAffineDimExpr(1),
+                 k = b.getAffineDimExpr(2);
+      auto is = [&](AffineMap map, AffineExpr r, AffineExpr c) {
+        return map == AffineMap::get(3, 0, {r, c}, b.getContext());
+      };
+      bool aT = is(maps[0], k, m), bT = is(maps[1], n, k);
+      if ((!aT && !is(maps[0], m, k)) || (!bT && !is(maps[1], k, n)) ||
+          !is(maps[2], m, n))
+        continue;
+      addOperand(a, aT);
+      addOperand(bm, bT);
+      addOperand(c, false);
+      auto aTy = cast<MemRefType>(a.getType()),
+           cTy = cast<MemRefType>(c.getType());
+      for (int64_t v :
+           {cTy.getDimSize(0), cTy.getDimSize(1), aTy.getDimSize(aT ? 0 : 1)})
         args.push_back(arith::ConstantOp::create(b, loc, b.getI64Type(),
                                                  b.getI64IntegerAttr(v)));
       auto func = module.lookupSymbol<func::FuncOp>(name);

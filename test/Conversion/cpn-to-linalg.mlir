@@ -93,3 +93,17 @@ func.func @matmul(%a: tensor<4x5xf64>, %b: tensor<5x3xf64>) -> tensor<4x3xf64> {
   %0 = cpn.matmul %a, %b : tensor<4x5xf64>, tensor<5x3xf64> -> tensor<4x3xf64>
   return %0 : tensor<4x3xf64>
 }
+
+// -----
+
+// x.T @ y.T: both operands are whole-matrix transposes, read in place through
+// transposed indexing maps; no transposing copy.
+// CHECK-LABEL: func @matmul_transposed
+// CHECK-NOT: linalg.generic
+// CHECK: linalg.matmul indexing_maps = [#{{.+}}, #{{.+}}, #{{.+}}] ins(%arg0, %arg1 : tensor<5x4xf64>, tensor<3x5xf64>)
+func.func @matmul_transposed(%x: tensor<5x4xf64>, %y: tensor<3x5xf64>) -> tensor<4x3xf64> {
+  %a = cpn.view %x {offset = 0 : i64, strides = array<i64: 1, 4>} : tensor<5x4xf64> -> tensor<4x5xf64>
+  %b = cpn.view %y {offset = 0 : i64, strides = array<i64: 1, 5>} : tensor<3x5xf64> -> tensor<5x3xf64>
+  %0 = cpn.matmul %a, %b : tensor<4x5xf64>, tensor<5x3xf64> -> tensor<4x3xf64>
+  return %0 : tensor<4x3xf64>
+}

@@ -16,3 +16,19 @@ func.func @int_gemm(%a: memref<4x5xi32>, %b: memref<5x3xi32>, %c: memref<4x3xi32
   linalg.matmul ins(%a, %b : memref<4x5xi32>, memref<5x3xi32>) outs(%c : memref<4x3xi32>)
   return
 }
+
+// A transposed A (stored 5x4, read as 4x5) is passed with its strides
+// swapped: row stride = the stored column stride.
+// CHECK-LABEL: func @gemm_at
+// CHECK: %[[BASE:.+]], %{{.+}}, %{{.+}}:2, %[[S:.+]]:2 = memref.extract_strided_metadata %arg0
+// CHECK: %[[RS:.+]] = arith.index_cast %[[S]]#1
+// CHECK: %[[CS:.+]] = arith.index_cast %[[S]]#0
+// CHECK: call @cpn_gemm_f64(%{{.+}}, %{{.+}}, %[[RS]], %[[CS]],
+// CHECK-NOT: linalg.matmul
+#a_t = affine_map<(d0, d1, d2) -> (d2, d0)>
+#b = affine_map<(d0, d1, d2) -> (d2, d1)>
+#c = affine_map<(d0, d1, d2) -> (d0, d1)>
+func.func @gemm_at(%a: memref<5x4xf64>, %b: memref<5x3xf64>, %c: memref<4x3xf64>) {
+  linalg.matmul indexing_maps = [#a_t, #b, #c] ins(%a, %b : memref<5x4xf64>, memref<5x3xf64>) outs(%c : memref<4x3xf64>)
+  return
+}

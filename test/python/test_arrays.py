@@ -181,6 +181,14 @@ def test_matmul_family(dtype):
     check(cp.outer(V, W), numpy.outer(v, w))
     check(cp.vdot(V, W), numpy.asarray(numpy.vdot(v, w)))
     check(A.T[::2] @ A[:, ::2], a.T[::2] @ a[:, ::2])
+    # Whole-matrix transposes are read in place (transposed BLAS operands or
+    # transposed loop maps for integers), alone and together.
+    c = data((4, 3), dtype, 5)
+    C = cp.array(c)
+    check(A.T @ C, a.T @ c)
+    check(B @ C.T, b @ c.T)
+    check(B.T @ A.T, b.T @ a.T)
+    check(cp.dot(A.T, V[:4]), numpy.dot(a.T, v[:4]))
     with pytest.raises(ValueError):
         A @ A
 
