@@ -278,7 +278,8 @@ std::string fileSafe(std::string s) {
 /// Runs the lowering pipeline. With a dump directory, runs one pass at a
 /// time and writes the IR after each; on failure, names the cpn-opt command
 /// that reproduces it.
-void lower(ModuleOp module, const std::filesystem::path &dumpDir, int &fileNo) {
+void lower(ModuleOp module, const std::filesystem::path &dumpDir, int &fileNo,
+           const std::string &lastStage = "") {
   std::string diag;
   ScopedDiagnosticHandler handler(module.getContext(), [&](Diagnostic &d) {
     llvm::raw_string_ostream os(diag);
@@ -298,8 +299,11 @@ void lower(ModuleOp module, const std::filesystem::path &dumpDir, int &fileNo) {
     // keep per-module state in the pass instance.
     PassManager pm(module.getContext());
     std::string inner;
-    for (auto &[stage, passes] : mlir::cpn::getLoweringStages())
+    for (auto &[stage, passes] : mlir::cpn::getLoweringStages()) {
       inner += (inner.empty() ? "" : ",") + passes;
+      if (stage == lastStage)
+        break;
+    }
     if (failed(parsePassPipeline(inner, pm)))
       fail("parsing the lowering pipeline", "");
     if (failed(pm.run(module)))
@@ -654,6 +658,20 @@ bool storeCached(const std::string &dir, uint64_t key, int optLevel,
   return !ec;
 }
 
+/// The LLVM IR of a module lowered to the LLVM dialect, with the packed
+/// `_mlir_kernel` entry point, optimized for this machine.
+std::unique_ptr<llvm::Module> toOptimizedLLVM(ModuleOp module,
+                                              llvm::LLVMContext &ctx,
+                                              int optLevel) {
+  std::unique_ptr<llvm::Module> m =
+      translateModuleToLLVMIR(module, ctx, "kernel");
+  if (!m)
+    throw std::runtime_error("cpnumeric: translation to LLVM IR failed");
+  addPackedWrapper(*m, "kernel");
+  optimizeModule(*m, optLevel);
+  return m;
+}
+
 std::shared_ptr<Executable> compile(const Trace &trace,
                                     const std::vector<int32_t> &outputs,
                                     const std::vector<int32_t> &donors,
@@ -683,11 +701,7 @@ std::shared_ptr<Executable> compile(const Trace &trace,
 
   llvm::LLVMContext llvmContext;
   std::unique_ptr<llvm::Module> llvmModule =
-      translateModuleToLLVMIR(*module, llvmContext, "kernel");
-  if (!llvmModule)
-    throw std::runtime_error("cpnumeric: translation to LLVM IR failed");
-  addPackedWrapper(*llvmModule, "kernel");
-  optimizeModule(*llvmModule, opts.optLevel);
+      toOptimizedLLVM(*module, llvmContext, opts.optLevel);
   if (!dumpDir.empty()) {
     std::string llvmText;
     llvm::raw_string_ostream os(llvmText);
@@ -707,7 +721,93 @@ std::shared_ptr<Executable> compile(const Trace &trace,
   return exe;
 }
 
+/// Bytes of a statically shaped memref (0 for dynamic ones).
+int64_t memrefBytes(Type t) {
+  auto m = dyn_cast<MemRefType>(t);
+  if (!m || !m.hasStaticShape())
+    return 0;
+  return m.getNumElements() *
+         static_cast<int64_t>(m.getElementTypeBitWidth() / 8);
+}
+
 } // namespace
+
+std::string stageText(const Trace &trace, const std::vector<int32_t> &outputs,
+                      const std::string &stage, int optLevel) {
+  if (stage == "trace")
+    return trace.str();
+  std::vector<int32_t> donors(outputs.size(), -1);
+  OwningOpRef<ModuleOp> module = buildModule(trace, outputs, donors);
+  if (stage == "cpn")
+    return printOp(*module);
+  std::string last = stage == "llvm-dialect" ? "llvm" : stage;
+  if (stage == "llvm")
+    last = "llvm";
+  bool known = false;
+  for (auto &[name, passes] : mlir::cpn::getLoweringStages())
+    known |= name == last;
+  if (!known)
+    throw std::invalid_argument(
+        "cpnumeric: unknown stage '" + stage +
+        "'; the stages are trace, cpn, linalg, fused, bufferized, loops, "
+        "llvm-dialect and llvm (the optimized LLVM IR)");
+  int fileNo = 0;
+  lower(*module, {}, fileNo, last);
+  if (stage != "llvm")
+    return printOp(*module);
+  llvm::LLVMContext llvmContext;
+  std::unique_ptr<llvm::Module> llvmModule =
+      toOptimizedLLVM(*module, llvmContext, optLevel);
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  llvmModule->print(os, nullptr);
+  return text;
+}
+
+TraceCost traceCost(const Trace &trace, const std::vector<int32_t> &outputs) {
+  std::vector<int32_t> donors(outputs.size(), -1);
+  OwningOpRef<ModuleOp> module = buildModule(trace, outputs, donors);
+  int fileNo = 0;
+  lower(*module, {}, fileNo, "bufferized");
+  TraceCost c;
+  c.values = static_cast<int64_t>(trace.size());
+  c.outputs = static_cast<int64_t>(outputs.size());
+  module->walk([&](func::FuncOp f) {
+    if (f.isExternal())
+      return;
+    int64_t live = 0;
+    for (Type t : f.getArgumentTypes())
+      live += memrefBytes(t);
+    c.argumentBytes += live;
+    c.peakBytes = std::max(c.peakBytes, live);
+    f.walk([&](Operation *op) {
+      if (isa<memref::AllocOp>(op)) {
+        ++c.temporaries;
+        live += memrefBytes(op->getResult(0).getType());
+        c.peakBytes = std::max(c.peakBytes, live);
+      } else if (auto d = dyn_cast<memref::DeallocOp>(op)) {
+        live -= memrefBytes(d.getMemref().getType());
+      } else if (isa<linalg::LinalgOp>(op) || isa<memref::CopyOp>(op)) {
+        ++c.kernels;
+        for (Value v : op->getOperands())
+          c.bytesMoved += memrefBytes(v.getType());
+      } else if (auto call = dyn_cast<func::CallOp>(op)) {
+        // cpn_gemm_*(A: 4 args, B: 4, C: 4, M, N, K).
+        ++c.kernels;
+        auto args = call.getArgOperands();
+        int64_t mnk[3] = {0, 0, 0};
+        for (int i = 0; i < 3 && args.size() >= 3; ++i)
+          if (auto cst = args[args.size() - 3 + i]
+                             .getDefiningOp<arith::ConstantIntOp>())
+            mnk[i] = cst.value();
+        int64_t elem = call.getCallee().ends_with("f32") ? 4 : 8;
+        c.bytesMoved +=
+            elem * (mnk[0] * mnk[2] + mnk[2] * mnk[1] + 2 * mnk[0] * mnk[1]);
+      }
+    });
+  });
+  return c;
+}
 
 int kernelThreadCount = 0;
 
@@ -789,13 +889,13 @@ NodeRef Engine::record(std::string name, const std::vector<NodeRef> &operands,
                          std::move(sattr), std::move(shape), dtype);
   // A runaway trace without statements (x = f(x) in a loop) is cut too; `r`
   // is alive, so it is materialized.
-  if (trace_.size() >= 4 * options_.traceLimit)
+  if (trace_.size() >= 4 * options_.traceLimit && !capturing_)
     flush();
   return r;
 }
 
 void Engine::statementEnd() {
-  if (trace_.size() >= options_.traceLimit)
+  if (trace_.size() >= options_.traceLimit && !capturing_)
     cutPending_ = true;
 }
 
@@ -803,10 +903,19 @@ void Engine::flush() {
   cutPending_ = false;
   if (trace_.empty())
     return;
+  if (capturing_)
+    throw std::logic_error(
+        "cpnumeric: a value was needed while @jit was tracing");
   ++stats_.flushes;
   std::vector<int32_t> outputs = trace_.liveResults();
   stats_.deadValuesSkipped += trace_.size() - outputs.size();
   std::vector<int32_t> donors = planDonations(trace_, outputs);
+  std::shared_ptr<Executable> exe = obtain(outputs, donors);
+  submit(exe, outputs, donors);
+}
+
+std::shared_ptr<Executable> Engine::obtain(const std::vector<int32_t> &outputs,
+                                           const std::vector<int32_t> &donors) {
   uint64_t key = trace_.hash();
   for (size_t j = 0; j < outputs.size(); ++j) {
     key = (key ^ (static_cast<uint64_t>(outputs[j]) + 0x9e3779b97f4a7c15ull)) *
@@ -865,6 +974,12 @@ void Engine::flush() {
     ++stats_.compilations;
     cache[key] = exe;
   }
+  return exe;
+}
+
+void Engine::submit(const std::shared_ptr<Executable> &exe,
+                    const std::vector<int32_t> &outputs,
+                    const std::vector<int32_t> &donors) {
   std::vector<cpnrt::StoreRef> reads, writes;
   for (const NodeRef &in : trace_.inputs())
     reads.push_back(in->store);
@@ -883,8 +998,14 @@ void Engine::flush() {
     ++stats_.valuesMaterialized;
   }
   trace_.clear();
-  if (!exe)
-    return;
+  if (exe)
+    runKernel(exe, std::move(reads), std::move(outArgs), std::move(writes));
+}
+
+void runKernel(const std::shared_ptr<Executable> &exe,
+               std::vector<cpnrt::StoreRef> reads,
+               std::vector<cpnrt::StoreRef> outArgs,
+               std::vector<cpnrt::StoreRef> writes) {
   cpnrt::TaskGraph::global().submit(
       "kernel",
       [exe, reads, outArgs] {
@@ -902,6 +1023,72 @@ void Engine::flush() {
       reads, writes);
   // At most a few windows ahead of execution.
   cpnrt::TaskGraph::global().waitInFlightAtMost(kMaxWindowsAhead);
+}
+
+void Engine::beginCapture() {
+  flush();
+  capturing_ = true;
+}
+
+std::shared_ptr<CapturedTrace> Engine::endCapture(bool execute) {
+  capturing_ = false;
+  cutPending_ = false;
+  auto cap = std::make_shared<CapturedTrace>();
+  cap->inputs = trace_.inputs();
+  cap->outputs = trace_.liveResults();
+  for (int32_t o : cap->outputs)
+    cap->results.push_back(trace_.ops()[o].result.lock());
+  // No donation: the inputs are the caller's arrays and captured constants,
+  // which later calls read again.
+  std::vector<int32_t> donors(cap->outputs.size(), -1);
+  try {
+    if (!trace_.empty())
+      cap->exe = obtain(cap->outputs, donors);
+  } catch (...) {
+    trace_.clear();
+    throw;
+  }
+  cap->trace = trace_;
+  cap->trace.detachInputs();
+  if (execute) {
+    ++stats_.flushes;
+    submit(cap->exe, cap->outputs, donors);
+  } else {
+    trace_.clear();
+  }
+  return cap;
+}
+
+std::vector<NodeRef>
+CapturedTrace::call(const std::vector<NodeRef> &args) const {
+  if (args.size() != inputs.size())
+    throw std::invalid_argument(
+        "cpnumeric: a compiled function got " + std::to_string(args.size()) +
+        " inputs; it was traced with " + std::to_string(inputs.size()));
+  std::vector<cpnrt::StoreRef> reads, outArgs;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const NodeRef &a = args[i];
+    if (!a->store)
+      throw std::invalid_argument("cpnumeric: input " + std::to_string(i) +
+                                  " of a compiled function is not computed");
+    if (a->shape != inputs[i]->shape || a->dtype != inputs[i]->dtype)
+      throw std::invalid_argument(
+          "cpnumeric: input " + std::to_string(i) +
+          " of a compiled function has another shape or dtype than traced");
+    reads.push_back(a->store);
+  }
+  std::vector<NodeRef> out;
+  for (const NodeRef &r : results) {
+    auto node = std::make_shared<ValueNode>();
+    node->shape = r->shape;
+    node->dtype = r->dtype;
+    node->store = std::make_shared<cpnrt::Store>(node->dtype, node->shape);
+    outArgs.push_back(node->store);
+    out.push_back(node);
+  }
+  if (exe)
+    runKernel(exe, reads, outArgs, outArgs);
+  return out;
 }
 
 } // namespace cpn

@@ -1,4 +1,5 @@
-//===- Trace.cpp - the op list recorded from Python calls ------------------===//
+//===- Trace.cpp - the op list recorded from Python calls
+//------------------===//
 //
 // Part of cpnumeric.
 //
@@ -75,6 +76,16 @@ std::vector<int32_t> Trace::liveResults() const {
     if (!ops_[i].result.expired())
       live.push_back(static_cast<int32_t>(i));
   return live;
+}
+
+void Trace::detachInputs() {
+  inputIndex_.clear();
+  for (NodeRef &in : inputs_) {
+    auto node = std::make_shared<ValueNode>();
+    node->shape = in->shape;
+    node->dtype = in->dtype;
+    in = node;
+  }
 }
 
 void Trace::clear() {

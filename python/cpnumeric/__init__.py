@@ -7,8 +7,9 @@ compiles the pending trace into fused native kernels and runs them.
 
 import numpy as _np
 
-from . import _config, _core, _cpn, _creation, _fallback, _manip, _reductions, _ufuncs
+from . import _config, _core, _cpn, _creation, _fallback, _jit, _manip, _reductions, _ufuncs
 from ._core import ndarray
+from ._jit import Lowered, TracingError, jit  # noqa: F401
 from ._creation import *  # noqa: F401,F403
 from ._manip import (broadcast_to, diag, diagonal, dot, expand_dims, flip, fliplr,  # noqa: F401
                      flipud, inner, matmul, moveaxis, outer, ravel, reshape, squeeze,
@@ -51,12 +52,15 @@ def stats():
     """Compilations, cache hits, flushes, fallbacks and buffer use so far."""
     s = dict(_cpn.stats())
     s["fallbacks"] = _fallback.FALLBACK_CALLS["count"]
+    s.update(_jit.JIT_STATS)
     return s
 
 
 def reset_stats():
     _cpn.reset_stats()
     _fallback.FALLBACK_CALLS["count"] = 0
+    for k in _jit.JIT_STATS:
+        _jit.JIT_STATS[k] = 0
 
 
 def flush():

@@ -330,6 +330,9 @@ class ndarray:
         eager = self._eager()
         if eager is not None:
             return eager.copy()
+        if _jit.TRACING["function"] is not None:
+            raise _jit.tracing_error("converting an array to a Python or NumPy "
+                                     "value (float(), print, np.asarray, ...)")
         if self._is_whole_base():
             node = self._base.node
         elif 0 in self._shape:
@@ -366,6 +369,8 @@ class ndarray:
         if self.size != 1:
             raise ValueError("The truth value of an array with more than one "
                              "element is ambiguous. Use a.any() or a.all()")
+        if _jit.TRACING["function"] is not None and self._eager() is None:
+            raise _jit.tracing_error("a branch on an array (if/while/and/or)")
         return bool(self._numpy().reshape(())[()])
 
     def __float__(self):
@@ -425,3 +430,6 @@ def asndarray(x, dtype=None):
         return x
     from ._creation import array
     return array(x, dtype=dtype)
+
+
+from . import _jit  # noqa: E402  (imports ndarray from here)

@@ -15,6 +15,9 @@ FALLBACK_CALLS = {"count": 0}
 
 
 def _warn(name):
+    from . import _jit
+    if _jit.TRACING["function"] is not None:
+        raise _jit.fallback_error(name)
     FALLBACK_CALLS["count"] += 1
     if name not in _warned:
         _warned.add(name)

@@ -31,6 +31,40 @@ void initCompiler(py::module_ &m) {
       },
       py::arg("dump_dir"), py::arg("trace_limit"), py::arg("opt_level"),
       py::arg("threads") = 0, py::arg("cache_dir") = "");
+  py::class_<cpn::CapturedTrace, std::shared_ptr<cpn::CapturedTrace>>(
+      m, "CapturedTrace",
+      "A function's whole trace, compiled once (see cpnumeric.jit).")
+      .def_readonly("inputs", &cpn::CapturedTrace::inputs)
+      .def_readonly("results", &cpn::CapturedTrace::results)
+      .def("call", &cpn::CapturedTrace::call, py::arg("args"),
+           "Runs the compiled trace on new inputs; returns the new results.")
+      .def(
+          "as_text",
+          [](const cpn::CapturedTrace &c, const std::string &stage) {
+            return cpn::stageText(c.trace, c.outputs, stage,
+                                  cpn::Engine::global().options().optLevel);
+          },
+          py::arg("stage"))
+      .def("cost", [](const cpn::CapturedTrace &c) {
+        cpn::TraceCost t = cpn::traceCost(c.trace, c.outputs);
+        py::dict d;
+        d["values"] = t.values;
+        d["outputs"] = t.outputs;
+        d["kernels"] = t.kernels;
+        d["temporaries"] = t.temporaries;
+        d["bytes_moved"] = t.bytesMoved;
+        d["argument_bytes"] = t.argumentBytes;
+        d["peak_bytes"] = t.peakBytes;
+        return d;
+      });
+  m.def(
+      "begin_capture", [] { cpn::Engine::global().beginCapture(); },
+      "Flushes, then records one window without cuts (for @jit).");
+  m.def(
+      "end_capture",
+      [](bool execute) { return cpn::Engine::global().endCapture(execute); },
+      py::arg("execute"));
+  m.def("capturing", [] { return cpn::Engine::global().capturing(); });
   m.def("set_kernel_threads", &cpn::setKernelThreads, py::arg("threads"));
   m.def("kernel_threads", &cpn::kernelThreads,
         "OpenMP threads compiled kernels run on.");

@@ -1,4 +1,5 @@
-//===- trace.cpp - recording ops from Python -------------------------------===//
+//===- trace.cpp - recording ops from Python
+//-------------------------------===//
 //
 // Part of cpnumeric.
 //
@@ -25,26 +26,32 @@ void initTrace(py::module_ &m) {
                              [](const cpn::ValueNode &n) {
                                return std::string(cpnrt::dtypeName(n.dtype));
                              })
-      .def_property_readonly("materialized", [](const cpn::ValueNode &n) {
-        return static_cast<bool>(n.store);
-      });
+      .def_property_readonly(
+          "materialized",
+          [](const cpn::ValueNode &n) { return static_cast<bool>(n.store); })
+      .def_property_readonly(
+          "ptr",
+          [](const cpn::ValueNode &n) {
+            return reinterpret_cast<uintptr_t>(&n);
+          },
+          "The node's identity (Python wrappers of one node may differ).");
 
   m.def(
       "op",
       [](std::string name, const std::vector<NodeRef> &operands,
          std::vector<int64_t> iattrs, std::string sattr,
          std::vector<int64_t> shape, const std::string &dtype) {
-        return cpn::Engine::global().record(std::move(name), operands,
-                                            std::move(iattrs), std::move(sattr),
-                                            std::move(shape),
-                                            cpnrt::parseDType(dtype));
+        return cpn::Engine::global().record(
+            std::move(name), operands, std::move(iattrs), std::move(sattr),
+            std::move(shape), cpnrt::parseDType(dtype));
       },
-      py::arg("name"), py::arg("operands"), py::arg("iattrs"),
-      py::arg("sattr"), py::arg("shape"), py::arg("dtype"),
+      py::arg("name"), py::arg("operands"), py::arg("iattrs"), py::arg("sattr"),
+      py::arg("shape"), py::arg("dtype"),
       "Records one cpn op in the current trace and returns its pending value.");
   m.def("trace_len", [] { return cpn::Engine::global().trace().size(); });
-  m.def("trace_text", [] { return cpn::Engine::global().trace().str(); },
-        "The current trace, as the `trace` stage of IR dumps shows it.");
+  m.def(
+      "trace_text", [] { return cpn::Engine::global().trace().str(); },
+      "The current trace, as the `trace` stage of IR dumps shows it.");
   m.def(
       "trace_module",
       [] {

@@ -17,11 +17,11 @@ namespace cpn {
 
 /// Settings that the Python registry of CPN_* variables passes down.
 struct CompilerOptions {
-  std::string dumpDir;      // CPN_DUMP_IR: write every stage of each compile
-  size_t traceLimit = 64;   // CPN_TRACE_LIMIT: cut windows at this many ops
-  int optLevel = 3;         // CPN_OPT_LEVEL
-  int threads = 0;          // CPN_THREADS: OpenMP threads of kernels, 0 = all
-  std::string cacheDir;     // CPN_CACHE_DIR: compiled kernels on disk ("" = off)
+  std::string dumpDir;    // CPN_DUMP_IR: write every stage of each compile
+  size_t traceLimit = 64; // CPN_TRACE_LIMIT: cut windows at this many ops
+  int optLevel = 3;       // CPN_OPT_LEVEL
+  int threads = 0;        // CPN_THREADS: OpenMP threads of kernels, 0 = all
+  std::string cacheDir;   // CPN_CACHE_DIR: compiled kernels on disk ("" = off)
 };
 
 struct CompilerStats {
@@ -48,6 +48,24 @@ class Executable;
 std::string buildModuleText(const Trace &trace,
                             const std::vector<int32_t> &outputs);
 
+/// The text of a trace with these outputs at a stage: "trace", "cpn", a
+/// lowering stage ("linalg", "fused", "bufferized", "loops", "llvm-dialect")
+/// or "llvm" (the LLVM IR as optimized for this machine).
+std::string stageText(const Trace &trace, const std::vector<int32_t> &outputs,
+                      const std::string &stage, int optLevel);
+
+/// What a trace costs once fused and bufferized, read off its bufferized IR.
+struct TraceCost {
+  int64_t values = 0;        // ops in the trace
+  int64_t outputs = 0;       // values that get a store
+  int64_t kernels = 0;       // loop nests, copies and BLAS calls
+  int64_t temporaries = 0;   // buffers allocated inside the kernel
+  int64_t bytesMoved = 0;    // bytes the loop nests and calls read and write
+  int64_t argumentBytes = 0; // the inputs' and outputs' stores
+  int64_t peakBytes = 0;     // arguments + the most temporaries live at once
+};
+TraceCost traceCost(const Trace &trace, const std::vector<int32_t> &outputs);
+
 /// Sets the number of OpenMP threads kernels run on (0: all cores) and
 /// returns it; loads the OpenMP runtime the kernels call.
 int setKernelThreads(int threads);
@@ -60,6 +78,34 @@ int kernelThreads();
 /// place; other outputs take any remaining donatable input of their type.
 std::vector<int32_t> planDonations(const Trace &trace,
                                    const std::vector<int32_t> &outputs);
+
+/// Submits `exe` on the runtime's task graph: it reads `reads` and writes
+/// `outArgs` (its arguments, in that order); `writes` are every store it
+/// writes (outArgs and donated inputs).
+void runKernel(const std::shared_ptr<Executable> &exe,
+               std::vector<cpnrt::StoreRef> reads,
+               std::vector<cpnrt::StoreRef> outArgs,
+               std::vector<cpnrt::StoreRef> writes);
+
+/// A whole function's trace, recorded by @jit in one window and compiled
+/// once: later calls run it on new inputs without tracing.
+struct CapturedTrace {
+  /// The trace's inputs as recorded: the caller's arrays and the constants
+  /// the function captured (its scalars, closed-over arrays).
+  std::vector<NodeRef> inputs;
+  /// The ops whose results were alive at the end (returned, written into an
+  /// argument, or kept elsewhere), in the executable's output order, and
+  /// those results as recorded.
+  std::vector<int32_t> outputs;
+  std::vector<NodeRef> results;
+  /// The trace itself (inputs detached from their stores), for
+  /// `lower().as_text()` and `cost()`.
+  Trace trace;
+  std::shared_ptr<Executable> exe; // null when the trace is empty
+  /// Runs on `args` (materialized, shaped and typed as `inputs`) and returns
+  /// new values for `results`, computed asynchronously.
+  std::vector<NodeRef> call(const std::vector<NodeRef> &args) const;
+};
 
 /// The process-wide compiler: the current trace, the cache of executables by
 /// trace hash, and flushing.
@@ -86,7 +132,23 @@ public:
   /// boundaries and identical loop iterations give identical windows.
   void statementEnd();
 
+  /// @jit: flushes, then records the function's whole trace as one window
+  /// (no cuts; a flush while capturing is an error).
+  void beginCapture();
+  bool capturing() const { return capturing_; }
+  /// Compiles the captured trace (memory and disk cache as for windows);
+  /// with `execute` also runs it, giving every live result a store.
+  /// Without, the trace is dropped: its pending values must not be read.
+  std::shared_ptr<CapturedTrace> endCapture(bool execute);
+
 private:
+  std::shared_ptr<Executable> obtain(const std::vector<int32_t> &outputs,
+                                     const std::vector<int32_t> &donors);
+  void submit(const std::shared_ptr<Executable> &exe,
+              const std::vector<int32_t> &outputs,
+              const std::vector<int32_t> &donors);
+
+  bool capturing_ = false;
   Trace trace_;
   // Set at the end of a statement once the trace is long enough; the window is
   // cut before the next op, when the statement's temporaries (the right-hand

@@ -67,6 +67,10 @@ public:
   /// Indices of ops whose results still have a Python handle.
   std::vector<int32_t> liveResults() const;
 
+  /// Replaces every input by a node of the same shape and dtype without a
+  /// store (a kept copy of a trace must not keep the caller's arrays alive).
+  void detachInputs();
+
   /// Forgets every op and input and starts a new epoch.
   void clear();
 
