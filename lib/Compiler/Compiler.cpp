@@ -740,9 +740,8 @@ std::string stageText(const Trace &trace, const std::vector<int32_t> &outputs,
   OwningOpRef<ModuleOp> module = buildModule(trace, outputs, donors);
   if (stage == "cpn")
     return printOp(*module);
+  // Both LLVM forms lower through the "llvm" stage.
   std::string last = stage == "llvm-dialect" ? "llvm" : stage;
-  if (stage == "llvm")
-    last = "llvm";
   bool known = false;
   for (auto &[name, passes] : mlir::cpn::getLoweringStages())
     known |= name == last;

@@ -183,11 +183,11 @@ def _to_traced(a):
     return a
 
 
-def _capture(fun, name, bound_args, bound_kwargs, skeletons, arrays, execute):
+def _capture(fun, name, kwnames, skeletons, arrays, execute):
     """Traces fun once. Returns (entry, the call's actual result)."""
     traced = [_to_traced(a) for a in arrays]
     args = _rebuild(skeletons[0], traced)
-    kwargs = {k: _rebuild(s, traced) for k, s in zip(bound_kwargs, skeletons[1])}
+    kwargs = {k: _rebuild(s, traced) for k, s in zip(kwnames, skeletons[1])}
     threshold = _core.EAGER["threshold"]
     _cpn.begin_capture()
     originals = [t._base.node for t in traced]
@@ -326,7 +326,7 @@ class JitFunction:
             self._last_key = key
             return entry.run(arrays)
         self._report_retrace(key)
-        entry, out = _capture(self._fun, self._fun.__name__, None, kwnames,
+        entry, out = _capture(self._fun, self._fun.__name__, kwnames,
                               skeletons, arrays, execute=True)
         self._cache[key] = entry
         self._last_key = key
@@ -335,7 +335,7 @@ class JitFunction:
     def lower(self, *args, **kwargs):
         """Traces for these arguments without running; see Lowered."""
         key, skeletons, kwnames, arrays = self._signature(args, kwargs)
-        entry, _ = _capture(self._fun, self._fun.__name__, None, kwnames,
+        entry, _ = _capture(self._fun, self._fun.__name__, kwnames,
                             skeletons, arrays, execute=False)
         return Lowered(self, key, entry)
 
