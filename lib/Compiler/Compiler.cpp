@@ -1,5 +1,4 @@
-//===- Compiler.cpp - trace to cpn IR to native code
-//-----------------------===//
+//===- Compiler.cpp - trace to cpn IR to native code ----------------------===//
 //
 // Part of cpnumeric.
 //
@@ -660,9 +659,8 @@ bool storeCached(const std::string &dir, uint64_t key, int optLevel,
 
 /// The LLVM IR of a module lowered to the LLVM dialect, with the packed
 /// `_mlir_kernel` entry point, optimized for this machine.
-std::unique_ptr<llvm::Module> toOptimizedLLVM(ModuleOp module,
-                                              llvm::LLVMContext &ctx,
-                                              int optLevel) {
+std::unique_ptr<llvm::Module>
+toOptimizedLLVM(ModuleOp module, llvm::LLVMContext &ctx, int optLevel) {
   std::unique_ptr<llvm::Module> m =
       translateModuleToLLVMIR(module, ctx, "kernel");
   if (!m)
@@ -727,7 +725,7 @@ int64_t memrefBytes(Type t) {
   if (!m || !m.hasStaticShape())
     return 0;
   return m.getNumElements() *
-         static_cast<int64_t>(m.getElementTypeBitWidth() / 8);
+         static_cast<int64_t>((m.getElementTypeBitWidth() + 7) / 8);
 }
 
 } // namespace
@@ -873,6 +871,34 @@ std::string buildModuleText(const Trace &trace,
   return printOp(*buildModule(trace, outputs, planDonations(trace, outputs)));
 }
 
+namespace {
+/// Submits `exe` on the runtime's task graph: it reads `reads` and writes
+/// `outArgs` (its arguments, in that order); `writes` are every store it
+/// writes (outArgs and donated inputs).
+void runKernel(const std::shared_ptr<Executable> &exe,
+               std::vector<cpnrt::StoreRef> reads,
+               std::vector<cpnrt::StoreRef> outArgs,
+               std::vector<cpnrt::StoreRef> writes) {
+  cpnrt::TaskGraph::global().submit(
+      "kernel",
+      [exe, reads, outArgs] {
+        std::vector<void *> ptrs;
+        ptrs.reserve(reads.size() + outArgs.size());
+        for (auto &s : reads)
+          ptrs.push_back(s->data());
+        for (auto &s : outArgs)
+          ptrs.push_back(s->data());
+        std::vector<void *> args;
+        for (void *&p : ptrs)
+          args.push_back(&p);
+        exe->fn(args.data());
+      },
+      reads, writes);
+  // At most a few windows ahead of execution.
+  cpnrt::TaskGraph::global().waitInFlightAtMost(kMaxWindowsAhead);
+}
+} // namespace
+
 Engine &Engine::global() {
   static Engine *e = new Engine();
   return *e;
@@ -999,29 +1025,6 @@ void Engine::submit(const std::shared_ptr<Executable> &exe,
   trace_.clear();
   if (exe)
     runKernel(exe, std::move(reads), std::move(outArgs), std::move(writes));
-}
-
-void runKernel(const std::shared_ptr<Executable> &exe,
-               std::vector<cpnrt::StoreRef> reads,
-               std::vector<cpnrt::StoreRef> outArgs,
-               std::vector<cpnrt::StoreRef> writes) {
-  cpnrt::TaskGraph::global().submit(
-      "kernel",
-      [exe, reads, outArgs] {
-        std::vector<void *> ptrs;
-        ptrs.reserve(reads.size() + outArgs.size());
-        for (auto &s : reads)
-          ptrs.push_back(s->data());
-        for (auto &s : outArgs)
-          ptrs.push_back(s->data());
-        std::vector<void *> args;
-        for (void *&p : ptrs)
-          args.push_back(&p);
-        exe->fn(args.data());
-      },
-      reads, writes);
-  // At most a few windows ahead of execution.
-  cpnrt::TaskGraph::global().waitInFlightAtMost(kMaxWindowsAhead);
 }
 
 void Engine::beginCapture() {

@@ -1,5 +1,4 @@
-//===- EarlyDealloc.cpp - free temporaries after their last use
-//------------===//
+//===- EarlyDealloc.cpp - free temporaries after their last use -----------===//
 //
 // Part of cpnumeric.
 //

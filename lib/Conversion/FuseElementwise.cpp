@@ -1,5 +1,4 @@
-//===- FuseElementwise.cpp - elementwise fusion with recomputation
-//---------===//
+//===- FuseElementwise.cpp - elementwise fusion with recomputation --------===//
 //
 // Part of cpnumeric.
 //

@@ -1,5 +1,4 @@
-//===- MatmulToBLAS.cpp - linalg.matmul to a BLAS call
-//---------------------===//
+//===- MatmulToBLAS.cpp - linalg.matmul to a BLAS call --------------------===//
 //
 // Part of cpnumeric.
 //

@@ -1,5 +1,4 @@
-//===- ParallelOuterLoops.cpp - one parallel dimension per loop nest
-//-------===//
+//===- ParallelOuterLoops.cpp - one parallel dimension per loop nest ------===//
 //
 // Part of cpnumeric.
 //

@@ -65,13 +65,6 @@ SmallVector<Box> complement(ArrayRef<int64_t> shape, const Box &inner) {
   return out;
 }
 
-int64_t volume(ArrayRef<int64_t> sizes) {
-  int64_t v = 1;
-  for (int64_t s : sizes)
-    v *= s;
-  return v;
-}
-
 /// The producer of `insert`'s source, when the rewrite applies: a linalg op on
 /// tensors with an empty destination that reads `insert`'s destination
 /// through an extract_slice other than the updated region.
@@ -105,8 +98,9 @@ bool isLargeBoxUpdate(tensor::InsertSliceOp insert, double minFraction) {
       ShapedType::isDynamicShape(insert.getStaticSizes()) ||
       llvm::any_of(insert.getStaticStrides(), [](int64_t s) { return s != 1; }))
     return false;
-  return static_cast<double>(volume(insert.getStaticSizes())) >=
-         minFraction * static_cast<double>(volume(destTy.getShape()));
+  return static_cast<double>(
+             ShapedType::getNumElements(insert.getStaticSizes())) >=
+         minFraction * static_cast<double>(destTy.getNumElements());
 }
 
 void rewrite(tensor::InsertSliceOp insert, linalg::GenericOp producer) {

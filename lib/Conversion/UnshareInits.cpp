@@ -1,5 +1,4 @@
-//===- UnshareInits.cpp - one destination init per use
-//---------------------===//
+//===- UnshareInits.cpp - one destination init per use --------------------===//
 //
 // Part of cpnumeric.
 //

@@ -1,5 +1,4 @@
-//===- Trace.cpp - the op list recorded from Python calls
-//------------------===//
+//===- Trace.cpp - the op list recorded from Python calls -----------------===//
 //
 // Part of cpnumeric.
 //

@@ -1,5 +1,4 @@
-//===- compiler.cpp - flushing, options and statistics
-//---------------------===//
+//===- compiler.cpp - flushing, options and statistics --------------------===//
 //
 // Part of cpnumeric.
 //

@@ -1,5 +1,4 @@
-//===- runtime.cpp - moving data between NumPy and stores
-//------------------===//
+//===- runtime.cpp - moving data between NumPy and stores -----------------===//
 //
 // Part of cpnumeric.
 //

@@ -1,5 +1,4 @@
-//===- trace.cpp - recording ops from Python
-//-------------------------------===//
+//===- trace.cpp - recording ops from Python ------------------------------===//
 //
 // Part of cpnumeric.
 //

@@ -1,5 +1,4 @@
-//===- Blas.cpp - OpenBLAS gemm for compiled kernels
-//-----------------------===//
+//===- Blas.cpp - OpenBLAS gemm for compiled kernels ----------------------===//
 //
 // Part of cpnumeric's runtime (libcpnrt).
 //

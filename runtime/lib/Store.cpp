@@ -1,5 +1,4 @@
-//===- Store.cpp - runtime buffers and their pool
-//--------------------------===//
+//===- Store.cpp - runtime buffers and their pool -------------------------===//
 //
 // Part of cpnumeric's runtime (libcpnrt).
 //

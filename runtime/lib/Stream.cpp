@@ -1,5 +1,4 @@
-//===- Stream.cpp - STREAM triad, the bandwidth bound of the benchmarks
-//----===//
+//===- Stream.cpp - STREAM triad, the bandwidth bound of the benchmarks ---===//
 //
 // Part of cpnumeric's runtime (libcpnrt).
 //

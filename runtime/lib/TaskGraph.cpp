@@ -1,5 +1,4 @@
-//===- TaskGraph.cpp - asynchronous tasks over stores
-//----------------------===//
+//===- TaskGraph.cpp - asynchronous tasks over stores ---------------------===//
 //
 // Part of cpnumeric's runtime (libcpnrt).
 //

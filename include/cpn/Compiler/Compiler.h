@@ -79,14 +79,6 @@ int kernelThreads();
 std::vector<int32_t> planDonations(const Trace &trace,
                                    const std::vector<int32_t> &outputs);
 
-/// Submits `exe` on the runtime's task graph: it reads `reads` and writes
-/// `outArgs` (its arguments, in that order); `writes` are every store it
-/// writes (outArgs and donated inputs).
-void runKernel(const std::shared_ptr<Executable> &exe,
-               std::vector<cpnrt::StoreRef> reads,
-               std::vector<cpnrt::StoreRef> outArgs,
-               std::vector<cpnrt::StoreRef> writes);
-
 /// A whole function's trace, recorded by @jit in one window and compiled
 /// once: later calls run it on new inputs without tracing.
 struct CapturedTrace {
