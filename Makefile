@@ -48,6 +48,8 @@ $(BUILD)/build.ninja: $(BUILD)/.apt-stamp $(VENV)/.stamp CMakeLists.txt
 build: $(BUILD)/build.ninja
 	ninja -C $(BUILD) -j $(JOBS)
 	@echo "$(abspath python)" > $$($(PY) -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')/cpnumeric-dev.pth
+	@printf '#!%s\nimport sys\nfrom cpnumeric._cpnc import main\nsys.exit(main())\n' "$(abspath $(PY))" > $(VENV)/bin/cpnc
+	@chmod +x $(VENV)/bin/cpnc
 
 run: build
 	$(PY) benchmarks/jacobi_demo.py

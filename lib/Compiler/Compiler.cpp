@@ -278,7 +278,7 @@ std::string fileSafe(std::string s) {
 /// time and writes the IR after each; on failure, names the cpn-opt command
 /// that reproduces it.
 void lower(ModuleOp module, const std::filesystem::path &dumpDir, int &fileNo,
-           const std::string &lastStage = "") {
+           const std::string &lastStage = "", bool openmp = true) {
   std::string diag;
   ScopedDiagnosticHandler handler(module.getContext(), [&](Diagnostic &d) {
     llvm::raw_string_ostream os(diag);
@@ -288,7 +288,7 @@ void lower(ModuleOp module, const std::filesystem::path &dumpDir, int &fileNo,
   auto fail = [&](const std::string &what, const std::string &input) {
     std::string msg = "cpnumeric: compilation failed in " + what + ":\n" + diag;
     msg += "reproduce with: cpn-opt --pass-pipeline='" +
-           mlir::cpn::getLowerToLLVMPipeline() + "' " +
+           mlir::cpn::getLowerToLLVMPipeline(openmp) + "' " +
            (input.empty() ? std::string("<dumped cpn.mlir>") : input) +
            "\n(set CPN_DUMP_IR=DIR to write the input file)";
     throw std::runtime_error(msg);
@@ -298,7 +298,7 @@ void lower(ModuleOp module, const std::filesystem::path &dumpDir, int &fileNo,
     // keep per-module state in the pass instance.
     PassManager pm(module.getContext());
     std::string inner;
-    for (auto &[stage, passes] : mlir::cpn::getLoweringStages()) {
+    for (auto &[stage, passes] : mlir::cpn::getLoweringStages(openmp)) {
       inner += (inner.empty() ? "" : ",") + passes;
       if (stage == lastStage)
         break;
@@ -310,7 +310,7 @@ void lower(ModuleOp module, const std::filesystem::path &dumpDir, int &fileNo,
     return;
   }
   std::string cpnFile = (dumpDir / "001-cpn.mlir").string();
-  for (auto &[stage, passes] : mlir::cpn::getLoweringStages()) {
+  for (auto &[stage, passes] : mlir::cpn::getLoweringStages(openmp)) {
     for (const std::string &pass : splitPasses(passes)) {
       PassManager pm(module.getContext());
       if (failed(parsePassPipeline(pass, pm)) || failed(pm.run(module)))
@@ -326,26 +326,35 @@ void lower(ModuleOp module, const std::filesystem::path &dumpDir, int &fileNo,
 const char *kOpenMPRuntime = "/usr/lib/llvm-22/lib/libomp.so.5";
 const char *kVectorMath = "/lib/x86_64-linux-gnu/libmvec.so.1";
 
+std::unique_ptr<llvm::TargetMachine> makeHostTargetMachine(bool pic) {
+  llvm::InitializeNativeTarget();
+  llvm::InitializeNativeTargetAsmPrinter();
+  auto builder = llvm::orc::JITTargetMachineBuilder::detectHost();
+  if (!builder) {
+    llvm::consumeError(builder.takeError());
+    return nullptr;
+  }
+  builder->setCodeGenOptLevel(llvm::CodeGenOptLevel::Aggressive);
+  if (pic)
+    builder->setRelocationModel(llvm::Reloc::PIC_);
+  auto tm = builder->createTargetMachine();
+  if (!tm) {
+    llvm::consumeError(tm.takeError());
+    return nullptr;
+  }
+  return std::move(*tm);
+}
+
 /// The host's target machine (CPU and features), so that the vectorizers see
 /// the real vector width; without it LLVM's cost model vectorizes almost
-/// nothing.
-llvm::TargetMachine *hostTargetMachine() {
-  static std::unique_ptr<llvm::TargetMachine> tm = [] {
-    llvm::InitializeNativeTarget();
-    llvm::InitializeNativeTargetAsmPrinter();
-    auto builder = llvm::orc::JITTargetMachineBuilder::detectHost();
-    if (!builder) {
-      llvm::consumeError(builder.takeError());
-      return std::unique_ptr<llvm::TargetMachine>();
-    }
-    builder->setCodeGenOptLevel(llvm::CodeGenOptLevel::Aggressive);
-    auto tm = builder->createTargetMachine();
-    if (!tm) {
-      llvm::consumeError(tm.takeError());
-      return std::unique_ptr<llvm::TargetMachine>();
-    }
-    return std::move(*tm);
-  }();
+/// nothing. `pic`: position-independent code, for shared objects (cpnc).
+llvm::TargetMachine *hostTargetMachine(bool pic = false) {
+  if (pic) {
+    static std::unique_ptr<llvm::TargetMachine> tm =
+        makeHostTargetMachine(true);
+    return tm.get();
+  }
+  static std::unique_ptr<llvm::TargetMachine> tm = makeHostTargetMachine(false);
   return tm.get();
 }
 
@@ -426,9 +435,10 @@ void addPackedWrapper(llvm::Module &m, llvm::StringRef name) {
   b.CreateRetVoid();
 }
 
-/// Machine code for the host, as an ELF object (what the disk cache holds).
-std::vector<char> emitObject(llvm::Module &m) {
-  llvm::TargetMachine *tm = hostTargetMachine();
+/// Machine code for the host, as an ELF object (what the disk cache holds;
+/// position-independent with `pic`, for a shared object).
+std::vector<char> emitObject(llvm::Module &m, bool pic = false) {
+  llvm::TargetMachine *tm = hostTargetMachine(pic);
   if (!tm)
     throw std::runtime_error("cpnumeric: no target machine for this host");
   llvm::SmallVector<char, 0> buffer;
@@ -729,6 +739,44 @@ int64_t memrefBytes(Type t) {
 }
 
 } // namespace
+
+std::vector<char> compileObject(const Trace &trace,
+                                const std::vector<int32_t> &outputs,
+                                const ObjectOptions &opts) {
+  std::vector<int32_t> donors(outputs.size(), -1);
+  OwningOpRef<ModuleOp> module = buildModule(trace, outputs, donors);
+  std::filesystem::path dumpDir;
+  int fileNo = 1;
+  if (!opts.dumpDir.empty()) {
+    dumpDir = std::filesystem::path(opts.dumpDir) / fileSafe(opts.symbol);
+    std::filesystem::create_directories(dumpDir);
+    writeFile(dumpDir / "000-trace.txt", trace.str());
+    writeFile(dumpDir / "001-cpn.mlir", printOp(*module));
+  }
+  if (failed(verify(*module)))
+    throw std::runtime_error("cpnumeric: the traced cpn IR does not verify; "
+                             "this is a bug in cpnumeric's front end");
+  lower(*module, dumpDir, fileNo, "", opts.openmp);
+  llvm::LLVMContext llvmContext;
+  std::unique_ptr<llvm::Module> m =
+      toOptimizedLLVM(*module, llvmContext, opts.optLevel);
+  // One exported symbol per object: several kernels link into one library.
+  llvm::Function *entry = m->getFunction("_mlir_kernel");
+  entry->setName(opts.symbol);
+  for (llvm::Function &f : *m)
+    if (!f.isDeclaration() && &f != entry)
+      f.setLinkage(llvm::GlobalValue::InternalLinkage);
+  for (llvm::GlobalVariable &g : m->globals())
+    if (!g.isDeclaration())
+      g.setLinkage(llvm::GlobalValue::InternalLinkage);
+  if (!dumpDir.empty()) {
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    m->print(os, nullptr);
+    writeFile(dumpDir / "llvm.ll", text);
+  }
+  return emitObject(*m, /*pic=*/true);
+}
 
 std::string stageText(const Trace &trace, const std::vector<int32_t> &outputs,
                       const std::string &stage, int optLevel) {

@@ -9,21 +9,23 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
 
+#include <cstring>
+
 using namespace mlir;
 
 std::vector<std::pair<std::string, std::string>>
-mlir::cpn::getLoweringStages() {
-  return {
+mlir::cpn::getLoweringStages(bool openmp) {
+  std::vector<std::pair<std::string, std::string>> stages = {
       {"linalg", "convert-cpn-to-linalg{keep-updates=1},canonicalize,cse"},
       {"fused", "func.func(cpn-fuse-elementwise),canonicalize,cse,"
                 "convert-cpn-updates,cpn-ping-pong-updates"},
       {"bufferized",
-       "cpn-unshare-inits,eliminate-empty-tensors,one-shot-bufferize,cpn-matmul-to-blas,cse,"
-       "canonicalize,buffer-deallocation-pipeline,cpn-early-dealloc,"
-       "cpn-strided-copy-to-linalg"},
+       "cpn-unshare-inits,eliminate-empty-tensors,one-shot-bufferize,"
+       "cpn-matmul-to-blas,cse,canonicalize,buffer-deallocation-pipeline,"
+       "cpn-early-dealloc,cpn-strided-copy-to-linalg"},
       {"loops", "func.func(convert-linalg-to-parallel-loops),"
-                "cpn-parallel-outer-loops,convert-scf-to-openmp,canonicalize,lower-affine,"
-                "convert-scf-to-cf,canonicalize,cse"},
+                "cpn-parallel-outer-loops,convert-scf-to-openmp,canonicalize,"
+                "lower-affine,convert-scf-to-cf,canonicalize,cse"},
       {"llvm",
        "convert-math-to-funcs,convert-math-to-llvm,convert-math-to-libm,"
        "expand-strided-metadata,"
@@ -33,12 +35,20 @@ mlir::cpn::getLoweringStages() {
        "convert-openmp-to-llvm,"
        "reconcile-unrealized-casts"},
   };
+  if (!openmp) // scf.parallel stays a sequential loop nest
+    for (auto &[name, passes] : stages)
+      for (const char *pass :
+           {"cpn-parallel-outer-loops,", "convert-scf-to-openmp,",
+            "convert-openmp-to-llvm,"})
+        if (size_t at = passes.find(pass); at != std::string::npos)
+          passes.erase(at, std::strlen(pass));
+  return stages;
 }
 
-std::string mlir::cpn::getLowerToLLVMPipeline() {
+std::string mlir::cpn::getLowerToLLVMPipeline(bool openmp) {
   std::string p = "builtin.module(";
   bool first = true;
-  for (auto &[name, passes] : getLoweringStages()) {
+  for (auto &[name, passes] : getLoweringStages(openmp)) {
     p += (first ? "" : ",") + passes;
     first = false;
   }
@@ -48,12 +58,12 @@ std::string mlir::cpn::getLowerToLLVMPipeline() {
 void mlir::cpn::registerCPNPassesAndPipelines() {
   registerCPNPasses();
   PassPipelineRegistration<>(
-      "cpn-lower-to-llvm",
-      "Lower cpn to the LLVM dialect as the JIT does",
+      "cpn-lower-to-llvm", "Lower cpn to the LLVM dialect as the JIT does",
       [](OpPassManager &pm) {
         std::string p = getLowerToLLVMPipeline();
         // Strip the builtin.module( ... ) anchor: pm is already on the module.
-        StringRef inner = StringRef(p).drop_front(strlen("builtin.module(")).drop_back();
+        StringRef inner =
+            StringRef(p).drop_front(strlen("builtin.module(")).drop_back();
         if (failed(parsePassPipeline(inner, pm)))
           llvm::report_fatal_error("cpn-lower-to-llvm: bad pipeline");
       });

@@ -44,6 +44,21 @@ void initCompiler(py::module_ &m) {
                                   cpn::Engine::global().options().optLevel);
           },
           py::arg("stage"))
+      .def(
+          "object",
+          [](const cpn::CapturedTrace &c, const std::string &symbol,
+             int optLevel, bool openmp, const std::string &dumpDir) {
+            cpn::ObjectOptions o;
+            o.symbol = symbol;
+            o.optLevel = optLevel;
+            o.openmp = openmp;
+            o.dumpDir = dumpDir;
+            std::vector<char> obj = cpn::compileObject(c.trace, c.outputs, o);
+            return py::bytes(obj.data(), obj.size());
+          },
+          py::arg("symbol"), py::arg("opt_level") = 3, py::arg("openmp") = true,
+          py::arg("dump_dir") = "",
+          "A position-independent ELF object exporting `symbol` (cpnc).")
       .def("cost", [](const cpn::CapturedTrace &c) {
         cpn::TraceCost t = cpn::traceCost(c.trace, c.outputs);
         py::dict d;

@@ -54,6 +54,24 @@ std::string buildModuleText(const Trace &trace,
 std::string stageText(const Trace &trace, const std::vector<int32_t> &outputs,
                       const std::string &stage, int optLevel);
 
+/// How `compileObject` builds an ahead-of-time object (cpnc).
+struct ObjectOptions {
+  std::string symbol;  // the entry point: void symbol(void **args)
+  int optLevel = 3;    // LLVM's -O level
+  bool openmp = true;  // false: sequential loop nests (cpnc --target cpu)
+  std::string dumpDir; // numbered files of every pass under dumpDir/symbol
+};
+
+/// Compiles a trace with these outputs into a position-independent ELF object
+/// for this machine that exports one function, `opts.symbol`, taking one
+/// pointer per slot: slot i points to the data pointer of input i, then of
+/// each output, as the JIT's entry points. The object needs at link time:
+/// libomp (unless !openmp), libmvec, libm, `_mlir_memref_to_llvm_alloc/free`
+/// and, for matmuls, `cpn_gemm_f32/f64` (see cpnrt/Blas.h).
+std::vector<char> compileObject(const Trace &trace,
+                                const std::vector<int32_t> &outputs,
+                                const ObjectOptions &opts);
+
 /// What a trace costs once fused and bufferized, read off its bufferized IR.
 struct TraceCost {
   int64_t values = 0;        // ops in the trace

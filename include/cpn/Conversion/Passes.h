@@ -28,14 +28,16 @@ namespace cpn {
 #include "cpn/Conversion/Passes.h.inc"
 
 /// The textual pipeline that lowers a module of cpn ops in a `func.func` to
-/// the LLVM dialect, ready for the JIT. `threads` > 1 selects OpenMP loops.
-/// The same string is what `cpn-opt --pass-pipeline=...` takes to reproduce a
+/// the LLVM dialect, ready for the JIT. Parallel loops become OpenMP regions,
+/// or, without `openmp`, sequential loop nests (`cpnc --target cpu`). The
+/// same string is what `cpn-opt --pass-pipeline=...` takes to reproduce a
 /// compilation from a dumped file.
-std::string getLowerToLLVMPipeline();
+std::string getLowerToLLVMPipeline(bool openmp = true);
 
 /// The pipeline split into named stages (for IR dumps and `lower().as_text`):
 /// each entry is (stage name, textual pass pipeline).
-std::vector<std::pair<std::string, std::string>> getLoweringStages();
+std::vector<std::pair<std::string, std::string>>
+getLoweringStages(bool openmp = true);
 
 /// Registers the passes and the named pipeline `cpn-lower-to-llvm`.
 void registerCPNPassesAndPipelines();

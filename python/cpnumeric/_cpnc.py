@@ -1,0 +1,701 @@
+"""cpnc: compile the functions of a .py file into a native extension module.
+
+    cpnc prog.py --export 'f(float64[100,100], float64[100], int64)'
+
+imports prog.py, traces each exported function with arrays of the declared
+types (as @cpnumeric.jit does), compiles every trace into machine code and
+links the code, a small C wrapper and libcpnrt_aot.a into
+`prog.cpython-311-x86_64-linux-gnu.so`. That module needs only NumPy: it
+checks its arguments against the compiled signatures, runs the kernel and
+returns NumPy arrays. A function exported with several signatures dispatches
+on its arguments' dtypes and shapes. See docs/cpnc.md.
+"""
+
+import argparse
+import importlib.util
+import os
+import re
+import subprocess
+import sys
+import sysconfig
+import tempfile
+import traceback
+
+import numpy as _np
+
+_PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
+_OPENMP = "/usr/lib/llvm-22/lib/libomp.so.5"
+_STAGES = ("trace", "cpn", "linalg", "fused", "bufferized", "loops",
+           "llvm-dialect", "llvm", "obj")
+_STAGE_SUFFIX = {"trace": "txt", "llvm": "ll", "obj": "o"}
+# The dtypes kernels support, with the C type numbers of NumPy's C API.
+_DTYPES = {
+    "bool": "NPY_BOOL", "int8": "NPY_INT8", "int16": "NPY_INT16",
+    "int32": "NPY_INT32", "int64": "NPY_INT64", "uint8": "NPY_UINT8",
+    "uint16": "NPY_UINT16", "uint32": "NPY_UINT32", "uint64": "NPY_UINT64",
+    "float32": "NPY_FLOAT32", "float64": "NPY_FLOAT64",
+}
+_ALIASES = {"int": "int64", "float": "float64", "bool_": "bool",
+            "double": "float64", "float_": "float64", "uint": "uint64"}
+
+
+class CpncError(Exception):
+    """An error to print as `where: message` before exiting with status 1."""
+
+
+# -- signatures ----------------------------------------------------------------
+
+class ArgType:
+    """One declared argument: a dtype and a shape (() for a scalar)."""
+
+    def __init__(self, dtype, shape):
+        self.dtype, self.shape = dtype, shape
+
+    def __str__(self):
+        if not self.shape:
+            return self.dtype
+        return f"{self.dtype}[{','.join(map(str, self.shape))}]"
+
+
+class Export:
+    """`name(types...)`, where it was declared (for messages)."""
+
+    def __init__(self, name, types, where):
+        self.name, self.types, self.where = name, types, where
+
+    def __str__(self):
+        return f"{self.name}({', '.join(map(str, self.types))})"
+
+
+_SIG = re.compile(r"^\s*([A-Za-z_]\w*)\s*\((.*)\)\s*$")
+_TYPE = re.compile(r"^\s*([A-Za-z_]\w*)\s*(?:\[(.*)\])?\s*$")
+
+
+def _split_top(text):
+    """Splits at commas outside brackets."""
+    parts, depth, cur = [], 0, ""
+    for ch in text:
+        depth += ch == "["
+        depth -= ch == "]"
+        if ch == "," and depth == 0:
+            parts.append(cur)
+            cur = ""
+        else:
+            cur += ch
+    if cur.strip():
+        parts.append(cur)
+    return parts
+
+
+def parse_export(text, where):
+    m = _SIG.match(text)
+    if not m:
+        raise CpncError(f"{where}: cannot parse export '{text}'; write it as "
+                        "name(float64[100,100], float64[100], int64)")
+    name, body = m.groups()
+    types = []
+    for part in _split_top(body):
+        t = _TYPE.match(part)
+        if not t:
+            raise CpncError(f"{where}: cannot parse the type '{part.strip()}' "
+                            f"in '{text}'")
+        dt, dims = t.groups()
+        dt = _ALIASES.get(dt, dt)
+        if dt not in _DTYPES:
+            raise CpncError(
+                f"{where}: '{dt}' in '{text}' is not a dtype cpnc compiles; "
+                f"use one of {', '.join(_DTYPES)}")
+        shape = ()
+        if dims is not None:
+            shape = []
+            for d in (dims.split(",") if dims.strip() else [":"]):
+                d = d.strip()
+                if d == ":" or d == "":
+                    raise CpncError(
+                        f"{where}: '{part.strip()}' in '{text}' has a dimension "
+                        "of any size (':'); cpnc compiles kernels for static "
+                        "shapes for now. Declare the sizes (float64[1000]); "
+                        "several exports of one function give several sizes, "
+                        "and the module picks the one that matches the "
+                        "arguments.")
+                if not d.isdigit():
+                    raise CpncError(f"{where}: dimension '{d}' of "
+                                    f"'{part.strip()}' is not a size")
+                shape.append(int(d))
+            shape = tuple(shape)
+        types.append(ArgType(dt, shape))
+    return Export(name, types, where)
+
+
+def comment_exports(path, source):
+    """Pythran-style `# cpnc export f(...)` lines of the file."""
+    out = []
+    for i, line in enumerate(source.splitlines(), 1):
+        m = re.match(r"^\s*#\s*cpnc\s+export\s+(.+?)\s*$", line)
+        if m:
+            out.append(parse_export(m.group(1), f"{path}:{i}"))
+    return out
+
+
+# -- tracing ---------------------------------------------------------------------
+
+def _user_error(path, exc):
+    """`path:LINE: Type: message` for an exception raised by the user's file."""
+    msg = str(exc)
+    if re.match(r"^\S+:\d+: ", msg):  # TracingError names its line
+        return msg
+    line = None
+    for frame in traceback.extract_tb(exc.__traceback__):
+        if os.path.abspath(frame.filename) == path:
+            line = frame.lineno
+    where = f"{path}:{line}" if line else path
+    return f"{where}: {type(exc).__name__}: {msg}"
+
+
+def load_module(path):
+    import cpnumeric  # noqa: F401  (the file imports it too)
+    name = os.path.splitext(os.path.basename(path))[0]
+    spec = importlib.util.spec_from_file_location(f"_cpnc_{name}", path)
+    module = importlib.util.module_from_spec(spec)
+    sys.path.insert(0, os.path.dirname(path))
+    try:
+        spec.loader.exec_module(module)
+    except Exception as e:
+        raise CpncError(_user_error(path, e)) from None
+    finally:
+        sys.path.pop(0)
+    return module
+
+
+class Traced:
+    """An export traced: the jit entry (how trace inputs, outputs and the
+    returned structure relate to the arguments) and its captured trace."""
+
+    def __init__(self, export, entry, symbol):
+        self.export, self.entry, self.symbol = export, entry, symbol
+
+
+def trace_export(module, path, export):
+    from . import _jit
+    fun = getattr(module, export.name, None)
+    if fun is None or not callable(fun):
+        raise CpncError(f"{export.where}: {os.path.basename(path)} has no "
+                        f"function '{export.name}'")
+    if isinstance(fun, _jit.JitFunction):
+        if fun._static:
+            raise CpncError(
+                f"{export.where}: '{export.name}' has static arguments "
+                f"({', '.join(sorted(fun._static))}); a compiled module takes "
+                "arrays and scalars only")
+        jitted = fun
+    else:
+        jitted = _jit.JitFunction(fun)
+    params = [p for p in jitted._sig.parameters.values()
+              if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    required = sum(p.default is p.empty for p in params)
+    if not required <= len(export.types) <= len(params):
+        raise CpncError(f"{export.where}: {export} declares "
+                        f"{len(export.types)} arguments; '{export.name}' takes "
+                        f"{required} to {len(params)}")
+    args = [_np.ones(t.shape, dtype=t.dtype) for t in export.types]
+    try:
+        lowered = jitted.lower(*args)
+    except Exception as e:
+        raise CpncError(_user_error(path, e)) from None
+    return lowered._entry
+
+
+# -- the C wrapper ---------------------------------------------------------------
+
+def _c_bytes(data):
+    """A C initializer of the bytes `data` (at least one element)."""
+    data = data or b"\0"
+    rows = [", ".join(str(b) for b in data[i:i + 32])
+            for i in range(0, len(data), 32)]
+    return "{\n  " + ",\n  ".join(rows) + "\n}"
+
+
+def _c_string(s):
+    return '"' + s.replace("\\", "\\\\").replace('"', '\\"').replace(
+        "\n", "\\n") + '"'
+
+
+def _typenum(dtype):
+    name = str(_np.dtype(dtype))
+    if name not in _DTYPES:
+        raise CpncError(f"dtype {name} has no compiled kernels")
+    return _DTYPES[name]
+
+
+class _Writer:
+    def __init__(self):
+        self.lines = []
+        self.consts = 0
+
+    def __call__(self, text=""):
+        self.lines.append(text)
+
+    def const_array(self, array):
+        """A static copy of `array`; returns (symbol, ndim, shape symbol)."""
+        a = _np.ascontiguousarray(array)
+        k = self.consts
+        self.consts += 1
+        self(f"static unsigned char const_{k}[] __attribute__((aligned(64))) = "
+             f"{_c_bytes(a.tobytes())};")
+        dims = ", ".join(map(str, a.shape)) or "0"
+        self(f"static npy_intp const_{k}_shape[] = {{{dims}}};")
+        return f"const_{k}", a.ndim, f"const_{k}_shape", _typenum(a.dtype)
+
+
+def _returned(w, traced, skeleton):
+    """A C expression (a new reference, or NULL with an error set) building
+    the function's result from the arrays `outs` and the arguments."""
+    from ._jit import _Leaf
+    from ._core import ndarray
+    if isinstance(skeleton, _Leaf):
+        kind, v = traced.entry.outputs[skeleton.index]
+        if kind == "result":
+            return f"cpnc_return_array(out[{v}])"
+        if kind == "arg":
+            return f"Py_NewRef(argv[{v}])"
+        data = v._numpy() if isinstance(v, ndarray) else _np.asarray(v)
+        sym, nd, shape, tn = w.const_array(data)
+        return f"cpnc_const_array({sym}, {nd}, {shape}, {tn})"
+    if isinstance(skeleton, (tuple, list)):
+        if not skeleton:
+            return "PyTuple_New(0)" if isinstance(skeleton, tuple) else "PyList_New(0)"
+        items = [_returned(w, traced, s) for s in skeleton]
+        fmt = "N" * len(items)
+        fmt = f"({fmt})" if isinstance(skeleton, tuple) else f"[{fmt}]"
+        return f'Py_BuildValue("{fmt}", {", ".join(items)})'
+    if skeleton is None:
+        return "Py_NewRef(Py_None)"
+    if isinstance(skeleton, bool):
+        return f"Py_NewRef(Py_{skeleton})"
+    if isinstance(skeleton, int):
+        return f"PyLong_FromString({_c_string(str(skeleton))}, NULL, 10)"
+    if isinstance(skeleton, float):
+        return f"PyFloat_FromDouble({skeleton!r})"
+    if isinstance(skeleton, str):
+        return f"PyUnicode_FromString({_c_string(skeleton)})"
+    raise CpncError(f"{traced.export.where}: {traced.export.name} returns a "
+                    f"{type(skeleton).__name__}, which a compiled module cannot "
+                    "return; return arrays, scalars, tuples, lists, str or None")
+
+
+_PRELUDE = r"""
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#define NPY_NO_DEPRECATED_API NPY_1_7_API_VERSION
+#include <numpy/arrayobject.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+%(omp)s
+/* A new reference to `o` as a C-contiguous, aligned array of exactly this
+   dtype and shape, or NULL (no error set) when `o` does not match. */
+static PyArrayObject *cpnc_match_array(PyObject *o, int typenum, int ndim,
+                                       const npy_intp *shape) {
+  PyArrayObject *a;
+  if (PyArray_Check(o)) {
+    a = (PyArrayObject *)o;
+    Py_INCREF(a);
+  } else {
+    a = (PyArrayObject *)PyArray_FromAny(o, NULL, 0, 0, 0, NULL);
+    if (!a) {
+      PyErr_Clear();
+      return NULL;
+    }
+  }
+  int ok = PyArray_EquivTypenums(PyArray_TYPE(a), typenum) &&
+           PyArray_NDIM(a) == ndim;
+  for (int i = 0; ok && i < ndim; ++i)
+    ok = PyArray_DIM(a, i) == shape[i];
+  if (!ok) {
+    Py_DECREF(a);
+    return NULL;
+  }
+  PyArrayObject *c = (PyArrayObject *)PyArray_FromArray(
+      a, PyArray_DescrFromType(typenum), NPY_ARRAY_CARRAY_RO);
+  Py_DECREF(a);
+  if (!c)
+    PyErr_Clear();
+  return c;
+}
+
+/* A scalar argument: a Python or NumPy scalar (or 0-d array) that casts to
+   `typenum` safely, or a Python number of the same kind (5 for int8). */
+static PyArrayObject *cpnc_match_scalar(PyObject *o, int typenum) {
+  PyArrayObject *a = (PyArrayObject *)PyArray_FromAny(o, NULL, 0, 0, 0, NULL);
+  if (!a) {
+    PyErr_Clear();
+    return NULL;
+  }
+  PyArray_Descr *to = PyArray_DescrFromType(typenum);
+  int python = PyLong_Check(o) || PyFloat_Check(o) || PyBool_Check(o);
+  int ok = PyArray_NDIM(a) == 0 &&
+           (PyArray_CanCastTypeTo(PyArray_DESCR(a), to, NPY_SAFE_CASTING) ||
+            (python && PyArray_CanCastTypeTo(PyArray_DESCR(a), to,
+                                             NPY_SAME_KIND_CASTING)));
+  if (!ok) {
+    Py_DECREF(to);
+    Py_DECREF(a);
+    return NULL;
+  }
+  PyArrayObject *c = (PyArrayObject *)PyArray_FromArray(
+      a, to, NPY_ARRAY_CARRAY | NPY_ARRAY_FORCECAST);
+  Py_DECREF(a);
+  if (c && python && typenum != NPY_BOOL) { /* 300 for int8: an error */
+    PyObject *back = PyArray_GETITEM(c, PyArray_DATA(c));
+    int same = back ? PyObject_RichCompareBool(back, o, Py_EQ) : -1;
+    Py_XDECREF(back);
+    if (same != 1 && !PyFloat_Check(o)) {
+      Py_DECREF(c);
+      c = NULL;
+    }
+  }
+  if (!c)
+    PyErr_Clear();
+  return c;
+}
+
+/* A result: 0-d arrays become NumPy scalars, as NumPy returns them. */
+static PyObject *cpnc_return_array(PyArrayObject *a) {
+  Py_INCREF(a);
+  return PyArray_Return(a);
+}
+
+static PyObject *cpnc_const_array(const void *data, int nd, npy_intp *shape,
+                                  int typenum) {
+  PyArrayObject *a = (PyArrayObject *)PyArray_SimpleNew(nd, shape, typenum);
+  if (a)
+    memcpy(PyArray_DATA(a), data, PyArray_NBYTES(a));
+  return a ? PyArray_Return(a) : NULL;
+}
+
+/* "float64[3,4], int" for the error of a call no signature matches. */
+static PyObject *cpnc_describe(PyObject *const *argv, Py_ssize_t n) {
+  PyObject *parts = PyList_New(0);
+  for (Py_ssize_t i = 0; parts && i < n; ++i) {
+    PyObject *s;
+    if (PyArray_Check(argv[i])) {
+      PyArrayObject *a = (PyArrayObject *)argv[i];
+      PyObject *dt = PyObject_Str((PyObject *)PyArray_DESCR(a));
+      s = dt ? PyUnicode_FromFormat("%%U[", dt) : NULL;
+      Py_XDECREF(dt);
+      for (int d = 0; s && d < PyArray_NDIM(a); ++d) {
+        PyObject *t = PyUnicode_FromFormat(d ? "%%U,%%zd" : "%%U%%zd", s,
+                                           (Py_ssize_t)PyArray_DIM(a, d));
+        Py_DECREF(s);
+        s = t;
+      }
+      if (s) {
+        PyObject *t = PyUnicode_FromFormat("%%U]", s);
+        Py_DECREF(s);
+        s = t;
+      }
+    } else {
+      s = PyUnicode_FromString(Py_TYPE(argv[i])->tp_name);
+    }
+    if (!s || PyList_Append(parts, s) < 0) {
+      Py_XDECREF(s);
+      Py_DECREF(parts);
+      return NULL;
+    }
+    Py_DECREF(s);
+  }
+  if (!parts)
+    return NULL;
+  PyObject *sep = PyUnicode_FromString(", ");
+  PyObject *text = sep ? PyUnicode_Join(sep, parts) : NULL;
+  Py_XDECREF(sep);
+  Py_DECREF(parts);
+  return text;
+}
+"""
+
+
+def _variant(w, traced):
+    """The matcher and runner of one compiled signature."""
+    exp, entry = traced.export, traced.entry
+    captured = entry.captured
+    nargs = len(exp.types)
+    sym = traced.symbol
+    w(f"void {sym}(void **slots);")
+    w()
+    # The matcher: in[i] gets argument i as a contiguous array of its type.
+    w(f"static int match_{sym}(PyObject *const *argv, Py_ssize_t n, "
+      "PyArrayObject **in) {")
+    w(f"  if (n != {nargs}) return 0;")
+    for i, t in enumerate(exp.types):
+        if t.shape:
+            w(f"  {{ static const npy_intp shape[] = {{{', '.join(map(str, t.shape))}}};")
+            w(f"    in[{i}] = cpnc_match_array(argv[{i}], {_DTYPES[t.dtype]}, "
+              f"{len(t.shape)}, shape); }}")
+        else:
+            w(f"  in[{i}] = cpnc_match_scalar(argv[{i}], {_DTYPES[t.dtype]});")
+        w(f"  if (!in[{i}]) {{ for (int j = 0; j < {i}; ++j) "
+          "Py_DECREF(in[j]); return 0; }")
+    w("  return 1;")
+    w("}")
+    w()
+    # Constant inputs (closed-over arrays, scalars folded while tracing).
+    from . import _cpn
+    data_of = []
+    for kind, v in entry.inputs:
+        if kind == "arg":
+            data_of.append(f"PyArray_DATA(in[{v}])")
+        else:
+            csym, _, _, _ = w.const_array(_cpn.to_numpy(v).reshape(v.shape))
+            data_of.append(f"(void *){csym}")
+    results = captured.results
+    nin, nout = len(data_of), len(results)
+    # The runner.
+    w(f"static PyObject *run_{sym}(PyObject *const *argv, PyArrayObject **in) {{")
+    w(f"  PyArrayObject *out[{max(nout, 1)}] = {{0}};")
+    w("  PyObject *ret = NULL;")
+    w(f"  void *data[{max(nin + nout, 1)}], *slots[{max(nin + nout, 1)}];")
+    for j, d in enumerate(data_of):
+        w(f"  data[{j}] = {d};")
+    for k, node in enumerate(results):
+        shape = ", ".join(map(str, node.shape)) or "0"
+        w(f"  {{ npy_intp shape[] = {{{shape}}};")
+        w(f"    out[{k}] = (PyArrayObject *)PyArray_SimpleNew({len(node.shape)}, "
+          f"shape, {_typenum(node.dtype)});")
+        w(f"    if (!out[{k}]) goto done;")
+        w(f"    data[{nin + k}] = PyArray_DATA(out[{k}]); }}")
+    w(f"  for (int j = 0; j < {nin + nout}; ++j) slots[j] = &data[j];")
+    w("  Py_BEGIN_ALLOW_THREADS")
+    w(f"  {sym}(slots);")
+    w("  Py_END_ALLOW_THREADS")
+    for i, k in entry.mutations:  # arguments the function wrote into
+        w(f"  if (PyArray_Check(argv[{i}]) && "
+          f"PyArray_CopyInto((PyArrayObject *)argv[{i}], out[{k}]) < 0) goto done;")
+    w(f"  ret = {_returned(w, traced, entry.out_skeleton)};")
+    w("done:")
+    w(f"  for (int k = 0; k < {nout}; ++k) Py_XDECREF(out[k]);")
+    w("  return ret;")
+    w("}")
+    w()
+
+
+def write_wrapper(modname, functions, openmp):
+    """C source of the module: `functions` maps a name to its Traced list."""
+    w = _Writer()
+    w(f"/* Generated by cpnc; the module {modname}. */")
+    w(_PRELUDE % {"omp": "void omp_set_num_threads(int);\n" if openmp else ""})
+    methods = []
+    for fname, variants in functions.items():
+        for traced in variants:
+            _variant(w, traced)
+        sigs = "\n".join(f"  {t.export}" for t in variants)
+        maxargs = max(len(t.export.types) for t in variants)
+        w(f"static PyObject *py_{fname}(PyObject *self, PyObject *const *argv, "
+          "Py_ssize_t n) {")
+        w(f"  PyArrayObject *in[{max(maxargs, 1)}];")
+        for traced in variants:
+            sym = traced.symbol
+            w(f"  if (match_{sym}(argv, n, in)) {{")
+            w(f"    PyObject *r = run_{sym}(argv, in);")
+            w(f"    for (int j = 0; j < {len(traced.export.types)}; ++j) "
+              "Py_DECREF(in[j]);")
+            w("    return r;")
+            w("  }")
+        w("  PyObject *got = cpnc_describe(argv, n);")
+        w("  if (got) {")
+        w("    PyErr_Format(PyExc_TypeError, "
+          + _c_string(f"{fname}(): no compiled signature matches the arguments "
+                      "(%U); compiled for:\n" + sigs.replace("%", "%%")
+                      + "\nConvert the arguments (np.ascontiguousarray(x, "
+                      "dtype=...)) or export this signature too.")
+          + ", got);")
+        w("    Py_DECREF(got);")
+        w("  }")
+        w("  return NULL;")
+        w("}")
+        w()
+        doc = f"{fname}: compiled by cpnc for\n{sigs}"
+        methods.append(f'  {{"{fname}", (PyCFunction)(void (*)(void))py_{fname}, '
+                       f"METH_FASTCALL, {_c_string(doc)}}},")
+    w(f"static PyMethodDef methods[] = {{")
+    for m in methods:
+        w(m)
+    w("  {NULL, NULL, 0, NULL}};")
+    w(f"static struct PyModuleDef module = {{PyModuleDef_HEAD_INIT, "
+      f'"{modname}", "Compiled by cpnc.", -1, methods}};')
+    w(f"PyMODINIT_FUNC PyInit_{modname}(void) {{")
+    w("  import_array();")
+    if openmp:
+        w('  const char *threads = getenv("CPN_THREADS");')
+        w("  if (threads && atoi(threads) > 0) omp_set_num_threads(atoi(threads));")
+    w("  return PyModule_Create(&module);")
+    w("}")
+    return "\n".join(w.lines) + "\n"
+
+
+# -- building ---------------------------------------------------------------------
+
+def _link(c_path, objects, out_path, openmp, workdir):
+    aot = os.path.join(_PACKAGE_DIR, "libcpnrt_aot.a")
+    if not os.path.exists(aot):
+        raise CpncError(f"cpnc: {aot} is missing; build cpnumeric first (make)")
+    cc = os.environ.get("CC", "cc")
+    cxx = os.environ.get("CXX", "c++")
+    includes = [sysconfig.get_paths()["include"], _np.get_include()]
+    wrapper_o = os.path.join(workdir, "wrapper.o")
+    cmd = [cc, "-c", "-O2", "-fPIC", "-fvisibility=hidden", "-o", wrapper_o,
+           c_path] + [f"-I{i}" for i in includes]
+    _run(cmd)
+    link = [cxx, "-shared", "-o", out_path, wrapper_o] + objects + [aot,
+                                                                    "-lopenblas",
+                                                                    "-lmvec", "-lm"]
+    if openmp:
+        link += [_OPENMP, f"-Wl,-rpath,{os.path.dirname(_OPENMP)}"]
+    _run(link)
+
+
+def _run(cmd):
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    if r.returncode != 0:
+        raise CpncError("cpnc: this command failed:\n  " + " ".join(cmd) + "\n"
+                        + r.stdout + r.stderr)
+
+
+def _module_name(out_path):
+    name = os.path.basename(out_path).split(".")[0]
+    if not name.isidentifier():
+        raise CpncError(f"cpnc: the output name '{os.path.basename(out_path)}' "
+                        "does not start with a Python module name")
+    return name
+
+
+def compile_file(args):
+    path = os.path.abspath(args.file)
+    if not os.path.exists(path):
+        raise CpncError(f"cpnc: no such file: {args.file}")
+    with open(path) as f:
+        source = f.read()
+    exports = [parse_export(e, "--export") for e in args.export]
+    exports += comment_exports(path, source)
+    module = load_module(path)
+    if not exports:
+        from ._jit import JitFunction
+        names = [n for n, v in vars(module).items()
+                 if isinstance(v, JitFunction)]
+        if names:
+            raise CpncError(
+                f"{path}: @cpnumeric.jit function(s) {', '.join(names)} need "
+                "argument types to be compiled ahead of time: add a line "
+                f"'# cpnc export {names[0]}(float64[100])' or --export")
+        raise CpncError(f"{path}: nothing to export; add --export "
+                        "'f(float64[100])' or a '# cpnc export f(...)' line")
+    stem = os.path.splitext(os.path.basename(path))[0]
+    out_path = args.output or stem + sysconfig.get_config_var("EXT_SUFFIX")
+    modname = _module_name(out_path)
+    openmp = args.target == "omp"
+    functions = {}
+    for exp in exports:
+        entry = trace_export(module, path, exp)
+        variants = functions.setdefault(exp.name, [])
+        traced = Traced(exp, entry, f"cpnc_{exp.name}_{len(variants)}")
+        variants.append(traced)
+    emit = [s for s in (args.emit or "").split(",") if s]
+    out_dir = os.path.dirname(os.path.abspath(out_path))
+    with tempfile.TemporaryDirectory(prefix="cpnc-") as work:
+        objects = []
+        for variants in functions.values():
+            for t in variants:
+                obj = t.entry.captured.object(
+                    t.symbol, opt_level=args.opt_level, openmp=openmp,
+                    dump_dir=args.dump_ir_after_all or "")
+                objects.append(os.path.join(work, t.symbol + ".o"))
+                with open(objects[-1], "wb") as f:
+                    f.write(obj)
+                for stage in emit:
+                    name = f"{modname}.{t.symbol[5:]}.{stage}."
+                    name += _STAGE_SUFFIX.get(stage, "mlir")
+                    if stage == "obj":
+                        data = obj
+                    else:
+                        data = t.entry.captured.as_text(stage).encode()
+                    with open(os.path.join(out_dir, name), "wb") as f:
+                        f.write(data)
+        c_path = os.path.join(work, modname + ".c")
+        with open(c_path, "w") as f:
+            f.write(write_wrapper(modname, functions, openmp))
+        if "c" in emit:
+            with open(os.path.join(out_dir, modname + ".c"), "w") as f:
+                f.write(write_wrapper(modname, functions, openmp))
+        tmp_out = os.path.join(work, os.path.basename(out_path))
+        _link(c_path, objects, tmp_out, openmp, work)
+        _move(tmp_out, out_path)
+    return out_path, functions
+
+
+def _move(src, dst):
+    import shutil
+    tmp = dst + ".tmp"
+    shutil.copyfile(src, tmp)
+    os.replace(tmp, dst)  # never a half-written module
+
+
+def _parser():
+    p = argparse.ArgumentParser(
+        prog="cpnc",
+        description="Compile functions of a NumPy program (import cpnumeric "
+        "as np) into a native Python extension module that needs only NumPy "
+        "at run time.",
+        epilog="Types: bool, int8..int64, uint8..uint64, float32, float64 "
+        "(scalars), or dtype[d0,d1,...] (C-contiguous arrays of that shape; "
+        "other layouts are copied). Exports also come from '# cpnc export "
+        "f(...)' lines in the file. See docs/cpnc.md.")
+    p.add_argument("file", help="the .py file to compile")
+    p.add_argument("-o", "--output", metavar="OUT",
+                   help="the module file to write (default: "
+                   "<file stem><EXT_SUFFIX> in the current directory); the "
+                   "module's name is OUT's name up to the first dot")
+    p.add_argument("--export", action="append", default=[], metavar="SIG",
+                   help="a function to compile and its argument types, e.g. "
+                   "'f(float64[100,100], float64[100], int64)'; repeat for "
+                   "several functions or several signatures of one")
+    p.add_argument("--emit", metavar="STAGES",
+                   help="also write each kernel at these stages next to OUT, "
+                   "comma-separated: " + ", ".join(_STAGES) + ", c (the "
+                   "wrapper's C source)")
+    p.add_argument("--dump-ir-after-all", metavar="DIR",
+                   help="write the IR after every pass, per kernel, under DIR "
+                   "(as CPN_DUMP_IR)")
+    p.add_argument("--target", choices=("cpu", "omp", "cuda"), default="omp",
+                   help="cpu: one thread; omp: OpenMP on all cores (default; "
+                   "CPN_THREADS or OMP_NUM_THREADS set the count at run time); "
+                   "cuda: not available yet")
+    p.add_argument("-O", dest="opt_level", type=int, choices=range(4),
+                   default=3, metavar="0..3", help="LLVM optimization level "
+                   "(default 3)")
+    return p
+
+
+def main(argv=None):
+    args = _parser().parse_args(argv)
+    if args.target == "cuda":
+        print("cpnc: --target cuda is not available: cpnumeric has no GPU "
+              "backend yet; use cpu or omp", file=sys.stderr)
+        return 2
+    bad = [s for s in (args.emit or "").split(",")
+           if s and s not in _STAGES + ("c",)]
+    if bad:
+        print(f"cpnc: unknown --emit stage(s) {', '.join(bad)}; the stages are "
+              f"{', '.join(_STAGES)}, c", file=sys.stderr)
+        return 2
+    try:
+        out, functions = compile_file(args)
+    except CpncError as e:
+        print(str(e), file=sys.stderr)
+        return 1
+    n = sum(len(v) for v in functions.values())
+    print(f"cpnc: wrote {out} ({len(functions)} function(s), {n} kernel(s))")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,191 @@
+"""cpnc: a .py file compiled into an extension module that runs with NumPy
+alone (no cpnumeric, no MLIR on the path of the process that imports it)."""
+
+import os
+import subprocess
+import sys
+import textwrap
+
+import numpy
+import pytest
+
+PROG = '''\
+import cpnumeric as np
+
+SCALE = np.array([1.0, 2.0, 3.0])
+
+
+# cpnc export axpy(float64, float64[1000], float64[1000])
+# cpnc export axpy(float64, float64[37], float64[37])
+def axpy(a, x, y):
+    return a * x + y
+
+
+# cpnc export column_stats(float64[200,3])
+# cpnc export column_stats(float32[7,3])
+def column_stats(A):
+    m = A.mean(axis=0)
+    c = A - m
+    return m * SCALE, np.sqrt((c * c).sum(axis=0) / A.shape[0]), "stats"
+
+
+# cpnc export gram(float64[50,20])
+def gram(A):
+    return A.T @ A
+
+
+# cpnc export relax(float64[64])
+# cpnc export relax(float64[9])
+def relax(u):
+    u[1:-1] = 0.5 * (u[:-2] + u[2:])
+
+
+# cpnc export total(int64[5,4])
+def total(x):
+    return (x * x).sum()
+'''
+
+CHECK = '''\
+import importlib.util, sys
+assert importlib.util.find_spec("cpnumeric") is None, "cpnumeric is importable"
+import numpy as np
+import prog
+assert "cpnumeric" not in sys.modules and "_cpn" not in sys.modules
+rng = np.random.default_rng(0)
+for n in (1000, 37):
+    x, y = rng.random(n), rng.random(n)
+    r = prog.axpy(2.5, x, y)
+    assert type(r) is np.ndarray and r.dtype == np.float64
+    np.testing.assert_allclose(r, 2.5 * x + y, rtol=1e-15)
+    np.testing.assert_allclose(prog.axpy(np.float64(-1), x, y), y - x)
+scale = np.array([1.0, 2.0, 3.0])
+for shape, dt, rtol in (((200, 3), np.float64, 1e-12), ((7, 3), np.float32, 1e-5)):
+    A = rng.random(shape).astype(dt)
+    m, s, tag = prog.column_stats(A)
+    assert tag == "stats"
+    np.testing.assert_allclose(m, A.mean(axis=0) * scale, rtol=rtol)
+    assert m.dtype == (A.mean(axis=0) * scale).dtype
+    np.testing.assert_allclose(s, A.std(axis=0), rtol=rtol * 10)
+    assert s.dtype == dt
+    At = np.asfortranarray(A)  # another layout: copied in
+    np.testing.assert_allclose(prog.column_stats(At)[1], A.std(axis=0), rtol=rtol * 10)
+A = rng.random((50, 20))
+np.testing.assert_allclose(prog.gram(A), A.T @ A, rtol=1e-12)
+for n in (64, 9):
+    u = rng.random(n)
+    ref = u.copy()
+    ref[1:-1] = 0.5 * (ref[:-2] + ref[2:])
+    assert prog.relax(u) is None
+    np.testing.assert_array_equal(u, ref)
+x = np.arange(20, dtype=np.int64).reshape(5, 4)
+t = prog.total(x)
+assert isinstance(t, np.int64) and t == (x * x).sum()
+try:
+    prog.axpy(1.0, np.ones(5, np.float32), np.ones(5, np.float32))
+except TypeError as e:
+    assert "float64[1000]" in str(e) and "float32" in str(e), e
+else:
+    raise AssertionError("no TypeError for an uncompiled signature")
+try:
+    prog.axpy(1.0, np.ones(37))
+except TypeError:
+    pass
+else:
+    raise AssertionError("no TypeError for a missing argument")
+print("ok")
+'''
+
+
+def _numpy_only_env():
+    """Environment of a Python that finds NumPy but not cpnumeric: site is
+    off (no .pth files), only NumPy's directory is on PYTHONPATH."""
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.path.dirname(os.path.dirname(numpy.__file__))
+    return env
+
+
+def _cpnc(args, cwd):
+    return subprocess.run([sys.executable, "-m", "cpnumeric._cpnc", *args],
+                          cwd=cwd, capture_output=True, text=True, timeout=600)
+
+
+def test_module_runs_with_numpy_only(tmp_path):
+    (tmp_path / "prog.py").write_text(PROG)
+    r = _cpnc(["prog.py", "--emit", "cpn,llvm,obj"], tmp_path)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "5 function(s), 8 kernel(s)" in r.stdout
+    names = os.listdir(tmp_path)
+    assert any(n.startswith("prog.cpython") and n.endswith(".so") for n in names)
+    assert "prog.axpy_1.cpn.mlir" in names and "prog.gram_0.obj.o" in names
+    assert "cpn.matmul" in (tmp_path / "prog.gram_0.cpn.mlir").read_text()
+    for threads in ("1", "2"):
+        env = _numpy_only_env()
+        env["CPN_THREADS"] = threads
+        run = subprocess.run([sys.executable, "-S", "-c", CHECK], cwd=tmp_path,
+                             capture_output=True, text=True, env=env, timeout=300)
+        assert run.returncode == 0 and run.stdout.strip() == "ok", \
+            run.stdout + run.stderr
+
+
+def test_export_flag_target_cpu_and_output_name(tmp_path):
+    (tmp_path / "k.py").write_text(textwrap.dedent('''\
+        import cpnumeric as np
+
+        @np.jit
+        def softplus(x):
+            return np.log1p(np.exp(-np.abs(x))) + np.maximum(x, 0)
+        '''))
+    r = _cpnc(["k.py", "--export", "softplus(float32[3,5])", "--target", "cpu",
+               "-O2", "-o", "fast.so", "--dump-ir-after-all", "dump"], tmp_path)
+    assert r.returncode == 0, r.stdout + r.stderr
+    dumped = os.listdir(tmp_path / "dump" / "cpnc_softplus_0")
+    assert "001-cpn.mlir" in dumped and "llvm.ll" in dumped
+    assert "__kmpc_fork_call" not in (
+        tmp_path / "dump" / "cpnc_softplus_0" / "llvm.ll").read_text()
+    check = ("import numpy as np, fast\n"
+             "x = np.linspace(-30, 30, 15, dtype=np.float32).reshape(3, 5)\n"
+             "ref = np.log1p(np.exp(-np.abs(x))) + np.maximum(x, 0)\n"
+             "np.testing.assert_allclose(fast.softplus(x), ref, rtol=1e-6)\n"
+             "print('ok')\n")
+    run = subprocess.run([sys.executable, "-S", "-c", check], cwd=tmp_path,
+                         capture_output=True, text=True, env=_numpy_only_env(),
+                         timeout=300)
+    assert run.stdout.strip() == "ok", run.stdout + run.stderr
+
+
+@pytest.mark.parametrize("body, line, words", [
+    ("def f(x):\n    if x.sum() > 0:\n        return x\n    return -x\n", 5,
+     "np.where"),
+    ("def f(x):\n    y = x + 1\n    return np.fft.fft(y)\n", 6, "fft"),
+    ("def f(x):\n    return x.reshape(7, 7)\n", 5, "ValueError"),
+])
+def test_unsupported_construct_names_file_and_line(tmp_path, body, line, words):
+    (tmp_path / "bad.py").write_text("import cpnumeric as np\n\n"
+                                     "# cpnc export f(float64[10])\n" + body)
+    r = _cpnc(["bad.py"], tmp_path)
+    assert r.returncode != 0
+    assert f"bad.py:{line}:" in r.stderr and words in r.stderr, r.stderr
+    assert not any(n.endswith(".so") for n in os.listdir(tmp_path))
+
+
+@pytest.mark.parametrize("args, words", [
+    (["--export", "f(float64[:])"], "any size"),
+    (["--export", "f(complex64[3])"], "not a dtype"),
+    (["--export", "g(float64[3])"], "no function 'g'"),
+    (["--export", "f(float64[3], float64[3])"], "declares 2 arguments"),
+    ([], "nothing to export"),
+])
+def test_bad_exports(tmp_path, args, words):
+    (tmp_path / "m.py").write_text("def f(x):\n    return x\n")
+    r = _cpnc(["m.py", *args], tmp_path)
+    assert r.returncode != 0 and words in r.stderr, r.stderr
+
+
+def test_cuda_target_and_help(tmp_path):
+    (tmp_path / "m.py").write_text("def f(x):\n    return x\n")
+    r = _cpnc(["m.py", "--export", "f(float64[3])", "--target", "cuda"], tmp_path)
+    assert r.returncode == 2 and "no GPU backend" in r.stderr
+    h = _cpnc(["--help"], tmp_path)
+    for flag in ("--export", "--emit", "--dump-ir-after-all", "--target", "-O",
+                 "-o OUT"):
+        assert flag in h.stdout
