@@ -16,6 +16,7 @@
 #include "cpn/Dialect/CPN/CPNDialect.h"
 #include "cpn/Dialect/CPN/CPNOps.h"
 #include "cpnrt/Blas.h"
+#include "cpnrt/Profile.h"
 #include "cpnrt/Store.h"
 #include "cpnrt/TaskGraph.h"
 
@@ -71,6 +72,7 @@ class Executable {
 public:
   std::vector<char> object; // the object code, until written to the disk cache
   void (*fn)(void **) = nullptr;
+  std::string name = "kernel"; // "kernel <key>", as its tasks are named
 };
 
 namespace {
@@ -928,7 +930,7 @@ void runKernel(const std::shared_ptr<Executable> &exe,
                std::vector<cpnrt::StoreRef> outArgs,
                std::vector<cpnrt::StoreRef> writes) {
   cpnrt::TaskGraph::global().submit(
-      "kernel",
+      exe->name,
       [exe, reads, outArgs] {
         std::vector<void *> ptrs;
         ptrs.reserve(reads.size() + outArgs.size());
@@ -1000,6 +1002,9 @@ std::shared_ptr<Executable> Engine::obtain(const std::vector<int32_t> &outputs,
   // the libraries it links against may be gone, hangs in ORC.
   static auto &cache =
       *new std::unordered_map<uint64_t, std::shared_ptr<Executable>>();
+  char keyText[24];
+  snprintf(keyText, sizeof(keyText), "%016llx",
+           static_cast<unsigned long long>(key));
   std::shared_ptr<Executable> exe;
   // The disk cache's check text: the trace and which outputs go where.
   std::string text;
@@ -1014,8 +1019,11 @@ std::shared_ptr<Executable> Engine::obtain(const std::vector<int32_t> &outputs,
       for (size_t j = 0; j < outputs.size(); ++j)
         text +=
             " " + std::to_string(outputs[j]) + ":" + std::to_string(donors[j]);
+      cpnrt::ProfileScope scope("compile",
+                                std::string("disk cache lookup ") + keyText);
       exe = loadCached(options_.cacheDir, key, options_.optLevel, text);
       if (exe) {
+        exe->name = std::string("kernel ") + keyText;
         ++stats_.diskHits;
         stats_.diskLoadSeconds +=
             std::chrono::duration<double>(std::chrono::steady_clock::now() - t0)
@@ -1027,8 +1035,12 @@ std::shared_ptr<Executable> Engine::obtain(const std::vector<int32_t> &outputs,
   if (!exe && !outputs.empty()) {
     auto t0 = std::chrono::steady_clock::now();
     try {
+      cpnrt::ProfileScope scope("compile", std::string("compile ") + keyText,
+                                "{\"ops\": " + std::to_string(trace_.size()) +
+                                    "}");
       double mlirSeconds = 0;
       exe = compile(trace_, outputs, donors, options_, key, mlirSeconds);
+      exe->name = std::string("kernel ") + keyText;
       stats_.compileMlirSeconds += mlirSeconds;
       if (!options_.cacheDir.empty() &&
           storeCached(options_.cacheDir, key, options_.optLevel, text,

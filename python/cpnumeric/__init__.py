@@ -10,6 +10,7 @@ import numpy as _np
 from . import _config, _core, _cpn, _creation, _fallback, _jit, _manip, _reductions, _ufuncs
 from ._core import ndarray
 from ._jit import Lowered, TracingError, jit  # noqa: F401
+from ._profile import profile  # noqa: F401
 from ._creation import *  # noqa: F401,F403
 from ._manip import (broadcast_to, diag, diagonal, dot, expand_dims, flip, fliplr,  # noqa: F401
                      flipud, inner, matmul, moveaxis, outer, ravel, reshape, squeeze,
@@ -23,6 +24,8 @@ _cpn.configure(_config.get("CPN_DUMP_IR"), _config.get_int("CPN_TRACE_LIMIT"),
                _config.cache_dir())
 
 _core.EAGER["threshold"] = _config.get_int("CPN_EAGER_THRESHOLD")
+from . import _profile  # noqa: E402
+_profile._start_from_environment()
 
 for _name in _ufuncs.NATIVE_UFUNCS:
     globals()[_name] = getattr(_ufuncs, _name)

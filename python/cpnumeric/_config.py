@@ -36,6 +36,9 @@ KNOBS = {
              "Compiled kernels on disk, shared by processes ('' or 'off': none)."),
         Knob("CPN_THREADS", "0", False,
              "OpenMP threads each compiled kernel runs on (0: all cores)."),
+        Knob("CPN_PROFILE", "", False,
+             "File: write a Chrome/Perfetto trace-event timeline of kernels, "
+             "compilations and copies at exit (see cpnumeric.profile)."),
         Knob("CPN_LOG", "", False,
              "Comma-separated log topics printed to stderr: 'retrace' (a @jit "
              "function traced again, and which argument changed)."),

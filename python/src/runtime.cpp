@@ -6,6 +6,7 @@
 
 #include "bindings.h"
 #include "cpn/Compiler/Compiler.h"
+#include "cpnrt/Profile.h"
 #include "cpnrt/TaskGraph.h"
 
 #include <pybind11/numpy.h>
@@ -38,6 +39,12 @@ cpnrt::StoreRef materialize(const NodeRef &node) {
   }
   return node->store;
 }
+/// The args of a copy event (its size), when profiling.
+std::string bytesArgs(const NodeRef &node) {
+  if (!cpnrt::Profiler::global().enabled() || !node->store)
+    return "";
+  return "{\"bytes\": " + std::to_string(node->store->nbytes()) + "}";
+}
 } // namespace
 
 void initRuntime(py::module_ &m) {
@@ -50,6 +57,7 @@ void initRuntime(py::module_ &m) {
         for (py::ssize_t i = 0; i < c.ndim(); ++i)
           node->shape.push_back(c.shape(i));
         node->store = std::make_shared<cpnrt::Store>(node->dtype, node->shape);
+        cpnrt::ProfileScope scope("copy", "from_numpy", bytesArgs(node));
         if (node->store->nbytes())
           std::memcpy(node->store->data(), c.data(), node->store->nbytes());
         return node;
@@ -62,6 +70,7 @@ void initRuntime(py::module_ &m) {
         std::string key = cpnrt::dtypeName(node->dtype);
         py::dtype dt(key == "b1" ? std::string("?") : "<" + key);
         py::array out(dt, node->shape);
+        cpnrt::ProfileScope scope("copy", "to_numpy", bytesArgs(node));
         if (store->nbytes())
           std::memcpy(out.mutable_data(), store->data(), store->nbytes());
         return out;
@@ -78,6 +87,16 @@ void initRuntime(py::module_ &m) {
       },
       py::arg("n"), py::arg("threads"), py::arg("reps") = 10,
       "STREAM triad bandwidth in GB/s (the benchmarks' memory bound).");
+  m.def(
+      "profile_begin", [] { return cpnrt::Profiler::global().begin(); },
+      "Starts recording trace events; returns the session's first index.");
+  m.def(
+      "profile_end",
+      [](size_t first, const std::string &path) {
+        return cpnrt::Profiler::global().end(first, path);
+      },
+      py::arg("first"), py::arg("path"),
+      "Writes the session's events as trace-event JSON; false on failure.");
   m.def("wait_all", [] {
     py::gil_scoped_release release;
     cpnrt::TaskGraph::global().waitAll();

@@ -5,6 +5,9 @@
 //===----------------------------------------------------------------------===//
 
 #include "cpnrt/TaskGraph.h"
+#include "cpnrt/Profile.h"
+
+#include <pthread.h>
 
 #include <cstdlib>
 #include <stdexcept>
@@ -90,6 +93,7 @@ TaskRef TaskGraph::submit(std::string name, std::function<void()> fn,
 }
 
 void TaskGraph::workerLoop() {
+  pthread_setname_np(pthread_self(), "cpn-worker");
   for (;;) {
     TaskRef task;
     {
@@ -104,6 +108,9 @@ void TaskGraph::workerLoop() {
     std::string error = task->error_;
     if (!failed) {
       try {
+        ProfileScope scope(task->name.compare(0, 6, "kernel") == 0 ? "kernel"
+                                                                   : "task",
+                           task->name);
         if (task->fn)
           task->fn();
       } catch (const std::exception &e) {

@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "cpnrt/Blas.h"
+#include "cpnrt/Profile.h"
 #include "cpnrt/Store.h"
 #include "cpnrt/TaskGraph.h"
 
@@ -12,6 +13,9 @@
 
 #include <atomic>
 #include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
 #include <stdexcept>
 #include <thread>
 #include <vector>
@@ -145,4 +149,46 @@ TEST(Blas, GemmOnTransposedAndStridedOperands) {
   EXPECT_EQ(C[1], 5);  // 1*0 + 2*1 + 3*1
   EXPECT_EQ(C[2], 10); // 4 + 0 + 6
   EXPECT_EQ(C[3], 11); // 0 + 5 + 6
+}
+
+namespace {
+std::string readFile(const std::string &path) {
+  std::ifstream f(path);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+size_t count(const std::string &text, const std::string &what) {
+  size_t n = 0;
+  for (size_t at = text.find(what); at != std::string::npos;
+       at = text.find(what, at + 1))
+    ++n;
+  return n;
+}
+} // namespace
+
+TEST(Profiler, OneEventPerTaskOnlyWhileASessionIsOpen) {
+  cpnrt::TaskGraph g(2);
+  cpnrt::Profiler &p = cpnrt::Profiler::global();
+  g.submit("before", [] {}, {}, {});
+  g.waitAll();
+  size_t first = p.begin();
+  for (int i = 0; i < 3; ++i)
+    g.submit("kernel k" + std::to_string(i), [] {}, {}, {});
+  g.submit("other \"quoted\"", [] {}, {}, {});
+  g.waitAll();
+  std::string path = ::testing::TempDir() + "cpnrt-profile.json";
+  ASSERT_TRUE(p.end(first, path));
+  EXPECT_FALSE(p.enabled());
+  std::string json = readFile(path);
+  EXPECT_EQ(count(json, "\"cat\": \"kernel\""), 3u);
+  EXPECT_EQ(count(json, "\"cat\": \"task\""), 1u);
+  EXPECT_EQ(count(json, "other \\\"quoted\\\""), 1u);
+  EXPECT_EQ(count(json, "before"), 0u);
+  EXPECT_NE(json.find("\"thread_name\""), std::string::npos);
+  g.submit("after", [] {}, {}, {});
+  g.waitAll();
+  EXPECT_EQ(p.eventCount(), 0u);
+  std::remove(path.c_str());
 }
