@@ -56,7 +56,9 @@
 #include <dlfcn.h>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <mutex>
+#include <set>
 #include <stdexcept>
 #include <thread>
 #include <unistd.h>
@@ -180,7 +182,9 @@ OwningOpRef<ModuleOp> buildModule(const Trace &trace,
     return r >= 0 ? trace.ops()[r].dtype : trace.inputs()[-r - 1]->dtype;
   };
   for (const TraceOp &op : trace.ops()) {
-    OperationState st(loc, "cpn." + op.name);
+    OperationState st(
+        op.line ? Location(FileLineColLoc::get(ctx, op.file, op.line, 0)) : loc,
+        "cpn." + op.name);
     for (int32_t r : op.operands)
       st.addOperands(operand(r));
     st.addTypes(tensorTy(op.shape, op.dtype));
@@ -279,8 +283,13 @@ std::string fileSafe(std::string s) {
 /// Runs the lowering pipeline. With a dump directory, runs one pass at a
 /// time and writes the IR after each; on failure, names the cpn-opt command
 /// that reproduces it.
+/// Called with a stage's name and the module once the stage has run (only
+/// when IR is dumped, where stages run one by one).
+using StageHook = std::function<void(const std::string &, ModuleOp)>;
+
 void lower(ModuleOp module, const std::filesystem::path &dumpDir, int &fileNo,
-           const std::string &lastStage = "", bool openmp = true) {
+           const std::string &lastStage = "", bool openmp = true,
+           const StageHook &afterStage = nullptr) {
   std::string diag;
   ScopedDiagnosticHandler handler(module.getContext(), [&](Diagnostic &d) {
     llvm::raw_string_ostream os(diag);
@@ -322,6 +331,8 @@ void lower(ModuleOp module, const std::filesystem::path &dumpDir, int &fileNo,
       writeFile(dumpDir / (std::string(num) + "-" + fileSafe(pass) + ".mlir"),
                 printOp(module));
     }
+    if (afterStage)
+      afterStage(stage, module);
   }
 }
 
@@ -669,6 +680,190 @@ bool storeCached(const std::string &dir, uint64_t key, int optLevel,
   return !ec;
 }
 
+/// Bytes of a statically shaped memref (0 for dynamic ones).
+int64_t memrefBytes(Type t) {
+  auto m = dyn_cast<MemRefType>(t);
+  if (!m || !m.hasStaticShape())
+    return 0;
+  return m.getNumElements() *
+         static_cast<int64_t>((m.getElementTypeBitWidth() + 7) / 8);
+}
+
+/// One kernel of a bufferized trace, for summary.txt.
+struct KernelInfo {
+  std::string what;               // "loop nest 998x998 (f64) ..."
+  int64_t bytes = 0;              // bytes it reads and writes
+  std::vector<std::string> lines; // "file:line" of the ops it came from
+};
+
+std::string shapeText(ArrayRef<int64_t> shape) {
+  std::string s;
+  for (int64_t d : shape)
+    s += (s.empty() ? "" : "x") +
+         (ShapedType::isDynamic(d) ? std::string("?") : std::to_string(d));
+  return s.empty() ? "scalar" : s;
+}
+
+std::vector<std::string> sourceLines(Location loc) {
+  std::set<std::pair<std::string, unsigned>> seen;
+  loc->walk([&](Location l) {
+    if (auto f = dyn_cast<FileLineColLoc>(l))
+      seen.insert({f.getFilename().str(), f.getLine()});
+    return WalkResult::advance();
+  });
+  std::vector<std::string> out;
+  for (auto &[file, line] : seen)
+    out.push_back(file + ":" + std::to_string(line));
+  return out;
+}
+
+/// Kernels, temporaries, bytes and peak of a bufferized module; with
+/// `kernels`, also what each kernel is and where it came from.
+TraceCost costOf(ModuleOp module, std::vector<KernelInfo> *kernels = nullptr) {
+  TraceCost c;
+  module->walk([&](func::FuncOp f) {
+    if (f.isExternal())
+      return;
+    int64_t live = 0;
+    for (Type t : f.getArgumentTypes())
+      live += memrefBytes(t);
+    c.argumentBytes += live;
+    c.peakBytes = std::max(c.peakBytes, live);
+    f.walk([&](Operation *op) {
+      KernelInfo k;
+      if (isa<memref::AllocOp>(op)) {
+        ++c.temporaries;
+        live += memrefBytes(op->getResult(0).getType());
+        c.peakBytes = std::max(c.peakBytes, live);
+        return;
+      }
+      if (auto d = dyn_cast<memref::DeallocOp>(op)) {
+        live -= memrefBytes(d.getMemref().getType());
+        return;
+      }
+      if (auto l = dyn_cast<linalg::LinalgOp>(op)) {
+        for (Value v : op->getOperands())
+          k.bytes += memrefBytes(v.getType());
+        std::string kind = isa<linalg::GenericOp>(op)
+                               ? "loop nest"
+                               : op->getName().getStringRef().str();
+        k.what = kind + " " + shapeText(l.getStaticLoopRanges()) + ", " +
+                 std::to_string(l.getNumDpsInputs()) + " input(s)";
+        if (l.getNumReductionLoops())
+          k.what += ", reduces " + std::to_string(l.getNumReductionLoops()) +
+                    " dim(s)";
+      } else if (auto copy = dyn_cast<memref::CopyOp>(op)) {
+        for (Value v : op->getOperands())
+          k.bytes += memrefBytes(v.getType());
+        k.what =
+            "copy " +
+            shapeText(cast<MemRefType>(copy.getSource().getType()).getShape());
+      } else if (auto call = dyn_cast<func::CallOp>(op);
+                 call && call.getCallee().starts_with("cpn_gemm")) {
+        // cpn_gemm_*(A: 4 args, B: 4, C: 4, M, N, K).
+        auto args = call.getArgOperands();
+        int64_t mnk[3] = {0, 0, 0};
+        for (int i = 0; i < 3 && args.size() >= 3; ++i)
+          if (auto cst = args[args.size() - 3 + i]
+                             .getDefiningOp<arith::ConstantIntOp>())
+            mnk[i] = cst.value();
+        int64_t elem = call.getCallee().ends_with("f32") ? 4 : 8;
+        k.bytes =
+            elem * (mnk[0] * mnk[2] + mnk[2] * mnk[1] + 2 * mnk[0] * mnk[1]);
+        k.what = "BLAS " + call.getCallee().str() + " " +
+                 std::to_string(mnk[0]) + "x" + std::to_string(mnk[1]) + "x" +
+                 std::to_string(mnk[2]);
+      } else {
+        return;
+      }
+      ++c.kernels;
+      c.bytesMoved += k.bytes;
+      if (kernels) {
+        k.lines = sourceLines(op->getLoc());
+        kernels->push_back(std::move(k));
+      }
+    });
+  });
+  return c;
+}
+
+std::string megabytes(int64_t bytes) {
+  char buf[32];
+  double b = static_cast<double>(bytes);
+  if (bytes < 1000)
+    snprintf(buf, sizeof(buf), "%lld B", static_cast<long long>(bytes));
+  else if (bytes < 1000000)
+    snprintf(buf, sizeof(buf), "%.1f kB", b / 1e3);
+  else
+    snprintf(buf, sizeof(buf), "%.1f MB", b / 1e6);
+  return buf;
+}
+
+/// summary.txt of a dumped compilation: each kernel with the source lines it
+/// fused, the values that needed no buffer, buffers reused, peak bytes.
+std::string summaryText(const Trace &trace, const std::vector<int32_t> &outputs,
+                        const std::vector<int32_t> &donors, const TraceCost &c,
+                        const std::vector<KernelInfo> &kernels) {
+  std::string s;
+  auto line = [&](const std::string &t) { s += t + "\n"; };
+  line("trace: " + std::to_string(trace.size()) + " ops, " +
+       std::to_string(trace.inputs().size()) + " inputs, " +
+       std::to_string(outputs.size()) +
+       " outputs (values still referenced after the trace)");
+  line("kernels: " + std::to_string(c.kernels));
+  for (size_t i = 0; i < kernels.size(); ++i) {
+    const KernelInfo &k = kernels[i];
+    line("  kernel " + std::to_string(i + 1) + ": " + k.what + ", " +
+         megabytes(k.bytes) + " moved");
+    std::string from;
+    for (const std::string &l : k.lines)
+      from += (from.empty() ? "" : ", ") + l;
+    line("    from: " +
+         (from.empty() ? std::string("(no source lines)") : from));
+  }
+  int64_t noBuffer = static_cast<int64_t>(trace.size()) -
+                     static_cast<int64_t>(outputs.size()) - c.temporaries;
+  line("temporaries: " + std::to_string(c.temporaries) +
+       " buffer(s) allocated inside the kernel; " +
+       std::to_string(std::max<int64_t>(0, noBuffer)) + " of " +
+       std::to_string(trace.size()) +
+       " values need no buffer of their own (fused into a loop, a view, or "
+       "written in place)");
+  std::string reused;
+  for (size_t j = 0; j < outputs.size(); ++j)
+    if (donors[j] >= 0)
+      reused += "  output " + std::to_string(j) + " (op %" +
+                std::to_string(outputs[j]) + ") is written into the buffer " +
+                "of input " + std::to_string(donors[j]) +
+                " (no reference to its old value is left)\n";
+  line("buffers reused: " +
+       std::to_string(donors.size() -
+                      std::count(donors.begin(), donors.end(), -1)));
+  s += reused;
+  line("bytes moved: " + megabytes(c.bytesMoved));
+  line("peak bytes: " + std::to_string(c.peakBytes) + " (arguments " +
+       std::to_string(c.argumentBytes) +
+       " + the most temporaries live at "
+       "once)");
+  return s;
+}
+
+StageHook summaryWriter(const Trace &trace, const std::vector<int32_t> &outputs,
+                        const std::vector<int32_t> &donors,
+                        const std::filesystem::path &dumpDir) {
+  if (dumpDir.empty())
+    return nullptr;
+  return [&trace, &outputs, &donors, dumpDir](const std::string &stage,
+                                              ModuleOp module) {
+    if (stage != "bufferized")
+      return;
+    std::vector<KernelInfo> kernels;
+    TraceCost c = costOf(module, &kernels);
+    writeFile(dumpDir / "summary.txt",
+              summaryText(trace, outputs, donors, c, kernels));
+  };
+}
+
 /// The LLVM IR of a module lowered to the LLVM dialect, with the packed
 /// `_mlir_kernel` entry point, optimized for this machine.
 std::unique_ptr<llvm::Module>
@@ -704,7 +899,8 @@ std::shared_ptr<Executable> compile(const Trace &trace,
     throw std::runtime_error("cpnumeric: the traced cpn IR does not verify; "
                              "this is a bug in cpnumeric's front end");
   auto t0 = std::chrono::steady_clock::now();
-  lower(*module, dumpDir, fileNo);
+  lower(*module, dumpDir, fileNo, "", true,
+        summaryWriter(trace, outputs, donors, dumpDir));
   mlirSeconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t0)
           .count();
@@ -731,15 +927,6 @@ std::shared_ptr<Executable> compile(const Trace &trace,
   return exe;
 }
 
-/// Bytes of a statically shaped memref (0 for dynamic ones).
-int64_t memrefBytes(Type t) {
-  auto m = dyn_cast<MemRefType>(t);
-  if (!m || !m.hasStaticShape())
-    return 0;
-  return m.getNumElements() *
-         static_cast<int64_t>((m.getElementTypeBitWidth() + 7) / 8);
-}
-
 } // namespace
 
 std::vector<char> compileObject(const Trace &trace,
@@ -758,7 +945,8 @@ std::vector<char> compileObject(const Trace &trace,
   if (failed(verify(*module)))
     throw std::runtime_error("cpnumeric: the traced cpn IR does not verify; "
                              "this is a bug in cpnumeric's front end");
-  lower(*module, dumpDir, fileNo, "", opts.openmp);
+  lower(*module, dumpDir, fileNo, "", opts.openmp,
+        summaryWriter(trace, outputs, donors, dumpDir));
   llvm::LLVMContext llvmContext;
   std::unique_ptr<llvm::Module> m =
       toOptimizedLLVM(*module, llvmContext, opts.optLevel);
@@ -816,43 +1004,9 @@ TraceCost traceCost(const Trace &trace, const std::vector<int32_t> &outputs) {
   OwningOpRef<ModuleOp> module = buildModule(trace, outputs, donors);
   int fileNo = 0;
   lower(*module, {}, fileNo, "bufferized");
-  TraceCost c;
+  TraceCost c = costOf(*module);
   c.values = static_cast<int64_t>(trace.size());
   c.outputs = static_cast<int64_t>(outputs.size());
-  module->walk([&](func::FuncOp f) {
-    if (f.isExternal())
-      return;
-    int64_t live = 0;
-    for (Type t : f.getArgumentTypes())
-      live += memrefBytes(t);
-    c.argumentBytes += live;
-    c.peakBytes = std::max(c.peakBytes, live);
-    f.walk([&](Operation *op) {
-      if (isa<memref::AllocOp>(op)) {
-        ++c.temporaries;
-        live += memrefBytes(op->getResult(0).getType());
-        c.peakBytes = std::max(c.peakBytes, live);
-      } else if (auto d = dyn_cast<memref::DeallocOp>(op)) {
-        live -= memrefBytes(d.getMemref().getType());
-      } else if (isa<linalg::LinalgOp>(op) || isa<memref::CopyOp>(op)) {
-        ++c.kernels;
-        for (Value v : op->getOperands())
-          c.bytesMoved += memrefBytes(v.getType());
-      } else if (auto call = dyn_cast<func::CallOp>(op)) {
-        // cpn_gemm_*(A: 4 args, B: 4, C: 4, M, N, K).
-        ++c.kernels;
-        auto args = call.getArgOperands();
-        int64_t mnk[3] = {0, 0, 0};
-        for (int i = 0; i < 3 && args.size() >= 3; ++i)
-          if (auto cst = args[args.size() - 3 + i]
-                             .getDefiningOp<arith::ConstantIntOp>())
-            mnk[i] = cst.value();
-        int64_t elem = call.getCallee().ends_with("f32") ? 4 : 8;
-        c.bytesMoved +=
-            elem * (mnk[0] * mnk[2] + mnk[2] * mnk[1] + 2 * mnk[0] * mnk[1]);
-      }
-    });
-  });
   return c;
 }
 

@@ -29,6 +29,11 @@ int64_t bodySize(Operation *op) {
              : 0;
 }
 
+void mergeLocation(Operation *into, Operation *from) {
+  into->setLoc(
+      FusedLoc::get(into->getContext(), {into->getLoc(), from->getLoc()}));
+}
+
 struct FuseElementwisePass
     : public cpn::impl::FuseElementwiseBase<FuseElementwisePass> {
   using FuseElementwiseBase::FuseElementwiseBase;
@@ -40,11 +45,14 @@ struct FuseElementwisePass
       Operation *producer = use->get().getDefiningOp();
       if (!producer)
         return false;
-      if (producer->hasOneUse())
-        return true;
       int64_t p = bodySize(producer);
-      return p > 0 && p <= maxProducer &&
-             p + bodySize(use->getOwner()) <= maxFused;
+      bool fuse =
+          producer->hasOneUse() || (p > 0 && p <= maxProducer &&
+                                    p + bodySize(use->getOwner()) <= maxFused);
+      if (fuse) // The fused op keeps the consumer's location: add the
+                // producer's, so that a kernel names all its source lines.
+        mergeLocation(use->getOwner(), producer);
+      return fuse;
     };
     linalg::ControlFusionFn singleUse = [](OpOperand *use) {
       Operation *producer = use->get().getDefiningOp();

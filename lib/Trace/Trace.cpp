@@ -61,6 +61,10 @@ NodeRef Trace::add(std::string name, const std::vector<NodeRef> &operands,
   node->epoch = epoch_;
   op.name = std::move(name);
   op.iattrs = std::move(iattrs);
+  if (locLine_) {
+    op.file = locFile_;
+    op.line = locLine_;
+  }
   op.sattr = std::move(sattr);
   op.shape = std::move(shape);
   op.dtype = dtype;

@@ -2,6 +2,8 @@
 current version is a pending trace value or a materialized runtime store."""
 
 import operator
+import os
+import sys
 import warnings
 
 import numpy as _np
@@ -97,8 +99,24 @@ def _demote(base):
 _op = _cpn.op
 
 
+# Source lines of recorded ops, kept when IR is dumped (CPN_DUMP_IR): the
+# kernels of summary.txt name the lines they fused.
+LOCATIONS = {"on": False}
+_PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
+
+
 def record(name, operands, shape, dtype, iattrs=(), sattr=""):
+    if LOCATIONS["on"]:
+        _set_location()
     return _op(name, operands, iattrs, sattr, shape, dtype_key(dtype))
+
+
+def _set_location():
+    f = sys._getframe(2)
+    while f is not None and f.f_code.co_filename.startswith(_PACKAGE_DIR):
+        f = f.f_back
+    if f is not None:
+        _cpn.set_location(f.f_code.co_filename, f.f_lineno)
 
 
 def statement_end():

@@ -198,10 +198,15 @@ def trace_export(module, path, export):
                         f"{len(export.types)} arguments; '{export.name}' takes "
                         f"{required} to {len(params)}")
     args = [_np.ones(t.shape, dtype=t.dtype) for t in export.types]
+    from . import _core
+    locations = _core.LOCATIONS["on"]
+    _core.LOCATIONS["on"] = True  # source lines in IR dumps' summary.txt
     try:
         lowered = jitted.lower(*args)
     except Exception as e:
         raise CpncError(_user_error(path, e)) from None
+    finally:
+        _core.LOCATIONS["on"] = locations
     return lowered._entry
 
 

@@ -47,6 +47,13 @@ void initTrace(py::module_ &m) {
       py::arg("name"), py::arg("operands"), py::arg("iattrs"), py::arg("sattr"),
       py::arg("shape"), py::arg("dtype"),
       "Records one cpn op in the current trace and returns its pending value.");
+  m.def(
+      "set_location",
+      [](std::string file, int32_t line) {
+        cpn::Engine::global().trace().setLocation(std::move(file), line);
+      },
+      py::arg("file"), py::arg("line"),
+      "The Python line of the ops recorded next (IR locations, summary.txt).");
   m.def("trace_len", [] { return cpn::Engine::global().trace().size(); });
   m.def(
       "trace_text", [] { return cpn::Engine::global().trace().str(); },

@@ -1,6 +1,7 @@
 """Trace windows, the kernel cache, dead temporaries and IR dumps."""
 
 import os
+import re
 import subprocess
 import sys
 import textwrap
@@ -80,6 +81,39 @@ def test_dump_ir_shows_fused_stencil(tmp_path):
     assert stencils
     assert all(b.count("arith.addf") == 3 and b.count("arith.mulf") == 1
                for b in stencils)
+
+
+def test_dump_ir_summary_names_the_lines_of_a_fused_kernel(tmp_path):
+    prog = tmp_path / "prog.py"
+    prog.write_text(textwrap.dedent("""\
+        import cpnumeric as np
+        x = np.linspace(0.0, 1.0, 5000)
+        y = np.exp(-x) * 3.0
+        z = np.sqrt(y + x * x)
+        del y
+        print(float(z.sum()))
+        """))
+    dump = tmp_path / "ir"
+    env = dict(os.environ, CPN_DUMP_IR=str(dump), CPN_CACHE_DIR="",
+               PYTHONPATH=os.path.join(ROOT, "python"))
+    out = subprocess.run([sys.executable, str(prog)], env=env, check=True,
+                         capture_output=True, text=True).stdout
+    x = numpy.linspace(0.0, 1.0, 5000)
+    assert float(out) == pytest.approx(numpy.sqrt(numpy.exp(-x) * 3.0 + x * x).sum())
+    (d,) = [p for p in dump.iterdir() if p.is_dir()]
+    assert re.fullmatch(r"\d{4}-[0-9a-f]{16}", d.name)
+    names = sorted(p.name for p in d.iterdir())
+    assert names[:2] == ["000-trace.txt", "001-cpn.mlir"]
+    passes = [n for n in names if re.fullmatch(r"\d{3}-.+\.mlir", n)][2:]
+    assert len(passes) > 10 and any("one-shot-bufferize" in n for n in passes)
+    assert "llvm.ll" in names and "summary.txt" in names
+    summary = (d / "summary.txt").read_text()
+    # One loop nest computes z from lines 2, 3 and 4: y has no buffer.
+    froms = [l for l in summary.splitlines() if l.strip().startswith("from:")]
+    assert any(f"{prog}:3" in l and f"{prog}:4" in l for l in froms), summary
+    assert re.search(r"^kernels: \d+$", summary, re.M)
+    assert re.search(r"^temporaries: 0 buffer", summary, re.M)
+    assert re.search(r"^peak bytes: \d+", summary, re.M)
 
 
 def test_compile_error_names_reproducer():

@@ -140,6 +140,8 @@ def test_export_flag_target_cpu_and_output_name(tmp_path):
     assert r.returncode == 0, r.stdout + r.stderr
     dumped = os.listdir(tmp_path / "dump" / "cpnc_softplus_0")
     assert "001-cpn.mlir" in dumped and "llvm.ll" in dumped
+    summary = (tmp_path / "dump" / "cpnc_softplus_0" / "summary.txt").read_text()
+    assert "k.py:5" in summary and "peak bytes" in summary
     assert "__kmpc_fork_call" not in (
         tmp_path / "dump" / "cpnc_softplus_0" / "llvm.ll").read_text()
     check = ("import numpy as np, fast\n"

@@ -48,6 +48,10 @@ struct TraceOp {
   std::vector<int64_t> shape;
   cpnrt::DType dtype;
   std::weak_ptr<ValueNode> result;
+  // The Python line that recorded the op (only when IR is dumped): IR
+  // locations, and the source lines of each kernel in summary.txt.
+  std::string file;
+  int32_t line = 0;
 };
 
 class Trace {
@@ -63,6 +67,12 @@ public:
   uint64_t epoch() const { return epoch_; }
   bool empty() const { return ops_.empty(); }
   size_t size() const { return ops_.size(); }
+
+  /// Where the next ops come from (file "" = unknown). Not part of the hash.
+  void setLocation(std::string file, int32_t line) {
+    locFile_ = std::move(file);
+    locLine_ = line;
+  }
 
   /// Indices of ops whose results still have a Python handle.
   std::vector<int32_t> liveResults() const;
@@ -87,6 +97,8 @@ private:
   std::unordered_map<const ValueNode *, int32_t> inputIndex_;
   uint64_t hash_ = 0xcbf29ce484222325ull;
   uint64_t epoch_ = 1;
+  std::string locFile_;
+  int32_t locLine_ = 0;
 };
 
 } // namespace cpn
