@@ -98,8 +98,20 @@ SmallVector<utils::IteratorType> parallel(unsigned n) {
   return SmallVector<utils::IteratorType>(n, utils::IteratorType::parallel);
 }
 
-Value emptyLike(OpBuilder &b, Location loc, RankedTensorType t) {
-  return tensor::EmptyOp::create(b, loc, t.getShape(), t.getElementType());
+/// A tensor.empty of type `t`; its dynamic dimensions (shape-generic
+/// kernels) get their sizes from `dynamicSize(dim)`.
+Value emptyLike(OpBuilder &b, Location loc, RankedTensorType t,
+                function_ref<Value(unsigned)> dynamicSize = nullptr) {
+  SmallVector<Value> sizes;
+  for (unsigned i = 0; i < t.getRank(); ++i)
+    if (t.isDynamicDim(i))
+      sizes.push_back(dynamicSize(i));
+  return tensor::EmptyOp::create(b, loc, t.getShape(), t.getElementType(),
+                                 sizes);
+}
+
+Value dimOf(OpBuilder &b, Location loc, Value v, int64_t dim) {
+  return tensor::DimOp::create(b, loc, v, dim);
 }
 
 /// Builds a generic with identity maps on `inputs` and one result of `resTy`.
@@ -110,9 +122,13 @@ Value buildElementwise(
   unsigned rank = resTy.getRank();
   SmallVector<AffineMap> maps(inputMaps);
   maps.push_back(b.getMultiDimIdentityMap(rank));
+  // Dynamic sizes are those of the first input (elementwise ops: operands
+  // have the result's shape).
+  Value init = emptyLike(
+      b, loc, resTy, [&](unsigned i) { return dimOf(b, loc, inputs[0], i); });
   auto generic = linalg::GenericOp::create(
-      b, loc, TypeRange{resTy}, inputs, ValueRange{emptyLike(b, loc, resTy)},
-      maps, parallel(rank), [&](OpBuilder &nb, Location l, ValueRange args) {
+      b, loc, TypeRange{resTy}, inputs, ValueRange{init}, maps, parallel(rank),
+      [&](OpBuilder &nb, Location l, ValueRange args) {
         linalg::YieldOp::create(nb, l, body(nb, l, args.drop_back()));
       });
   return generic.getResult(0);
@@ -461,18 +477,25 @@ LogicalResult lowerReduce(IRRewriter &rw, ReduceOp op) {
   Type accTy = isArg ? elemTy : resTy.getElementType();
   auto accTensorTy = RankedTensorType::get(resTy.getShape(), accTy);
   Value ident = emitReductionIdentity(rw, loc, kind, accTy, isUnsigned);
-  Value acc =
-      linalg::FillOp::create(rw, loc, ident, emptyLike(rw, loc, accTensorTy))
-          .getResult(0);
+  SmallVector<int64_t> kept; // the operand's dims the result keeps
+  for (unsigned i = 0; i < rank; ++i)
+    if (!llvm::is_contained(axes, (int64_t)i))
+      kept.push_back(i);
+  auto keptSize = [&](unsigned i) {
+    return dimOf(rw, loc, op.getX(), kept[i]);
+  };
+  Value acc = linalg::FillOp::create(rw, loc, ident,
+                                     emptyLike(rw, loc, accTensorTy, keptSize))
+                  .getResult(0);
   SmallVector<Value> inits{acc};
   SmallVector<Type> resultTypes{accTensorTy};
   SmallVector<AffineMap> maps{rw.getMultiDimIdentityMap(rank), outMap};
   if (isArg) {
     Value zero = arith::ConstantOp::create(rw, loc, rw.getI64Type(),
                                            rw.getI64IntegerAttr(0));
-    inits.push_back(
-        linalg::FillOp::create(rw, loc, zero, emptyLike(rw, loc, resTy))
-            .getResult(0));
+    inits.push_back(linalg::FillOp::create(rw, loc, zero,
+                                           emptyLike(rw, loc, resTy, keptSize))
+                        .getResult(0));
     resultTypes.push_back(resTy);
     maps.push_back(outMap);
   }
@@ -537,6 +560,36 @@ LogicalResult lowerReduce(IRRewriter &rw, ReduceOp op) {
   return success();
 }
 
+/// cpn.remap: a generic whose input map sends each base dimension to the
+/// result dimension that walks it (a dropped size-1 dimension to 0); fusion
+/// folds it into consumers as it does for views.
+LogicalResult lowerRemap(IRRewriter &rw, RemapOp op) {
+  Location loc = op.getLoc();
+  RankedTensorType baseTy = tensorOf(op.getBase());
+  RankedTensorType resTy = tensorOf(op.getResult());
+  ArrayRef<int64_t> dims = op.getDims();
+  SmallVector<AffineExpr> exprs(baseTy.getRank(), rw.getAffineConstantExpr(0));
+  for (auto [i, d] : llvm::enumerate(dims))
+    if (d >= 0)
+      exprs[d] = rw.getAffineDimExpr(i);
+  AffineMap map = AffineMap::get(resTy.getRank(), 0, exprs, rw.getContext());
+  unsigned nextSize = 0;
+  SmallVector<Value> sizes(resTy.getRank());
+  for (auto [i, d] : llvm::enumerate(dims))
+    if (resTy.isDynamicDim(i))
+      sizes[i] =
+          d >= 0 ? dimOf(rw, loc, op.getBase(), d) : op.getSizes()[nextSize++];
+  Value init = emptyLike(rw, loc, resTy, [&](unsigned i) { return sizes[i]; });
+  auto generic = linalg::GenericOp::create(
+      rw, loc, TypeRange{resTy}, op.getBase(), ValueRange{init},
+      {map, rw.getMultiDimIdentityMap(resTy.getRank())},
+      parallel(resTy.getRank()), [](OpBuilder &b, Location l, ValueRange args) {
+        linalg::YieldOp::create(b, l, args[0]);
+      });
+  rw.replaceOp(op, generic.getResult(0));
+  return success();
+}
+
 LogicalResult lowerIota(IRRewriter &rw, IotaOp op) {
   RankedTensorType resTy = tensorOf(op.getResult());
   int64_t dim = op.getDim();
@@ -577,9 +630,15 @@ LogicalResult lowerMatmul(IRRewriter &rw, MatmulOp op) {
                                                       rw.getFloatAttr(et, 0.0))
                    : (Value)arith::ConstantOp::create(rw, loc, et,
                                                       rw.getIntegerAttr(et, 0));
-  Value init = linalg::FillOp::create(rw, loc, zero, emptyLike(rw, loc, resTy))
-                   .getResult(0);
   Value lhs = op.getLhs(), rhs = op.getRhs();
+  Value init =
+      linalg::FillOp::create(rw, loc, zero,
+                             emptyLike(rw, loc, resTy,
+                                       [&](unsigned i) {
+                                         return i == 0 ? dimOf(rw, loc, lhs, 0)
+                                                       : dimOf(rw, loc, rhs, 1);
+                                       }))
+          .getResult(0);
   SmallVector<AffineMap> maps =
       linalg::MatmulOp::getDefaultIndexingMaps(rw.getContext());
   AffineExpr m = rw.getAffineDimExpr(0), n = rw.getAffineDimExpr(1),
@@ -636,6 +695,8 @@ struct ConvertCPNToLinalgPass
         r = lowerReduce(rw, red);
       else if (auto iota = dyn_cast<IotaOp>(op))
         r = lowerIota(rw, iota);
+      else if (auto remap = dyn_cast<RemapOp>(op))
+        r = lowerRemap(rw, remap);
       else if (auto mm = dyn_cast<MatmulOp>(op))
         r = lowerMatmul(rw, mm);
       else

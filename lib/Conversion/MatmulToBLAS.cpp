@@ -63,12 +63,17 @@ struct ConvertMatmulToBLASPass
       addOperand(a, aT);
       addOperand(bm, bT);
       addOperand(c, false);
-      auto aTy = cast<MemRefType>(a.getType()),
-           cTy = cast<MemRefType>(c.getType());
-      for (int64_t v :
-           {cTy.getDimSize(0), cTy.getDimSize(1), aTy.getDimSize(aT ? 0 : 1)})
-        args.push_back(arith::ConstantOp::create(b, loc, b.getI64Type(),
-                                                 b.getI64IntegerAttr(v)));
+      // M, N, K: constants, or memref.dim in shape-generic kernels.
+      auto size = [&](Value v, int64_t dim) -> Value {
+        auto t = cast<MemRefType>(v.getType());
+        if (!t.isDynamicDim(dim))
+          return arith::ConstantOp::create(
+              b, loc, b.getI64Type(), b.getI64IntegerAttr(t.getDimSize(dim)));
+        return arith::IndexCastOp::create(
+            b, loc, b.getI64Type(), memref::DimOp::create(b, loc, v, dim));
+      };
+      for (Value v : {size(c, 0), size(c, 1), size(a, aT ? 0 : 1)})
+        args.push_back(v);
       auto func = module.lookupSymbol<func::FuncOp>(name);
       if (!func) {
         OpBuilder mb = OpBuilder::atBlockBegin(module.getBody());

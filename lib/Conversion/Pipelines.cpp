@@ -1,4 +1,5 @@
 //===- Pipelines.cpp - the lowering pipelines ------------------------------===//
+//------------------------------===//
 //
 // Part of cpnumeric. Only pipelines live here; passes have their own files.
 //
@@ -14,7 +15,7 @@
 using namespace mlir;
 
 std::vector<std::pair<std::string, std::string>>
-mlir::cpn::getLoweringStages(bool openmp) {
+mlir::cpn::getLoweringStages(bool openmp, bool barePtr) {
   std::vector<std::pair<std::string, std::string>> stages = {
       {"linalg", "convert-cpn-to-linalg{keep-updates=1},canonicalize,cse"},
       {"fused", "func.func(cpn-fuse-elementwise),canonicalize,cse,"
@@ -35,6 +36,11 @@ mlir::cpn::getLoweringStages(bool openmp) {
        "convert-openmp-to-llvm,"
        "reconcile-unrealized-casts"},
   };
+  if (!barePtr) // memref descriptors: shape-generic kernels need the sizes
+    for (auto &[name, passes] : stages)
+      if (size_t at = passes.find("{use-bare-ptr-memref-call-conv=1}");
+          at != std::string::npos)
+        passes.erase(at, std::strlen("{use-bare-ptr-memref-call-conv=1}"));
   if (!openmp) // scf.parallel stays a sequential loop nest
     for (auto &[name, passes] : stages)
       for (const char *pass :
@@ -45,10 +51,10 @@ mlir::cpn::getLoweringStages(bool openmp) {
   return stages;
 }
 
-std::string mlir::cpn::getLowerToLLVMPipeline(bool openmp) {
+std::string mlir::cpn::getLowerToLLVMPipeline(bool openmp, bool barePtr) {
   std::string p = "builtin.module(";
   bool first = true;
-  for (auto &[name, passes] : getLoweringStages(openmp)) {
+  for (auto &[name, passes] : getLoweringStages(openmp, barePtr)) {
     p += (first ? "" : ",") + passes;
     first = false;
   }

@@ -29,15 +29,17 @@ namespace cpn {
 
 /// The textual pipeline that lowers a module of cpn ops in a `func.func` to
 /// the LLVM dialect, ready for the JIT. Parallel loops become OpenMP regions,
-/// or, without `openmp`, sequential loop nests (`cpnc --target cpu`). The
-/// same string is what `cpn-opt --pass-pipeline=...` takes to reproduce a
-/// compilation from a dumped file.
-std::string getLowerToLLVMPipeline(bool openmp = true);
+/// or, without `openmp`, sequential loop nests (`cpnc --target cpu`). Memref
+/// arguments become bare pointers, or, without `barePtr`, memref descriptors
+/// (pointers, offset, sizes, strides: shape-generic kernels). The same string
+/// is what `cpn-opt --pass-pipeline=...` takes to reproduce a compilation
+/// from a dumped file.
+std::string getLowerToLLVMPipeline(bool openmp = true, bool barePtr = true);
 
 /// The pipeline split into named stages (for IR dumps and `lower().as_text`):
 /// each entry is (stage name, textual pass pipeline).
 std::vector<std::pair<std::string, std::string>>
-getLoweringStages(bool openmp = true);
+getLoweringStages(bool openmp = true, bool barePtr = true);
 
 /// Registers the passes and the named pipeline `cpn-lower-to-llvm`.
 void registerCPNPassesAndPipelines();

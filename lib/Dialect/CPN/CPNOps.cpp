@@ -50,6 +50,36 @@ LogicalResult ViewOp::verify() {
                              getStrides(), res.getShape());
 }
 
+LogicalResult RemapOp::verify() {
+  ShapedType base = shapedOf(getBase()), res = shapedOf(getResult());
+  if (base.getElementType() != res.getElementType())
+    return emitOpError("result element type must equal the base's");
+  ArrayRef<int64_t> dims = getDims();
+  if ((int64_t)dims.size() != res.getRank())
+    return emitOpError("expected one entry of dims per result dimension");
+  SmallVector<bool> walked(base.getRank(), false);
+  int64_t dynamicBroadcasts = 0;
+  for (auto [i, d] : llvm::enumerate(dims)) {
+    if (d == -1) {
+      dynamicBroadcasts += res.isDynamicDim(i);
+      continue;
+    }
+    if (d < 0 || d >= base.getRank() || walked[d])
+      return emitOpError("dims must be distinct base dimensions or -1");
+    walked[d] = true;
+    if (base.getDimSize(d) != res.getDimSize(i))
+      return emitOpError("result dimension ")
+             << i << " must have the size of base dimension " << d;
+  }
+  for (auto [d, w] : llvm::enumerate(walked))
+    if (!w && base.getDimSize(d) != 1)
+      return emitOpError("base dimension ")
+             << d << " is dropped but does not have size 1";
+  if ((int64_t)getSizes().size() != dynamicBroadcasts)
+    return emitOpError("expected one size per dynamic broadcast dimension");
+  return success();
+}
+
 LogicalResult UpdateOp::verify() {
   ShapedType base = shapedOf(getBase()), val = shapedOf(getValue());
   if (getResult().getType() != getBase().getType())
@@ -84,8 +114,8 @@ LogicalResult SelectOp::verify() {
 
 LogicalResult ReduceOp::verify() {
   StringRef kind = getKind();
-  static const char *const kinds[] = {"sum", "prod",   "min",   "max",
-                                      "any", "all",    "argmin", "argmax"};
+  static const char *const kinds[] = {"sum", "prod", "min",    "max",
+                                      "any", "all",  "argmin", "argmax"};
   if (llvm::find(kinds, kind) == std::end(kinds))
     return emitOpError("unknown reduction kind '") << kind << "'";
   ShapedType in = shapedOf(getX()), out = shapedOf(getResult());

@@ -53,3 +53,27 @@ func.func @bad_matmul(%a: tensor<4x5xf64>, %b: tensor<4x5xf64>) {
   %0 = cpn.matmul %a, %b : tensor<4x5xf64>, tensor<4x5xf64> -> tensor<4x5xf64>
   return
 }
+
+// -----
+
+func.func @remap_drops_a_dimension(%x: tensor<3x4xf64>) {
+  // expected-error @+1 {{base dimension 0 is dropped but does not have size 1}}
+  %0 = cpn.remap %x {dims = array<i64: 1>} : tensor<3x4xf64> -> tensor<4xf64>
+  return
+}
+
+// -----
+
+func.func @remap_missing_size(%x: tensor<f64>) {
+  // expected-error @+1 {{expected one size per dynamic broadcast dimension}}
+  %0 = cpn.remap %x {dims = array<i64: -1>} : tensor<f64> -> tensor<?xf64>
+  return
+}
+
+// -----
+
+func.func @view_of_dynamic(%x: tensor<?xf64>) {
+  // expected-error @+1 {{operand #0 must be statically shaped tensor}}
+  %0 = cpn.view %x {offset = 0 : i64, strides = array<i64: 1>} : tensor<?xf64> -> tensor<4xf64>
+  return
+}

@@ -44,3 +44,12 @@ func.func @reductions_and_creation(%x: tensor<4x5xf64>, %m: tensor<5x3xf64>) {
   %3 = cpn.matmul %x, %m : tensor<4x5xf64>, tensor<5x3xf64> -> tensor<4x3xf64>
   return
 }
+
+// CHECK-LABEL: func @remaps
+func.func @remaps(%x: tensor<?x3xf64>, %s: tensor<f64>, %n: index) -> (tensor<3x?xf64>, tensor<?xf64>) {
+  // CHECK: cpn.remap %{{.+}} {dims = array<i64: 1, 0>} : tensor<?x3xf64> -> tensor<3x?xf64>
+  %0 = cpn.remap %x {dims = array<i64: 1, 0>} : tensor<?x3xf64> -> tensor<3x?xf64>
+  // CHECK: cpn.remap %{{.+}}, %{{.+}} {dims = array<i64: -1>} : tensor<f64>, index -> tensor<?xf64>
+  %1 = cpn.remap %s, %n {dims = array<i64: -1>} : tensor<f64>, index -> tensor<?xf64>
+  return %0, %1 : tensor<3x?xf64>, tensor<?xf64>
+}

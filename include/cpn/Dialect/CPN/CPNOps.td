@@ -13,7 +13,12 @@ include "mlir/IR/BuiltinAttributes.td"
 include "mlir/IR/CommonTypeConstraints.td"
 include "mlir/Interfaces/InferTypeOpInterface.td"
 
-def CPN_Tensor : StaticShapeTensorOf<[AnyType]>;
+// Tensors of any rank; dimensions are static except in shape-generic kernels
+// (cpnc signatures with `:` dimensions), where the ops that can carry a
+// dynamic dimension are the elementwise ones, cpn.remap, cpn.reduce and
+// cpn.matmul. Views, updates and iota stay static.
+def CPN_Tensor : RankedTensorOf<[AnyType]>;
+def CPN_StaticTensor : StaticShapeTensorOf<[AnyType]>;
 
 // Operands have the result's shape (verified by cpn::verifySameShapes).
 def CPN_SameShape : NativeOpTrait<"CPNSameShape">;
@@ -35,10 +40,34 @@ def CPN_ViewOp : CPN_Op<"view", [Pure]> {
         : tensor<4x4xf64> -> tensor<2x2xf64>
     ```
   }];
-  let arguments = (ins CPN_Tensor:$base, I64Attr:$offset,
+  let arguments = (ins CPN_StaticTensor:$base, I64Attr:$offset,
                    DenseI64ArrayAttr:$strides);
-  let results = (outs CPN_Tensor:$result);
+  let results = (outs CPN_StaticTensor:$result);
   let assemblyFormat = "$base attr-dict `:` type($base) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def CPN_RemapOp : CPN_Op<"remap", [Pure]> {
+  let summary = "broadcast and transpose a whole array (any dimension sizes)";
+  let description = [{
+    Result dimension `i` walks base dimension `dims[i]`, or, where
+    `dims[i] = -1`, repeats the base along a new (broadcast) dimension. Every
+    base dimension is walked once, except base dimensions of size 1, which may
+    be dropped. The sizes of dynamic broadcast dimensions are the `sizes`
+    operands, in order. This is the form a cpn.view takes in shape-generic
+    kernels, where element offsets and strides are not constants.
+
+    ```mlir
+    %t = cpn.remap %x {dims = array<i64: 1, 0>} : tensor<?x3xf64> -> tensor<3x?xf64>
+    %b = cpn.remap %s, %n {dims = array<i64: -1>} : tensor<f64>, index -> tensor<?xf64>
+    ```
+  }];
+  let arguments = (ins CPN_Tensor:$base, Variadic<Index>:$sizes,
+                   DenseI64ArrayAttr:$dims);
+  let results = (outs CPN_Tensor:$result);
+  let assemblyFormat = [{
+    $base (`,` $sizes^)? attr-dict `:` type($base) (`,` type($sizes)^)? `->` type($result)
+  }];
   let hasVerifier = 1;
 }
 
@@ -55,9 +84,9 @@ def CPN_UpdateOp : CPN_Op<"update", [Pure]> {
         : tensor<4x4xf64>, tensor<2x2xf64> -> tensor<4x4xf64>
     ```
   }];
-  let arguments = (ins CPN_Tensor:$base, CPN_Tensor:$value, I64Attr:$offset,
-                   DenseI64ArrayAttr:$strides);
-  let results = (outs CPN_Tensor:$result);
+  let arguments = (ins CPN_StaticTensor:$base, CPN_StaticTensor:$value,
+                   I64Attr:$offset, DenseI64ArrayAttr:$strides);
+  let results = (outs CPN_StaticTensor:$result);
   let assemblyFormat = [{
     $base `,` $value attr-dict `:` type($base) `,` type($value) `->` type($result)
   }];
@@ -255,7 +284,7 @@ def CPN_IotaOp : CPN_Op<"iota", [Pure]> {
     ```
   }];
   let arguments = (ins I64Attr:$dim);
-  let results = (outs CPN_Tensor:$result);
+  let results = (outs CPN_StaticTensor:$result);
   let assemblyFormat = "attr-dict `:` type($result)";
   let hasVerifier = 1;
 }
