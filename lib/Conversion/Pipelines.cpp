@@ -1,5 +1,4 @@
 //===- Pipelines.cpp - the lowering pipelines ------------------------------===//
-//------------------------------===//
 //
 // Part of cpnumeric. Only pipelines live here; passes have their own files.
 //
