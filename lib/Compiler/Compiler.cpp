@@ -134,19 +134,72 @@ MLIRContext &context() {
 /// written into the donor's buffer, which is then a writable tensor, so
 /// one-shot bufferization sees the aliasing and updates in place where no
 /// later read of the old value forbids it.
+/// Row-major element strides of a shape.
+std::vector<int64_t> rowMajor(const std::vector<int64_t> &shape) {
+  std::vector<int64_t> s(shape.size(), 1);
+  for (int64_t i = (int64_t)shape.size() - 2; i >= 0; --i)
+    s[i] = s[i + 1] * shape[i + 1];
+  return s;
+}
+
+/// For a shape-generic kernel: the dims of the cpn.remap equivalent to a view
+/// (offset, strides in `iattrs`) of `base` with shape `shape` that broadcasts
+/// and transposes the whole base; nullopt for other views (slices, reshapes).
+std::optional<SmallVector<int64_t>>
+remapDims(const std::vector<int64_t> &base, const std::vector<int64_t> &shape,
+          const std::vector<int64_t> &iattrs) {
+  if (iattrs.empty() || iattrs[0] != 0 || iattrs.size() != shape.size() + 1)
+    return std::nullopt;
+  std::vector<int64_t> rs = rowMajor(base);
+  std::vector<bool> walked(base.size(), false);
+  SmallVector<int64_t> dims;
+  for (size_t i = 0; i < shape.size(); ++i) {
+    int64_t n = shape[i], stride = iattrs[i + 1];
+    if (n == 1 || stride == 0) {
+      dims.push_back(-1);
+      continue;
+    }
+    int64_t found = -1;
+    for (size_t j = 0; j < base.size() && found < 0; ++j)
+      if (!walked[j] && base[j] == n && rs[j] == stride)
+        found = static_cast<int64_t>(j);
+    if (found < 0)
+      return std::nullopt;
+    walked[found] = true;
+    dims.push_back(found);
+  }
+  for (size_t j = 0; j < base.size(); ++j)
+    if (!walked[j] && base[j] != 1)
+      return std::nullopt;
+  return dims;
+}
+
 OwningOpRef<ModuleOp> buildModule(const Trace &trace,
                                   const std::vector<int32_t> &outputs,
-                                  const std::vector<int32_t> &donors) {
+                                  const std::vector<int32_t> &donors,
+                                  const ShapeSymbols &symbols = {}) {
   MLIRContext *ctx = &context();
   OpBuilder b(ctx);
   Location loc = UnknownLoc::get(ctx);
   OwningOpRef<ModuleOp> module = ModuleOp::create(loc);
+  // A dimension whose size is a representative size is dynamic.
+  auto dynamic = [&](int64_t d) { return symbols.count(d) > 0; };
+  auto anyDynamic = [&](const std::vector<int64_t> &shape) {
+    return llvm::any_of(shape, dynamic);
+  };
+  auto typeShape = [&](const std::vector<int64_t> &shape) {
+    SmallVector<int64_t> s;
+    for (int64_t d : shape)
+      s.push_back(dynamic(d) ? ShapedType::kDynamic : d);
+    return s;
+  };
   auto tensorTy = [&](const std::vector<int64_t> &shape, cpnrt::DType t) {
-    return RankedTensorType::get(shape, elementType(ctx, t));
+    return RankedTensorType::get(typeShape(shape), elementType(ctx, t));
   };
   auto memrefTy = [&](const std::vector<int64_t> &shape, cpnrt::DType t) {
-    return MemRefType::get(shape, elementType(ctx, t));
+    return MemRefType::get(typeShape(shape), elementType(ctx, t));
   };
+
   SmallVector<Type> argTypes;
   for (const NodeRef &in : trace.inputs())
     argTypes.push_back(memrefTy(in->shape, in->dtype));
@@ -181,6 +234,15 @@ OwningOpRef<ModuleOp> buildModule(const Trace &trace,
   auto dtypeOf = [&](int32_t r) {
     return r >= 0 ? trace.ops()[r].dtype : trace.inputs()[-r - 1]->dtype;
   };
+  auto shapeOf = [&](int32_t r) -> const std::vector<int64_t> & {
+    return r >= 0 ? trace.ops()[r].shape : trace.inputs()[-r - 1]->shape;
+  };
+  // The size of each dynamic dimension, read off the first input that has it.
+  std::map<int64_t, Value> sizeOf;
+  for (size_t i = 0; i < trace.inputs().size(); ++i)
+    for (auto [k, d] : llvm::enumerate(trace.inputs()[i]->shape))
+      if (dynamic(d) && !sizeOf.count(d))
+        sizeOf[d] = tensor::DimOp::create(b, loc, inputs[i], k);
   for (const TraceOp &op : trace.ops()) {
     OperationState st(
         op.line ? Location(FileLineColLoc::get(ctx, op.file, op.line, 0)) : loc,
@@ -188,7 +250,38 @@ OwningOpRef<ModuleOp> buildModule(const Trace &trace,
     for (int32_t r : op.operands)
       st.addOperands(operand(r));
     st.addTypes(tensorTy(op.shape, op.dtype));
+    bool generic =
+        anyDynamic(op.shape) || llvm::any_of(op.operands, [&](int32_t r) {
+          return anyDynamic(shapeOf(r));
+        });
+    auto unsupported = [&](const std::string &what) {
+      std::string where =
+          op.line ? op.file + ":" + std::to_string(op.line) + ": " : "";
+      return std::invalid_argument(
+          where + what +
+          " involving a dimension of any size (':' or a name) cannot be "
+          "compiled shape-generic; declare that dimension's size");
+    };
+    if (generic && op.name == "view") {
+      std::optional<SmallVector<int64_t>> dims =
+          remapDims(shapeOf(op.operands[0]), op.shape, op.iattrs);
+      if (!dims)
+        throw unsupported("a slice, reshape or diagonal");
+      OperationState remap(st.location, "cpn.remap");
+      remap.addOperands(st.operands);
+      for (auto [i, d] : llvm::enumerate(*dims))
+        if (d < 0 && dynamic(op.shape[i]))
+          remap.addOperands(sizeOf.at(op.shape[i]));
+      remap.addTypes(st.types);
+      remap.addAttribute("dims", b.getDenseI64ArrayAttr(*dims));
+      results.push_back(b.create(remap)->getResult(0));
+      continue;
+    }
+    if (generic && (op.name == "update" || op.name == "iota"))
+      throw unsupported(op.name == "iota" ? "an arange"
+                                          : "a write into a slice");
     if (op.name == "view" || op.name == "update") {
+
       st.addAttribute("offset", b.getI64IntegerAttr(op.iattrs.at(0)));
       st.addAttribute(
           "strides",
@@ -289,7 +382,7 @@ using StageHook = std::function<void(const std::string &, ModuleOp)>;
 
 void lower(ModuleOp module, const std::filesystem::path &dumpDir, int &fileNo,
            const std::string &lastStage = "", bool openmp = true,
-           const StageHook &afterStage = nullptr) {
+           const StageHook &afterStage = nullptr, bool barePtr = true) {
   std::string diag;
   ScopedDiagnosticHandler handler(module.getContext(), [&](Diagnostic &d) {
     llvm::raw_string_ostream os(diag);
@@ -299,7 +392,7 @@ void lower(ModuleOp module, const std::filesystem::path &dumpDir, int &fileNo,
   auto fail = [&](const std::string &what, const std::string &input) {
     std::string msg = "cpnumeric: compilation failed in " + what + ":\n" + diag;
     msg += "reproduce with: cpn-opt --pass-pipeline='" +
-           mlir::cpn::getLowerToLLVMPipeline(openmp) + "' " +
+           mlir::cpn::getLowerToLLVMPipeline(openmp, barePtr) + "' " +
            (input.empty() ? std::string("<dumped cpn.mlir>") : input) +
            "\n(set CPN_DUMP_IR=DIR to write the input file)";
     throw std::runtime_error(msg);
@@ -309,7 +402,8 @@ void lower(ModuleOp module, const std::filesystem::path &dumpDir, int &fileNo,
     // keep per-module state in the pass instance.
     PassManager pm(module.getContext());
     std::string inner;
-    for (auto &[stage, passes] : mlir::cpn::getLoweringStages(openmp)) {
+    for (auto &[stage, passes] :
+         mlir::cpn::getLoweringStages(openmp, barePtr)) {
       inner += (inner.empty() ? "" : ",") + passes;
       if (stage == lastStage)
         break;
@@ -321,7 +415,7 @@ void lower(ModuleOp module, const std::filesystem::path &dumpDir, int &fileNo,
     return;
   }
   std::string cpnFile = (dumpDir / "001-cpn.mlir").string();
-  for (auto &[stage, passes] : mlir::cpn::getLoweringStages(openmp)) {
+  for (auto &[stage, passes] : mlir::cpn::getLoweringStages(openmp, barePtr)) {
     for (const std::string &pass : splitPasses(passes)) {
       PassManager pm(module.getContext());
       if (failed(parsePassPipeline(pass, pm)) || failed(pm.run(module)))
@@ -933,7 +1027,9 @@ std::vector<char> compileObject(const Trace &trace,
                                 const std::vector<int32_t> &outputs,
                                 const ObjectOptions &opts) {
   std::vector<int32_t> donors(outputs.size(), -1);
-  OwningOpRef<ModuleOp> module = buildModule(trace, outputs, donors);
+  OwningOpRef<ModuleOp> module =
+      buildModule(trace, outputs, donors, opts.symbols);
+  bool barePtr = opts.symbols.empty();
   std::filesystem::path dumpDir;
   int fileNo = 1;
   if (!opts.dumpDir.empty()) {
@@ -946,7 +1042,7 @@ std::vector<char> compileObject(const Trace &trace,
     throw std::runtime_error("cpnumeric: the traced cpn IR does not verify; "
                              "this is a bug in cpnumeric's front end");
   lower(*module, dumpDir, fileNo, "", opts.openmp,
-        summaryWriter(trace, outputs, donors, dumpDir));
+        summaryWriter(trace, outputs, donors, dumpDir), barePtr);
   llvm::LLVMContext llvmContext;
   std::unique_ptr<llvm::Module> m =
       toOptimizedLLVM(*module, llvmContext, opts.optLevel);
@@ -969,11 +1065,12 @@ std::vector<char> compileObject(const Trace &trace,
 }
 
 std::string stageText(const Trace &trace, const std::vector<int32_t> &outputs,
-                      const std::string &stage, int optLevel) {
+                      const std::string &stage, int optLevel,
+                      const ShapeSymbols &symbols) {
   if (stage == "trace")
     return trace.str();
   std::vector<int32_t> donors(outputs.size(), -1);
-  OwningOpRef<ModuleOp> module = buildModule(trace, outputs, donors);
+  OwningOpRef<ModuleOp> module = buildModule(trace, outputs, donors, symbols);
   if (stage == "cpn")
     return printOp(*module);
   // Both LLVM forms lower through the "llvm" stage.
@@ -987,7 +1084,7 @@ std::string stageText(const Trace &trace, const std::vector<int32_t> &outputs,
         "'; the stages are trace, cpn, linalg, fused, bufferized, loops, "
         "llvm-dialect and llvm (the optimized LLVM IR)");
   int fileNo = 0;
-  lower(*module, {}, fileNo, last);
+  lower(*module, {}, fileNo, last, true, nullptr, symbols.empty());
   if (stage != "llvm")
     return printOp(*module);
   llvm::LLVMContext llvmContext;

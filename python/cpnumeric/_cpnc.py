@@ -35,6 +35,12 @@ _DTYPES = {
     "uint16": "NPY_UINT16", "uint32": "NPY_UINT32", "uint64": "NPY_UINT64",
     "float32": "NPY_FLOAT32", "float64": "NPY_FLOAT64",
 }
+_CTYPES = {
+    "bool": "npy_bool", "int8": "int8_t", "int16": "int16_t", "int32": "int32_t",
+    "int64": "int64_t", "uint8": "uint8_t", "uint16": "uint16_t",
+    "uint32": "uint32_t", "uint64": "uint64_t", "float32": "float",
+    "float64": "double",
+}
 _ALIASES = {"int": "int64", "float": "float64", "bool_": "bool",
             "double": "float64", "float_": "float64", "uint": "uint64"}
 
@@ -46,7 +52,9 @@ class CpncError(Exception):
 # -- signatures ----------------------------------------------------------------
 
 class ArgType:
-    """One declared argument: a dtype and a shape (() for a scalar)."""
+    """One declared argument: a dtype and a shape (() for a scalar). A
+    dimension is a size, or a name: dimensions of one name have one size at
+    run time; ':' is a name of its own ("_K")."""
 
     def __init__(self, dtype, shape):
         self.dtype, self.shape = dtype, shape
@@ -54,7 +62,9 @@ class ArgType:
     def __str__(self):
         if not self.shape:
             return self.dtype
-        return f"{self.dtype}[{','.join(map(str, self.shape))}]"
+        dims = [":" if isinstance(d, str) and d.startswith("_") else str(d)
+                for d in self.shape]
+        return f"{self.dtype}[{','.join(dims)}]"
 
 
 class Export:
@@ -109,19 +119,16 @@ def parse_export(text, where):
         if dims is not None:
             shape = []
             for d in (dims.split(",") if dims.strip() else [":"]):
-                d = d.strip()
-                if d == ":" or d == "":
-                    raise CpncError(
-                        f"{where}: '{part.strip()}' in '{text}' has a dimension "
-                        "of any size (':'); cpnc compiles kernels for static "
-                        "shapes for now. Declare the sizes (float64[1000]); "
-                        "several exports of one function give several sizes, "
-                        "and the module picks the one that matches the "
-                        "arguments.")
-                if not d.isdigit():
+                d = d.strip() or ":"
+                fresh = sum(isinstance(x, str) and x.startswith("_")
+                            for x in [*shape, *(y for t in types for y in t.shape)])
+                if d == ":":  # a size of its own
+                    d = f"_{fresh}"
+                elif not (d.isdigit() or (d.isidentifier() and d[0] != "_")):
                     raise CpncError(f"{where}: dimension '{d}' of "
-                                    f"'{part.strip()}' is not a size")
-                shape.append(int(d))
+                                    f"'{part.strip()}' is not a size, ':' or "
+                                    "a name")
+                shape.append(int(d) if d.isdigit() else d)
             shape = tuple(shape)
         types.append(ArgType(dt, shape))
     return Export(name, types, where)
@@ -171,8 +178,11 @@ class Traced:
     """An export traced: the jit entry (how trace inputs, outputs and the
     returned structure relate to the arguments) and its captured trace."""
 
-    def __init__(self, export, entry, symbol):
+    def __init__(self, export, entry, symbol, sizes):
         self.export, self.entry, self.symbol = export, entry, symbol
+        # {dimension name: representative size} of a shape-generic kernel.
+        self.sizes = sizes
+        self.names = list(sizes)
 
 
 def trace_export(module, path, export):
@@ -197,17 +207,103 @@ def trace_export(module, path, export):
         raise CpncError(f"{export.where}: {export} declares "
                         f"{len(export.types)} arguments; '{export.name}' takes "
                         f"{required} to {len(params)}")
-    args = [_np.ones(t.shape, dtype=t.dtype) for t in export.types]
+    names = list(dict.fromkeys(d for t in export.types for d in t.shape
+                               if isinstance(d, str)))
+    if not names:
+        return _trace(jitted, path, export, {}), {}
+    # Shape-generic: trace twice, with two sets of representative sizes; the
+    # traces must be equal once sizes are replaced by names, else the program
+    # computes something from a dynamic size (a slice, a reshape).
+    static = {d for t in export.types for d in t.shape if isinstance(d, int)}
+    primes = [p for p in _PRIMES if p not in static]
+    first = dict(zip(names, primes))
+    second = dict(zip(names, primes[len(names):]))
+    entry = _trace(jitted, path, export, first)
+    other = _trace(jitted, path, export, second)
+    entry.captured.shape_symbols = {first[n]: i for i, n in enumerate(names)}
+    try:  # views of dynamic arrays that are slices or reshapes: file:line
+        entry.captured.as_text("cpn")
+    except ValueError as e:
+        raise CpncError(f"{e} ({export})") from None
+    a, b = _symbolic(entry, first), _symbolic(other, second)
+    if a != b:
+        diff = next((x, y) for x, y in zip(a.splitlines() + [""],
+                                           b.splitlines() + [""]) if x != y)
+        raise CpncError(
+            f"{export.where}: {export}: the program uses the size of a "
+            "dimension of any size (':' or a name) in a way a shape-generic "
+            "kernel cannot express (an arange, reshape or slice of that "
+            f"size); declare the size. First difference: {diff[0]!r} vs "
+            f"{diff[1]!r}")
+    entry.size_consts = _size_constants(export, entry, other, first, second)
+    return entry, first
+
+
+def _size_constants(export, entry, other, first, second):
+    """{input index: (name, op, c)} for the constants the program computed
+    from a dynamic size (A.shape[0], the count of a mean): their value at a
+    call is size + c ("add") or c / size ("div"). Other constants must not
+    depend on the sizes."""
+    from . import _cpn
+    found = {}
+    for j, ((ka, va), (kb, vb)) in enumerate(zip(entry.inputs, other.inputs)):
+        if ka != "const":
+            continue
+        a = _cpn.to_numpy(va).reshape(va.shape)
+        b = _cpn.to_numpy(vb).reshape(vb.shape)
+        if a.shape == b.shape and _np.array_equal(a, b):
+            continue
+        if a.shape == b.shape == () and a.dtype.kind in "iuf":
+            for n in first:
+                x, y = a.item(), b.item()
+                if x - first[n] == y - second[n]:
+                    found[j] = (n, "add", x - first[n])
+                    break
+                if a.dtype.kind == "f" and abs(x * first[n] - y * second[n]) <= \
+                        1e-12 * abs(x * first[n]):
+                    found[j] = (n, "div", x * first[n])
+                    break
+            if j in found:
+                continue
+        raise CpncError(
+            f"{export.where}: {export}: a constant of the program depends on "
+            "dimensions of any size in a way a shape-generic kernel cannot "
+            "follow (only size + c and c / size are); declare the sizes")
+    return found
+
+
+# Representative sizes of dynamic dimensions while tracing (distinct primes).
+_PRIMES = [101, 103, 107, 109, 113, 127, 131, 137, 139, 149, 151, 157, 163,
+           167, 173, 179, 181, 191, 193, 197, 199, 211, 223, 227, 229, 233]
+
+
+def _trace(jitted, path, export, sizes):
     from . import _core
+    shapes = [tuple(sizes.get(d, d) for d in t.shape) for t in export.types]
+    if any(_np.prod(s, dtype=_np.int64) > 50_000_000 for s in shapes):
+        raise CpncError(f"{export.where}: {export}: too many dimensions of "
+                        "any size in one argument to trace it")
+    args = [_np.ones(s, dtype=t.dtype) for s, t in zip(shapes, export.types)]
     locations = _core.LOCATIONS["on"]
     _core.LOCATIONS["on"] = True  # source lines in IR dumps' summary.txt
     try:
-        lowered = jitted.lower(*args)
+        return jitted.lower(*args)._entry
     except Exception as e:
         raise CpncError(_user_error(path, e)) from None
     finally:
         _core.LOCATIONS["on"] = locations
-    return lowered._entry
+
+
+def _symbolic(entry, sizes):
+    """The trace and its results' shapes with representative sizes named."""
+    names = {str(v): k for k, v in sizes.items()}
+    text = entry.captured.as_text("trace")
+    text += "\nresults: " + repr([tuple(r.shape) for r in entry.captured.results])
+    text += "\noutputs: " + repr([o[0] for o in entry.outputs])
+    text += "\ninputs: " + repr([k for k, _ in entry.inputs])
+    text += "\nreturns: " + repr(entry.out_skeleton)
+    return re.sub(r"(?<![\d.])\d+(?![\d.])",
+                  lambda m: names.get(m.group(0), m.group(0)), text)
 
 
 # -- the C wrapper ---------------------------------------------------------------
@@ -298,9 +394,12 @@ _PRELUDE = r"""
 #include <string.h>
 %(omp)s
 /* A new reference to `o` as a C-contiguous, aligned array of exactly this
-   dtype and shape, or NULL (no error set) when `o` does not match. */
+   dtype and shape, or NULL (no error set) when `o` does not match. Dimension
+   i with symof[i] >= 0 has any size, the same for every dimension of that
+   name (sym[name], -1 until set). */
 static PyArrayObject *cpnc_match_array(PyObject *o, int typenum, int ndim,
-                                       const npy_intp *shape) {
+                                       const npy_intp *shape, const int *symof,
+                                       npy_intp *sym) {
   PyArrayObject *a;
   if (PyArray_Check(o)) {
     a = (PyArrayObject *)o;
@@ -314,8 +413,16 @@ static PyArrayObject *cpnc_match_array(PyObject *o, int typenum, int ndim,
   }
   int ok = PyArray_EquivTypenums(PyArray_TYPE(a), typenum) &&
            PyArray_NDIM(a) == ndim;
-  for (int i = 0; ok && i < ndim; ++i)
-    ok = PyArray_DIM(a, i) == shape[i];
+  for (int i = 0; ok && i < ndim; ++i) {
+    npy_intp d = PyArray_DIM(a, i);
+    int s = symof[i];
+    if (s < 0)
+      ok = d == shape[i];
+    else if (sym[s] < 0)
+      sym[s] = d; /* the first array with this dimension name sets it */
+    else
+      ok = sym[s] == d;
+  }
   if (!ok) {
     Py_DECREF(a);
     return NULL;
@@ -421,22 +528,33 @@ static PyObject *cpnc_describe(PyObject *const *argv, Py_ssize_t n) {
 
 
 def _variant(w, traced):
-    """The matcher and runner of one compiled signature."""
+    """The matcher and runner of one compiled signature. Static kernels take
+    one pointer per array; shape-generic ones (dimension names) a memref
+    descriptor per array: pointer, pointer, offset, sizes, strides."""
     exp, entry = traced.export, traced.entry
     captured = entry.captured
     nargs = len(exp.types)
     sym = traced.symbol
+    index = {n: i for i, n in enumerate(traced.names)}
+    symbol_of_size = {v: index[n] for n, v in traced.sizes.items()}
     w(f"void {sym}(void **slots);")
     w()
-    # The matcher: in[i] gets argument i as a contiguous array of its type.
+    # The matcher: in[i] gets argument i as a contiguous array of its type;
+    # sym[s] the size of dimension name s.
     w(f"static int match_{sym}(PyObject *const *argv, Py_ssize_t n, "
-      "PyArrayObject **in) {")
+      "PyArrayObject **in, npy_intp *sym) {")
     w(f"  if (n != {nargs}) return 0;")
+    w(f"  for (int s = 0; s < {len(index)}; ++s) sym[s] = -1;")
     for i, t in enumerate(exp.types):
         if t.shape:
-            w(f"  {{ static const npy_intp shape[] = {{{', '.join(map(str, t.shape))}}};")
+            dims = ", ".join(str(d) if isinstance(d, int) else "-1"
+                             for d in t.shape)
+            syms = ", ".join(str(index[d]) if isinstance(d, str) else "-1"
+                             for d in t.shape)
+            w(f"  {{ static const npy_intp shape[] = {{{dims}}};")
+            w(f"    static const int symof[] = {{{syms}}};")
             w(f"    in[{i}] = cpnc_match_array(argv[{i}], {_DTYPES[t.dtype]}, "
-              f"{len(t.shape)}, shape); }}")
+              f"{len(t.shape)}, shape, symof, sym); }}")
         else:
             w(f"  in[{i}] = cpnc_match_scalar(argv[{i}], {_DTYPES[t.dtype]});")
         w(f"  if (!in[{i}]) {{ for (int j = 0; j < {i}; ++j) "
@@ -444,32 +562,65 @@ def _variant(w, traced):
     w("  return 1;")
     w("}")
     w()
-    # Constant inputs (closed-over arrays, scalars folded while tracing).
+    # Every array the kernel takes: inputs (arguments and constants: closed-
+    # over arrays, scalars folded while tracing), then outputs, each as
+    # (C pointer expression, C expressions of its sizes).
     from . import _cpn
-    data_of = []
-    for kind, v in entry.inputs:
+    arrays, locals_ = [], []
+    size_consts = getattr(entry, "size_consts", {})
+    for j, (kind, v) in enumerate(entry.inputs):
         if kind == "arg":
-            data_of.append(f"PyArray_DATA(in[{v}])")
+            nd = len(exp.types[v].shape)
+            arrays.append((f"PyArray_DATA(in[{v}])",
+                           [f"PyArray_DIM(in[{v}], {d})" for d in range(nd)]))
+        elif j in size_consts:  # recomputed from the sizes at each call
+            name, op, c = size_consts[j]
+            ctype = _CTYPES[str(_np.dtype(v.dtype))]
+            size = f"sym[{index[name]}]"
+            value = f"({size} + ({c!r}))" if op == "add" else f"({c!r} / {size})"
+            locals_.append(f"  {ctype} size_const_{j} = ({ctype}){value};")
+            arrays.append((f"(void *)&size_const_{j}", []))
         else:
-            csym, _, _, _ = w.const_array(_cpn.to_numpy(v).reshape(v.shape))
-            data_of.append(f"(void *){csym}")
+            data = _cpn.to_numpy(v).reshape(v.shape)
+            csym, _, _, _ = w.const_array(data)
+            arrays.append((f"(void *){csym}", [str(d) for d in data.shape]))
     results = captured.results
-    nin, nout = len(data_of), len(results)
+    nout = len(results)
+    out_dims = [[f"sym[{symbol_of_size[d]}]" if d in symbol_of_size else str(d)
+                 for d in node.shape] for node in results]
+    arrays += [(f"PyArray_DATA(out[{k}])", dims) for k, dims in enumerate(out_dims)]
+    descriptors = bool(index)
+    slots = sum(3 + 2 * len(dims) if descriptors else 1 for _, dims in arrays)
     # The runner.
-    w(f"static PyObject *run_{sym}(PyObject *const *argv, PyArrayObject **in) {{")
+    w(f"static PyObject *run_{sym}(PyObject *const *argv, PyArrayObject **in, "
+      "const npy_intp *sym) {")
+    w("  (void)sym;")
     w(f"  PyArrayObject *out[{max(nout, 1)}] = {{0}};")
     w("  PyObject *ret = NULL;")
-    w(f"  void *data[{max(nin + nout, 1)}], *slots[{max(nin + nout, 1)}];")
-    for j, d in enumerate(data_of):
-        w(f"  data[{j}] = {d};")
-    for k, node in enumerate(results):
-        shape = ", ".join(map(str, node.shape)) or "0"
-        w(f"  {{ npy_intp shape[] = {{{shape}}};")
-        w(f"    out[{k}] = (PyArrayObject *)PyArray_SimpleNew({len(node.shape)}, "
+    for line in locals_:
+        w(line)
+    w(f"  int64_t data[{max(slots, 1)}];")
+    w(f"  void *slots[{max(slots, 1)}];")
+    for k, (node, dims) in enumerate(zip(results, out_dims)):
+        w(f"  {{ npy_intp shape[] = {{{', '.join(dims) or '0'}}};")
+        w(f"    out[{k}] = (PyArrayObject *)PyArray_SimpleNew({len(dims)}, "
           f"shape, {_typenum(node.dtype)});")
-        w(f"    if (!out[{k}]) goto done;")
-        w(f"    data[{nin + k}] = PyArray_DATA(out[{k}]); }}")
-    w(f"  for (int j = 0; j < {nin + nout}; ++j) slots[j] = &data[j];")
+        w(f"    if (!out[{k}]) goto done; }}")
+    at = 0
+    for ptr, dims in arrays:
+        w(f"  data[{at}] = (int64_t)(intptr_t){ptr};")
+        if not descriptors:
+            at += 1
+            continue
+        r = len(dims)
+        w(f"  data[{at + 1}] = data[{at}]; data[{at + 2}] = 0;")
+        for d, e in enumerate(dims):
+            w(f"  data[{at + 3 + d}] = (int64_t)({e});")
+        if r:
+            w(f"  {{ int64_t stride = 1; for (int d = {r - 1}; d >= 0; --d) {{ "
+              f"data[{at + 3 + r} + d] = stride; stride *= data[{at + 3} + d]; }} }}")
+        at += 3 + 2 * r
+    w(f"  for (int j = 0; j < {slots}; ++j) slots[j] = &data[j];")
     w("  Py_BEGIN_ALLOW_THREADS")
     w(f"  {sym}(slots);")
     w("  Py_END_ALLOW_THREADS")
@@ -497,11 +648,13 @@ def write_wrapper(modname, functions, openmp):
         maxargs = max(len(t.export.types) for t in variants)
         w(f"static PyObject *py_{fname}(PyObject *self, PyObject *const *argv, "
           "Py_ssize_t n) {")
+        maxsyms = max(len(t.names) for t in variants)
         w(f"  PyArrayObject *in[{max(maxargs, 1)}];")
+        w(f"  npy_intp sym[{max(maxsyms, 1)}];")
         for traced in variants:
             sym = traced.symbol
-            w(f"  if (match_{sym}(argv, n, in)) {{")
-            w(f"    PyObject *r = run_{sym}(argv, in);")
+            w(f"  if (match_{sym}(argv, n, in, sym)) {{")
+            w(f"    PyObject *r = run_{sym}(argv, in, sym);")
             w(f"    for (int j = 0; j < {len(traced.export.types)}; ++j) "
               "Py_DECREF(in[j]);")
             w("    return r;")
@@ -600,9 +753,9 @@ def compile_file(args):
     openmp = args.target == "omp"
     functions = {}
     for exp in exports:
-        entry = trace_export(module, path, exp)
+        entry, sizes = trace_export(module, path, exp)
         variants = functions.setdefault(exp.name, [])
-        traced = Traced(exp, entry, f"cpnc_{exp.name}_{len(variants)}")
+        traced = Traced(exp, entry, f"cpnc_{exp.name}_{len(variants)}", sizes)
         variants.append(traced)
     emit = [s for s in (args.emit or "").split(",") if s]
     out_dir = os.path.dirname(os.path.abspath(out_path))
@@ -616,7 +769,7 @@ def compile_file(args):
                 objects.append(os.path.join(work, t.symbol + ".o"))
                 with open(objects[-1], "wb") as f:
                     f.write(obj)
-                for stage in emit:
+                for stage in (e for e in emit if e != "c"):
                     name = f"{modname}.{t.symbol[5:]}.{stage}."
                     name += _STAGE_SUFFIX.get(stage, "mlir")
                     if stage == "obj":

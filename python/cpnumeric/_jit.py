@@ -71,6 +71,9 @@ class _Leaf:
     def __init__(self, index):
         self.index = index
 
+    def __repr__(self):
+        return f"<array {self.index}>"
+
 
 def _describe(key_part):
     kind = key_part[0]

@@ -35,13 +35,17 @@ void initCompiler(py::module_ &m) {
       "A function's whole trace, compiled once (see cpnumeric.jit).")
       .def_readonly("inputs", &cpn::CapturedTrace::inputs)
       .def_readonly("results", &cpn::CapturedTrace::results)
+      .def_readwrite("shape_symbols", &cpn::CapturedTrace::shapeSymbols,
+                     "{representative size: dimension number}: dimensions "
+                     "of these sizes are dynamic in object() and as_text()")
       .def("call", &cpn::CapturedTrace::call, py::arg("args"),
            "Runs the compiled trace on new inputs; returns the new results.")
       .def(
           "as_text",
           [](const cpn::CapturedTrace &c, const std::string &stage) {
             return cpn::stageText(c.trace, c.outputs, stage,
-                                  cpn::Engine::global().options().optLevel);
+                                  cpn::Engine::global().options().optLevel,
+                                  c.shapeSymbols);
           },
           py::arg("stage"))
       .def(
@@ -53,6 +57,7 @@ void initCompiler(py::module_ &m) {
             o.optLevel = optLevel;
             o.openmp = openmp;
             o.dumpDir = dumpDir;
+            o.symbols = c.shapeSymbols;
             std::vector<char> obj = cpn::compileObject(c.trace, c.outputs, o);
             return py::bytes(obj.data(), obj.size());
           },

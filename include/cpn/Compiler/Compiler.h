@@ -10,10 +10,17 @@
 #include "cpn/Trace/Trace.h"
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 
 namespace cpn {
+
+/// Shape-generic kernels (cpnc signatures with `:` dimensions): the trace was
+/// recorded with a distinct representative size for each dynamic dimension
+/// (keys; values number the dimensions). Every dimension of that size is
+/// dynamic in the compiled code. Empty: all dimensions are static.
+using ShapeSymbols = std::map<int64_t, int>;
 
 /// Settings that the Python registry of CPN_* variables passes down.
 struct CompilerOptions {
@@ -52,22 +59,27 @@ std::string buildModuleText(const Trace &trace,
 /// lowering stage ("linalg", "fused", "bufferized", "loops", "llvm-dialect")
 /// or "llvm" (the LLVM IR as optimized for this machine).
 std::string stageText(const Trace &trace, const std::vector<int32_t> &outputs,
-                      const std::string &stage, int optLevel);
+                      const std::string &stage, int optLevel,
+                      const ShapeSymbols &symbols = {});
 
 /// How `compileObject` builds an ahead-of-time object (cpnc).
 struct ObjectOptions {
-  std::string symbol;  // the entry point: void symbol(void **args)
-  int optLevel = 3;    // LLVM's -O level
-  bool openmp = true;  // false: sequential loop nests (cpnc --target cpu)
-  std::string dumpDir; // numbered files of every pass under dumpDir/symbol
+  std::string symbol;   // the entry point: void symbol(void **args)
+  int optLevel = 3;     // LLVM's -O level
+  bool openmp = true;   // false: sequential loop nests (cpnc --target cpu)
+  std::string dumpDir;  // numbered files of every pass under dumpDir/symbol
+  ShapeSymbols symbols; // dynamic dimensions (then memref descriptors)
 };
 
 /// Compiles a trace with these outputs into a position-independent ELF object
 /// for this machine that exports one function, `opts.symbol`, taking one
 /// pointer per slot: slot i points to the data pointer of input i, then of
-/// each output, as the JIT's entry points. The object needs at link time:
-/// libomp (unless !openmp), libmvec, libm, `_mlir_memref_to_llvm_alloc/free`
-/// and, for matmuls, `cpn_gemm_f32/f64` (see cpnrt/Blas.h).
+/// each output, as the JIT's entry points. With `symbols`, each input and
+/// output takes 3 + 2 * rank slots instead (a memref descriptor: allocated
+/// and aligned pointer, offset, sizes, strides in elements). The object needs
+/// at link time: libomp (unless !openmp), libmvec, libm,
+/// `_mlir_memref_to_llvm_alloc/free` and, for matmuls, `cpn_gemm_f32/f64` (see
+/// cpnrt/Blas.h).
 std::vector<char> compileObject(const Trace &trace,
                                 const std::vector<int32_t> &outputs,
                                 const ObjectOptions &opts);
@@ -111,6 +123,8 @@ struct CapturedTrace {
   /// The trace itself (inputs detached from their stores), for
   /// `lower().as_text()` and `cost()`.
   Trace trace;
+  /// Set by cpnc for shape-generic kernels (see ShapeSymbols).
+  ShapeSymbols shapeSymbols;
   std::shared_ptr<Executable> exe; // null when the trace is empty
   /// Runs on `args` (materialized, shaped and typed as `inputs`) and returns
   /// new values for `results`, computed asynchronously.
