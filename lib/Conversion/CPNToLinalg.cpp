@@ -114,18 +114,22 @@ Value dimOf(OpBuilder &b, Location loc, Value v, int64_t dim) {
   return tensor::DimOp::create(b, loc, v, dim);
 }
 
-/// Builds a generic with identity maps on `inputs` and one result of `resTy`.
+/// Builds a generic with `inputMaps` on `inputs` and one result of `resTy`.
+/// Dynamic result sizes are those of `shapeInput`'s dims `shapeDims` (by
+/// default, of the first input: elementwise operands have the result's
+/// shape).
 Value buildElementwise(
     OpBuilder &b, Location loc, RankedTensorType resTy, ValueRange inputs,
     ArrayRef<AffineMap> inputMaps,
-    function_ref<Value(OpBuilder &, Location, ValueRange)> body) {
+    function_ref<Value(OpBuilder &, Location, ValueRange)> body,
+    Value shapeInput = {}, ArrayRef<int64_t> shapeDims = {}) {
   unsigned rank = resTy.getRank();
   SmallVector<AffineMap> maps(inputMaps);
   maps.push_back(b.getMultiDimIdentityMap(rank));
-  // Dynamic sizes are those of the first input (elementwise ops: operands
-  // have the result's shape).
-  Value init = emptyLike(
-      b, loc, resTy, [&](unsigned i) { return dimOf(b, loc, inputs[0], i); });
+  Value init = emptyLike(b, loc, resTy, [&](unsigned i) {
+    return shapeInput ? dimOf(b, loc, shapeInput, shapeDims[i])
+                      : dimOf(b, loc, inputs[0], i);
+  });
   auto generic = linalg::GenericOp::create(
       b, loc, TypeRange{resTy}, inputs, ValueRange{init}, maps, parallel(rank),
       [&](OpBuilder &nb, Location l, ValueRange args) {
@@ -453,7 +457,121 @@ LogicalResult splitFullReduce(IRRewriter &rw, ReduceOp op) {
   return lowerReduce(rw, total);
 }
 
+/// argmin/argmax: whether `x` replaces `best` (strictly better, or the first
+/// NaN: NumPy returns the first extremum, and the first NaN if any).
+Value emitArgBetter(OpBuilder &b, Location l, StringRef kind, Value x,
+                    Value best, bool isUnsigned) {
+  Type elemTy = x.getType();
+  bool isMin = kind == "argmin";
+  if (isa<FloatType>(elemTy)) {
+    Value better = arith::CmpFOp::create(
+        b, l, isMin ? arith::CmpFPredicate::OLT : arith::CmpFPredicate::OGT, x,
+        best);
+    Value xNan = arith::CmpFOp::create(b, l, arith::CmpFPredicate::UNO, x, x);
+    Value bestNan =
+        arith::CmpFOp::create(b, l, arith::CmpFPredicate::UNO, best, best);
+    Value firstNan = arith::AndIOp::create(
+        b, l, xNan,
+        arith::XOrIOp::create(b, l, bestNan,
+                              arith::ConstantOp::create(b, l, b.getI1Type(),
+                                                        b.getBoolAttr(true))));
+    return arith::OrIOp::create(b, l, better, firstNan);
+  }
+  bool u = isUnsigned || elemTy.isInteger(1);
+  auto pred = isMin
+                  ? (u ? arith::CmpIPredicate::ult : arith::CmpIPredicate::slt)
+                  : (u ? arith::CmpIPredicate::ugt : arith::CmpIPredicate::sgt);
+  return arith::CmpIOp::create(b, l, pred, x, best);
+}
+
+/// A reduction over a few elements per result (static reduced extents of at
+/// most 16, 8 for float sums and products, which NumPy adds in order up to 8)
+/// becomes an elementwise generic over the kept dimensions with one input per
+/// reduced position: no accumulator to zero in its own pass, loops that are
+/// all parallel, and a producer that fuses into it, so that `dist` in
+/// `((p[:, None] - c) ** 2).sum(axis=2).argmin(axis=1)` never exists.
+LogicalResult lowerSmallReduce(IRRewriter &rw, ReduceOp op) {
+  Location loc = op.getLoc();
+  RankedTensorType inTy = tensorOf(op.getX());
+  RankedTensorType resTy = tensorOf(op.getResult());
+  StringRef kind = op.getKind();
+  bool isUnsigned = op.getIsUnsigned();
+  ArrayRef<int64_t> axes = op.getAxes();
+  unsigned rank = inTy.getRank();
+  SmallVector<int64_t> kept, extents;
+  for (unsigned i = 0; i < rank; ++i)
+    if (llvm::is_contained(axes, (int64_t)i))
+      extents.push_back(inTy.getDimSize(i));
+    else
+      kept.push_back(i);
+  int64_t count = 1;
+  for (int64_t e : extents)
+    count *= e;
+  // One input per reduced position: (kept dims) -> x index with the reduced
+  // dims fixed, in C order of the reduced positions.
+  SmallVector<Value> inputs;
+  SmallVector<AffineMap> maps;
+  for (int64_t pos = 0; pos < count; ++pos) {
+    SmallVector<AffineExpr> exprs(rank);
+    int64_t rem = pos;
+    for (int64_t a = (int64_t)axes.size() - 1; a >= 0; --a) {
+      exprs[axes[a]] = rw.getAffineConstantExpr(rem % extents[a]);
+      rem /= extents[a];
+    }
+    for (auto [d, i] : llvm::enumerate(kept))
+      exprs[i] = rw.getAffineDimExpr(d);
+    inputs.push_back(op.getX());
+    maps.push_back(AffineMap::get(kept.size(), 0, exprs, rw.getContext()));
+  }
+  bool isArg = kind.starts_with("arg");
+  Value r = buildElementwise(
+      rw, loc, resTy, inputs, maps,
+      [&](OpBuilder &b, Location l, ValueRange args) -> Value {
+        if (isArg) { // the first extremum (or NaN) along the one axis
+          Value best = args[0];
+          Value bestIdx = arith::ConstantOp::create(b, l, b.getI64Type(),
+                                                    b.getI64IntegerAttr(0));
+          for (int64_t k = 1; k < count; ++k) {
+            Value better = emitArgBetter(b, l, kind, args[k], best, isUnsigned);
+            best = arith::SelectOp::create(b, l, better, args[k], best);
+            bestIdx = arith::SelectOp::create(
+                b, l, better,
+                arith::ConstantOp::create(b, l, b.getI64Type(),
+                                          b.getI64IntegerAttr(k)),
+                bestIdx);
+          }
+          return bestIdx;
+        }
+        Value acc = emitReductionIdentity(b, l, kind, resTy.getElementType(),
+                                          isUnsigned);
+        for (Value x : args)
+          acc = emitReductionCombine(b, l, kind, acc, x, isUnsigned);
+        return acc;
+      },
+      /*shapeInput=*/op.getX(), kept);
+  rw.replaceOp(op, r);
+  return success();
+}
+
+bool isSmallReduce(ReduceOp op) {
+  RankedTensorType inTy = tensorOf(op.getX());
+  ArrayRef<int64_t> axes = op.getAxes();
+  if (axes.empty() || (int64_t)axes.size() == inTy.getRank())
+    return false; // nothing kept: a full reduction
+  int64_t count = 1;
+  for (int64_t a : axes) {
+    if (inTy.isDynamicDim(a) || inTy.getDimSize(a) == 0)
+      return false;
+    count *= inTy.getDimSize(a);
+  }
+  bool floatSum = isa<FloatType>(inTy.getElementType()) &&
+                  (op.getKind() == "sum" || op.getKind() == "prod");
+  return count <= (floatSum ? 8 : 16);
+}
+
 LogicalResult lowerReduce(IRRewriter &rw, ReduceOp op) {
+  if (isSmallReduce(op))
+    return lowerSmallReduce(rw, op);
   Location loc = op.getLoc();
   RankedTensorType inTy = tensorOf(op.getX());
   RankedTensorType resTy = tensorOf(op.getResult());
@@ -519,32 +637,7 @@ LogicalResult lowerReduce(IRRewriter &rw, ReduceOp op) {
         Value x = args[0], best = args[1], bestIdx = args[2];
         Value idx = arith::IndexCastOp::create(
             b, l, b.getI64Type(), linalg::IndexOp::create(b, l, axis));
-        bool isMin = kind == "argmin";
-        Value better;
-        if (isa<FloatType>(elemTy)) {
-          better = arith::CmpFOp::create(b, l,
-                                         isMin ? arith::CmpFPredicate::OLT
-                                               : arith::CmpFPredicate::OGT,
-                                         x, best);
-          Value xNan =
-              arith::CmpFOp::create(b, l, arith::CmpFPredicate::UNO, x, x);
-          Value bestNan = arith::CmpFOp::create(b, l, arith::CmpFPredicate::UNO,
-                                                best, best);
-          Value firstNan = arith::AndIOp::create(
-              b, l, xNan,
-              arith::XOrIOp::create(
-                  b, l, bestNan,
-                  arith::ConstantOp::create(b, l, b.getI1Type(),
-                                            b.getBoolAttr(true))));
-          better = arith::OrIOp::create(b, l, better, firstNan);
-        } else {
-          bool u = isUnsigned || elemTy.isInteger(1);
-          auto pred =
-              isMin
-                  ? (u ? arith::CmpIPredicate::ult : arith::CmpIPredicate::slt)
-                  : (u ? arith::CmpIPredicate::ugt : arith::CmpIPredicate::sgt);
-          better = arith::CmpIOp::create(b, l, pred, x, best);
-        }
+        Value better = emitArgBetter(b, l, kind, x, best, isUnsigned);
         // The first element along the axis always replaces the identity.
         Value first = arith::CmpIOp::create(
             b, l, arith::CmpIPredicate::eq, idx,

@@ -59,9 +59,37 @@ func.func @diagonal_update(%u: tensor<3x3xi64>, %d: tensor<3xi64>) -> tensor<3x3
 // CHECK: linalg.fill
 // CHECK: linalg.generic {{.+}} iterator_types = ["parallel", "reduction"]
 // CHECK: arith.addf
-func.func @reduce_rows(%x: tensor<4x5xf64>) -> tensor<4xf64> {
-  %0 = cpn.reduce %x {kind = "sum", axes = array<i64: 1>} : tensor<4x5xf64> -> tensor<4xf64>
+func.func @reduce_rows(%x: tensor<4x50xf64>) -> tensor<4xf64> {
+  %0 = cpn.reduce %x {kind = "sum", axes = array<i64: 1>} : tensor<4x50xf64> -> tensor<4xf64>
   return %0 : tensor<4xf64>
+}
+
+// -----
+
+// A few elements per result: an elementwise generic with one input per
+// reduced position (constant indices in the maps), summed in order; no
+// accumulator fill.
+// CHECK-DAG: #[[M0:.+]] = affine_map<(d0) -> (d0, 0)>
+// CHECK-DAG: #[[M2:.+]] = affine_map<(d0) -> (d0, 2)>
+// CHECK-LABEL: func @reduce_small_rows
+// CHECK-NOT: linalg.fill
+// CHECK: linalg.generic {indexing_maps = [#[[M0]], #{{.+}}, #[[M2]], #{{.+}}], iterator_types = ["parallel"]}
+// CHECK-COUNT-3: arith.addf
+func.func @reduce_small_rows(%x: tensor<4x3xf64>) -> tensor<4xf64> {
+  %0 = cpn.reduce %x {kind = "sum", axes = array<i64: 1>} : tensor<4x3xf64> -> tensor<4xf64>
+  return %0 : tensor<4xf64>
+}
+
+// -----
+
+// argmin over 4 columns: the first minimum (or NaN), by selects.
+// CHECK-LABEL: func @argmin_small
+// CHECK: linalg.generic {{.+}} iterator_types = ["parallel"]
+// CHECK-COUNT-3: arith.cmpf olt
+// CHECK: linalg.yield %{{.+}} : i64
+func.func @argmin_small(%x: tensor<6x4xf32>) -> tensor<6xi64> {
+  %0 = cpn.reduce %x {kind = "argmin", axes = array<i64: 1>} : tensor<6x4xf32> -> tensor<6xi64>
+  return %0 : tensor<6xi64>
 }
 
 // -----

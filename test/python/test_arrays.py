@@ -169,6 +169,28 @@ def test_argmin_argmax(dtype):
     check(cp.max(cp.array(n)), numpy.asarray(numpy.max(n)))
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_small_reductions_nan_and_fused_distance(dtype):
+    # Reductions over a few elements per result are unrolled into one
+    # elementwise loop: the first extremum, the first NaN, in-order sums.
+    a = data((7, 5), dtype, 3)
+    a[1, 2] = a[1, 4] = numpy.nan
+    a[4, 0] = numpy.nan
+    a[5, :] = a[5, 3]  # ties: the first index wins
+    x = cp.array(a)
+    for f in ("argmin", "argmax"):
+        check(getattr(x, f)(axis=1), getattr(a, f)(axis=1))
+        check(getattr(x, f)(axis=0), getattr(a, f)(axis=0))
+    for f in ("min", "max", "sum", "prod"):
+        with numpy.errstate(all="ignore"):
+            check(getattr(cp, f)(x, axis=1), getattr(numpy, f)(a, axis=1))
+    # k-means' assignment step: distances and argmin in one loop nest.
+    p, c = data((300, 3), dtype, 4), data((6, 3), dtype, 5)
+    P, C = cp.array(p), cp.array(c)
+    d = ((P[:, None, :] - C[None, :, :]) ** 2).sum(axis=2)
+    check(d.argmin(axis=1), ((p[:, None, :] - c[None, :, :]) ** 2).sum(axis=2).argmin(axis=1))
+
+
 @pytest.mark.parametrize("dtype", ["float32", "float64", "int64"])
 def test_matmul_family(dtype):
     a, b = data((4, 5), dtype, 1), data((5, 3), dtype, 2)
