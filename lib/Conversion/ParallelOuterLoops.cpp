@@ -33,13 +33,110 @@ struct ParallelOuterLoopsPass
   using ParallelOuterLoopsBase::ParallelOuterLoopsBase;
 
   void runOnOperation() override {
+    SmallVector<scf::ForOp> reductions;
+    getOperation().walk([&](scf::ForOp op) {
+      if (innerParallel(op))
+        reductions.push_back(op);
+    });
+    for (scf::ForOp op : reductions)
+      tileAcrossReduction(op);
     SmallVector<scf::ParallelOp> loops;
     getOperation().walk([&](scf::ParallelOp op) {
-      if (op.getInitVals().empty())
+      if (op.getInitVals().empty() && !op->hasAttr(kTiles))
         loops.push_back(op);
     });
     for (scf::ParallelOp op : loops)
       rewrite(op);
+  }
+
+  static constexpr const char *kTiles = "cpn.tiles";
+
+  /// The scf.parallel that is the whole body of `op` (a reduction loop of a
+  /// linalg nest: `for i { parallel j { out[j] += x[i, j] } }`), if its
+  /// bounds do not depend on `op`.
+  static scf::ParallelOp innerParallel(scf::ForOp op) {
+    Block *body = op.getBody();
+    if (!op.getInitArgs().empty() || body->getOperations().size() != 2)
+      return {};
+    auto par = dyn_cast<scf::ParallelOp>(body->front());
+    if (!par || !par.getInitVals().empty())
+      return {};
+    for (Value v : par.getOperands())
+      if (!op.isDefinedOutsideOfLoop(v))
+        return {};
+    return par;
+  }
+
+  /// A reduction over the outer dimension (`x.sum(axis=0)`) would fork a
+  /// parallel loop per row, or, below min-work per row, run on one thread.
+  /// Instead the parallel dimension is cut into at most 16 column tiles that
+  /// run in parallel, each walking all rows over its columns:
+  /// `parallel t { for i { for j in tile t { out[j] += x[i, j] } } }`. This
+  /// is valid for linalg nests: iteration j only touches out[j].
+  void tileAcrossReduction(scf::ForOp op) {
+    scf::ParallelOp par = innerParallel(op);
+    auto forTrips =
+        constantTrips(op.getLowerBound(), op.getUpperBound(), op.getStep());
+    SmallVector<int64_t> trips;
+    for (unsigned d = 0; d < par.getNumLoops(); ++d) {
+      auto t = constantTrips(par.getLowerBound()[d], par.getUpperBound()[d],
+                             par.getStep()[d]);
+      if (!t)
+        return;
+      trips.push_back(*t);
+    }
+    int64_t work = forTrips ? *forTrips : minWork;
+    for (int64_t t : trips)
+      work *= t;
+    if (work < minWork || trips[0] < 32 || (forTrips && *forTrips < 2))
+      return;
+    int64_t tiles = std::min<int64_t>(16, (trips[0] + 15) / 16);
+    int64_t tile = ((trips[0] + tiles - 1) / tiles + 15) / 16 * 16;
+    Location loc = op.getLoc();
+    OpBuilder b(op);
+    Value lb = par.getLowerBound()[0], ub = par.getUpperBound()[0],
+          st = par.getStep()[0];
+    Value tileStep = arith::MulIOp::create(
+        b, loc, st, arith::ConstantIndexOp::create(b, loc, tile));
+    Block &body = par.getRegion().front();
+    IRMapping map;
+    std::function<void(OpBuilder &, unsigned)> inner = [&](OpBuilder &nb,
+                                                           unsigned d) {
+      if (d == par.getNumLoops()) {
+        for (Operation &o : body.without_terminator())
+          nb.clone(o, map);
+        return;
+      }
+      scf::ForOp::create(nb, loc, par.getLowerBound()[d],
+                         par.getUpperBound()[d], par.getStep()[d], ValueRange{},
+                         [&](OpBuilder &fb, Location l, Value iv, ValueRange) {
+                           map.map(body.getArgument(d), iv);
+                           inner(fb, d + 1);
+                           scf::YieldOp::create(fb, l);
+                         });
+    };
+    auto tiled = scf::ParallelOp::create(
+        b, loc, ValueRange{lb}, ValueRange{ub}, ValueRange{tileStep},
+        [&](OpBuilder &pb, Location l, ValueRange t) {
+          Value end = arith::MinSIOp::create(
+              pb, l, arith::AddIOp::create(pb, l, t[0], tileStep), ub);
+          scf::ForOp::create(
+              pb, l, op.getLowerBound(), op.getUpperBound(), op.getStep(),
+              ValueRange{},
+              [&](OpBuilder &rb, Location l2, Value i, ValueRange) {
+                map.map(op.getInductionVar(), i);
+                scf::ForOp::create(
+                    rb, l2, t[0], end, st, ValueRange{},
+                    [&](OpBuilder &jb, Location l3, Value j, ValueRange) {
+                      map.map(body.getArgument(0), j);
+                      inner(jb, 1);
+                      scf::YieldOp::create(jb, l3);
+                    });
+                scf::YieldOp::create(rb, l2);
+              });
+        });
+    tiled->setAttr(kTiles, b.getUnitAttr());
+    op.erase();
   }
 
   void rewrite(scf::ParallelOp op) {

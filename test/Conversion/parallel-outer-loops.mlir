@@ -59,3 +59,31 @@ func.func @short_outer(%a: memref<2x100000xf64>) {
   }
   return
 }
+
+// A reduction over rows (x.sum(axis=0)): instead of a parallel loop per row,
+// tiles of columns run in parallel, each walking all rows.
+// CHECK-LABEL: func @column_sums
+// CHECK: scf.parallel (%[[T:.+]]) = (%{{.+}}) to (%{{.+}}) step (%{{.+}}) {
+// CHECK: %[[END:.+]] = arith.minsi
+// CHECK: scf.for %[[I:.+]] = %{{.+}} to %{{.+}} step
+// CHECK-NEXT: scf.for %[[J:.+]] = %[[T]] to %[[END]] step
+// CHECK: memref.load %{{.+}}[%[[I]], %[[J]]]
+// CHECK: } {cpn.tiles}
+// OMP-LABEL: func @column_sums
+// OMP: omp.parallel
+// OMP-NOT: omp.parallel
+func.func @column_sums(%x: memref<1000x1000xf64>, %out: memref<1000xf64>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %n = arith.constant 1000 : index
+  scf.for %i = %c0 to %n step %c1 {
+    scf.parallel (%j) = (%c0) to (%n) step (%c1) {
+      %a = memref.load %x[%i, %j] : memref<1000x1000xf64>
+      %o = memref.load %out[%j] : memref<1000xf64>
+      %s = arith.addf %o, %a : f64
+      memref.store %s, %out[%j] : memref<1000xf64>
+      scf.reduce
+    }
+  }
+  return
+}
