@@ -854,16 +854,19 @@ TraceCost costOf(ModuleOp module, std::vector<KernelInfo> *kernels = nullptr) {
             shapeText(cast<MemRefType>(copy.getSource().getType()).getShape());
       } else if (auto call = dyn_cast<func::CallOp>(op);
                  call && call.getCallee().starts_with("cpn_gemm")) {
-        // cpn_gemm_*(A: 4 args, B: 4, C: 4, M, N, K).
+        // cpn_gemm_*(A: 4 args, B: 4, C: 4, M, N, K, accumulate).
         auto args = call.getArgOperands();
         int64_t mnk[3] = {0, 0, 0};
-        for (int i = 0; i < 3 && args.size() >= 3; ++i)
-          if (auto cst = args[args.size() - 3 + i]
-                             .getDefiningOp<arith::ConstantIntOp>())
+        for (int i = 0; i < 3 && args.size() >= 15; ++i)
+          if (auto cst = args[12 + i].getDefiningOp<arith::ConstantIntOp>())
             mnk[i] = cst.value();
         int64_t elem = call.getCallee().ends_with("f32") ? 4 : 8;
-        k.bytes =
-            elem * (mnk[0] * mnk[2] + mnk[2] * mnk[1] + 2 * mnk[0] * mnk[1]);
+        int64_t cPasses = 2; // C read and written, or only written
+        if (args.size() >= 16)
+          if (auto acc = args[15].getDefiningOp<arith::ConstantIntOp>())
+            cPasses = acc.value() ? 2 : 1;
+        k.bytes = elem * (mnk[0] * mnk[2] + mnk[2] * mnk[1] +
+                          cPasses * mnk[0] * mnk[1]);
         k.what = "BLAS " + call.getCallee().str() + " " +
                  std::to_string(mnk[0]) + "x" + std::to_string(mnk[1]) + "x" +
                  std::to_string(mnk[2]);

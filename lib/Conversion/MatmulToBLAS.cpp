@@ -6,6 +6,9 @@
 
 #include "cpn/Conversion/Passes.h"
 
+#include "mlir/IR/Matchers.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 
@@ -17,6 +20,27 @@ namespace mlir::cpn {
 using namespace mlir;
 
 namespace {
+/// The linalg.fill of zeros into `c` that `op` follows, with only ops free of
+/// memory effects in between; null otherwise.
+linalg::FillOp zeroFillOf(Operation *op, Value c) {
+  for (Operation *prev = op->getPrevNode(); prev; prev = prev->getPrevNode()) {
+    auto fill = dyn_cast<linalg::FillOp>(prev);
+    if (!fill)
+      if (isMemoryEffectFree(prev))
+        continue;
+    if (!fill || fill.getOutputs()[0] != c)
+      return {};
+    Attribute value;
+    if (!matchPattern(fill.getInputs()[0], m_Constant(&value)))
+      return {};
+    if (auto f = dyn_cast<FloatAttr>(value))
+      return f.getValue().isZero() && !f.getValue().isNegative() ? fill
+                                                                 : nullptr;
+    return {};
+  }
+  return {};
+}
+
 struct ConvertMatmulToBLASPass
     : public cpn::impl::ConvertMatmulToBLASBase<ConvertMatmulToBLASPass> {
   void runOnOperation() override {
@@ -74,6 +98,13 @@ struct ConvertMatmulToBLASPass
       };
       for (Value v : {size(c, 0), size(c, 1), size(a, aT ? 0 : 1)})
         args.push_back(v);
+      // C = A @ B when C was just zeroed (the fill is dropped: BLAS neither
+      // reads C nor needs it cleared), else C += A @ B.
+      linalg::FillOp zeroFill = zeroFillOf(op, c);
+      args.push_back(arith::ConstantOp::create(
+          b, loc, b.getI64Type(), b.getI64IntegerAttr(zeroFill ? 0 : 1)));
+      if (zeroFill)
+        zeroFill.erase();
       auto func = module.lookupSymbol<func::FuncOp>(name);
       if (!func) {
         OpBuilder mb = OpBuilder::atBlockBegin(module.getBody());

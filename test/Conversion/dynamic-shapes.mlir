@@ -40,7 +40,7 @@ func.func @axpy(%a: tensor<f64>, %x: tensor<?xf64>, %y: tensor<?xf64>, %o1: memr
 // BUF: %[[K:.+]] = tensor.dim %arg0, %c0
 // BUF: memref.alloc(%[[K]]) {{.+}} : memref<3x?xf64>
 // BUF: %[[K64:.+]] = arith.index_cast %[[K]] : index to i64
-// BUF: call @cpn_gemm_f64({{.+}}, %c3_i64, %c3_i64, %[[K64]])
+// BUF: call @cpn_gemm_f64({{.+}}, %c3_i64, %c3_i64, %[[K64]], %{{.+}})
 func.func @gram(%m: tensor<?x3xf64>, %o: memref<3x3xf64>) {
   %t = cpn.remap %m {dims = array<i64: 1, 0>} : tensor<?x3xf64> -> tensor<3x?xf64>
   %g = cpn.matmul %t, %m : tensor<3x?xf64>, tensor<?x3xf64> -> tensor<3x3xf64>

@@ -32,3 +32,28 @@ func.func @gemm_at(%a: memref<5x4xf64>, %b: memref<5x3xf64>, %c: memref<4x3xf64>
   linalg.matmul indexing_maps = [#a_t, #b, #c] ins(%a, %b : memref<5x4xf64>, memref<5x3xf64>) outs(%c : memref<4x3xf64>)
   return
 }
+
+// C zeroed just before (what cpn-to-linalg emits for cpn.matmul): the fill is
+// dropped and BLAS overwrites C (accumulate = 0).
+// CHECK-LABEL: func @gemm_into_zeros
+// CHECK-NOT: linalg.fill
+// CHECK: %[[NOACC:.+]] = arith.constant 0 : i64
+// CHECK: call @cpn_gemm_f64({{.+}}, %[[NOACC]])
+func.func @gemm_into_zeros(%a: memref<4x5xf64>, %b: memref<5x3xf64>, %c: memref<4x3xf64>) {
+  %zero = arith.constant 0.0 : f64
+  linalg.fill ins(%zero : f64) outs(%c : memref<4x3xf64>)
+  linalg.matmul ins(%a, %b : memref<4x5xf64>, memref<5x3xf64>) outs(%c : memref<4x3xf64>)
+  return
+}
+
+// A fill of another value, or into another buffer, stays (accumulate = 1).
+// CHECK-LABEL: func @gemm_onto_ones
+// CHECK: linalg.fill
+// CHECK: %[[ACC:.+]] = arith.constant 1 : i64
+// CHECK: call @cpn_gemm_f64({{.+}}, %[[ACC]])
+func.func @gemm_onto_ones(%a: memref<4x5xf64>, %b: memref<5x3xf64>, %c: memref<4x3xf64>) {
+  %one = arith.constant 1.0 : f64
+  linalg.fill ins(%one : f64) outs(%c : memref<4x3xf64>)
+  linalg.matmul ins(%a, %b : memref<4x5xf64>, memref<5x3xf64>) outs(%c : memref<4x3xf64>)
+  return
+}

@@ -81,10 +81,12 @@ TEST(TaskGraph, ReadAfterWriteRunsInOrder) {
   auto a = store(1), b = store(1);
   // The writer sleeps so that a graph that ignored dependencies would let the
   // reader see the old value.
-  g.submit("write", [&] {
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    data(a)[0] = 42;
-  }, {}, {a});
+  g.submit("write",
+           [&] {
+             std::this_thread::sleep_for(std::chrono::milliseconds(50));
+             data(a)[0] = 42;
+           },
+           {}, {a});
   g.submit("read", [&] { data(b)[0] = data(a)[0] + 1; }, {a}, {b});
   g.waitAll();
   EXPECT_EQ(data(b)[0], 43);
@@ -94,10 +96,12 @@ TEST(TaskGraph, WriteAfterReadWaitsForReaders) {
   TaskGraph g(4);
   auto a = store(1), b = store(1);
   data(a)[0] = 1;
-  g.submit("read", [&] {
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    data(b)[0] = data(a)[0];
-  }, {a}, {b});
+  g.submit("read",
+           [&] {
+             std::this_thread::sleep_for(std::chrono::milliseconds(50));
+             data(b)[0] = data(a)[0];
+           },
+           {a}, {b});
   g.submit("overwrite", [&] { data(a)[0] = 2; }, {}, {a});
   g.waitAll();
   EXPECT_EQ(data(b)[0], 1);
@@ -144,11 +148,31 @@ TEST(Blas, GemmOnTransposedAndStridedOperands) {
   double C[4] = {0, 0, 0, 0};
   cpn_gemm_f64(reinterpret_cast<int64_t>(A), 0, 3, 1,
                reinterpret_cast<int64_t>(Bt), 0, 1, 3,
-               reinterpret_cast<int64_t>(C), 0, 2, 1, 2, 2, 3);
+               reinterpret_cast<int64_t>(C), 0, 2, 1, 2, 2, 3,
+               /*accumulate=*/1);
   EXPECT_EQ(C[0], 4);  // 1*1 + 2*0 + 3*1
   EXPECT_EQ(C[1], 5);  // 1*0 + 2*1 + 3*1
   EXPECT_EQ(C[2], 10); // 4 + 0 + 6
   EXPECT_EQ(C[3], 11); // 0 + 5 + 6
+  // Without accumulate C is overwritten (garbage in C is never read), also
+  // through a strided C (the packed path) and for matrix-vector products.
+  double D[8] = {7, 7, 7, 7, 7, 7, 7, 7};
+  cpn_gemm_f64(reinterpret_cast<int64_t>(A), 0, 3, 1,
+               reinterpret_cast<int64_t>(Bt), 0, 1, 3,
+               reinterpret_cast<int64_t>(D), 0, 1, 4, 2, 2, 3,
+               /*accumulate=*/0);
+  EXPECT_EQ(D[0], 4);
+  EXPECT_EQ(D[4], 5);
+  EXPECT_EQ(D[1], 10);
+  EXPECT_EQ(D[5], 11);
+  EXPECT_EQ(D[2], 7);
+  double x[3] = {1, 1, 1}, y[2] = {9, 9};
+  cpn_gemm_f64(reinterpret_cast<int64_t>(A), 0, 3, 1,
+               reinterpret_cast<int64_t>(x), 0, 1, 1,
+               reinterpret_cast<int64_t>(y), 0, 1, 1, 2, 1, 3,
+               /*accumulate=*/0);
+  EXPECT_EQ(y[0], 6);
+  EXPECT_EQ(y[1], 15);
 }
 
 namespace {

@@ -10,17 +10,18 @@
 #include <cstdint>
 
 extern "C" {
-/// C += A @ B for strided row/column views given as (aligned pointer as an
-/// integer, element offset, row stride, column stride), with A M×K, B K×N.
+/// C = A @ B (C += A @ B with `accumulate`) for strided row/column views given
+/// as (aligned pointer as an integer, element offset, row stride, column
+/// stride), with A M×K, B K×N.
 /// Called by JIT-compiled code (see the cpn-matmul-to-blas pass).
-void cpn_gemm_f64(int64_t a, int64_t aOff, int64_t aRs, int64_t aCs,
-                  int64_t b, int64_t bOff, int64_t bRs, int64_t bCs,
-                  int64_t c, int64_t cOff, int64_t cRs, int64_t cCs,
-                  int64_t m, int64_t n, int64_t k);
-void cpn_gemm_f32(int64_t a, int64_t aOff, int64_t aRs, int64_t aCs,
-                  int64_t b, int64_t bOff, int64_t bRs, int64_t bCs,
-                  int64_t c, int64_t cOff, int64_t cRs, int64_t cCs,
-                  int64_t m, int64_t n, int64_t k);
+void cpn_gemm_f64(int64_t a, int64_t aOff, int64_t aRs, int64_t aCs, int64_t b,
+                  int64_t bOff, int64_t bRs, int64_t bCs, int64_t c,
+                  int64_t cOff, int64_t cRs, int64_t cCs, int64_t m, int64_t n,
+                  int64_t k, int64_t accumulate);
+void cpn_gemm_f32(int64_t a, int64_t aOff, int64_t aRs, int64_t aCs, int64_t b,
+                  int64_t bOff, int64_t bRs, int64_t bCs, int64_t c,
+                  int64_t cOff, int64_t cRs, int64_t cCs, int64_t m, int64_t n,
+                  int64_t k, int64_t accumulate);
 }
 
 #endif // CPNRT_BLAS_H
