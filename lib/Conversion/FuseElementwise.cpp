@@ -46,6 +46,14 @@ struct FuseElementwisePass
       if (!producer)
         return false;
       int64_t p = bodySize(producer);
+      // A consumer that reads the producer through a broadcast (its map is
+      // not a permutation) would recompute it for every broadcast element:
+      // only small bodies are worth that, even for a single use (k-means'
+      // unrolled argmin broadcast against 16 centroids was 16x the work).
+      auto consumer = dyn_cast<linalg::LinalgOp>(use->getOwner());
+      if (consumer && p > maxProducer &&
+          !consumer.getMatchingIndexingMap(use).isPermutation())
+        return false;
       bool fuse =
           producer->hasOneUse() || (p > 0 && p <= maxProducer &&
                                     p + bodySize(use->getOwner()) <= maxFused);
