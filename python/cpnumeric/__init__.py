@@ -7,7 +7,8 @@ compiles the pending trace into fused native kernels and runs them.
 
 import numpy as _np
 
-from . import _config, _core, _cpn, _creation, _fallback, _jit, _manip, _reductions, _ufuncs
+from . import (_config, _core, _cpn, _creation, _fallback, _jit, _joining, _manip,
+               _reductions, _ufuncs)
 from ._core import ndarray
 from ._jit import Lowered, TracingError, jit  # noqa: F401
 from ._profile import profile  # noqa: F401
@@ -18,6 +19,9 @@ from ._manip import (broadcast_to, diag, diagonal, dot, expand_dims, flip, flipl
 from ._reductions import (all, amax, amin, any, argmax, argmin, count_nonzero, max,  # noqa: F401,A004
                           mean, min, prod, std, sum, var)
 from ._ufuncs import clip, where, ufunc  # noqa: F401
+from ._joining import (allclose, append, atleast_1d, atleast_2d, atleast_3d,  # noqa: F401
+                       broadcast_arrays, column_stack, concatenate, diff, dstack,
+                       hstack, isclose, ptp, roll, stack, trace, tril, triu, vstack)
 
 _cpn.configure(_config.get("CPN_DUMP_IR"), _config.get_int("CPN_TRACE_LIMIT"),
                _config.get_int("CPN_OPT_LEVEL"), _config.get_int("CPN_THREADS"),
@@ -190,7 +194,7 @@ ndarray.round = lambda self, decimals=0, out=None: _ufuncs.rint(self, out=out) i
 
 _fallback.register_native(
     set(_ufuncs.NATIVE_UFUNCS) | {"clip", "where"} | set(_creation.NATIVE)
-    | set(_manip.NATIVE) | set(_reductions.NATIVE))
+    | set(_manip.NATIVE) | set(_reductions.NATIVE) | set(_joining.NATIVE))
 # `where(cond)` with one argument is data-dependent and falls back.
 
 

@@ -208,6 +208,8 @@ class ndarray:
             return None
         if self._whole:
             return b.np
+        if 0 in self._shape:  # no elements: its offset may lie past the buffer
+            return _np.empty(self._shape, self._dtype)
         return _np.ndarray(self._shape, self._dtype, buffer=b.np,
                            offset=self._offset * self._dtype.itemsize,
                            strides=self.strides)
