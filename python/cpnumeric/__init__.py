@@ -20,7 +20,8 @@ from ._reductions import (all, amax, amin, any, argmax, argmin, count_nonzero, m
                           mean, min, prod, std, sum, var)
 from ._ufuncs import clip, where, ufunc  # noqa: F401
 from ._joining import (allclose, append, atleast_1d, atleast_2d, atleast_3d,  # noqa: F401
-                       broadcast_arrays, column_stack, concatenate, diff, dstack,
+                       broadcast_arrays, column_stack, concat, concatenate, diff, dstack,
+                       permute_dims,
                        hstack, isclose, ptp, roll, stack, trace, tril, triu, vstack)
 
 _cpn.configure(_config.get("CPN_DUMP_IR"), _config.get_int("CPN_TRACE_LIMIT"),

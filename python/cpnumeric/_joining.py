@@ -279,6 +279,13 @@ def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
     return bool(_reductions.all(isclose(a, b, rtol, atol, equal_nan)))
 
 
-NATIVE = ["concatenate", "stack", "vstack", "hstack", "dstack", "column_stack",
+concat = concatenate  # the array-API name
+
+
+def permute_dims(a, axes=None):
+    return _manip.transpose(a, axes)
+
+
+NATIVE = ["concat", "permute_dims", "concatenate", "stack", "vstack", "hstack", "dstack", "column_stack",
           "atleast_1d", "atleast_2d", "atleast_3d", "append", "broadcast_arrays",
           "roll", "tril", "triu", "trace", "diff", "ptp", "isclose", "allclose"]

@@ -229,8 +229,15 @@ abs = globals()["absolute"]  # noqa: A001
 conj = globals()["conjugate"]
 bitwise_not = globals()["invert"]
 
+# NumPy 2's array-API names are the same ufuncs (np.acos is np.arccos).
+_SAME = {"acos": "arccos", "acosh": "arccosh", "asin": "arcsin",
+         "asinh": "arcsinh", "atan": "arctan", "atanh": "arctanh",
+         "atan2": "arctan2", "pow": "power"}
+for _alias, _of in _SAME.items():
+    globals()[_alias] = globals()[_of]
+
 NATIVE_UFUNCS = _UNARY + _BINARY + list(_ALIASES) + [
-    "true_divide", "mod", "abs", "conj", "bitwise_not"]
+    "true_divide", "mod", "abs", "conj", "bitwise_not"] + list(_SAME)
 
 
 def clip(a, a_min=None, a_max=None, out=None, **kwargs):
