@@ -186,6 +186,7 @@ ndarray.transpose = lambda self, *axes: _manip.transpose(self, axes or None)
 for _name in ["ravel", "swapaxes", "squeeze", "diagonal", "dot", "fill"]:
     setattr(ndarray, _name, _method(getattr(_manip, _name)))
 ndarray.flatten = lambda self, order="C": _manip.copy_array(self).reshape(-1)
+ndarray.trace = _method(_joining.trace)
 ndarray.astype = _manip.astype
 ndarray.copy = _manip.copy_array
 ndarray.clip = lambda self, min=None, max=None, out=None, **k: _ufuncs.clip(self, min, max, out, **k)

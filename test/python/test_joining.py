@@ -92,6 +92,7 @@ def test_tril_triu_trace(dtype, k):
         both("trace", a, k)
         both("trace", data((3, 4, 5), dtype, 7), k, 1, 2)
         both("trace", a.T, k)  # a view
+        check(cp.array(a).trace(k), numpy.asarray(a.trace(k)))
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
