@@ -21,7 +21,9 @@ from ._reductions import (all, amax, amin, any, argmax, argmin, count_nonzero, m
 from ._ufuncs import clip, where, ufunc  # noqa: F401
 from ._joining import (allclose, append, atleast_1d, atleast_2d, atleast_3d,  # noqa: F401
                        broadcast_arrays, column_stack, concat, concatenate, diff, dstack,
-                       permute_dims,
+                       permute_dims, tile, repeat, meshgrid, indices, kron, rot90,
+                       tri, average, nan_to_num, around, deg2rad, rad2deg,
+                       radians, degrees, sinc, array_equal, array_equiv,
                        hstack, isclose, ptp, roll, stack, trace, tril, triu, vstack)
 
 _cpn.configure(_config.get("CPN_DUMP_IR"), _config.get_int("CPN_TRACE_LIMIT"),
@@ -191,9 +193,9 @@ ndarray.astype = _manip.astype
 ndarray.copy = _manip.copy_array
 ndarray.clip = lambda self, min=None, max=None, out=None, **k: _ufuncs.clip(self, min, max, out, **k)
 ndarray.conj = ndarray.conjugate = lambda self: self.copy()
-ndarray.round = lambda self, decimals=0, out=None: _ufuncs.rint(self, out=out) if decimals == 0 \
-    else _fallback.call_numpy("round", (self, decimals), {"out": out})
+ndarray.round = lambda self, decimals=0, out=None: _joining.around(self, decimals, out)
 
+round = _joining.round  # noqa: A001
 _fallback.register_native(
     set(_ufuncs.NATIVE_UFUNCS) | {"clip", "where"} | set(_creation.NATIVE)
     | set(_manip.NATIVE) | set(_reductions.NATIVE) | set(_joining.NATIVE))

@@ -289,3 +289,235 @@ def permute_dims(a, axes=None):
 NATIVE = ["concat", "permute_dims", "concatenate", "stack", "vstack", "hstack", "dstack", "column_stack",
           "atleast_1d", "atleast_2d", "atleast_3d", "append", "broadcast_arrays",
           "roll", "tril", "triu", "trace", "diff", "ptp", "isclose", "allclose"]
+
+
+# -- more compositions -------------------------------------------------------------
+
+def tile(A, reps):
+    A = _core.asndarray(A)
+    reps = (int(reps),) if _np.ndim(reps) == 0 else tuple(int(r) for r in reps)
+    d = max(len(reps), A.ndim)
+    shape = (1,) * (d - A.ndim) + A.shape
+    reps = (1,) * (d - len(reps)) + reps
+    inter = []
+    for r, s in zip(reps, shape):
+        inter += [r, s]
+    src = _manip.reshape(A, [x for s in shape for x in (1, s)])
+    out = _manip.broadcast_to(src, tuple(inter))
+    return _manip.reshape(_manip.copy_array(out),
+                          tuple(r * s for r, s in zip(reps, shape)))
+
+
+def repeat(a, repeats, axis=None):
+    a = _core.asndarray(a)
+    if _np.ndim(repeats) != 0:
+        from . import _fallback
+        return _fallback.call_numpy("repeat", (a, repeats), {"axis": axis})
+    r = int(repeats)
+    if r < 0:
+        raise ValueError("negative dimensions are not allowed")
+    if axis is None:
+        a, axis = _manip.ravel(a), 0
+    axis = normalize_axis_index(axis, a.ndim)
+    shape = a.shape
+    src = _manip.reshape(a, shape[:axis + 1] + (1,) + shape[axis + 1:])
+    out = _manip.broadcast_to(src, shape[:axis + 1] + (r,) + shape[axis + 1:])
+    return _manip.reshape(_manip.copy_array(out),
+                          shape[:axis] + (shape[axis] * r,) + shape[axis + 1:])
+
+
+def meshgrid(*xi, copy=True, sparse=False, indexing="xy"):
+    if indexing not in ("xy", "ij"):
+        raise ValueError("Valid values for `indexing` are 'xy' and 'ij'.")
+    nd = len(xi)
+    out = []
+    for i, x in enumerate(xi):
+        shape = [1] * nd
+        shape[i] = -1
+        out.append(_manip.reshape(_core.asndarray(x), tuple(shape)))
+    if indexing == "xy" and nd > 1:
+        for k in range(nd):
+            out[k] = _manip.swapaxes(out[k], 0, 1)
+    if not sparse:
+        out = list(broadcast_arrays(*out))
+    if copy:
+        out = [_manip.copy_array(o) for o in out]
+    return tuple(out)
+
+
+def indices(dimensions, dtype=int, sparse=False):
+    from ._creation import arange
+    dimensions = tuple(dimensions)
+    n = len(dimensions)
+    grids = []
+    for i, dim in enumerate(dimensions):
+        shape = [1] * n
+        shape[i] = dim
+        g = _manip.reshape(arange(dim, dtype=dtype), tuple(shape))
+        grids.append(g if sparse else _manip.broadcast_to(g, dimensions))
+    if sparse:
+        return tuple(grids)
+    if n == 0:
+        from ._creation import empty
+        return empty((0,), dtype)
+    return stack(grids)
+
+
+def kron(a, b):
+    a, b = _core.asndarray(a), _core.asndarray(b)
+    nd = max(a.ndim, b.ndim)
+    sa = (1,) * (nd - a.ndim) + a.shape
+    sb = (1,) * (nd - b.ndim) + b.shape
+    ea = _manip.reshape(a, [x for s in sa for x in (s, 1)])
+    eb = _manip.reshape(b, [x for s in sb for x in (1, s)])
+    return _manip.reshape(_ufuncs.multiply(ea, eb),
+                          tuple(x * y for x, y in zip(sa, sb)))
+
+
+def rot90(m, k=1, axes=(0, 1)):
+    m = _core.asndarray(m)
+    axes = tuple(axes)
+    if len(axes) != 2:
+        raise ValueError("len(axes) must be 2.")
+    if axes[0] == axes[1] or abs(axes[0] - axes[1]) == m.ndim:
+        raise ValueError("Axes must be different.")
+    if (axes[0] >= m.ndim or axes[0] < -m.ndim or axes[1] >= m.ndim
+            or axes[1] < -m.ndim):
+        raise ValueError(f"Axes={axes} out of range for array of ndim={m.ndim}.")
+    k %= 4
+    if k == 0:
+        return m[...]
+    if k == 2:
+        return _manip.flip(_manip.flip(m, axes[0]), axes[1])
+    perm = list(range(m.ndim))
+    perm[axes[0]], perm[axes[1]] = perm[axes[1]], perm[axes[0]]
+    if k == 1:
+        return _manip.transpose(_manip.flip(m, axes[1]), perm)
+    return _manip.flip(_manip.transpose(m, perm), axes[1])
+
+
+def tri(N, M=None, k=0, dtype=float, *, like=None):
+    from ._creation import arange
+    M = N if M is None else M
+    mask = _ufuncs.less_equal(arange(M)[None, :] - arange(N)[:, None], int(k))
+    return mask.astype(dtype)
+
+
+def average(a, axis=None, weights=None, returned=False, *, keepdims=False):
+    a = _core.asndarray(a)
+    if weights is None:
+        avg = _reductions.mean(a, axis=axis, keepdims=keepdims)
+        scl = avg.dtype.type(a.size / max(avg.size, 1))
+        from ._creation import full
+        if returned:
+            return avg, full(avg.shape, scl, dtype=avg.dtype)
+        return avg
+    w = _core.asndarray(weights)
+    if a.shape != w.shape:
+        if axis is None:
+            raise TypeError("Axis must be specified when shapes of a and weights "
+                            "differ.")
+        if w.ndim != 1 or not isinstance(axis, (int, _np.integer)):
+            raise TypeError("1D weights expected when shapes of a and weights "
+                            "differ.")
+        ax = normalize_axis_index(axis, a.ndim)
+        if w.shape[0] != a.shape[ax]:
+            raise ValueError("Length of weights not compatible with specified axis.")
+        shape = [1] * a.ndim
+        shape[ax] = -1
+        w = _manip.reshape(w, tuple(shape))
+    rt = _np.result_type(a.dtype, w.dtype, _np.float64 if a.dtype.kind in "biu"
+                         else a.dtype)
+    wsum = _reductions.sum(_manip.broadcast_to(w, a.shape).astype(rt), axis=axis,
+                           keepdims=keepdims)
+    avg = _ufuncs.divide(_reductions.sum(_ufuncs.multiply(a, w).astype(rt),
+                                         axis=axis, keepdims=keepdims), wsum)
+    return (avg, wsum) if returned else avg
+
+
+def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
+    x = _core.asndarray(x)
+    if x.dtype.kind not in "f":
+        return _manip.copy_array(x) if copy else x
+    info = _np.finfo(x.dtype)
+    posinf = info.max if posinf is None else posinf
+    neginf = info.min if neginf is None else neginf
+    dt = x.dtype.type
+    r = _ufuncs.where(_ufuncs.isnan(x), dt(nan), x)
+    r = _ufuncs.where(_ufuncs.logical_and(_ufuncs.isinf(r), _ufuncs.greater(r, 0)),
+                      dt(posinf), r)
+    r = _ufuncs.where(_ufuncs.logical_and(_ufuncs.isinf(r), _ufuncs.less(r, 0)),
+                      dt(neginf), r)
+    if not copy:
+        x[...] = r
+        return x
+    return r
+
+
+def around(a, decimals=0, out=None):
+    a = _core.asndarray(a)
+    decimals = int(decimals)
+    if a.dtype.kind in "biu":
+        if decimals >= 0:
+            return _manip.copy_array(a) if out is None else _assign(out, a)
+        from . import _fallback
+        return _fallback.call_numpy("round", (a, decimals), {"out": out})
+    if decimals == 0:
+        return _ufuncs.rint(a, out=out)
+    f = a.dtype.type(10.0 ** abs(decimals))
+    if decimals > 0:
+        return _ufuncs.divide(_ufuncs.rint(_ufuncs.multiply(a, f)), f, out=out)
+    return _ufuncs.multiply(_ufuncs.rint(_ufuncs.divide(a, f)), f, out=out)
+
+
+def _assign(out, a):
+    out[...] = a
+    return out
+
+
+round = around  # noqa: A001
+
+
+def deg2rad(x, out=None):
+    return _ufuncs.multiply(x, _np.pi / 180.0, out=out)
+
+
+def rad2deg(x, out=None):
+    return _ufuncs.multiply(x, 180.0 / _np.pi, out=out)
+
+
+radians, degrees = deg2rad, rad2deg
+
+
+def sinc(x):
+    x = _core.asndarray(x)
+    if x.dtype.kind in "biu":
+        x = x.astype(_np.float64)
+    y = _ufuncs.multiply(_np.pi, _ufuncs.where(_ufuncs.equal(x, 0),
+                                                x.dtype.type(1.0e-20), x))
+    return _ufuncs.divide(_ufuncs.sin(y), y)
+
+
+def array_equal(a1, a2, equal_nan=False):
+    a1, a2 = _core.asndarray(a1), _core.asndarray(a2)
+    if a1.shape != a2.shape:
+        return False
+    eq = _ufuncs.equal(a1, a2)
+    if equal_nan and a1.dtype.kind == "f" and a2.dtype.kind == "f":
+        eq = _ufuncs.logical_or(eq, _ufuncs.logical_and(_ufuncs.isnan(a1),
+                                                        _ufuncs.isnan(a2)))
+    return bool(_reductions.all(eq))
+
+
+def array_equiv(a1, a2):
+    a1, a2 = _core.asndarray(a1), _core.asndarray(a2)
+    try:
+        _np.broadcast_shapes(a1.shape, a2.shape)
+    except ValueError:
+        return False
+    return bool(_reductions.all(_ufuncs.equal(a1, a2)))
+
+
+NATIVE += ["tile", "repeat", "meshgrid", "indices", "kron", "rot90", "tri",
+           "average", "nan_to_num", "around", "round", "deg2rad", "rad2deg",
+           "radians", "degrees", "sinc", "array_equal", "array_equiv"]

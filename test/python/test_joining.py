@@ -145,3 +145,70 @@ def test_native_and_no_fallback():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         cp.asnumpy(cp.concatenate([cp.ones(3), cp.zeros(2)]))
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_tile_repeat_kron_rot90(dtype):
+    a = data((2, 3), dtype, 10)
+    both("tile", a, 2)
+    both("tile", a, (2, 1, 3))
+    both("tile", a[:, ::-1], (1, 2))
+    both("repeat", a, 3)
+    both("repeat", a, 2, axis=0)
+    both("repeat", a, 0, axis=1)
+    both("repeat", a[::-1], 2, axis=-1)
+    if dtype != "bool":
+        both("kron", a, data((3, 2), dtype, 11))
+        both("kron", a[0], data((2, 2), dtype, 12))
+    for k in range(-1, 4):
+        both("rot90", a, k)
+    both("rot90", data((2, 3, 4), dtype, 13), 1, (2, 0))
+    with pytest.raises(ValueError):
+        cp.rot90(cp.array(a), 1, (0, 0))
+
+
+@pytest.mark.parametrize("indexing", ["xy", "ij"])
+def test_meshgrid_indices_tri(indexing):
+    x, y, z = numpy.arange(3.0), numpy.linspace(0, 1, 4), numpy.arange(2)
+    both("meshgrid", x, y, indexing=indexing)
+    both("meshgrid", x, y, z, indexing=indexing)
+    both("meshgrid", x, y, indexing=indexing, sparse=True)
+    check(cp.indices((2, 3)), numpy.indices((2, 3)))
+    for o, r in zip(cp.indices((2, 3), sparse=True), numpy.indices((2, 3), sparse=True)):
+        check(o, r)
+    check(cp.tri(3, 4, 1), numpy.tri(3, 4, 1))
+    check(cp.tri(4, dtype=int), numpy.tri(4, dtype=int))
+
+
+@pytest.mark.parametrize("dtype", ["int32", "float32", "float64"])
+def test_average_round_angles_sinc(dtype):
+    a = data((4, 5), dtype, 14)
+    w = data((4, 5), "float64", 15, positive=True)
+    both("average", a)
+    both("average", a, 1)
+    both("average", a, weights=w)
+    both("average", a, 0, w[:, 0])
+    check(cp.average(cp.array(a), 1, returned=True)[1],
+          numpy.average(a, 1, returned=True)[1])
+    f = data((3, 4), "float64", 16) * 123.456
+    for d in (0, 1, 2, -1):
+        both("around", f, d)
+        both("round", f.astype("float32"), d)
+        check(cp.array(f).round(d), f.round(d))
+    both("around", a, 1)
+    for fn in ("deg2rad", "rad2deg", "radians", "degrees", "sinc"):
+        both(fn, a)
+    both("sinc", numpy.array([0.0, 0.5, -1.0]))
+
+
+def test_nan_to_num_and_equality():
+    x = numpy.array([numpy.nan, numpy.inf, -numpy.inf, 1.5, -0.0])
+    both("nan_to_num", x)
+    both("nan_to_num", x.astype("float32"), nan=-1.0, posinf=9.0)
+    both("nan_to_num", numpy.arange(4))
+    X = cp.array(x)
+    assert cp.array_equal(X, cp.array(x)) is False          # nan != nan
+    assert cp.array_equal(X, cp.array(x), equal_nan=True) is True
+    assert cp.array_equal(cp.ones(3), cp.ones(4)) is False
+    assert cp.array_equiv(cp.ones((2, 3)), cp.ones(3)) is True
+    assert cp.array_equiv(cp.ones((2, 3)), cp.ones(2)) is False
