@@ -24,6 +24,9 @@ from ._joining import (allclose, append, atleast_1d, atleast_2d, atleast_3d,  # 
                        permute_dims, tile, repeat, meshgrid, indices, kron, rot90,
                        tri, average, nan_to_num, around, deg2rad, rad2deg,
                        radians, degrees, sinc, array_equal, array_equiv,
+                       array_split, split, hsplit, vsplit, dsplit, rollaxis,
+                       matrix_transpose, ediff1d, trapezoid, polyval, vander, cov,
+                       corrcoef, real, imag, nansum, nanprod, nanmean, nanmax, nanmin,
                        hstack, isclose, ptp, roll, stack, trace, tril, triu, vstack)
 
 _cpn.configure(_config.get("CPN_DUMP_IR"), _config.get_int("CPN_TRACE_LIMIT"),

@@ -521,3 +521,243 @@ def array_equiv(a1, a2):
 NATIVE += ["tile", "repeat", "meshgrid", "indices", "kron", "rot90", "tri",
            "average", "nan_to_num", "around", "round", "deg2rad", "rad2deg",
            "radians", "degrees", "sinc", "array_equal", "array_equiv"]
+
+
+# -- splitting, axes, polynomials, statistics ---------------------------------------
+
+def array_split(ary, indices_or_sections, axis=0):
+    a = _core.asndarray(ary)
+    axis = normalize_axis_index(axis, a.ndim)
+    n = a.shape[axis]
+    if _np.ndim(indices_or_sections) == 0:
+        sections = int(indices_or_sections)
+        if sections <= 0:
+            raise ValueError("number sections must be larger than 0.")
+        each, extra = divmod(n, sections)
+        sizes = [each + 1] * extra + [each] * (sections - extra)
+        bounds = [0]
+        for s in sizes:
+            bounds.append(bounds[-1] + s)
+    else:
+        bounds = [0] + [int(i) for i in indices_or_sections] + [n]
+    out = []
+    for lo, hi in zip(bounds[:-1], bounds[1:]):
+        idx = [slice(None)] * a.ndim
+        idx[axis] = slice(lo, hi)
+        out.append(a[tuple(idx)])
+    return out
+
+
+def split(ary, indices_or_sections, axis=0):
+    a = _core.asndarray(ary)
+    if _np.ndim(indices_or_sections) == 0:
+        n = a.shape[normalize_axis_index(axis, a.ndim)]
+        if n % int(indices_or_sections):
+            raise ValueError("array split does not result in an equal division")
+    return array_split(a, indices_or_sections, axis)
+
+
+def hsplit(ary, indices_or_sections):
+    a = _core.asndarray(ary)
+    if a.ndim == 0:
+        raise ValueError("hsplit only works on arrays of 1 or more dimensions")
+    return split(a, indices_or_sections, 1 if a.ndim > 1 else 0)
+
+
+def vsplit(ary, indices_or_sections):
+    a = _core.asndarray(ary)
+    if a.ndim < 2:
+        raise ValueError("vsplit only works on arrays of 2 or more dimensions")
+    return split(a, indices_or_sections, 0)
+
+
+def dsplit(ary, indices_or_sections):
+    a = _core.asndarray(ary)
+    if a.ndim < 3:
+        raise ValueError("dsplit only works on arrays of 3 or more dimensions")
+    return split(a, indices_or_sections, 2)
+
+
+def rollaxis(a, axis, start=0):
+    a = _core.asndarray(a)
+    n = a.ndim
+    axis = normalize_axis_index(axis, n)
+    if start < 0:
+        start += n
+    if not 0 <= start < n + 1:
+        raise _np.exceptions.AxisError(
+            f"'start' arg requires {-n} <= start < {n + 1}, but {start} was passed in")
+    if axis < start:
+        start -= 1
+    if axis == start:
+        return a[...]
+    axes = list(range(n))
+    axes.remove(axis)
+    axes.insert(start, axis)
+    return _manip.transpose(a, axes)
+
+
+def matrix_transpose(x):
+    x = _core.asndarray(x)
+    if x.ndim < 2:
+        raise ValueError("Input array must be at least 2-dimensional, but it is "
+                         f"{x.ndim}")
+    return _manip.swapaxes(x, -1, -2)
+
+
+def ediff1d(ary, to_end=None, to_begin=None):
+    a = _manip.ravel(_core.asndarray(ary))
+    parts = []
+    if to_begin is not None:
+        parts.append(_manip.ravel(_core.asndarray(to_begin)).astype(a.dtype))
+    parts.append(_ufuncs.subtract(a[1:], a[:-1]))
+    if to_end is not None:
+        parts.append(_manip.ravel(_core.asndarray(to_end)).astype(a.dtype))
+    return parts[0] if len(parts) == 1 else concatenate(parts)
+
+
+def trapezoid(y, x=None, dx=1.0, axis=-1):
+    y = _core.asndarray(y)
+    axis = normalize_axis_index(axis, y.ndim)
+    hi = [slice(None)] * y.ndim
+    lo = [slice(None)] * y.ndim
+    hi[axis], lo[axis] = slice(1, None), slice(None, -1)
+    if x is None:
+        d = dx
+    else:
+        x = _core.asndarray(x)
+        if x.ndim == 1:
+            d = diff(x)
+            shape = [1] * y.ndim
+            shape[axis] = d.shape[0]
+            d = _manip.reshape(d, tuple(shape))
+        else:
+            d = diff(x, axis=axis)
+    return _reductions.sum(_ufuncs.multiply(d, _ufuncs.add(y[tuple(hi)],
+                                                            y[tuple(lo)])) / 2.0,
+                           axis=axis)
+
+
+def polyval(p, x):
+    p, x = _core.asndarray(p), _core.asndarray(x)
+    from ._creation import zeros_like
+    y = zeros_like(x)
+    for i in range(p.shape[0]):
+        y = _ufuncs.add(_ufuncs.multiply(y, x), p[i])
+    return y
+
+
+def vander(x, N=None, increasing=False):
+    from ._creation import arange
+    x = _core.asndarray(x)
+    if x.ndim != 1:
+        raise ValueError("x must be a one-dimensional array or sequence.")
+    N = x.shape[0] if N is None else int(N)
+    dt = _np.promote_types(x.dtype, int)  # NumPy's result type
+    powers = arange(N) if increasing else arange(N - 1, -1, -1)
+    return _ufuncs.power(x.astype(dt)[:, None], powers[None, :].astype(
+        dt if dt.kind in "iu" else _np.int64))
+
+
+def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None,
+        aweights=None, *, dtype=None):
+    if fweights is not None or aweights is not None:
+        from . import _fallback
+        return _fallback.call_numpy("cov", (m, y), dict(
+            rowvar=rowvar, bias=bias, ddof=ddof, fweights=fweights,
+            aweights=aweights, dtype=dtype))
+    m = _core.asndarray(m)
+    if m.ndim > 2:
+        raise ValueError("m has more than 2 dimensions")
+    dt = _np.dtype(dtype) if dtype is not None else _np.result_type(m.dtype,
+                                                                     _np.float64)
+    X = atleast_2d(m).astype(dt)
+    if not rowvar and X.shape[0] != 1:
+        X = _manip.transpose(X)
+    if y is not None:
+        Y = atleast_2d(_core.asndarray(y)).astype(dt)
+        if not rowvar and Y.shape[0] != 1:
+            Y = _manip.transpose(Y)
+        X = concatenate((X, Y), axis=0)
+    if ddof is None:
+        ddof = 0 if bias else 1
+    fact = X.shape[1] - ddof
+    X = _ufuncs.subtract(X, _reductions.mean(X, axis=1, keepdims=True))
+    c = _ufuncs.divide(_manip.matmul(X, _manip.transpose(X)), dt.type(fact))
+    return _manip.squeeze(c)
+
+
+def corrcoef(x, y=None, rowvar=True, *, dtype=None):
+    c = cov(x, y, rowvar, dtype=dtype)
+    if c.ndim == 0:
+        return _ufuncs.divide(c, c)
+    d = _manip.diagonal(c)
+    s = _ufuncs.sqrt(d)
+    c = _ufuncs.divide(_ufuncs.divide(c, s[:, None]), s[None, :])
+    return _ufuncs.clip(c, -1, 1)
+
+
+def real(val):
+    v = _core.asndarray(val)
+    return v[...] if v.ndim else v
+
+
+def imag(val):
+    from ._creation import zeros_like
+    return zeros_like(_core.asndarray(val))
+
+
+def _nan_reduce(kind, a, axis, dtype, keepdims, fill):
+    a = _core.asndarray(a)
+    if a.dtype.kind != "f":
+        return getattr(_reductions, kind)(a, axis=axis, dtype=dtype,
+                                          keepdims=keepdims) if dtype is not None \
+            else getattr(_reductions, kind)(a, axis=axis, keepdims=keepdims)
+    clean = _ufuncs.where(_ufuncs.isnan(a), a.dtype.type(fill), a)
+    kw = {"axis": axis, "keepdims": keepdims}
+    if dtype is not None:
+        kw["dtype"] = dtype
+    return getattr(_reductions, kind)(clean, **kw)
+
+
+def nansum(a, axis=None, dtype=None, out=None, keepdims=False):
+    return _nan_reduce("sum", a, axis, dtype, keepdims, 0)
+
+
+def nanprod(a, axis=None, dtype=None, out=None, keepdims=False):
+    return _nan_reduce("prod", a, axis, dtype, keepdims, 1)
+
+
+def nanmean(a, axis=None, dtype=None, out=None, keepdims=False):
+    a = _core.asndarray(a)
+    if a.dtype.kind != "f":
+        return _reductions.mean(a, axis=axis, keepdims=keepdims)
+    s = nansum(a, axis, dtype, keepdims=keepdims)
+    n = _reductions.sum(_ufuncs.logical_not(_ufuncs.isnan(a)), axis=axis,
+                        keepdims=keepdims)
+    with _np.errstate(invalid="ignore", divide="ignore"):
+        return _ufuncs.divide(s, n.astype(s.dtype))
+
+
+def _nan_extreme(kind, a, axis, keepdims):
+    a = _core.asndarray(a)
+    if a.dtype.kind != "f":
+        return getattr(_reductions, kind)(a, axis=axis, keepdims=keepdims)
+    fill = -_np.inf if kind == "max" else _np.inf
+    r = _nan_reduce(kind, a, axis, None, keepdims, fill)
+    all_nan = _reductions.all(_ufuncs.isnan(a), axis=axis, keepdims=keepdims)
+    return _ufuncs.where(all_nan, a.dtype.type(_np.nan), r)
+
+
+def nanmax(a, axis=None, out=None, keepdims=False):
+    return _nan_extreme("max", a, axis, keepdims)
+
+
+def nanmin(a, axis=None, out=None, keepdims=False):
+    return _nan_extreme("min", a, axis, keepdims)
+
+
+NATIVE += ["array_split", "split", "hsplit", "vsplit", "dsplit", "rollaxis",
+           "matrix_transpose", "ediff1d", "trapezoid", "polyval", "vander", "cov",
+           "corrcoef", "real", "imag", "nansum", "nanprod", "nanmean", "nanmax",
+           "nanmin"]

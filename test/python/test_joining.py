@@ -1,6 +1,8 @@
 """Joining, rearranging and comparison functions against NumPy: dtypes,
 shapes with empty and 0-d cases, non-contiguous views, errors."""
 
+import warnings
+
 import numpy
 import pytest
 
@@ -212,3 +214,67 @@ def test_nan_to_num_and_equality():
     assert cp.array_equal(cp.ones(3), cp.ones(4)) is False
     assert cp.array_equiv(cp.ones((2, 3)), cp.ones(3)) is True
     assert cp.array_equiv(cp.ones((2, 3)), cp.ones(2)) is False
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_splits_and_axes(dtype):
+    a = data((6, 4, 2), dtype, 17)
+    both("split", a, 3)
+    both("split", a, [1, 4], axis=1)
+    both("array_split", a, 4)
+    both("array_split", a, 5, axis=1)
+    both("hsplit", a, 2)
+    both("vsplit", a, [2])
+    both("dsplit", a, 2)
+    both("hsplit", a[0, :, 0], 2)
+    with pytest.raises(ValueError, match="equal division"):
+        cp.split(cp.array(a), 4)
+    both("rollaxis", a, 2)
+    both("rollaxis", a, 0, 3)
+    both("rollaxis", a, -1, 1)
+    both("matrix_transpose", a)
+    both("real", a)
+    both("imag", a)
+
+
+@pytest.mark.parametrize("dtype", ["int32", "int64", "float32", "float64"])
+def test_polynomials_and_integrals(dtype):
+    x = data((7,), dtype, 18)
+    p = data((4,), dtype, 19)
+    both("polyval", p, x)
+    both("vander", x)
+    both("vander", x, 3, increasing=True)
+    both("ediff1d", data((3, 3), dtype, 20))
+    both("ediff1d", x, to_end=numpy.array([5], dtype), to_begin=numpy.array([1, 2], dtype))
+    y = data((3, 6), dtype, 21)
+    both("trapezoid", y)
+    both("trapezoid", y, dx=0.5, axis=0)
+    both("trapezoid", y, numpy.linspace(0, 1, 6))
+
+
+@pytest.mark.parametrize("dtype", ["int64", "float32", "float64"])
+def test_cov_corrcoef(dtype):
+    m = data((3, 8), dtype, 22)
+    both("cov", m)
+    both("cov", m, rowvar=False)
+    both("cov", m, bias=True)
+    both("cov", m[0], m[1])
+    both("cov", m, ddof=2)
+    both("corrcoef", m)
+    both("corrcoef", m[0], m[2])
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int32"])
+def test_nan_reductions(dtype):
+    a = data((4, 5), dtype, 23)
+    if dtype.startswith("float"):
+        a[0, 1] = a[2, 3] = numpy.nan
+        a[3, :] = numpy.nan  # an all-NaN row: NaN (NumPy also warns)
+    x = cp.array(a)
+    for f in ("nansum", "nanprod", "nanmean", "nanmax", "nanmin"):
+        for axis in (None, 0, 1):
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", RuntimeWarning)
+                ref = getattr(numpy, f)(a, axis=axis)
+            check(getattr(cp, f)(x, axis=axis), numpy.asarray(ref))
+    check(cp.nansum(x, axis=1, keepdims=True), numpy.nansum(a, axis=1, keepdims=True))
