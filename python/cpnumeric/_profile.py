@@ -19,8 +19,10 @@ class profile:
         with cpnumeric.profile("step.json"):
             step(u)
 
-    On exit the block's pending work is finished (a sync point), then the
-    file is written. Blocks nest; each file gets the events of its block.
+    Entering and leaving the block are sync points: work recorded before the
+    block finishes first (so that its kernels are not counted in the block),
+    and on exit the block's own work finishes before the file is written.
+    Blocks nest; each file gets the events of its block.
     """
 
     def __init__(self, path="cpnumeric-profile.json"):
@@ -28,6 +30,8 @@ class profile:
         self._first = None
 
     def __enter__(self):
+        _cpn.flush()
+        _cpn.wait_all()
         self._first = _cpn.profile_begin()
         return self
 
