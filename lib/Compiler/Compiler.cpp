@@ -974,6 +974,27 @@ toOptimizedLLVM(ModuleOp module, llvm::LLVMContext &ctx, int optLevel) {
   return m;
 }
 
+/// Starts a dump directory with the trace and its cpn module, then verifies
+/// the module (both compile paths).
+void beginCompile(ModuleOp module, const Trace &trace,
+                  const std::filesystem::path &dumpDir) {
+  if (!dumpDir.empty()) {
+    std::filesystem::create_directories(dumpDir);
+    writeFile(dumpDir / "000-trace.txt", trace.str());
+    writeFile(dumpDir / "001-cpn.mlir", printOp(module));
+  }
+  if (failed(verify(module)))
+    throw std::runtime_error("cpnumeric: the traced cpn IR does not verify; "
+                             "this is a bug in cpnumeric's front end");
+}
+
+std::string llvmText(const llvm::Module &m) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  m.print(os, nullptr);
+  return text;
+}
+
 std::shared_ptr<Executable> compile(const Trace &trace,
                                     const std::vector<int32_t> &outputs,
                                     const std::vector<int32_t> &donors,
@@ -988,13 +1009,8 @@ std::shared_ptr<Executable> compile(const Trace &trace,
     snprintf(name, sizeof(name), "%04d-%016llx", counter++,
              static_cast<unsigned long long>(key));
     dumpDir = std::filesystem::path(opts.dumpDir) / name;
-    std::filesystem::create_directories(dumpDir);
-    writeFile(dumpDir / "000-trace.txt", trace.str());
-    writeFile(dumpDir / "001-cpn.mlir", printOp(*module));
   }
-  if (failed(verify(*module)))
-    throw std::runtime_error("cpnumeric: the traced cpn IR does not verify; "
-                             "this is a bug in cpnumeric's front end");
+  beginCompile(*module, trace, dumpDir);
   auto t0 = std::chrono::steady_clock::now();
   lower(*module, dumpDir, fileNo, "", true,
         summaryWriter(trace, outputs, donors, dumpDir));
@@ -1005,12 +1021,8 @@ std::shared_ptr<Executable> compile(const Trace &trace,
   llvm::LLVMContext llvmContext;
   std::unique_ptr<llvm::Module> llvmModule =
       toOptimizedLLVM(*module, llvmContext, opts.optLevel);
-  if (!dumpDir.empty()) {
-    std::string llvmText;
-    llvm::raw_string_ostream os(llvmText);
-    llvmModule->print(os, nullptr);
-    writeFile(dumpDir / "llvm.ll", llvmText);
-  }
+  if (!dumpDir.empty())
+    writeFile(dumpDir / "llvm.ll", llvmText(*llvmModule));
   std::vector<char> object = emitObject(*llvmModule);
   std::string error;
   auto exe =
@@ -1035,15 +1047,9 @@ std::vector<char> compileObject(const Trace &trace,
   bool barePtr = opts.symbols.empty();
   std::filesystem::path dumpDir;
   int fileNo = 1;
-  if (!opts.dumpDir.empty()) {
+  if (!opts.dumpDir.empty())
     dumpDir = std::filesystem::path(opts.dumpDir) / fileSafe(opts.symbol);
-    std::filesystem::create_directories(dumpDir);
-    writeFile(dumpDir / "000-trace.txt", trace.str());
-    writeFile(dumpDir / "001-cpn.mlir", printOp(*module));
-  }
-  if (failed(verify(*module)))
-    throw std::runtime_error("cpnumeric: the traced cpn IR does not verify; "
-                             "this is a bug in cpnumeric's front end");
+  beginCompile(*module, trace, dumpDir);
   lower(*module, dumpDir, fileNo, "", opts.openmp,
         summaryWriter(trace, outputs, donors, dumpDir), barePtr);
   llvm::LLVMContext llvmContext;
@@ -1058,12 +1064,8 @@ std::vector<char> compileObject(const Trace &trace,
   for (llvm::GlobalVariable &g : m->globals())
     if (!g.isDeclaration())
       g.setLinkage(llvm::GlobalValue::InternalLinkage);
-  if (!dumpDir.empty()) {
-    std::string text;
-    llvm::raw_string_ostream os(text);
-    m->print(os, nullptr);
-    writeFile(dumpDir / "llvm.ll", text);
-  }
+  if (!dumpDir.empty())
+    writeFile(dumpDir / "llvm.ll", llvmText(*m));
   return emitObject(*m, /*pic=*/true);
 }
 
@@ -1093,10 +1095,7 @@ std::string stageText(const Trace &trace, const std::vector<int32_t> &outputs,
   llvm::LLVMContext llvmContext;
   std::unique_ptr<llvm::Module> llvmModule =
       toOptimizedLLVM(*module, llvmContext, optLevel);
-  std::string text;
-  llvm::raw_string_ostream os(text);
-  llvmModule->print(os, nullptr);
-  return text;
+  return llvmText(*llvmModule);
 }
 
 TraceCost traceCost(const Trace &trace, const std::vector<int32_t> &outputs) {

@@ -34,7 +34,7 @@ _cpn.configure(_config.get("CPN_DUMP_IR"), _config.get_int("CPN_TRACE_LIMIT"),
                _config.cache_dir())
 
 _core.EAGER["threshold"] = _config.get_int("CPN_EAGER_THRESHOLD")
-_core.LOCATIONS["on"] = bool(_config.get("CPN_DUMP_IR"))
+_core.LOCATIONS = bool(_config.get("CPN_DUMP_IR"))
 from . import _profile  # noqa: E402
 _profile._start_from_environment()
 

@@ -101,12 +101,12 @@ _op = _cpn.op
 
 # Source lines of recorded ops, kept when IR is dumped (CPN_DUMP_IR): the
 # kernels of summary.txt name the lines they fused.
-LOCATIONS = {"on": False}
+LOCATIONS = False
 _PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
 
 
 def record(name, operands, shape, dtype, iattrs=(), sattr=""):
-    if LOCATIONS["on"]:
+    if LOCATIONS:
         _set_location()
     return _op(name, operands, iattrs, sattr, shape, dtype_key(dtype))
 

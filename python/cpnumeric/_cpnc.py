@@ -284,14 +284,14 @@ def _trace(jitted, path, export, sizes):
         raise CpncError(f"{export.where}: {export}: too many dimensions of "
                         "any size in one argument to trace it")
     args = [_np.ones(s, dtype=t.dtype) for s, t in zip(shapes, export.types)]
-    locations = _core.LOCATIONS["on"]
-    _core.LOCATIONS["on"] = True  # source lines in IR dumps' summary.txt
+    locations = _core.LOCATIONS
+    _core.LOCATIONS = True  # source lines in IR dumps' summary.txt
     try:
         return jitted.lower(*args)._entry
     except Exception as e:
         raise CpncError(_user_error(path, e)) from None
     finally:
-        _core.LOCATIONS["on"] = locations
+        _core.LOCATIONS = locations
 
 
 def _symbolic(entry, sizes):
@@ -778,12 +778,12 @@ def compile_file(args):
                         data = t.entry.captured.as_text(stage).encode()
                     with open(os.path.join(out_dir, name), "wb") as f:
                         f.write(data)
+        source = write_wrapper(modname, functions, openmp)
         c_path = os.path.join(work, modname + ".c")
-        with open(c_path, "w") as f:
-            f.write(write_wrapper(modname, functions, openmp))
-        if "c" in emit:
-            with open(os.path.join(out_dir, modname + ".c"), "w") as f:
-                f.write(write_wrapper(modname, functions, openmp))
+        for path in [c_path] + ([os.path.join(out_dir, modname + ".c")]
+                                if "c" in emit else []):
+            with open(path, "w") as f:
+                f.write(source)
         tmp_out = os.path.join(work, os.path.basename(out_path))
         _link(c_path, objects, tmp_out, openmp, work)
         _move(tmp_out, out_path)

@@ -708,16 +708,14 @@ def imag(val):
 
 
 def _nan_reduce(kind, a, axis, dtype, keepdims, fill):
+    """The reduction with NaNs replaced by `fill` (integers have none)."""
     a = _core.asndarray(a)
-    if a.dtype.kind != "f":
-        return getattr(_reductions, kind)(a, axis=axis, dtype=dtype,
-                                          keepdims=keepdims) if dtype is not None \
-            else getattr(_reductions, kind)(a, axis=axis, keepdims=keepdims)
-    clean = _ufuncs.where(_ufuncs.isnan(a), a.dtype.type(fill), a)
+    if a.dtype.kind == "f":
+        a = _ufuncs.where(_ufuncs.isnan(a), a.dtype.type(fill), a)
     kw = {"axis": axis, "keepdims": keepdims}
     if dtype is not None:
         kw["dtype"] = dtype
-    return getattr(_reductions, kind)(clean, **kw)
+    return getattr(_reductions, kind)(a, **kw)
 
 
 def nansum(a, axis=None, dtype=None, out=None, keepdims=False):

@@ -112,6 +112,13 @@ def _numpy_only_env():
     return env
 
 
+def _run_numpy_only(code, cwd, **env):
+    """Runs `code` in a Python that has NumPy but not cpnumeric."""
+    return subprocess.run([sys.executable, "-S", "-c", code], cwd=cwd,
+                          capture_output=True, text=True,
+                          env={**_numpy_only_env(), **env}, timeout=300)
+
+
 def _cpnc(args, cwd):
     return subprocess.run([sys.executable, "-m", "cpnumeric._cpnc", *args],
                           cwd=cwd, capture_output=True, text=True, timeout=600)
@@ -129,10 +136,7 @@ def test_module_runs_with_numpy_only(tmp_path):
     gram = (tmp_path / "prog.gram_0.cpn.mlir").read_text()
     assert "cpn.matmul" in gram and "tensor<?x?xf64>" in gram
     for threads in ("1", "2"):
-        env = _numpy_only_env()
-        env["CPN_THREADS"] = threads
-        run = subprocess.run([sys.executable, "-S", "-c", CHECK], cwd=tmp_path,
-                             capture_output=True, text=True, env=env, timeout=300)
+        run = _run_numpy_only(CHECK, tmp_path, CPN_THREADS=threads)
         assert run.returncode == 0 and run.stdout.strip() == "ok", \
             run.stdout + run.stderr
 
@@ -159,9 +163,7 @@ def test_export_flag_target_cpu_and_output_name(tmp_path):
              "ref = np.log1p(np.exp(-np.abs(x))) + np.maximum(x, 0)\n"
              "np.testing.assert_allclose(fast.softplus(x), ref, rtol=1e-6)\n"
              "print('ok')\n")
-    run = subprocess.run([sys.executable, "-S", "-c", check], cwd=tmp_path,
-                         capture_output=True, text=True, env=_numpy_only_env(),
-                         timeout=300)
+    run = _run_numpy_only(check, tmp_path)
     assert run.stdout.strip() == "ok", run.stdout + run.stderr
 
 
@@ -217,9 +219,7 @@ def test_shape_generic_size_constants(tmp_path):
              "    np.testing.assert_allclose(v, A.var(axis=0, ddof=1) / n, rtol=1e-5)\n"
              "    assert m.dtype == np.float32\n"
              "print('ok')\n")
-    run = subprocess.run([sys.executable, "-S", "-c", check], cwd=tmp_path,
-                         capture_output=True, text=True, env=_numpy_only_env(),
-                         timeout=300)
+    run = _run_numpy_only(check, tmp_path)
     assert run.stdout.strip() == "ok", run.stdout + run.stderr
 
 
