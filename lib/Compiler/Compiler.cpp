@@ -16,6 +16,7 @@
 #include "cpn/Dialect/CPN/CPNDialect.h"
 #include "cpn/Dialect/CPN/CPNOps.h"
 #include "cpnrt/Blas.h"
+#include "cpnrt/Lapack.h"
 #include "cpnrt/Profile.h"
 #include "cpnrt/Store.h"
 #include "cpnrt/TaskGraph.h"
@@ -197,6 +198,18 @@ OwningOpRef<ModuleOp> buildModule(const Trace &trace,
     return RankedTensorType::get(typeShape(shape), elementType(ctx, t));
   };
   auto memrefTy = [&](const std::vector<int64_t> &shape, cpnrt::DType t) {
+    // An empty array with an empty inner dimension (0x0, 3x0) gets explicit
+    // strides: its identity layout has none that MLIR can compute, and one
+    // such argument would turn the whole kernel's calling convention from
+    // bare pointers into memref descriptors.
+    if (!anyDynamic(shape) && shape.size() >= 2 &&
+        llvm::is_contained(ArrayRef<int64_t>(shape).drop_front(), 0)) {
+      std::vector<int64_t> strides(shape.size(), 1);
+      for (int64_t i = (int64_t)shape.size() - 2; i >= 0; --i)
+        strides[i] = strides[i + 1] * std::max<int64_t>(shape[i + 1], 1);
+      return MemRefType::get(typeShape(shape), elementType(ctx, t),
+                             StridedLayoutAttr::get(ctx, 0, strides));
+    }
     return MemRefType::get(typeShape(shape), elementType(ctx, t));
   };
 
@@ -277,9 +290,11 @@ OwningOpRef<ModuleOp> buildModule(const Trace &trace,
       results.push_back(b.create(remap)->getResult(0));
       continue;
     }
-    if (generic && (op.name == "update" || op.name == "iota"))
-      throw unsupported(op.name == "iota" ? "an arange"
-                                          : "a write into a slice");
+    if (generic &&
+        (op.name == "update" || op.name == "iota" || op.name == "libcall"))
+      throw unsupported(op.name == "iota"      ? "an arange"
+                        : op.name == "libcall" ? "a linear-algebra call"
+                                               : "a write into a slice");
     if (op.name == "view" || op.name == "update") {
 
       st.addAttribute("offset", b.getI64IntegerAttr(op.iattrs.at(0)));
@@ -289,6 +304,9 @@ OwningOpRef<ModuleOp> buildModule(const Trace &trace,
     } else if (op.name == "reduce") {
       st.addAttribute("kind", b.getStringAttr(op.sattr));
       st.addAttribute("axes", b.getDenseI64ArrayAttr(op.iattrs));
+    } else if (op.name == "libcall") {
+      st.addAttribute("callee", b.getStringAttr(op.sattr));
+      st.addAttribute("args", b.getDenseI64ArrayAttr(op.iattrs));
     } else if (op.name == "iota") {
       st.addAttribute("dim", b.getI64IntegerAttr(op.iattrs.at(0)));
     } else if (op.name == "cast") {
@@ -568,6 +586,10 @@ llvm::orc::SymbolMap runtimeSymbols(llvm::orc::MangleAndInterner interner) {
   };
   add("cpn_gemm_f64", &cpn_gemm_f64);
   add("cpn_gemm_f32", &cpn_gemm_f32);
+  size_t nLib = 0;
+  const cpn_lib_entry *lib = cpn_lib_functions(&nLib);
+  for (size_t i = 0; i < nLib; ++i)
+    add(lib[i].name, lib[i].fn);
   // Kernel temporaries come from the runtime's pool.
   add("_mlir_memref_to_llvm_alloc", &cpn_rt_alloc);
   add("_mlir_memref_to_llvm_free", &cpn_rt_free);
@@ -870,6 +892,9 @@ TraceCost costOf(ModuleOp module, std::vector<KernelInfo> *kernels = nullptr) {
         k.what = "BLAS " + call.getCallee().str() + " " +
                  std::to_string(mnk[0]) + "x" + std::to_string(mnk[1]) + "x" +
                  std::to_string(mnk[2]);
+      } else if (auto call = dyn_cast<func::CallOp>(op);
+                 call && call.getCallee().starts_with("cpn_lib_")) {
+        k.what = "LAPACK call " + call.getCallee().str();
       } else {
         return;
       }
@@ -1195,6 +1220,9 @@ void runKernel(const std::shared_ptr<Executable> &exe,
         for (void *&p : ptrs)
           args.push_back(&p);
         exe->fn(args.data());
+        // A library call (LAPACK) that failed left its error for this thread.
+        if (std::string error = cpnrt::takeKernelError(); !error.empty())
+          throw std::runtime_error(error);
       },
       reads, writes);
   // At most a few windows ahead of execution.

@@ -13,7 +13,10 @@
 #include "cpn/Conversion/ScalarOps.h"
 #include "cpn/Dialect/CPN/CPNOps.h"
 
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/AffineExpr.h"
 #include "mlir/IR/PatternMatch.h"
@@ -696,6 +699,65 @@ LogicalResult lowerIota(IRRewriter &rw, IotaOp op) {
   return success();
 }
 
+/// cpn.random_bits: a generic over the result whose body is Philox4x32-10 on
+/// the counter (counter + linear index, 0) under the key, in 64-bit integer
+/// arithmetic (each 32x32->64 product is one multiply of zero-extended
+/// halves, which vectorizes).
+LogicalResult lowerRandomBits(IRRewriter &rw, RandomBitsOp op) {
+  RankedTensorType resTy = tensorOf(op.getResult());
+  unsigned rank = resTy.getRank();
+  SmallVector<int64_t> strides(rank, 1);
+  for (int64_t i = (int64_t)rank - 2; i >= 0; --i)
+    strides[i] = strides[i + 1] * resTy.getDimSize(i + 1);
+  AffineMap scalar = AffineMap::get(rank, 0, {}, rw.getContext());
+  Value r = buildElementwise(
+      rw, op.getLoc(), resTy, {op.getKey(), op.getCounter()}, {scalar, scalar},
+      [&](OpBuilder &b, Location l, ValueRange args) -> Value {
+        Type i64 = b.getI64Type();
+        auto cst = [&](uint64_t v) -> Value {
+          return arith::ConstantOp::create(
+              b, l, i64, b.getI64IntegerAttr(static_cast<int64_t>(v)));
+        };
+        Value mask = cst(0xffffffffull), c32 = cst(32);
+        auto lo = [&](Value v) -> Value {
+          return arith::AndIOp::create(b, l, v, mask);
+        };
+        auto hi = [&](Value v) -> Value {
+          return arith::ShRUIOp::create(b, l, v, c32);
+        };
+        Value index = cst(0);
+        for (unsigned d = 0; d < rank; ++d) {
+          Value i = arith::IndexCastOp::create(
+              b, l, i64, linalg::IndexOp::create(b, l, d));
+          index = arith::AddIOp::create(
+              b, l, index, arith::MulIOp::create(b, l, i, cst(strides[d])));
+        }
+        Value n = arith::AddIOp::create(b, l, args[1], index);
+        Value c0 = lo(n), c1 = hi(n), c2 = cst(0), c3 = cst(0);
+        Value k0 = lo(args[0]), k1 = hi(args[0]);
+        Value m0 = cst(0xD2511F53ull), m1 = cst(0xCD9E8D57ull);
+        Value w0 = cst(0x9E3779B9ull), w1 = cst(0xBB67AE85ull);
+        for (int round = 0; round < 10; ++round) {
+          Value p0 = arith::MulIOp::create(b, l, c0, m0);
+          Value p1 = arith::MulIOp::create(b, l, c2, m1);
+          Value n0 = arith::XOrIOp::create(
+              b, l, arith::XOrIOp::create(b, l, hi(p1), c1), k0);
+          Value n2 = arith::XOrIOp::create(
+              b, l, arith::XOrIOp::create(b, l, hi(p0), c3), k1);
+          c1 = lo(p1);
+          c3 = lo(p0);
+          c0 = n0;
+          c2 = n2;
+          k0 = lo(arith::AddIOp::create(b, l, k0, w0));
+          k1 = lo(arith::AddIOp::create(b, l, k1, w1));
+        }
+        return arith::OrIOp::create(b, l, arith::ShLIOp::create(b, l, c0, c32),
+                                    c1);
+      });
+  rw.replaceOp(op, r);
+  return success();
+}
+
 /// The base of `v` when `v` is a cpn.view that transposes a whole 2-D
 /// tensor (offset 0, strides [1, columns]); null otherwise.
 Value transposedBase(Value v) {
@@ -756,6 +818,82 @@ LogicalResult lowerMatmul(IRRewriter &rw, MatmulOp op) {
   return success();
 }
 
+/// cpn.libcall becomes `cpn_lib_<callee>(meta, out, in...)` (see
+/// runtime/include/cpnrt/Lapack.h): operands are read through
+/// bufferization.to_buffer (any layout), the result is written into a fresh
+/// buffer that becomes the result tensor, and `meta` is a stack array of the
+/// arrays' offsets, sizes and strides and the integer arguments. Buffers are
+/// passed as direct arguments, so that deallocation sees their last use.
+LogicalResult lowerLibcall(IRRewriter &rw, LibcallOp op) {
+  Location loc = op.getLoc();
+  MLIRContext *ctx = rw.getContext();
+  Type i64 = rw.getI64Type();
+  RankedTensorType resTy = tensorOf(op.getResult());
+  auto outBuf = memref::AllocOp::create(
+      rw, loc, MemRefType::get(resTy.getShape(), resTy.getElementType()));
+  SmallVector<Value> buffers{outBuf};
+  for (Value v : op.getOperands()) {
+    RankedTensorType t = tensorOf(v);
+    auto layout = StridedLayoutAttr::get(
+        ctx, ShapedType::kDynamic,
+        SmallVector<int64_t>(t.getRank(), ShapedType::kDynamic));
+    auto mt = MemRefType::get(t.getShape(), t.getElementType(), layout);
+    auto toBuf = bufferization::ToBufferOp::create(rw, loc, mt, v);
+    toBuf.setReadOnly(true);
+    buffers.push_back(toBuf);
+  }
+  auto cst = [&](int64_t v) -> Value {
+    return arith::ConstantOp::create(rw, loc, i64, rw.getI64IntegerAttr(v));
+  };
+  auto toI64 = [&](Value index) -> Value {
+    return arith::IndexCastOp::create(rw, loc, i64, index);
+  };
+  SmallVector<Value> words{cst(static_cast<int64_t>(buffers.size()))};
+  SmallVector<Value> ptrs;
+  for (Value m : buffers) {
+    auto md = memref::ExtractStridedMetadataOp::create(rw, loc, m);
+    ptrs.push_back(
+        toI64(memref::ExtractAlignedPointerAsIndexOp::create(rw, loc, m)));
+    int64_t rank = cast<MemRefType>(m.getType()).getRank();
+    words.push_back(toI64(md.getOffset()));
+    words.push_back(cst(rank));
+    for (Value size : md.getSizes())
+      words.push_back(toI64(size));
+    for (Value stride : md.getStrides())
+      words.push_back(toI64(stride));
+  }
+  words.push_back(cst(static_cast<int64_t>(op.getArgs().size())));
+  for (int64_t a : op.getArgs())
+    words.push_back(cst(a));
+  auto meta = memref::AllocaOp::create(
+      rw, loc, MemRefType::get({static_cast<int64_t>(words.size())}, i64));
+  for (auto [i, w] : llvm::enumerate(words))
+    memref::StoreOp::create(
+        rw, loc, w, meta,
+        ValueRange{arith::ConstantIndexOp::create(rw, loc, i)});
+  SmallVector<Value> args{
+      toI64(memref::ExtractAlignedPointerAsIndexOp::create(rw, loc, meta))};
+  args.append(ptrs);
+  while (args.size() < 5)
+    args.push_back(cst(0));
+  std::string name = ("cpn_lib_" + op.getCallee()).str();
+  auto module = op->getParentOfType<ModuleOp>();
+  auto func = module.lookupSymbol<func::FuncOp>(name);
+  if (!func) {
+    OpBuilder mb = OpBuilder::atBlockBegin(module.getBody());
+    func = func::FuncOp::create(
+        mb, loc, name,
+        mb.getFunctionType(SmallVector<Type>(args.size(), i64), {}));
+    func.setPrivate();
+  }
+  func::CallOp::create(rw, loc, func, args);
+  auto result = bufferization::ToTensorOp::create(rw, loc, resTy, outBuf);
+  result.setRestrict(true);
+  result.setWritable(true);
+  rw.replaceOp(op, result.getResult());
+  return success();
+}
+
 struct ConvertCPNToLinalgPass
     : public cpn::impl::ConvertCPNToLinalgBase<ConvertCPNToLinalgPass> {
   using ConvertCPNToLinalgBase::ConvertCPNToLinalgBase;
@@ -792,6 +930,10 @@ struct ConvertCPNToLinalgPass
         r = lowerRemap(rw, remap);
       else if (auto mm = dyn_cast<MatmulOp>(op))
         r = lowerMatmul(rw, mm);
+      else if (auto call = dyn_cast<LibcallOp>(op))
+        r = lowerLibcall(rw, call);
+      else if (auto bits = dyn_cast<RandomBitsOp>(op))
+        r = lowerRandomBits(rw, bits);
       else
         r = lowerElementwise(rw, op);
       if (failed(r))

@@ -8,7 +8,8 @@ compiles the pending trace into fused native kernels and runs them.
 import numpy as _np
 
 from . import (_config, _core, _cpn, _creation, _fallback, _jit, _joining, _manip,
-               _reductions, _ufuncs)
+               _products, _reductions, _ufuncs)
+from . import linalg  # noqa: F401
 from ._core import ndarray
 from ._jit import Lowered, TracingError, jit  # noqa: F401
 from ._profile import profile  # noqa: F401
@@ -19,6 +20,7 @@ from ._manip import (broadcast_to, diag, diagonal, dot, expand_dims, flip, flipl
 from ._reductions import (all, amax, amin, any, argmax, argmin, count_nonzero, max,  # noqa: F401,A004
                           mean, min, prod, std, sum, var)
 from ._ufuncs import clip, where, ufunc  # noqa: F401
+from ._products import cross, matvec, tensordot, vecdot, vecmat  # noqa: F401
 from ._joining import (allclose, append, atleast_1d, atleast_2d, atleast_3d,  # noqa: F401
                        broadcast_arrays, column_stack, concat, concatenate, diff, dstack,
                        permute_dims, tile, repeat, meshgrid, indices, kron, rot90,
@@ -201,7 +203,8 @@ ndarray.round = lambda self, decimals=0, out=None: _joining.around(self, decimal
 round = _joining.round  # noqa: A001
 _fallback.register_native(
     set(_ufuncs.NATIVE_UFUNCS) | {"clip", "where"} | set(_creation.NATIVE)
-    | set(_manip.NATIVE) | set(_reductions.NATIVE) | set(_joining.NATIVE))
+    | set(_manip.NATIVE) | set(_reductions.NATIVE) | set(_joining.NATIVE)
+    | set(_products.NATIVE))
 # `where(cond)` with one argument is data-dependent and falls back.
 
 

@@ -119,6 +119,29 @@ def _set_location():
         _cpn.set_location(f.f_code.co_filename, f.f_lineno)
 
 
+def to_numpy(node):
+    """The elements of a trace value (a sync point). A failure of the work
+    that computed it raises here: LinAlgError for LAPACK's errors."""
+    return _raising(_cpn.to_numpy, node)
+
+
+def wait(node):
+    """Waits until a trace value is computed (a sync point); raises as
+    to_numpy does."""
+    _raising(_cpn.wait, node)
+
+
+def _raising(f, node):
+    try:
+        return f(node)
+    except RuntimeError as e:
+        msg = str(e)
+        at = msg.find("LinAlgError: ")
+        if at >= 0:
+            raise _np.linalg.LinAlgError(msg[at + len("LinAlgError: "):]) from None
+        raise
+
+
 def statement_end():
     _cpn.statement_end()
 
@@ -359,7 +382,7 @@ class ndarray:
             return _np.empty(self._shape, self._dtype)
         else:
             node = record("copy", [self._node()], self._shape, self._dtype)
-        out = _cpn.to_numpy(node)
+        out = to_numpy(node)
         if out.dtype != self._dtype:
             out = out.view(self._dtype)
         return out.reshape(self._shape)

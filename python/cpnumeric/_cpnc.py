@@ -393,6 +393,23 @@ _PRELUDE = r"""
 #include <stdlib.h>
 #include <string.h>
 %(omp)s
+/* The error a LAPACK call of the last kernel left on this thread (libcpnrt_aot):
+   raised as numpy.linalg.LinAlgError; 0 when there was none. */
+const char *cpn_lib_take_error(void);
+static int cpnc_raise_kernel_error(void) {
+  const char *e = cpn_lib_take_error();
+  if (!e[0])
+    return 0;
+  const char *m = strstr(e, "LinAlgError: ");
+  PyObject *mod = PyImport_ImportModule("numpy.linalg");
+  PyObject *cls = mod ? PyObject_GetAttrString(mod, "LinAlgError") : NULL;
+  Py_XDECREF(mod);
+  if (cls) {
+    PyErr_SetString(cls, m ? m + strlen("LinAlgError: ") : e);
+    Py_DECREF(cls);
+  }
+  return -1;
+}
 /* A new reference to `o` as a C-contiguous, aligned array of exactly this
    dtype and shape, or NULL (no error set) when `o` does not match. Dimension
    i with symof[i] >= 0 has any size, the same for every dimension of that
@@ -624,6 +641,7 @@ def _variant(w, traced):
     w("  Py_BEGIN_ALLOW_THREADS")
     w(f"  {sym}(slots);")
     w("  Py_END_ALLOW_THREADS")
+    w("  if (cpnc_raise_kernel_error()) goto done;")
     for i, k in entry.mutations:  # arguments the function wrote into
         w(f"  if (PyArray_Check(argv[{i}]) && "
           f"PyArray_CopyInto((PyArrayObject *)argv[{i}], out[{k}]) < 0) goto done;")
@@ -704,9 +722,8 @@ def _link(c_path, objects, out_path, openmp, workdir):
     cmd = [cc, "-c", "-O2", "-fPIC", "-fvisibility=hidden", "-o", wrapper_o,
            c_path] + [f"-I{i}" for i in includes]
     _run(cmd)
-    link = [cxx, "-shared", "-o", out_path, wrapper_o] + objects + [aot,
-                                                                    "-lopenblas",
-                                                                    "-lmvec", "-lm"]
+    link = [cxx, "-shared", "-o", out_path, wrapper_o] + objects + [
+        aot, "-llapacke", "-lopenblas", "-lmvec", "-lm"]
     if openmp:
         link += [_OPENMP, f"-Wl,-rpath,{os.path.dirname(_OPENMP)}"]
     _run(link)

@@ -160,7 +160,7 @@ class _Entry:
         for i, k in self.mutations:
             a = arrays[i]
             if isinstance(a, _np.ndarray):
-                a[...] = _cpn.to_numpy(results[k]).reshape(a.shape)
+                a[...] = _core.to_numpy(results[k]).reshape(a.shape)
             else:
                 a._base.node = results[k]
         leaves = []

@@ -291,13 +291,12 @@ def matmul(a, b, out=None, **kwargs):
     a, b = _core.asndarray(a), _core.asndarray(b)
     if a.ndim == 0 or b.ndim == 0:
         raise ValueError("matmul: Input operand does not have enough dimensions")
-    if a.ndim > 2 or b.ndim > 2:
-        from . import _fallback
-        return _fallback.call_numpy("matmul", (a, b), dict(kwargs, out=out))
     dt = _np.result_type(a._dtype, b._dtype)
-    if dt.kind == "b":
+    if dt.kind == "b" or kwargs:
         from . import _fallback
         return _fallback.call_numpy("matmul", (a, b), dict(kwargs, out=out))
+    if a.ndim > 2 or b.ndim > 2:
+        return _core.store_out(_batched_matmul(a, b, dt), out)
     a2 = a if a.ndim == 2 else a.reshape(1, -1)
     b2 = b if b.ndim == 2 else b.reshape(-1, 1)
     if a2._shape[1] != b2._shape[0]:
@@ -311,6 +310,43 @@ def matmul(a, b, out=None, **kwargs):
     final = tuple(([a._shape[0]] if a.ndim == 2 else []) +
                   ([b._shape[1]] if b.ndim == 2 else []))
     return _core.store_out(r.reshape(final), out)
+
+
+# Stacks of at most this many products are one BLAS call each; bigger stacks
+# (many small matrices) are one fused multiply-and-sum loop nest.
+_MATMUL_LOOP_LIMIT = 16
+
+
+def _batched_matmul(a, b, dt):
+    """matmul of stacks (..., n, k) @ (..., k, m), batch dimensions
+    broadcast; a 1-D operand is a vector as in NumPy."""
+    a2 = a if a.ndim >= 2 else a.reshape(1, -1)
+    b2 = b if b.ndim >= 2 else b.reshape(-1, 1)
+    n, k = a2._shape[-2:]
+    k2, m = b2._shape[-2:]
+    if k != k2:
+        raise ValueError(f"matmul: Input operand 1 has a mismatch in its core "
+                         f"dimension 0, with gufunc signature (n?,k),(k,m?)->(n?,m?) "
+                         f"(size {k2} is different from {k})")
+    batch = _np.broadcast_shapes(a2._shape[:-2], b2._shape[:-2])
+    a2 = broadcast_to(a2, batch + (n, k)).astype(dt, copy=False)
+    b2 = broadcast_to(b2, batch + (k, m)).astype(dt, copy=False)
+    count = _core.prod(batch)
+    if count <= _MATMUL_LOOP_LIMIT and count > 0:
+        from ._joining import stack
+        flat_a = [a2[idx] for idx in _np.ndindex(*batch)]
+        flat_b = [b2[idx] for idx in _np.ndindex(*batch)]
+        r = stack([matmul(x, y) for x, y in zip(flat_a, flat_b)]).reshape(
+            batch + (n, m))
+    else:
+        from . import _reductions
+        r = _reductions.sum(_ufuncs.multiply(expand_dims(a2, -1), expand_dims(b2, -3)),
+                            axis=-2, dtype=dt)
+    if a.ndim == 1:
+        r = squeeze(r, -2)
+    if b.ndim == 1:
+        r = squeeze(r, -1)
+    return r
 
 
 def dot(a, b, out=None):

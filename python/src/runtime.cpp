@@ -77,6 +77,10 @@ void initRuntime(py::module_ &m) {
       },
       "A NumPy copy of a value; a sync point.");
   m.def(
+      "wait", [](const NodeRef &node) { materialize(node); },
+      "Waits until a value is computed (flushing the trace if it is pending); "
+      "raises the error of the work that computed it.");
+  m.def(
       "trim_pool", [] { cpnrt::trimPool(); },
       "Return the pool's cached free buffers to the system.");
   m.def(

@@ -263,3 +263,18 @@ def test_matrix_vector_products_on_strided_views(dt):
         got = cp.asnumpy(got)
         assert got.dtype == ref.dtype and got.shape == ref.shape
         numpy.testing.assert_allclose(got, ref, rtol=1e-5)
+
+
+def test_empty_arrays_beside_others_in_one_kernel():
+    """0x0 and 3x0 values in a trace with other work: the kernel keeps its
+    bare-pointer calling convention (an identity layout with a zero inner
+    size once made it take memref descriptors and crash)."""
+    a = cp.array(numpy.zeros((2, 0)))
+    e = cp.eye(0, 0).copy()
+    z = cp.zeros((3, 0)) + 1
+    b = a * 2
+    f = cp.eye(3).copy()
+    assert numpy.array_equal(numpy.asarray(f), numpy.eye(3))
+    assert numpy.asarray(e).shape == (0, 0)
+    assert numpy.asarray(z).shape == (3, 0)
+    assert numpy.asarray(b).shape == (2, 0)

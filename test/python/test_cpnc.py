@@ -244,3 +244,35 @@ def test_cuda_target_and_help(tmp_path):
     for flag in ("--export", "--emit", "--dump-ir-after-all", "--target", "-O",
                  "-o OUT"):
         assert flag in h.stdout
+
+
+def test_linalg_in_a_compiled_module(tmp_path):
+    """LAPACK calls link into the module (libcpnrt_aot) and their errors are
+    numpy.linalg.LinAlgError."""
+    (tmp_path / "la.py").write_text(textwrap.dedent('''\
+        import cpnumeric as np
+
+        # cpnc export fit(float64[6,3], float64[6])
+        def fit(A, b):
+            G = A.T @ A
+            return np.linalg.solve(G, A.T @ b), np.linalg.det(G), np.linalg.inv(G)
+        '''))
+    r = _cpnc(["la.py"], tmp_path)
+    assert r.returncode == 0, r.stdout + r.stderr
+    check = ("import numpy as np, la\n"
+             "rng = np.random.default_rng(1)\n"
+             "A, b = rng.random((6, 3)), rng.random(6)\n"
+             "x, d, gi = la.fit(A, b)\n"
+             "G = A.T @ A\n"
+             "np.testing.assert_allclose(x, np.linalg.solve(G, A.T @ b), rtol=1e-10)\n"
+             "np.testing.assert_allclose(d, np.linalg.det(G), rtol=1e-10)\n"
+             "np.testing.assert_allclose(gi, np.linalg.inv(G), rtol=1e-10)\n"
+             "try:\n"
+             "    la.fit(np.ones((6, 3)), b)\n"
+             "except np.linalg.LinAlgError as e:\n"
+             "    assert 'Singular' in str(e)\n"
+             "else:\n"
+             "    raise AssertionError('no LinAlgError')\n"
+             "print('ok')\n")
+    run = _run_numpy_only(check, tmp_path)
+    assert run.stdout.strip() == "ok", run.stdout + run.stderr

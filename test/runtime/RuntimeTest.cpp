@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "cpnrt/Blas.h"
+#include "cpnrt/Lapack.h"
 #include "cpnrt/Profile.h"
 #include "cpnrt/Store.h"
 #include "cpnrt/TaskGraph.h"
@@ -13,6 +14,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <sstream>
@@ -173,6 +175,36 @@ TEST(Blas, GemmOnTransposedAndStridedOperands) {
                /*accumulate=*/0);
   EXPECT_EQ(y[0], 6);
   EXPECT_EQ(y[1], 15);
+}
+
+TEST(Lapack, InverseOfATransposedViewAndSingularError) {
+  // in0: the 2x2 matrix [[4, 7], [2, 6]] stored transposed (strides 1, 2).
+  double At[4] = {4, 2, 7, 6};
+  double out[4] = {0, 0, 0, 0};
+  // nArrays, out (offset, rank, sizes, strides), in0, nArgs.
+  int64_t meta[] = {2, 0, 2, 2, 2, 2, 1, 0, 2, 2, 2, 1, 2, 0};
+  size_t n = 0;
+  const cpn_lib_entry *table = cpn_lib_functions(&n);
+  cpn_lib_fn inv = nullptr;
+  for (size_t i = 0; i < n; ++i)
+    if (std::string(table[i].name) == "cpn_lib_inv_f64")
+      inv = table[i].fn;
+  ASSERT_NE(inv, nullptr);
+  inv(reinterpret_cast<int64_t>(meta), reinterpret_cast<int64_t>(out),
+      reinterpret_cast<int64_t>(At), 0, 0);
+  EXPECT_EQ(cpnrt::takeKernelError(), "");
+  // inverse of [[4, 7], [2, 6]] = [[0.6, -0.7], [-0.2, 0.4]]
+  EXPECT_NEAR(out[0], 0.6, 1e-12);
+  EXPECT_NEAR(out[1], -0.7, 1e-12);
+  EXPECT_NEAR(out[2], -0.2, 1e-12);
+  EXPECT_NEAR(out[3], 0.4, 1e-12);
+  // A singular matrix: NaN results and an error for the task to raise, once.
+  double S[4] = {1, 2, 2, 4};
+  inv(reinterpret_cast<int64_t>(meta), reinterpret_cast<int64_t>(out),
+      reinterpret_cast<int64_t>(S), 0, 0);
+  EXPECT_TRUE(std::isnan(out[0]));
+  EXPECT_EQ(cpnrt::takeKernelError(), "LinAlgError: Singular matrix");
+  EXPECT_EQ(cpnrt::takeKernelError(), "");
 }
 
 namespace {

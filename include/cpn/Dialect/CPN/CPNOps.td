@@ -304,4 +304,49 @@ def CPN_MatmulOp : CPN_Op<"matmul", [Pure]> {
   let hasVerifier = 1;
 }
 
+def CPN_RandomBitsOp : CPN_Op<"random_bits", [Pure]> {
+  let summary = "counter-based random 64-bit words (Philox4x32-10)";
+  let description = [{
+    Element `i` (row-major linear index) is the Philox4x32-10 block of the
+    128-bit counter (`counter` + i, 0) under the 64-bit `key`, its first two
+    32-bit words joined into one (unsigned) 64-bit integer. Every element
+    depends only on the key, the counter and its index, so the values are the
+    same whatever the loop order, tiling or thread count, and the op fuses
+    with the elementwise ops that turn the words into a distribution.
+
+    ```mlir
+    %bits = cpn.random_bits %key, %counter : tensor<i64>, tensor<i64> -> tensor<1000xi64>
+    ```
+  }];
+  let arguments = (ins 0DTensorOf<[I64]>:$key, 0DTensorOf<[I64]>:$counter);
+  let results = (outs StaticShapeTensorOf<[I64]>:$result);
+  let assemblyFormat = [{
+    $key `,` $counter attr-dict `:` type($key) `,` type($counter) `->` type($result)
+  }];
+}
+
+def CPN_LibcallOp : CPN_Op<"libcall", [Pure]> {
+  let summary = "a call into the runtime's numerical library (LAPACK)";
+  let description = [{
+    Computes its result with the runtime entry point `cpn_lib_<callee>` (for
+    example `inv_f64`: LAPACK through LAPACKE, on CPUs). Operands are read,
+    never written; the result is a fresh C-contiguous array whose layout the
+    callee documents (runtime/include/cpnrt/Lapack.h), often several results
+    packed into one flat array that views take apart. `args` are extra integer
+    arguments. At most three operands; static shapes only.
+
+    ```mlir
+    %r = cpn.libcall "inv_f64"(%a) {args = array<i64>}
+        : (tensor<4x4xf64>) -> tensor<4x4xf64>
+    ```
+  }];
+  let arguments = (ins Variadic<CPN_StaticTensor>:$operands, StrAttr:$callee,
+                   DenseI64ArrayAttr:$args);
+  let results = (outs CPN_StaticTensor:$result);
+  let assemblyFormat = [{
+    $callee `(` $operands `)` attr-dict `:` functional-type($operands, $result)
+  }];
+  let hasVerifier = 1;
+}
+
 #endif // CPN_OPS

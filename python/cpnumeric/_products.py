@@ -1,0 +1,134 @@
+"""Products built from traced ops: cross, tensordot, vecdot, matvec, vecmat."""
+
+import warnings
+
+import numpy as _np
+from numpy.lib.array_utils import normalize_axis_index
+
+from . import _core, _manip, _reductions, _ufuncs
+from ._core import prod
+
+
+def _as(a):
+    return _core.asndarray(a)
+
+
+def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
+    if axis is not None:
+        axisa = axisb = axisc = axis
+    a, b = _as(a), _as(b)
+    if a.ndim < 1 or b.ndim < 1:
+        raise ValueError("At least one array has zero dimension")
+    a = _manip.moveaxis(a, normalize_axis_index(axisa, a.ndim, "axisa"), -1)
+    b = _manip.moveaxis(b, normalize_axis_index(axisb, b.ndim, "axisb"), -1)
+    na, nb = a._shape[-1], b._shape[-1]
+    if na not in (2, 3) or nb not in (2, 3):
+        raise ValueError("incompatible dimensions for cross product\n"
+                         "(dimension must be 2 or 3)")
+    if na == 2 or nb == 2:
+        warnings.warn("Arrays of 2-dimensional vectors are deprecated. Use arrays "
+                      "of 3-dimensional vectors instead. (deprecated in NumPy 2.0)",
+                      DeprecationWarning, stacklevel=2)
+    dt = _np.promote_types(a._dtype, b._dtype)
+    a = a.astype(dt, copy=False)
+    b = b.astype(dt, copy=False)
+    mul, sub, neg = _ufuncs.multiply, _ufuncs.subtract, _ufuncs.negative
+    a0, a1, b0, b1 = a[..., 0], a[..., 1], b[..., 0], b[..., 1]
+    z = sub(mul(a0, b1), mul(a1, b0))
+    if na == 2 and nb == 2:
+        return z
+    if na == 2:
+        b2 = b[..., 2]
+        c0, c1 = mul(a1, b2), neg(mul(a0, b2))
+    elif nb == 2:
+        a2 = a[..., 2]
+        c0, c1 = neg(mul(a2, b1)), mul(a2, b0)
+    else:
+        a2, b2 = a[..., 2], b[..., 2]
+        c0, c1 = sub(mul(a1, b2), mul(a2, b1)), sub(mul(a2, b0), mul(a0, b2))
+    from ._joining import stack
+    shape = _np.broadcast_shapes(c0._shape, c1._shape, z._shape)
+    cp = stack([_manip.broadcast_to(c, shape) for c in (c0, c1, z)], axis=-1)
+    return _manip.moveaxis(cp, -1, normalize_axis_index(axisc, cp.ndim, "axisc"))
+
+
+def tensordot(a, b, axes=2):
+    a, b = _as(a), _as(b)
+    try:
+        iter(axes)
+    except TypeError:
+        axes_a, axes_b = list(range(-axes, 0)), list(range(0, axes))
+    else:
+        axes_a, axes_b = axes
+    axes_a = [axes_a] if isinstance(axes_a, (int, _np.integer)) else list(axes_a)
+    axes_b = [axes_b] if isinstance(axes_b, (int, _np.integer)) else list(axes_b)
+    sa, sb = a._shape, b._shape
+    equal = len(axes_a) == len(axes_b)
+    if equal:
+        for k in range(len(axes_a)):
+            if sa[axes_a[k]] != sb[axes_b[k]]:
+                equal = False
+                break
+            axes_a[k] %= max(a.ndim, 1)
+            axes_b[k] %= max(b.ndim, 1)
+    if not equal:
+        raise ValueError("shape-mismatch for sum")
+    notin_a = [k for k in range(a.ndim) if k not in axes_a]
+    notin_b = [k for k in range(b.ndim) if k not in axes_b]
+    n2 = prod(sa[k] for k in axes_a)
+    at = _manip.transpose(a, notin_a + axes_a).reshape(prod(sa[k] for k in notin_a), n2)
+    bt = _manip.transpose(b, axes_b + notin_b).reshape(n2, prod(sb[k] for k in notin_b))
+    return _manip.dot(at, bt).reshape([sa[k] for k in notin_a] + [sb[k] for k in notin_b])
+
+
+def _sum_product(x1, x2, axis, out, dtype):
+    dt = _np.result_type(x1._dtype, x2._dtype) if dtype is None else _np.dtype(dtype)
+    if dt.kind == "b":
+        r = _reductions.any(_ufuncs.logical_and(x1, x2), axis=axis)
+    else:
+        r = _reductions.sum(_ufuncs.multiply(x1.astype(dt, copy=False),
+                                             x2.astype(dt, copy=False)), axis=axis,
+                            dtype=dt)
+    return _core.store_out(r, out)
+
+
+def vecdot(x1, x2, /, out=None, *, axis=-1, dtype=None, **kwargs):
+    x1, x2 = _as(x1), _as(x2)
+    if kwargs:
+        from . import _fallback
+        return _fallback.call_numpy("vecdot", (x1, x2),
+                                    dict(kwargs, out=out, axis=axis, dtype=dtype))
+    if x1.ndim == 0 or x2.ndim == 0:
+        raise ValueError("vecdot: Input operand 0 does not have enough dimensions")
+    x1 = _manip.moveaxis(x1, axis, -1)
+    x2 = _manip.moveaxis(x2, axis, -1)
+    if x1._shape[-1] != x2._shape[-1]:
+        raise ValueError(f"vecdot: Input operand 1 has a mismatch in its core "
+                         f"dimension 0, with gufunc signature (n),(n)->() (size "
+                         f"{x2._shape[-1]} is different from {x1._shape[-1]})")
+    return _sum_product(x1, x2, -1, out, dtype)
+
+
+def matvec(x1, x2, /, out=None, *, dtype=None):
+    x1, x2 = _as(x1), _as(x2)
+    if x1.ndim < 2 or x2.ndim < 1:
+        raise ValueError("matvec: Input operand does not have enough dimensions")
+    if x1._shape[-1] != x2._shape[-1]:
+        raise ValueError(f"matvec: Input operand 1 has a mismatch in its core "
+                         f"dimension 0, with gufunc signature (m,n),(n)->(m) (size "
+                         f"{x2._shape[-1]} is different from {x1._shape[-1]})")
+    return _sum_product(x1, _manip.expand_dims(x2, -2), -1, out, dtype)
+
+
+def vecmat(x1, x2, /, out=None, *, dtype=None):
+    x1, x2 = _as(x1), _as(x2)
+    if x1.ndim < 1 or x2.ndim < 2:
+        raise ValueError("vecmat: Input operand does not have enough dimensions")
+    if x1._shape[-1] != x2._shape[-2]:
+        raise ValueError(f"vecmat: Input operand 1 has a mismatch in its core "
+                         f"dimension 0, with gufunc signature (n),(n,m)->(m) (size "
+                         f"{x2._shape[-2]} is different from {x1._shape[-1]})")
+    return _sum_product(_manip.expand_dims(x1, -1), x2, -2, out, dtype)
+
+
+NATIVE = ["cross", "tensordot", "vecdot", "matvec", "vecmat"]

@@ -1,0 +1,52 @@
+//===- Lapack.h - LAPACK entry points called by compiled kernels -*- C++
+//-*-===//
+//
+// Part of cpnumeric's runtime (libcpnrt).
+//
+// A `cpn.libcall` op becomes a call `cpn_lib_<callee>(meta, out, in0, in1,
+// in2)`: `meta` points at int64 words describing the arrays and `out`, `inN`
+// are their aligned base pointers (0 when absent). The words are
+//
+//   nArrays, then per array (the output first, then each input):
+//     offset, rank, sizes[rank], strides[rank]   (in elements)
+//   nArgs, args[nArgs]
+//
+// Inputs are batches of matrices `(..., M, N)` with any strides; the output
+// is a fresh C-contiguous buffer whose layout each entry point documents.
+// Errors LAPACK reports (a singular matrix, no convergence) are kept in a
+// per-thread slot that the task running the kernel turns into a failure
+// (see cpnrt::takeKernelError); the output is then NaN.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef CPNRT_LAPACK_H
+#define CPNRT_LAPACK_H
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+extern "C" {
+using cpn_lib_fn = void (*)(int64_t meta, int64_t out, int64_t in0, int64_t in1,
+                            int64_t in2);
+
+struct cpn_lib_entry {
+  const char *name;
+  cpn_lib_fn fn;
+};
+
+/// Every `cpn_lib_*` entry point, for the JIT's symbol table.
+const cpn_lib_entry *cpn_lib_functions(size_t *count);
+
+/// The error a library call on this thread reported since the last call
+/// (empty: none), cleared; for code without C++ (cpnc's modules).
+const char *cpn_lib_take_error();
+}
+
+namespace cpnrt {
+/// The error a library call on this thread reported, cleared ("" if none).
+/// Messages start with the NumPy exception's name ("LinAlgError: ...").
+std::string takeKernelError();
+} // namespace cpnrt
+
+#endif // CPNRT_LAPACK_H

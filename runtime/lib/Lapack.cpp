@@ -1,0 +1,519 @@
+//===- Lapack.cpp - LAPACK for compiled kernels (np.linalg) ---------------===//
+//
+// Part of cpnumeric's runtime (libcpnrt). See cpnrt/Lapack.h for the calling
+// convention. Each matrix of a batch is gathered into a column-major buffer
+// (LAPACK's layout, so that LAPACKE copies nothing more), factored, and its
+// results scattered into the C-contiguous output. Batches of small matrices
+// are spread over threads; a large matrix gets OpenBLAS's own threads.
+//
+//===----------------------------------------------------------------------===//
+
+#include "cpnrt/Lapack.h"
+
+#include <lapacke.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <mutex>
+#include <thread>
+#include <type_traits>
+#include <vector>
+
+namespace {
+thread_local std::string kernelError;
+
+/// One strided array of the call.
+struct Array {
+  char *base = nullptr;
+  int64_t offset = 0;
+  std::vector<int64_t> sizes, strides;
+
+  int64_t rank() const { return static_cast<int64_t>(sizes.size()); }
+  /// Matrices in the batch (every dimension but the last two).
+  int64_t batch() const {
+    int64_t n = 1;
+    for (int64_t i = 0; i + 2 < rank(); ++i)
+      n *= sizes[i];
+    return n;
+  }
+  /// Element offset of matrix `b` of the batch.
+  int64_t batchOffset(int64_t b) const {
+    int64_t off = offset;
+    for (int64_t i = rank() - 3; i >= 0; --i) {
+      off += (b % sizes[i]) * strides[i];
+      b /= sizes[i];
+    }
+    return off;
+  }
+  int64_t rows() const { return rank() >= 2 ? sizes[rank() - 2] : 1; }
+  int64_t cols() const { return rank() >= 1 ? sizes[rank() - 1] : 1; }
+  int64_t rowStride() const { return rank() >= 2 ? strides[rank() - 2] : 0; }
+  int64_t colStride() const { return rank() >= 1 ? strides[rank() - 1] : 0; }
+};
+
+/// The decoded call: output, inputs, integer arguments.
+struct Call {
+  Array out;
+  std::vector<Array> in;
+  std::vector<int64_t> args;
+
+  Call(int64_t meta, int64_t outPtr, int64_t in0, int64_t in1, int64_t in2) {
+    const int64_t *w = reinterpret_cast<const int64_t *>(meta);
+    int64_t n = *w++;
+    int64_t ptrs[4] = {outPtr, in0, in1, in2};
+    for (int64_t a = 0; a < n; ++a) {
+      Array arr;
+      arr.base = reinterpret_cast<char *>(ptrs[std::min<int64_t>(a, 3)]);
+      arr.offset = *w++;
+      int64_t rank = *w++;
+      arr.sizes.assign(w, w + rank);
+      w += rank;
+      arr.strides.assign(w, w + rank);
+      w += rank;
+      (a == 0 ? out : in.emplace_back()) = std::move(arr);
+    }
+    int64_t nargs = *w++;
+    args.assign(w, w + nargs);
+  }
+  int64_t arg(size_t i, int64_t dflt = 0) const {
+    return i < args.size() ? args[i] : dflt;
+  }
+};
+
+/// The first error of a call (from any of its threads), kept for the caller.
+struct Status {
+  std::mutex mu;
+  std::string error;
+  void fail(const std::string &e) {
+    std::lock_guard<std::mutex> lock(mu);
+    if (error.empty())
+      error = e;
+  }
+  ~Status() {
+    if (!error.empty() && kernelError.empty())
+      kernelError = error;
+  }
+};
+
+/// Runs fn(b) for every b < n, on several threads when the matrices are
+/// small (`flops` per matrix); a big matrix uses OpenBLAS's threads instead.
+template <typename F> void forBatch(int64_t n, double flops, F fn) {
+  unsigned hw = std::max(1u, std::thread::hardware_concurrency());
+  int64_t threads = std::min<int64_t>(n, hw);
+  if (threads <= 1 || flops > 2e6 || n * flops < 1e6) {
+    for (int64_t b = 0; b < n; ++b)
+      fn(b);
+    return;
+  }
+  std::atomic<int64_t> next{0};
+  std::vector<std::thread> pool;
+  for (int64_t t = 1; t < threads; ++t)
+    pool.emplace_back([&] {
+      for (int64_t b; (b = next++) < n;)
+        fn(b);
+    });
+  for (int64_t b; (b = next++) < n;)
+    fn(b);
+  for (std::thread &t : pool)
+    t.join();
+}
+
+/// Matrix `b` of `a` as a column-major rows x cols buffer (leading dimension
+/// max(1, rows)).
+template <typename T>
+void gather(const Array &a, int64_t b, std::vector<T> &buf) {
+  int64_t m = a.rows(), n = a.cols(), ld = std::max<int64_t>(1, m);
+  buf.assign(ld * std::max<int64_t>(1, n), T(0));
+  const T *p = reinterpret_cast<const T *>(a.base) + a.batchOffset(b);
+  for (int64_t j = 0; j < n; ++j)
+    for (int64_t i = 0; i < m; ++i)
+      buf[i + j * ld] = p[i * a.rowStride() + j * a.colStride()];
+}
+
+/// Writes rows x cols of a column-major buffer (leading dimension ld) to a
+/// C-contiguous destination, only the elements `keep(i, j)` allows (others 0).
+template <typename T, typename Keep>
+void scatter(const T *src, int64_t ld, int64_t rows, int64_t cols, T *dst,
+             Keep keep) {
+  for (int64_t i = 0; i < rows; ++i)
+    for (int64_t j = 0; j < cols; ++j)
+      dst[i * cols + j] = keep(i, j) ? src[i + j * ld] : T(0);
+}
+template <typename T>
+void scatter(const T *src, int64_t ld, int64_t rows, int64_t cols, T *dst) {
+  scatter(src, ld, rows, cols, dst, [](int64_t, int64_t) { return true; });
+}
+
+template <typename T> void fillNaN(T *p, int64_t n) {
+  std::fill(p, p + n, std::numeric_limits<T>::quiet_NaN());
+}
+
+// -- LAPACKE, by element type --------------------------------------------
+#define CPN_LAPACK(name, ...)                                                  \
+  if constexpr (std::is_same_v<T, double>)                                     \
+    return LAPACKE_d##name(LAPACK_COL_MAJOR, __VA_ARGS__);                     \
+  else                                                                         \
+    return LAPACKE_s##name(LAPACK_COL_MAJOR, __VA_ARGS__);
+
+template <typename T>
+lapack_int gesv(lapack_int n, lapack_int nrhs, T *a, lapack_int *ipiv, T *b) {
+  lapack_int ld = std::max<lapack_int>(1, n);
+  CPN_LAPACK(gesv, n, nrhs, a, ld, ipiv, b, ld)
+}
+template <typename T> lapack_int getrf(lapack_int n, T *a, lapack_int *ipiv) {
+  lapack_int ld = std::max<lapack_int>(1, n);
+  CPN_LAPACK(getrf, n, n, a, ld, ipiv)
+}
+template <typename T> lapack_int potrf(lapack_int n, T *a) {
+  CPN_LAPACK(potrf, 'L', n, a, std::max<lapack_int>(1, n))
+}
+template <typename T>
+lapack_int geqrf(lapack_int m, lapack_int n, T *a, lapack_int lda, T *tau) {
+  CPN_LAPACK(geqrf, m, n, a, lda, tau)
+}
+template <typename T>
+lapack_int orgqr(lapack_int m, lapack_int n, lapack_int k, T *a, lapack_int lda,
+                 const T *tau) {
+  CPN_LAPACK(orgqr, m, n, k, a, lda, tau)
+}
+template <typename T>
+lapack_int gesdd(char jobz, lapack_int m, lapack_int n, T *a, T *s, T *u,
+                 lapack_int ldu, T *vt, lapack_int ldvt) {
+  CPN_LAPACK(gesdd, jobz, m, n, a, std::max<lapack_int>(1, m), s, u, ldu, vt,
+             ldvt)
+}
+template <typename T>
+lapack_int syevd(char jobz, char uplo, lapack_int n, T *a, T *w) {
+  CPN_LAPACK(syevd, jobz, uplo, n, a, std::max<lapack_int>(1, n), w)
+}
+template <typename T>
+lapack_int gelsd(lapack_int m, lapack_int n, lapack_int nrhs, T *a, T *b,
+                 lapack_int ldb, T *s, T rcond, lapack_int *rank) {
+  CPN_LAPACK(gelsd, m, n, nrhs, a, std::max<lapack_int>(1, m), b, ldb, s, rcond,
+             rank)
+}
+#undef CPN_LAPACK
+
+void initOnce() {
+  static std::once_flag once;
+  // NumPy lets NaN through LAPACK (a NaN result); LAPACKE would refuse it.
+  std::call_once(once, [] { LAPACKE_set_nancheck(0); });
+}
+
+// -- entry points ----------------------------------------------------------
+
+/// inv: out (..., n, n) = the inverse of in0 (..., n, n) (gesv against I).
+/// With args[0] = 1 a singular matrix gives NaN without an error (cond).
+template <typename T> void inv(const Call &c) {
+  const Array &a = c.in[0];
+  int64_t n = a.rows();
+  bool quiet = c.arg(0);
+  T *out = reinterpret_cast<T *>(c.out.base) + c.out.offset;
+  Status status;
+  forBatch(a.batch(), double(n) * n * n, [&](int64_t b) {
+    std::vector<T> lu, x(std::max<int64_t>(1, n * n), T(0));
+    std::vector<lapack_int> piv(std::max<int64_t>(1, n));
+    gather(a, b, lu);
+    for (int64_t i = 0; i < n; ++i)
+      x[i + i * n] = T(1);
+    T *dst = out + b * n * n;
+    if (gesv<T>(n, n, lu.data(), piv.data(), x.data()) != 0) {
+      if (!quiet)
+        status.fail("LinAlgError: Singular matrix");
+      return fillNaN(dst, n * n);
+    }
+    scatter(x.data(), std::max<int64_t>(1, n), n, n, dst);
+  });
+}
+
+/// solve: out (..., n, k) = in0 (..., n, n) \ in1 (..., n, k).
+template <typename T> void solve(const Call &c) {
+  const Array &a = c.in[0], &rhs = c.in[1];
+  int64_t n = a.rows(), k = rhs.cols();
+  T *out = reinterpret_cast<T *>(c.out.base) + c.out.offset;
+  Status status;
+  forBatch(a.batch(), double(n) * n * (n + k), [&](int64_t b) {
+    std::vector<T> lu, x;
+    std::vector<lapack_int> piv(std::max<int64_t>(1, n));
+    gather(a, b, lu);
+    gather(rhs, b, x);
+    T *dst = out + b * n * k;
+    if (gesv<T>(n, k, lu.data(), piv.data(), x.data()) != 0) {
+      status.fail("LinAlgError: Singular matrix");
+      return fillNaN(dst, n * k);
+    }
+    scatter(x.data(), std::max<int64_t>(1, n), n, k, dst);
+  });
+}
+
+/// slogdet: out (batch, 3) = sign, log|det|, det of each in0 (..., n, n).
+/// A singular matrix gives 0, -inf, 0 (as NumPy: not an error).
+template <typename T> void slogdet(const Call &c) {
+  const Array &a = c.in[0];
+  int64_t n = a.rows();
+  T *out = reinterpret_cast<T *>(c.out.base) + c.out.offset;
+  forBatch(a.batch(), double(n) * n * n, [&](int64_t b) {
+    std::vector<T> lu;
+    std::vector<lapack_int> piv(std::max<int64_t>(1, n));
+    gather(a, b, lu);
+    T *dst = out + 3 * b;
+    lapack_int info = n ? getrf<T>(n, lu.data(), piv.data()) : 0;
+    if (info > 0) {
+      dst[0] = T(0), dst[1] = -std::numeric_limits<T>::infinity(),
+      dst[2] = T(0);
+      return;
+    }
+    T sign = T(1), logdet = T(0), det = T(1);
+    for (int64_t i = 0; i < n; ++i) {
+      T d = lu[i + i * n];
+      if (piv[i] != i + 1)
+        sign = -sign, det = -det;
+      if (d < 0)
+        sign = -sign;
+      logdet += std::log(std::abs(d));
+      det *= d;
+    }
+    if (std::isnan(logdet))
+      sign = logdet;
+    dst[0] = sign, dst[1] = logdet, dst[2] = det;
+  });
+}
+
+/// cholesky: out (..., n, n) = L (args[0] = 0) or L^T (args[0] = 1).
+template <typename T> void cholesky(const Call &c) {
+  const Array &a = c.in[0];
+  int64_t n = a.rows();
+  bool upper = c.arg(0);
+  T *out = reinterpret_cast<T *>(c.out.base) + c.out.offset;
+  Status status;
+  forBatch(a.batch(), double(n) * n * n / 3, [&](int64_t b) {
+    std::vector<T> l;
+    gather(a, b, l);
+    T *dst = out + b * n * n;
+    if (n && potrf<T>(n, l.data()) != 0) {
+      status.fail("LinAlgError: Matrix is not positive definite");
+      return fillNaN(dst, n * n);
+    }
+    for (int64_t i = 0; i < n; ++i)
+      for (int64_t j = 0; j < n; ++j)
+        dst[i * n + j] = upper ? (i <= j ? l[j + i * n] : T(0))
+                               : (j <= i ? l[i + j * n] : T(0));
+  });
+}
+
+/// qr: in0 (..., m, n), k = min(m, n); args[0] = mode (0 reduced, 1
+/// complete, 2 r). out = [Q: batch x m x qc][R: batch x rr x n] with qc = rr
+/// = k (reduced), m (complete); mode r writes R (k x n) only.
+template <typename T> void qr(const Call &c) {
+  const Array &a = c.in[0];
+  int64_t m = a.rows(), n = a.cols(), k = std::min(m, n);
+  int64_t mode = c.arg(0), batch = a.batch();
+  int64_t qc = mode == 1 ? m : k, rr = mode == 1 ? m : k;
+  T *out = reinterpret_cast<T *>(c.out.base) + c.out.offset;
+  T *rOut = mode == 2 ? out : out + batch * m * qc;
+  forBatch(batch, 2.0 * m * n * k, [&](int64_t b) {
+    int64_t ld = std::max<int64_t>(1, m);
+    // Q may need more columns than A has (complete mode, m > n).
+    int64_t cols = std::max(n, mode == 1 ? m : int64_t(0));
+    std::vector<T> h, tau(std::max<int64_t>(1, k));
+    gather(a, b, h);
+    h.resize(ld * std::max<int64_t>(1, cols), T(0));
+    if (k)
+      geqrf<T>(m, n, h.data(), ld, tau.data());
+    scatter(h.data(), ld, rr, n, rOut + b * rr * n,
+            [](int64_t i, int64_t j) { return i <= j; });
+    if (mode == 2)
+      return;
+    if (qc)
+      orgqr<T>(m, qc, k, h.data(), ld, tau.data());
+    scatter(h.data(), ld, m, qc, out + b * m * qc);
+  });
+}
+
+/// svd: in0 (..., m, n), k = min(m, n); args = compute_uv, full_matrices.
+/// out = [U: batch x m x uc][S: batch x k][Vt: batch x vr x n] (uc = vr = k,
+/// or m and n with full_matrices); S alone without compute_uv.
+template <typename T> void svd(const Call &c) {
+  const Array &a = c.in[0];
+  int64_t m = a.rows(), n = a.cols(), k = std::min(m, n);
+  bool uv = c.arg(0), full = c.arg(1);
+  int64_t batch = a.batch(), uc = full ? m : k, vr = full ? n : k;
+  T *out = reinterpret_cast<T *>(c.out.base) + c.out.offset;
+  T *uOut = out, *sOut = uv ? out + batch * m * uc : out,
+    *vOut = sOut + batch * k;
+  Status status;
+  forBatch(batch, 4.0 * m * n * k, [&](int64_t b) {
+    std::vector<T> h, s(std::max<int64_t>(1, k));
+    gather(a, b, h);
+    int64_t ldu = std::max<int64_t>(1, m), ldvt = std::max<int64_t>(1, vr);
+    std::vector<T> u(uv ? ldu * std::max<int64_t>(1, uc) : 1),
+        vt(uv ? ldvt * std::max<int64_t>(1, n) : 1);
+    lapack_int info = 0;
+    if (k)
+      info = gesdd<T>(uv ? (full ? 'A' : 'S') : 'N', m, n, h.data(), s.data(),
+                      u.data(), ldu, vt.data(), ldvt);
+    else if (uv && full) { // no singular values: U and Vt are identities
+      for (int64_t i = 0; i < m; ++i)
+        u[i + i * ldu] = T(1);
+      for (int64_t i = 0; i < n; ++i)
+        vt[i + i * ldvt] = T(1);
+    }
+    if (info != 0) {
+      status.fail("LinAlgError: SVD did not converge");
+      fillNaN(sOut + b * k, k);
+      if (uv)
+        fillNaN(uOut + b * m * uc, m * uc), fillNaN(vOut + b * vr * n, vr * n);
+      return;
+    }
+    std::copy(s.begin(), s.begin() + k, sOut + b * k);
+    if (uv) {
+      scatter(u.data(), ldu, m, uc, uOut + b * m * uc);
+      scatter(vt.data(), ldvt, vr, n, vOut + b * vr * n);
+    }
+  });
+}
+
+/// eigh: in0 (..., n, n) symmetric; args = compute_v, upper (which triangle
+/// is read). out = [w: batch x n][V: batch x n x n] (w alone without V).
+template <typename T> void eigh(const Call &c) {
+  const Array &a = c.in[0];
+  int64_t n = a.rows(), batch = a.batch();
+  bool vecs = c.arg(0), upper = c.arg(1);
+  T *out = reinterpret_cast<T *>(c.out.base) + c.out.offset;
+  Status status;
+  forBatch(batch, 9.0 * n * n * n, [&](int64_t b) {
+    std::vector<T> h, w(std::max<int64_t>(1, n));
+    gather(a, b, h);
+    lapack_int info =
+        n ? syevd<T>(vecs ? 'V' : 'N', upper ? 'U' : 'L', n, h.data(), w.data())
+          : 0;
+    if (info != 0) {
+      status.fail("LinAlgError: Eigenvalues did not converge");
+      fillNaN(out + b * n, n);
+      if (vecs)
+        fillNaN(out + batch * n + b * n * n, n * n);
+      return;
+    }
+    std::copy(w.begin(), w.begin() + n, out + b * n);
+    if (vecs)
+      scatter(h.data(), std::max<int64_t>(1, n), n, n,
+              out + batch * n + b * n * n);
+  });
+}
+
+/// lstsq: in0 A (m, n), in1 B (m, k); args[0] = rcond (the bits of a
+/// double). out = [x: n x k][residuals: k][rank][s: min(m, n)]; residuals
+/// are the squared norms of B - A x when rank == n < m, else 0.
+template <typename T> void lstsq(const Call &c) {
+  const Array &a = c.in[0], &rhs = c.in[1];
+  int64_t m = a.rows(), n = a.cols(), k = rhs.cols(), mn = std::min(m, n);
+  double rcond;
+  int64_t bits = c.arg(0);
+  std::memcpy(&rcond, &bits, sizeof rcond);
+  T *out = reinterpret_cast<T *>(c.out.base) + c.out.offset;
+  T *x = out, *res = out + n * k, *rankOut = res + k, *s = rankOut + 1;
+  std::vector<T> h, bb;
+  gather(a, 0, h);
+  gather(rhs, 0, bb);
+  int64_t ldb = std::max<int64_t>(1, std::max(m, n));
+  std::vector<T> wide(ldb * std::max<int64_t>(1, k), T(0)),
+      sv(std::max<int64_t>(1, mn));
+  for (int64_t j = 0; j < k; ++j)
+    for (int64_t i = 0; i < m; ++i)
+      wide[i + j * ldb] = bb[i + j * std::max<int64_t>(1, m)];
+  lapack_int rank = 0, info = 0;
+  if (m && n && k)
+    info = gelsd<T>(m, n, k, h.data(), wide.data(), ldb, sv.data(), T(rcond),
+                    &rank);
+  else if (m && n) { // no right-hand sides: the rank still counts
+    std::vector<T> one(ldb, T(0));
+    info = gelsd<T>(m, n, 1, h.data(), one.data(), ldb, sv.data(), T(rcond),
+                    &rank);
+  }
+  if (info != 0) {
+    Status status;
+    status.fail("LinAlgError: SVD did not converge in Linear Least Squares");
+    return fillNaN(out, n * k + k + 1 + mn);
+  }
+  scatter(wide.data(), ldb, n, k, x);
+  for (int64_t j = 0; j < k; ++j) {
+    T r = T(0);
+    if (rank == n && m > n)
+      for (int64_t i = n; i < m; ++i)
+        r += wide[i + j * ldb] * wide[i + j * ldb];
+    res[j] = r;
+  }
+  if (!n) // x is empty and every column of B is a residual
+    for (int64_t j = 0; j < k; ++j) {
+      T r = T(0);
+      for (int64_t i = 0; i < m; ++i)
+        r += wide[i + j * ldb] * wide[i + j * ldb];
+      res[j] = r;
+    }
+  *rankOut = T(rank);
+  std::copy(sv.begin(), sv.begin() + mn, s);
+}
+
+template <void (*F32)(const Call &), void (*F64)(const Call &)> struct Entry {
+  static void f32(int64_t meta, int64_t out, int64_t i0, int64_t i1,
+                  int64_t i2) {
+    initOnce();
+    F32(Call(meta, out, i0, i1, i2));
+  }
+  static void f64(int64_t meta, int64_t out, int64_t i0, int64_t i1,
+                  int64_t i2) {
+    initOnce();
+    F64(Call(meta, out, i0, i1, i2));
+  }
+};
+} // namespace
+
+#define CPN_LIB_ENTRY(name)                                                    \
+  extern "C" void cpn_lib_##name##_f32(int64_t m, int64_t o, int64_t a,        \
+                                       int64_t b, int64_t c) {                 \
+    Entry<name<float>, name<double>>::f32(m, o, a, b, c);                      \
+  }                                                                            \
+  extern "C" void cpn_lib_##name##_f64(int64_t m, int64_t o, int64_t a,        \
+                                       int64_t b, int64_t c) {                 \
+    Entry<name<float>, name<double>>::f64(m, o, a, b, c);                      \
+  }
+CPN_LIB_ENTRY(inv)
+CPN_LIB_ENTRY(solve)
+CPN_LIB_ENTRY(slogdet)
+CPN_LIB_ENTRY(cholesky)
+CPN_LIB_ENTRY(qr)
+CPN_LIB_ENTRY(svd)
+CPN_LIB_ENTRY(eigh)
+CPN_LIB_ENTRY(lstsq)
+#undef CPN_LIB_ENTRY
+
+extern "C" const cpn_lib_entry *cpn_lib_functions(size_t *count) {
+#define CPN_LIB_ROW(name)                                                      \
+  {"cpn_lib_" #name "_f32", &cpn_lib_##name##_f32}, {                          \
+    "cpn_lib_" #name "_f64", &cpn_lib_##name##_f64                             \
+  }
+  static const cpn_lib_entry table[] = {
+      CPN_LIB_ROW(inv),      CPN_LIB_ROW(solve), CPN_LIB_ROW(slogdet),
+      CPN_LIB_ROW(cholesky), CPN_LIB_ROW(qr),    CPN_LIB_ROW(svd),
+      CPN_LIB_ROW(eigh),     CPN_LIB_ROW(lstsq),
+  };
+#undef CPN_LIB_ROW
+  *count = sizeof table / sizeof table[0];
+  return table;
+}
+
+extern "C" const char *cpn_lib_take_error() {
+  static thread_local std::string last;
+  last = std::move(kernelError);
+  kernelError.clear();
+  return last.c_str();
+}
+
+std::string cpnrt::takeKernelError() {
+  std::string e = std::move(kernelError);
+  kernelError.clear();
+  return e;
+}

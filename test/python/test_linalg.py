@@ -1,0 +1,395 @@
+"""cpnumeric.linalg against numpy.linalg: float32/float64/integer inputs,
+stacks, empty matrices, non-contiguous views, LinAlgError, and the products
+(batched matmul, cross, tensordot, vecdot, matvec, vecmat)."""
+
+import warnings
+
+import numpy
+import pytest
+
+import cpnumeric as cp
+
+LA = numpy.linalg
+DTYPES = ["float64", "float32", "int64"]
+
+
+def tol(dtype):
+    return (1e-4, 1e-4) if numpy.dtype(dtype) == numpy.float32 else (1e-9, 1e-9)
+
+
+def close(ours, ref, dtype="float64", sign_free=False):
+    got = numpy.asarray(ours)
+    ref = numpy.asarray(ref)
+    assert got.shape == ref.shape, (got.shape, ref.shape)
+    assert got.dtype == ref.dtype, (got.dtype, ref.dtype)
+    if sign_free:  # singular/eigen vectors are unique up to sign
+        got, ref = numpy.abs(got), numpy.abs(ref)
+    rtol, atol = tol(dtype)
+    numpy.testing.assert_allclose(got, ref, rtol=rtol * 100, atol=atol * 100)
+
+
+def matrices(shape, dtype, seed=0, spd=False):
+    rng = numpy.random.default_rng(seed)
+    a = rng.standard_normal(shape) * 3
+    if spd:
+        a = a @ numpy.swapaxes(a, -1, -2) + shape[-1] * numpy.eye(shape[-1])
+    elif len(shape) >= 2 and shape[-1] == shape[-2] and shape[-1]:
+        a = a + 2 * shape[-1] * numpy.eye(shape[-1])  # well conditioned
+    return a.round().astype(dtype) if numpy.dtype(dtype).kind == "i" else a.astype(dtype)
+
+
+SQUARE = [(4, 4), (1, 1), (0, 0), (3, 5, 5), (2, 3, 4, 4), (40, 3, 3)]
+
+
+@pytest.fixture(autouse=True)
+def no_fallback():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        yield
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("shape", SQUARE)
+def test_inv_det_slogdet(dtype, shape):
+    a = matrices(shape, dtype)
+    ca = cp.array(a)
+    close(cp.linalg.inv(ca), LA.inv(a), dtype)
+    close(cp.linalg.det(ca), LA.det(a), dtype)
+    sign, logdet = cp.linalg.slogdet(ca)
+    rs, rl = LA.slogdet(a)
+    close(sign, rs, dtype)
+    close(logdet, rl, dtype)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("shape", SQUARE)
+def test_cholesky_eigh(dtype, shape):
+    a = matrices(shape, "float64", spd=True).astype(dtype)
+    ca = cp.array(a)
+    close(cp.linalg.cholesky(ca), LA.cholesky(a), dtype)
+    close(cp.linalg.cholesky(ca, upper=True), LA.cholesky(a, upper=True), dtype)
+    w, v = cp.linalg.eigh(ca)
+    rw, rv = LA.eigh(a)
+    close(w, rw, dtype)
+    close(v, rv, dtype, sign_free=True)
+    close(cp.linalg.eigvalsh(ca, UPLO="U"), LA.eigvalsh(a, UPLO="U"), dtype)
+
+
+def test_eigh_reads_one_triangle():
+    a = matrices((5, 5), "float64", spd=True)
+    junk = a.copy()
+    junk[numpy.triu_indices(5, 1)] = 99.0  # only the lower triangle is read
+    close(cp.linalg.eigvalsh(cp.array(junk)), LA.eigvalsh(junk))
+    close(cp.linalg.eigvalsh(cp.array(junk.T), UPLO="U"), LA.eigvalsh(junk.T, UPLO="U"))
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("shape", [(4, 4), (6, 3), (3, 6), (2, 5, 3), (0, 3), (3, 0)])
+def test_qr_svd(dtype, shape):
+    a = matrices(shape, dtype)
+    ca = cp.array(a)
+    for mode in ("reduced", "complete"):
+        q, r = cp.linalg.qr(ca, mode=mode)
+        rq, rr = LA.qr(a, mode=mode)
+        close(q, rq, dtype)
+        close(r, rr, dtype)
+    close(cp.linalg.qr(ca, mode="r"), LA.qr(a, mode="r"), dtype)
+    for full in (True, False):
+        u, s, vh = cp.linalg.svd(ca, full_matrices=full)
+        ru, rs, rvh = LA.svd(a, full_matrices=full)
+        close(s, rs, dtype)
+        close(u, ru, dtype, sign_free=True)
+        close(vh, rvh, dtype, sign_free=True)
+        k = min(shape[-2:])
+        recon = numpy.asarray(u)[..., :, :k] * numpy.asarray(s)[..., None, :] @ \
+            numpy.asarray(vh)[..., :k, :]
+        rtol, atol = tol(dtype)
+        numpy.testing.assert_allclose(recon, a.astype(recon.dtype), rtol=rtol * 1e3,
+                                      atol=atol * 1e3)
+    close(cp.linalg.svd(ca, compute_uv=False), LA.svd(a, compute_uv=False), dtype)
+    close(cp.linalg.svdvals(ca), LA.svdvals(a), dtype)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_solve_shapes(dtype):
+    a = matrices((4, 4), dtype)
+    b = matrices((4, 3), dtype, seed=1)
+    v = matrices((4,), "float64", seed=2).astype(dtype)
+    close(cp.linalg.solve(cp.array(a), cp.array(b)), LA.solve(a, b), dtype)
+    close(cp.linalg.solve(cp.array(a), cp.array(v)), LA.solve(a, v), dtype)
+    stack = matrices((5, 4, 4), dtype)
+    close(cp.linalg.solve(cp.array(stack), cp.array(b)), LA.solve(stack, b), dtype)
+    bs = matrices((2, 1, 4, 2), dtype, seed=3)
+    close(cp.linalg.solve(cp.array(stack), cp.array(bs)), LA.solve(stack, bs), dtype)
+    close(cp.linalg.solve(cp.array(numpy.zeros((0, 0), dtype)), cp.array(numpy.zeros((0, 2), dtype))),
+          LA.solve(numpy.zeros((0, 0), dtype), numpy.zeros((0, 2), dtype)), dtype)
+
+
+def test_views_are_read_in_place():
+    base = matrices((6, 8), "float64")
+    a = base[1:5, ::2]  # 4x4, non-contiguous
+    ca = cp.array(base)[1:5, ::2]
+    close(cp.linalg.inv(ca), LA.inv(a))
+    close(cp.linalg.inv(ca.T), LA.inv(a.T))
+    close(cp.linalg.det(ca[::-1]), LA.det(a[::-1]))
+    b = matrices((4, 3), "float64")
+    close(cp.linalg.solve(ca.T, cp.array(b)[:, ::-1]), LA.solve(a.T, b[:, ::-1]))
+    close(cp.linalg.svd(ca, compute_uv=False), LA.svd(a, compute_uv=False))
+    # a write through the result reaches nothing else
+    inv = cp.linalg.inv(ca)
+    inv[0, 0] = 1e9
+    close(ca, a)
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("shape,bshape", [((8, 3), (8,)), ((8, 3), (8, 2)),
+                                          ((3, 8), (3, 2)), ((4, 4), (4,)),
+                                          ((6, 3), (6, 0))])
+def test_lstsq(dtype, shape, bshape):
+    a = matrices(shape, dtype)
+    b = matrices(bshape, dtype, seed=5) if 0 not in bshape else numpy.zeros(bshape, dtype)
+    x, res, rank, s = cp.linalg.lstsq(cp.array(a), cp.array(b))
+    rx, rres, rrank, rs = LA.lstsq(a, b)
+    close(x, rx, dtype)
+    close(res, rres, dtype)
+    assert rank == rrank and isinstance(rank, int)
+    close(s, rs, dtype)
+
+
+def test_lstsq_rank_deficient():
+    a = numpy.ones((5, 3))
+    b = numpy.arange(5.0)
+    x, res, rank, s = cp.linalg.lstsq(cp.array(a), cp.array(b))
+    rx, rres, rrank, rs = LA.lstsq(a, b)
+    close(x, rx)
+    assert rank == rrank == 1
+    assert numpy.asarray(res).shape == rres.shape == (0,)
+
+
+@pytest.mark.parametrize("shape", [(4, 4), (6, 3), (3, 6), (3, 4, 2), (0, 3)])
+def test_pinv_rank_cond_norm(shape):
+    a = matrices(shape, "float64")
+    ca = cp.array(a)
+    close(cp.linalg.pinv(ca), LA.pinv(a))
+    close(cp.linalg.pinv(ca, rtol=None), LA.pinv(a, rtol=None))
+    if a.size:
+        assert numpy.array_equal(numpy.asarray(cp.linalg.matrix_rank(ca)),
+                                 LA.matrix_rank(a))
+        close(cp.linalg.cond(ca), LA.cond(a))
+        close(cp.linalg.cond(ca, -2), LA.cond(a, -2))
+        for ord in (None, "fro", "nuc", 1, -1, 2, -2, numpy.inf, -numpy.inf):
+            close(cp.linalg.norm(ca, ord, axis=(-2, -1)), LA.norm(a, ord, axis=(-2, -1)))
+            close(cp.linalg.matrix_norm(ca, ord=ord or "fro", keepdims=True),
+                  LA.matrix_norm(a, ord=ord or "fro", keepdims=True))
+    if len(shape) == 2 and shape[0] == shape[1]:
+        for p in ("fro", 1, -1, numpy.inf, -numpy.inf):
+            close(cp.linalg.cond(ca, p), LA.cond(a, p))
+
+
+def test_rank_of_singular_and_vectors():
+    a = numpy.ones((4, 4))
+    assert int(cp.linalg.matrix_rank(cp.array(a))) == 1
+    assert cp.linalg.matrix_rank(cp.array([0.0, 0.0])) == LA.matrix_rank(numpy.zeros(2))
+    assert cp.linalg.matrix_rank(cp.array([0.0, 1.0])) == 1
+    assert float(cp.linalg.cond(cp.array(a), 1)) == LA.cond(a, 1) == numpy.inf
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32", "int32"])
+def test_vector_norms(dtype):
+    x = matrices((3, 5), "float64").astype(dtype)
+    x[x == 0] = 1  # no 0 ** -1 (NumPy warns)
+    cx = cp.array(x)
+    for ord in (None, 0, 1, 2, 3, 0.5, numpy.inf, -numpy.inf, -1):
+        close(cp.linalg.norm(cx, ord, axis=1), LA.norm(x, ord, axis=1), dtype)
+        close(cp.linalg.norm(cx[0], ord), LA.norm(x[0], ord), dtype)
+        close(cp.linalg.norm(cx, ord, axis=0, keepdims=True),
+              LA.norm(x, ord, axis=0, keepdims=True), dtype)
+    close(cp.linalg.norm(cx), LA.norm(x), dtype)
+    close(cp.linalg.norm(cx, keepdims=True), LA.norm(x, keepdims=True), dtype)
+    close(cp.linalg.vector_norm(cx), LA.vector_norm(x), dtype)
+    close(cp.linalg.vector_norm(cx, axis=(0, 1), ord=3, keepdims=True),
+          LA.vector_norm(x, axis=(0, 1), ord=3, keepdims=True), dtype)
+    close(cp.linalg.vector_norm(cx, axis=-1, ord=numpy.inf),
+          LA.vector_norm(x, axis=-1, ord=numpy.inf), dtype)
+    with pytest.raises(ValueError):
+        cp.linalg.norm(cx[0], "fro")
+    with pytest.raises(ValueError):
+        cp.linalg.norm(cx, "bad")
+
+
+@pytest.mark.parametrize("n", [0, 1, 2, 3, 5, 8, -1, -3])
+def test_matrix_power(n):
+    a = matrices((3, 4, 4), "float64") / 8
+    close(cp.linalg.matrix_power(cp.array(a), n), LA.matrix_power(a, n))
+    i = numpy.arange(9).reshape(3, 3) % 4
+    if n >= 0:
+        assert numpy.array_equal(numpy.asarray(cp.linalg.matrix_power(cp.array(i), n)),
+                                 LA.matrix_power(i, n))
+    with pytest.raises(TypeError):
+        cp.linalg.matrix_power(cp.array(a), 1.5)
+
+
+def test_multi_dot_tensorinv_tensorsolve():
+    rng = numpy.random.default_rng(3)
+    arrs = [rng.standard_normal(s) for s in [(10,), (10, 30), (30, 5), (5, 60), (60, 7)]]
+    for k in (2, 3, 4, 5):
+        close(cp.linalg.multi_dot([cp.array(x) for x in arrs[1:k + 1]]),
+              LA.multi_dot(arrs[1:k + 1]))
+    close(cp.linalg.multi_dot([cp.array(x) for x in arrs]), LA.multi_dot(arrs))
+    close(cp.linalg.multi_dot([cp.array(arrs[0]), cp.array(arrs[1]), cp.array(arrs[1][0])]),
+          LA.multi_dot([arrs[0], arrs[1], arrs[1][0]]))
+    a = numpy.eye(4 * 6).reshape(4, 6, 8, 3) + rng.standard_normal((4, 6, 8, 3)) * 0.1
+    close(cp.linalg.tensorinv(cp.array(a), ind=2), LA.tensorinv(a, ind=2))
+    a = numpy.eye(24).reshape(6, 4, 2, 3, 4) * 3 + \
+        rng.standard_normal((6, 4, 2, 3, 4)) * 0.1
+    b = rng.standard_normal((6, 4))
+    close(cp.linalg.tensorsolve(cp.array(a), cp.array(b)), LA.tensorsolve(a, b))
+    a2 = numpy.moveaxis(a, 4, 0)
+    close(cp.linalg.tensorsolve(cp.array(a2), cp.array(b), axes=(0,)),
+          LA.tensorsolve(a2, b, axes=(0,)))
+
+
+def test_errors():
+    with pytest.raises(LA.LinAlgError, match="square"):
+        cp.linalg.inv(cp.ones((2, 3)))
+    with pytest.raises(LA.LinAlgError, match="at least two-dimensional"):
+        cp.linalg.det(cp.ones(3))
+    with pytest.raises(TypeError, match="float16"):
+        cp.linalg.inv(cp.ones((2, 2), dtype="float16"))
+    with pytest.raises(ValueError, match="UPLO"):
+        cp.linalg.eigh(cp.eye(2), UPLO="X")
+    with pytest.raises(ValueError, match="mode"):
+        cp.linalg.qr(cp.eye(2), mode="bad")
+    assert issubclass(cp.linalg.LinAlgError, ValueError)
+
+
+def test_linalg_errors_raise_at_the_call():
+    """A singular matrix raises LinAlgError from the call itself, as in NumPy;
+    work recorded before and after is unaffected."""
+    x = cp.arange(2000.0) * 2
+    with pytest.raises(LA.LinAlgError, match="Singular matrix"):
+        cp.linalg.inv(cp.zeros((3, 3)) + cp.zeros(3))
+    y = x + 1
+    assert float(y[10]) == 21.0
+    assert float(x[3]) == 6.0
+    with pytest.raises(LA.LinAlgError, match="positive definite"):
+        cp.linalg.cholesky(-cp.eye(4))
+    with pytest.raises(LA.LinAlgError, match="Singular"):
+        cp.linalg.solve(cp.ones((4, 4)), cp.ones(4))
+    # one singular matrix in a stack fails the call, as in NumPy
+    stack = numpy.stack([numpy.eye(3), numpy.zeros((3, 3))])
+    with pytest.raises(LA.LinAlgError):
+        cp.linalg.inv(cp.array(stack))
+    assert float(cp.linalg.det(cp.eye(3) * 2)) == 8.0
+
+
+def test_linalg_errors_under_jit_raise_when_read():
+    @cp.jit
+    def f(a):
+        return cp.linalg.inv(a) * 2
+    r = f(cp.array(numpy.eye(3)))
+    close(r, 2 * numpy.eye(3))
+    with pytest.raises(LA.LinAlgError, match="Singular matrix"):
+        numpy.asarray(f(cp.zeros((3, 3))))
+    close(f(cp.array(numpy.eye(3) * 4)), numpy.eye(3) / 2)
+
+
+def test_nan_passes_through_like_numpy():
+    a = numpy.eye(3)
+    a[1, 1] = numpy.nan
+    with numpy.errstate(invalid="ignore"):
+        close(cp.linalg.det(cp.array(a)), LA.det(a))
+    close(cp.linalg.svd(cp.array(numpy.eye(3)), compute_uv=False), numpy.ones(3))
+
+
+def test_eig_falls_back_with_a_warning():
+    a = numpy.array([[0.0, -1.0], [1.0, 0.0]])
+    with pytest.warns(RuntimeWarning, match="not implemented natively"):
+        w = cp.linalg.eigvals(cp.array(a))
+    numpy.testing.assert_allclose(numpy.sort_complex(numpy.asarray(w)),
+                                  numpy.sort_complex(LA.eigvals(a)))
+
+
+def test_small_eager_arrays_use_the_same_results(monkeypatch):
+    monkeypatch.setitem(cp._core.EAGER, "threshold", 1024)
+    a = matrices((4, 4), "float64")
+    ca = cp.array(a)
+    assert ca._eager() is not None
+    close(cp.linalg.inv(ca), LA.inv(a))
+    w, v = cp.linalg.eigh(cp.array(matrices((3, 3), "float64", spd=True)))
+    assert isinstance(w, cp.ndarray)
+    close(cp.linalg.qr(ca).R, LA.qr(a).R)
+
+
+def test_linalg_inside_jit():
+    @cp.jit
+    def f(a, b):
+        return cp.linalg.solve(a @ a.T + 4 * cp.eye(4), b) + cp.linalg.det(a)
+    a, b = matrices((4, 4), "float64"), matrices((4,), "float64", seed=1)
+    ref = LA.solve(a @ a.T + 4 * numpy.eye(4), b) + LA.det(a)
+    close(f(cp.array(a), cp.array(b)), ref)
+    close(f(cp.array(a), cp.array(b)), ref)
+
+
+# -- products ------------------------------------------------------------------
+
+@pytest.mark.parametrize("dtype", ["float64", "float32", "int32"])
+@pytest.mark.parametrize("sa,sb", [((3, 4, 5), (3, 5, 2)), ((2, 1, 4, 5), (3, 5, 2)),
+                                   ((30, 4, 5), (5, 3)), ((5,), (30, 5, 2)),
+                                   ((30, 4, 5), (5,)), ((0, 2, 3), (3, 4))])
+def test_batched_matmul(dtype, sa, sb):
+    a = matrices(sa, "float64").astype(dtype)
+    b = matrices(sb, "float64", seed=1).astype(dtype)
+    close(cp.matmul(cp.array(a), cp.array(b)), numpy.matmul(a, b), dtype)
+    close(cp.array(a) @ cp.array(b), a @ b, dtype)
+    with pytest.raises(ValueError, match="mismatch"):
+        cp.matmul(cp.ones((2, 3, 4)), cp.ones((2, 5, 4)))
+
+
+@pytest.mark.parametrize("dtype", ["float64", "int64", "float32"])
+def test_cross(dtype):
+    a = matrices((5, 3), "float64").astype(dtype)
+    b = matrices((5, 3), "float64", seed=1).astype(dtype)
+    close(cp.cross(cp.array(a), cp.array(b)), numpy.cross(a, b), dtype)
+    close(cp.cross(cp.array(a.T), cp.array(b.T), axisa=0, axisb=0, axisc=0),
+          numpy.cross(a.T, b.T, axisa=0, axisb=0, axisc=0), dtype)
+    close(cp.cross(cp.array(a), cp.array(b[0])), numpy.cross(a, b[0]), dtype)
+    close(cp.linalg.cross(cp.array(a), cp.array(b)), LA.cross(a, b), dtype)
+    with pytest.warns(DeprecationWarning):
+        close(cp.cross(cp.array(a[:, :2]), cp.array(b)), numpy.cross(a[:, :2], b), dtype)
+    with pytest.warns(DeprecationWarning):
+        close(cp.cross(cp.array(a[:, :2]), cp.array(b[:, :2])),
+              numpy.cross(a[:, :2], b[:, :2]), dtype)
+    with pytest.raises(ValueError, match="incompatible dimensions"):
+        cp.cross(cp.ones((2, 4)), cp.ones((2, 3)))
+    with pytest.raises(ValueError):
+        cp.linalg.cross(cp.ones((2, 2)), cp.ones((2, 2)))
+
+
+@pytest.mark.parametrize("dtype", ["float64", "int32"])
+def test_tensordot_vecdot_matvec_vecmat(dtype):
+    a = matrices((3, 4, 5), "float64").astype(dtype)
+    b = matrices((4, 5, 2), "float64", seed=1).astype(dtype)
+    ca, cb = cp.array(a), cp.array(b)
+    close(cp.tensordot(ca, cb), numpy.tensordot(a, b), dtype)
+    close(cp.tensordot(ca.transpose(0, 2, 1), cb, axes=1),
+          numpy.tensordot(a.transpose(0, 2, 1), b, axes=1), dtype)
+    close(cp.tensordot(ca, cb, axes=([1, 2], [0, 1])),
+          numpy.tensordot(a, b, axes=([1, 2], [0, 1])), dtype)
+    close(cp.tensordot(ca, cb, axes=0), numpy.tensordot(a, b, axes=0), dtype)
+    close(cp.linalg.tensordot(ca, cb, axes=2), LA.tensordot(a, b, axes=2), dtype)
+    with pytest.raises(ValueError, match="shape-mismatch"):
+        cp.tensordot(ca, cb, axes=([0], [0]))
+    v = matrices((3, 5), "float64", seed=2).astype(dtype)
+    close(cp.vecdot(ca, cp.array(v[:, None, :])), numpy.vecdot(a, v[:, None, :]), dtype)
+    close(cp.vecdot(ca, ca, axis=1), numpy.vecdot(a, a, axis=1), dtype)
+    close(cp.linalg.vecdot(ca, ca, axis=0), LA.vecdot(a, a, axis=0), dtype)
+    close(cp.matvec(ca, cp.array(v[0])), numpy.matvec(a, v[0]), dtype)
+    close(cp.vecmat(cp.array(v[0, :4]), ca), numpy.vecmat(v[0, :4], a), dtype)
+    close(cp.linalg.outer(cp.array(v[0]), cp.array(v[1])), LA.outer(v[0], v[1]), dtype)
+    close(cp.linalg.diagonal(ca, offset=1), LA.diagonal(a, offset=1), dtype)
+    close(cp.linalg.trace(ca), LA.trace(a), dtype)
+    close(cp.linalg.matrix_transpose(ca), LA.matrix_transpose(a), dtype)
+    close(cp.linalg.matmul(ca, cb[0]), LA.matmul(a, b[0]), dtype)
+    with pytest.raises(ValueError):
+        cp.linalg.outer(ca, ca)
