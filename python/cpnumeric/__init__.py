@@ -9,7 +9,7 @@ import numpy as _np
 
 from . import (_config, _core, _cpn, _creation, _fallback, _jit, _joining, _manip,
                _products, _reductions, _ufuncs)
-from . import linalg  # noqa: F401
+from . import linalg, random  # noqa: F401
 from ._core import ndarray
 from ._jit import Lowered, TracingError, jit  # noqa: F401
 from ._profile import profile  # noqa: F401

@@ -1,0 +1,563 @@
+"""cpnumeric.random: np.random's API on a counter-based generator.
+
+Random words come from `cpn.random_bits` (Philox4x32-10, counter-based): the
+word of draw element i depends only on the generator's key, its counter and
+i. Streams are therefore reproducible for a seed whatever the thread count,
+loop order or fusion, and the words fuse with the arithmetic that shapes them
+into a distribution (uniform, normal by Box-Muller, exponential by inversion,
+...): `rng.normal(size=10**8) * 2 + 1` is one loop, with no temporary.
+
+The streams are cpnumeric's own: the same seed does not give NumPy's numbers
+(NumPy's MT19937/PCG64 with its ziggurat methods). Distributions without a
+native version (binomial, poisson, gamma and the others that need rejection
+sampling, choice, permutation, shuffle) run NumPy's Generator, seeded from
+this generator's state, with a one-time RuntimeWarning.
+
+Small draws (below CPN_EAGER_THRESHOLD elements) compute the same Philox words
+with NumPy at once, so a seed gives the same words on either path.
+"""
+
+import operator
+import secrets
+import warnings
+
+import numpy as _np
+
+from . import _core, _fallback, _jit, _manip, _reductions, _ufuncs
+from ._core import ndarray, prod, record
+
+_M32 = (1 << 32) - 1
+_M64 = (1 << 64) - 1
+_PHILOX_M = (0xD2511F53, 0xCD9E8D57)
+_PHILOX_W = (0x9E3779B9, 0xBB67AE85)
+_U64 = _np.dtype(_np.uint64)
+
+
+def _splitmix(x):
+    x = (x + 0x9E3779B97F4A7C15) & _M64
+    x = ((x ^ (x >> 30)) * 0xBF58476D1CE4E5B9) & _M64
+    x = ((x ^ (x >> 27)) * 0x94D049BB133111EB) & _M64
+    return x ^ (x >> 31)
+
+
+def _key_from_seed(seed):
+    """A 64-bit Philox key from a seed: None (fresh entropy), a non-negative
+    integer or a sequence of them."""
+    if seed is None:
+        return secrets.randbits(64)
+    if isinstance(seed, ndarray):
+        seed = seed._numpy()
+    words = _np.asarray(seed, dtype=object).ravel().tolist()
+    key = 0x243F6A8885A308D3
+    for w in words:
+        try:
+            w = operator.index(w)
+        except TypeError:
+            raise TypeError("SeedSequence expects int or sequence of ints for "
+                            f"entropy not {w!r}") from None
+        if w < 0:
+            raise ValueError("expected non-negative integer")
+        while True:
+            key = _splitmix(key ^ (w & _M64))
+            w >>= 64
+            if not w:
+                break
+    return key
+
+
+def _philox_numpy(key, counter, n):
+    """The words cpn.random_bits computes, with NumPy (the eager path)."""
+    with _np.errstate(over="ignore"):
+        idx = _np.arange(n, dtype=_np.uint64) + _np.uint64(counter)
+        m32 = _np.uint64(_M32)
+        s32 = _np.uint64(32)
+        c0, c1 = idx & m32, idx >> s32
+        c2 = c3 = _np.zeros(n, _np.uint64)
+        k0, k1 = key & _M32, key >> 32
+        m0, m1 = _np.uint64(_PHILOX_M[0]), _np.uint64(_PHILOX_M[1])
+        for _ in range(10):
+            p0, p1 = c0 * m0, c2 * m1
+            n0 = (p1 >> s32) ^ c1 ^ _np.uint64(k0)
+            n2 = (p0 >> s32) ^ c3 ^ _np.uint64(k1)
+            c1, c3, c0, c2 = p1 & m32, p0 & m32, n0, n2
+            k0 = (k0 + _PHILOX_W[0]) & _M32
+            k1 = (k1 + _PHILOX_W[1]) & _M32
+        return (c0 << s32) | c1
+
+
+def _signed(x):
+    return x - (1 << 64) if x >= 1 << 63 else x
+
+
+def _shape_of(size):
+    if size is None:
+        return None
+    try:
+        return (operator.index(size),)
+    except TypeError:
+        return tuple(operator.index(s) for s in size)
+
+
+def _as(x):
+    return x if isinstance(x, ndarray) else _core.asndarray(x)
+
+
+def _is_scalar(x):
+    return isinstance(x, (int, float, _np.integer, _np.floating, bool))
+
+
+class Generator:
+    """NumPy's Generator API (`default_rng`): uniform, normal, integers,
+    exponential and the other distributions that are transforms of uniform
+    words are native; the rest run NumPy's Generator seeded from this one."""
+
+    def __init__(self, seed=None):
+        self._key = _key_from_seed(seed)
+        self._counter = 0
+
+    def __repr__(self):
+        return f"Generator(Philox4x32) at {id(self):#x}"
+
+    # -- state ---------------------------------------------------------------
+    @property
+    def state(self):
+        return {"bit_generator": "cpnumeric.Philox4x32", "key": self._key,
+                "counter": self._counter}
+
+    @state.setter
+    def state(self, value):
+        self._key = int(value["key"]) & _M64
+        self._counter = int(value["counter"]) & _M64
+
+    def spawn(self, n_children):
+        return [Generator([self._key, self._counter, i]) for i in range(n_children)]
+
+    # -- the primitive -----------------------------------------------------------
+    def _bits(self, shape):
+        """Fresh random 64-bit words of `shape` (uint64)."""
+        if _jit.TRACING["function"] is not None:
+            raise _jit.tracing_error(
+                "drawing random numbers (each call must draw new ones: draw "
+                "them outside the function and pass them in)")
+        n = prod(shape)
+        counter = self._counter
+        self._counter = (counter + n) & _M64
+        if n < _core.EAGER["threshold"]:
+            return ndarray._from_eager(_philox_numpy(self._key, counter, n).reshape(shape))
+        key = _core.scalar_node(_signed(self._key), _np.dtype(_np.int64))
+        ctr = _core._cpn.from_numpy(_np.asarray(_signed(counter), _np.int64))
+        node = record("random_bits", [key, ctr], shape, _U64)
+        return ndarray._from_node(node, shape, _U64)
+
+    def _uniform(self, shape, dtype=_np.float64, open_interval=False):
+        """Uniform floats in [0, 1) (or (0, 1) with `open_interval`)."""
+        bits = self._bits(shape)
+        if _np.dtype(dtype) == _np.float32:
+            u = _ufuncs.right_shift(bits, 40).astype(_np.float32)
+            return _ufuncs.multiply(_ufuncs.add(u, 0.5) if open_interval else u,
+                                    _np.float32(2.0 ** -24))
+        u = _ufuncs.right_shift(bits, 11).astype(_np.float64)
+        return _ufuncs.multiply(_ufuncs.add(u, 0.5) if open_interval else u, 2.0 ** -53)
+
+    def _normal(self, shape, dtype=_np.float64):
+        """Standard normals by Box-Muller on two words per element."""
+        u = self._uniform((2,) + tuple(shape), dtype, open_interval=True)
+        radius = _ufuncs.sqrt(_ufuncs.multiply(_ufuncs.log(u[0]), -2.0))
+        return _ufuncs.multiply(radius, _ufuncs.cos(_ufuncs.multiply(u[1], 2 * _np.pi)))
+
+    def _exponential(self, shape):
+        return _ufuncs.negative(_ufuncs.log1p(_ufuncs.negative(self._uniform(shape))))
+
+    def _draw(self, size, params, make):
+        """`make(shape)` for size (None: the parameters' broadcast shape; a
+        Python scalar result when every parameter is a scalar)."""
+        shape = _shape_of(size)
+        params = [p if _is_scalar(p) else _as(p) for p in params]
+        pshape = _np.broadcast_shapes(*[() if _is_scalar(p) else p._shape for p in params])
+        if shape is None:
+            r = make(pshape, params)
+            scalar = all(_is_scalar(p) for p in params)
+            return r.item() if scalar and isinstance(r, ndarray) else r
+        if _np.broadcast_shapes(pshape, shape) != shape:
+            raise ValueError(f"shape mismatch: objects cannot be broadcast to a "
+                             f"single shape.  Mismatch is between arg 0 with shape "
+                             f"{shape} and arg 1 with shape {pshape}.")
+        return make(shape, params)
+
+    @staticmethod
+    def _check(bad, params, msg):
+        """ValueError(msg) where bad(x) holds for an element of a parameter
+        (bad is written with comparisons that work on Python scalars and on
+        arrays; an array parameter makes this a sync point)."""
+        for p in params:
+            if _is_scalar(p):
+                if bad(p):
+                    raise ValueError(msg)
+            elif bool(_reductions.any(bad(_as(p)))):
+                raise ValueError(msg)
+
+    # -- distributions ---------------------------------------------------------
+    def random(self, size=None, dtype=_np.float64, out=None):
+        dtype = _np.dtype(dtype)
+        if dtype not in (_np.float32, _np.float64):
+            raise TypeError(f"Unsupported dtype {dtype} for random")
+        if out is not None:
+            out[...] = self._uniform(out.shape, dtype)
+            return out
+        return self._draw(size, [], lambda s, p: self._uniform(s, dtype))
+
+    def uniform(self, low=0.0, high=1.0, size=None):
+        def make(shape, p):
+            lo, hi = p
+            return _ufuncs.add(lo, _ufuncs.multiply(_ufuncs.subtract(hi, lo),
+                                                    self._uniform(shape)))
+        return self._draw(size, [low, high], make)
+
+    def standard_normal(self, size=None, dtype=_np.float64, out=None):
+        dtype = _np.dtype(dtype)
+        if out is not None:
+            out[...] = self._normal(out.shape, dtype)
+            return out
+        return self._draw(size, [], lambda s, p: self._normal(s, dtype))
+
+    def normal(self, loc=0.0, scale=1.0, size=None):
+        self._check(lambda s: s < 0, [scale], "scale < 0")
+        return self._draw(size, [loc, scale], lambda s, p: _ufuncs.add(
+            p[0], _ufuncs.multiply(p[1], self._normal(s))))
+
+    def lognormal(self, mean=0.0, sigma=1.0, size=None):
+        self._check(lambda s: s < 0, [sigma], "sigma < 0")
+        return self._draw(size, [mean, sigma], lambda s, p: _ufuncs.exp(_ufuncs.add(
+            p[0], _ufuncs.multiply(p[1], self._normal(s)))))
+
+    def standard_exponential(self, size=None, dtype=_np.float64, method="zig", out=None):
+        r = self._draw(size, [], lambda s, p: self._exponential(s))
+        if _np.dtype(dtype) != _np.float64 and isinstance(r, ndarray):
+            r = r.astype(dtype)
+        if out is not None:
+            out[...] = r
+            return out
+        return r
+
+    def exponential(self, scale=1.0, size=None):
+        self._check(lambda s: s < 0, [scale], "scale < 0")
+        return self._draw(size, [scale], lambda s, p: _ufuncs.multiply(
+            p[0], self._exponential(s)))
+
+    def logistic(self, loc=0.0, scale=1.0, size=None):
+        self._check(lambda s: s < 0, [scale], "scale < 0")
+
+        def make(shape, p):
+            u = self._uniform(shape, open_interval=True)
+            return _ufuncs.add(p[0], _ufuncs.multiply(p[1], _ufuncs.log(
+                _ufuncs.divide(u, _ufuncs.subtract(1.0, u)))))
+        return self._draw(size, [loc, scale], make)
+
+    def gumbel(self, loc=0.0, scale=1.0, size=None):
+        self._check(lambda s: s < 0, [scale], "scale < 0")
+
+        def make(shape, p):
+            u = self._uniform(shape, open_interval=True)
+            return _ufuncs.subtract(p[0], _ufuncs.multiply(p[1], _ufuncs.log(
+                _ufuncs.negative(_ufuncs.log(u)))))
+        return self._draw(size, [loc, scale], make)
+
+    def laplace(self, loc=0.0, scale=1.0, size=None):
+        self._check(lambda s: s < 0, [scale], "scale < 0")
+
+        def make(shape, p):
+            u = self._uniform(shape, open_interval=True)
+            low = _ufuncs.log(_ufuncs.add(u, u))
+            high = _ufuncs.negative(_ufuncs.log(_ufuncs.subtract(2.0, _ufuncs.add(u, u))))
+            return _ufuncs.add(p[0], _ufuncs.multiply(
+                p[1], _ufuncs.where(_ufuncs.less(u, 0.5), low, high)))
+        return self._draw(size, [loc, scale], make)
+
+    def weibull(self, a, size=None):
+        self._check(lambda s: s < 0, [a], "a < 0")
+
+        def make(shape, p):
+            e = self._exponential(shape)
+            r = _ufuncs.power(e, _ufuncs.divide(1.0, p[0]))
+            return _ufuncs.where(_ufuncs.equal(p[0], 0), 0.0, r)
+        return self._draw(size, [a], make)
+
+    def pareto(self, a, size=None):
+        self._check(lambda s: s <= 0, [a], "a <= 0")
+        return self._draw(size, [a], lambda s, p: _ufuncs.expm1(
+            _ufuncs.divide(self._exponential(s), p[0])))
+
+    def power(self, a, size=None):
+        self._check(lambda s: s <= 0, [a], "a <= 0")
+        return self._draw(size, [a], lambda s, p: _ufuncs.power(
+            _ufuncs.negative(_ufuncs.expm1(_ufuncs.negative(self._exponential(s)))),
+            _ufuncs.divide(1.0, p[0])))
+
+    def rayleigh(self, scale=1.0, size=None):
+        self._check(lambda s: s < 0, [scale], "scale < 0")
+        return self._draw(size, [scale], lambda s, p: _ufuncs.multiply(
+            p[0], _ufuncs.sqrt(_ufuncs.multiply(self._exponential(s), 2.0))))
+
+    def standard_cauchy(self, size=None):
+        def make(shape, p):
+            z = self._normal((2,) + tuple(shape))
+            return _ufuncs.divide(z[0], z[1])
+        return self._draw(size, [], make)
+
+    def triangular(self, left, mode, right, size=None):
+        def bad(x):
+            return bool(_reductions.any(x) if isinstance(x, ndarray) else x)
+        lo, mo, hi = [x if _is_scalar(x) else _as(x) for x in (left, mode, right)]
+        if bad(lo > mo):
+            raise ValueError("left > mode")
+        if bad(mo > hi):
+            raise ValueError("mode > right")
+        if bad(lo == hi):
+            raise ValueError("left == right")
+
+        def make(shape, p):
+            lo, mo, hi = p
+            base = _ufuncs.subtract(hi, lo)
+            leftbase = _ufuncs.subtract(mo, lo)
+            u = self._uniform(shape)
+            first = _ufuncs.add(lo, _ufuncs.sqrt(_ufuncs.multiply(
+                u, _ufuncs.multiply(leftbase, base))))
+            second = _ufuncs.subtract(hi, _ufuncs.sqrt(_ufuncs.multiply(
+                _ufuncs.subtract(1.0, u),
+                _ufuncs.multiply(_ufuncs.subtract(hi, mo), base))))
+            return _ufuncs.where(_ufuncs.less_equal(u, _ufuncs.divide(leftbase, base)),
+                                 first, second)
+        return self._draw(size, [left, mode, right], make)
+
+    def wald(self, mean, scale, size=None):
+        self._check(lambda s: s <= 0, [mean], "mean <= 0")
+        self._check(lambda s: s <= 0, [scale], "scale <= 0")
+
+        def make(shape, p):
+            mean_, scale_ = p
+            y = self._normal(shape)
+            y = _ufuncs.multiply(mean_, _ufuncs.multiply(y, y))
+            mu_2l = _ufuncs.divide(mean_, _ufuncs.multiply(scale_, 2.0))
+            root = _ufuncs.sqrt(_ufuncs.add(
+                _ufuncs.multiply(_ufuncs.multiply(scale_, 4.0), y), _ufuncs.multiply(y, y)))
+            x = _ufuncs.add(mean_, _ufuncs.multiply(mu_2l, _ufuncs.subtract(y, root)))
+            u = self._uniform(shape)
+            return _ufuncs.where(
+                _ufuncs.less_equal(u, _ufuncs.divide(mean_, _ufuncs.add(mean_, x))),
+                x, _ufuncs.divide(_ufuncs.multiply(mean_, mean_), x))
+        return self._draw(size, [mean, scale], make)
+
+    def geometric(self, p, size=None):
+        self._check(lambda s: (s <= 0) | (s > 1) | (s != s), [p],
+                    "p <= 0, p > 1 or p contains NaNs")
+
+        def make(shape, params):
+            e = self._exponential(shape)
+            k = _ufuncs.ceil(_ufuncs.divide(_ufuncs.negative(e),
+                                            _ufuncs.log1p(_ufuncs.negative(params[0]))))
+            return _ufuncs.maximum(k, 1.0).astype(_np.int64)
+        return self._draw(size, [p], make)
+
+    def integers(self, low, high=None, size=None, dtype=_np.int64, endpoint=False):
+        dtype = _np.dtype(dtype)
+        if dtype.kind not in "iu":
+            raise TypeError(f"Unsupported dtype {dtype.name!r} for integers")
+        if high is None:
+            low, high = 0, low
+        if _is_scalar(low) and _is_scalar(high):
+            span = int(high) - int(low) + (1 if endpoint else 0)
+            if span <= 0:
+                raise ValueError("low > high" if endpoint else "low >= high")
+            info = _np.iinfo(dtype)
+            if int(low) < info.min or int(high) - (0 if endpoint else 1) > info.max:
+                raise ValueError(f"high is out of bounds for {dtype.name}")
+        else:
+            span = _ufuncs.subtract(high, low)
+            if endpoint:
+                span = _ufuncs.add(span, 1)
+            self._check(lambda s: s <= 0, [span],
+                        "low > high" if endpoint else "low >= high")
+
+        def make(shape, p):
+            lo, sp = p
+            if _is_scalar(sp) and sp > 1 << 53:  # beyond float precision
+                off = _ufuncs.remainder(self._bits(shape), _np.uint64(sp))
+                return _ufuncs.add(off.astype(_np.int64), lo).astype(dtype)
+            u = self._uniform(shape)
+            off = _ufuncs.floor(_ufuncs.multiply(u, sp)).astype(_np.int64)
+            return _ufuncs.add(off, lo).astype(dtype)
+        r = self._draw(size, [low, span], make)
+        return dtype.type(r) if not isinstance(r, ndarray) else r
+
+    def multivariate_normal(self, mean, cov, size=None, check_valid="warn", tol=1e-8,
+                            *, method="svd"):
+        from . import linalg
+        if method not in ("svd", "eigh", "cholesky"):
+            raise ValueError("method must be one of {'eigh', 'svd', 'cholesky'}")
+        mean, cov = _as(mean).astype(_np.float64), _as(cov).astype(_np.float64)
+        if mean.ndim != 1:
+            raise ValueError("mean must be 1 dimensional")
+        n = mean._shape[0]
+        if cov.ndim != 2 or cov._shape != (n, n):
+            raise ValueError("cov must be 2 dimensional and square")
+        shape = _shape_of(size) or ()
+        z = self._normal((prod(shape), n))
+        if method == "cholesky":
+            factor = _manip.swapaxes(linalg.cholesky(cov), 0, 1)
+        elif method == "eigh":
+            s, v = linalg.eigh(cov)
+            factor = _manip.swapaxes(_ufuncs.multiply(
+                v, _ufuncs.sqrt(_ufuncs.absolute(s))), 0, 1)
+        else:
+            u, s, vh = linalg.svd(cov)
+            if check_valid != "ignore":
+                if check_valid not in ("warn", "raise"):
+                    raise ValueError("check_valid must equal 'warn', 'raise', or "
+                                     "'ignore'")
+                rebuilt = _manip.matmul(_ufuncs.multiply(_manip.swapaxes(vh, 0, 1), s), vh)
+                from ._joining import allclose
+                if not allclose(rebuilt, cov, rtol=tol, atol=tol):
+                    if check_valid == "warn":
+                        warnings.warn("covariance is not symmetric positive-"
+                                      "semidefinite.", RuntimeWarning, stacklevel=2)
+                    else:
+                        raise ValueError("covariance is not symmetric positive-"
+                                         "semidefinite.")
+            factor = _ufuncs.multiply(_manip.expand_dims(_ufuncs.sqrt(s), -1), vh)
+        x = _ufuncs.add(_manip.matmul(z, factor), mean)
+        return x.reshape(shape + (n,))
+
+    def bytes(self, length):
+        words = self._bits(((length + 7) // 8,))
+        return _core.asndarray(words)._numpy().tobytes()[:length]
+
+    # -- the rest: NumPy's Generator, seeded from this one ---------------------
+    def _numpy_generator(self):
+        gen = _np.random.Generator(_np.random.PCG64([self._key, self._counter]))
+        self._counter = (self._counter + (1 << 40)) & _M64
+        return gen
+
+    def shuffle(self, x, axis=0):
+        _fallback._warn("random shuffle")
+        data = x._numpy() if isinstance(x, ndarray) else x
+        self._numpy_generator().shuffle(data, axis=axis)
+        if isinstance(x, ndarray):
+            x[...] = data
+
+    def __getattr__(self, name):
+        if name.startswith("_") or not hasattr(_np.random.Generator, name):
+            raise AttributeError(f"'Generator' object has no attribute {name!r}")
+
+        def method(*args, **kwargs):
+            _fallback._warn(f"random.Generator.{name}")
+            func = getattr(self._numpy_generator(), name)
+            return _fallback._from_numpy(func(*_fallback._to_numpy(args),
+                                              **_fallback._to_numpy(kwargs)))
+        method.__name__ = name
+        return method
+
+
+def default_rng(seed=None):
+    if isinstance(seed, Generator):
+        return seed
+    return Generator(seed)
+
+
+class RandomState(Generator):
+    """The legacy np.random API (np.random.seed, rand, randn, randint, ...)
+    on the same counter-based words."""
+
+    def __init__(self, seed=None):
+        super().__init__(seed)
+
+    def __repr__(self):
+        return f"RandomState(Philox4x32) at {id(self):#x}"
+
+    def seed(self, seed=None):
+        self._key = _key_from_seed(seed)
+        self._counter = 0
+
+    def get_state(self, legacy=True):
+        return ("cpnumeric.Philox4x32", self._key, self._counter)
+
+    def set_state(self, state):
+        if isinstance(state, dict):
+            self.state = state
+            return
+        if len(state) != 3 or state[0] != "cpnumeric.Philox4x32":
+            raise ValueError("set_state takes a state from cpnumeric's get_state "
+                             "(NumPy's MT19937 states do not apply)")
+        self._key, self._counter = int(state[1]) & _M64, int(state[2]) & _M64
+
+    def random_sample(self, size=None):
+        return self.random(size)
+
+    def rand(self, *args):
+        return self.random(args or None)
+
+    def randn(self, *args):
+        return self.standard_normal(args or None)
+
+    def randint(self, low, high=None, size=None, dtype=int):
+        return self.integers(low, high, size, dtype=dtype)
+
+    def random_integers(self, low, high=None, size=None):
+        if high is None:
+            warnings.warn("This function is deprecated. Please call randint(1, "
+                          f"{low} + 1) instead", DeprecationWarning, stacklevel=2)
+            low, high = 1, low
+        else:
+            warnings.warn(f"This function is deprecated. Please call randint({low}, "
+                          f"{high} + 1) instead", DeprecationWarning, stacklevel=2)
+        return self.integers(low, high, size, endpoint=True)
+
+    def _numpy_generator(self):
+        return super()._numpy_generator()
+
+    def __getattr__(self, name):
+        if name.startswith("_") or not hasattr(_np.random.RandomState, name):
+            raise AttributeError(f"'RandomState' object has no attribute {name!r}")
+        if hasattr(_np.random.Generator, name):
+            return Generator.__getattr__(self, name)
+
+        def method(*args, **kwargs):
+            _fallback._warn(f"random.RandomState.{name}")
+            state = _np.random.RandomState((self._key ^ self._counter) & _M32)
+            self._counter = (self._counter + (1 << 40)) & _M64
+            return _fallback._from_numpy(getattr(state, name)(
+                *_fallback._to_numpy(args), **_fallback._to_numpy(kwargs)))
+        method.__name__ = name
+        return method
+
+
+_global = RandomState()
+
+NATIVE = ["default_rng", "seed", "get_state", "set_state", "random", "random_sample",
+          "ranf", "sample", "rand", "randn", "randint", "random_integers", "uniform",
+          "normal", "standard_normal", "lognormal", "exponential",
+          "standard_exponential", "logistic", "gumbel", "laplace", "weibull", "pareto",
+          "power", "rayleigh", "standard_cauchy", "triangular", "wald", "geometric",
+          "multivariate_normal", "bytes"]
+
+for _name in NATIVE:
+    if _name not in ("default_rng", "ranf", "sample"):
+        globals()[_name] = getattr(_global, _name)
+ranf = sample = _global.random_sample
+
+
+def __getattr__(name):
+    """Other np.random functions (binomial, poisson, choice, permutation,
+    shuffle, ...): NumPy's, seeded from the global state, with a one-time
+    RuntimeWarning."""
+    if name.startswith("__") or not hasattr(_np.random, name):
+        raise AttributeError(f"module 'cpnumeric.random' has no attribute {name!r}")
+    attr = getattr(_np.random, name)
+    if callable(attr) and not isinstance(attr, type):
+        if hasattr(_np.random.RandomState, name):
+            return getattr(_global, name)
+
+        def fallback(*args, **kwargs):
+            return _fallback.call_numpy(f"random.{name}", args, kwargs, func=attr)
+        fallback.__name__ = name
+        return fallback
+    return attr

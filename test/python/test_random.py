@@ -1,0 +1,227 @@
+"""cpnumeric.random: the Philox words (known answer, eager == compiled, any
+thread count), distributions against NumPy's by quantiles, np.random's
+calling conventions (size, scalars, broadcasting, dtypes), errors and the
+declared fallback."""
+
+import warnings
+
+import numpy
+import pytest
+
+import cpnumeric as cp
+from cpnumeric.random import _philox_numpy
+
+N = 200_000
+QUANTILES = [0.01, 0.1, 0.25, 0.5, 0.75, 0.9, 0.99]
+
+
+def same_distribution(ours, ref, rel=0.03):
+    """Quantiles of two large samples agree (relative to the spread)."""
+    ours, ref = numpy.asarray(ours).ravel(), numpy.asarray(ref).ravel()
+    qo, qr = numpy.quantile(ours, QUANTILES), numpy.quantile(ref, QUANTILES)
+    spread = numpy.quantile(ref, 0.9) - numpy.quantile(ref, 0.1)
+    tails = numpy.array([3 if q in (0.01, 0.99) else 1 for q in QUANTILES])
+    assert (numpy.abs(qo - qr) <= rel * spread * tails).all(), (qo, qr)
+
+
+def test_philox_known_answer():
+    # Random123's known answer for philox4x32-10, counter 0, key 0: the first
+    # two words are 0x6627e8d5 0xe169c58d.
+    assert int(_philox_numpy(0, 0, 1)[0]) == 0x6627E8D5E169C58D
+    g = cp.random.default_rng(0)
+    g._key = 0
+    assert int(numpy.asarray(g._bits((3,)))[0]) == 0x6627E8D5E169C58D
+
+
+@pytest.mark.parametrize("shape", [(1000,), (7, 13, 11), (0,), (3, 0)])
+def test_compiled_words_equal_numpy_words(shape, monkeypatch):
+    g = cp.random.default_rng(123)
+    g._counter = (1 << 64) - 500  # the counter wraps inside the draw
+    compiled = numpy.asarray(g._bits(shape))
+    monkeypatch.setitem(cp._core.EAGER, "threshold", 1 << 30)
+    h = cp.random.default_rng(123)
+    h._counter = (1 << 64) - 500
+    eager = h._bits(shape)
+    assert eager._eager() is not None
+    assert numpy.array_equal(compiled, numpy.asarray(eager))
+    assert compiled.dtype == numpy.uint64
+
+
+def test_same_seed_same_stream_any_thread_count():
+    results = []
+    for threads in (1, 2):
+        cp.set_num_threads(threads)
+        g = cp.random.default_rng([7, 8])
+        results.append([numpy.asarray(g.normal(size=(300, 301))),
+                        numpy.asarray(g.random(50_000)),
+                        numpy.asarray(g.integers(0, 1000, size=4096))])
+    cp.set_num_threads(0)
+    for a, b in zip(*results):
+        assert numpy.array_equal(a, b)
+    # consecutive draws differ; a different seed differs
+    g = cp.random.default_rng(5)
+    a, b = numpy.asarray(g.random(1000)), numpy.asarray(g.random(1000))
+    assert not numpy.array_equal(a, b)
+    c = numpy.asarray(cp.random.default_rng(6).random(1000))
+    assert not numpy.array_equal(a, c)
+
+
+def test_uniform_words_have_full_range_and_no_bias():
+    g = cp.random.default_rng(1)
+    u = numpy.asarray(g.random(N))
+    assert u.dtype == numpy.float64 and 0.0 <= u.min() and u.max() < 1.0
+    same_distribution(u, numpy.random.default_rng(0).random(N))
+    f = numpy.asarray(g.random(N, dtype=numpy.float32))
+    assert f.dtype == numpy.float32 and f.max() < 1.0
+    counts = numpy.bincount(numpy.asarray(g.integers(0, 10, size=N)), minlength=10)
+    assert counts.min() > N / 10 * 0.95 and counts.max() < N / 10 * 1.05
+
+
+@pytest.mark.parametrize("name,args", [
+    ("uniform", (-2.0, 5.0)), ("normal", (1.0, 3.0)), ("standard_normal", ()),
+    ("lognormal", (0.5, 0.4)), ("exponential", (2.0,)), ("standard_exponential", ()),
+    ("logistic", (1.0, 2.0)), ("gumbel", (1.0, 2.0)), ("laplace", (0.0, 2.0)),
+    ("weibull", (1.5,)), ("pareto", (3.0,)), ("power", (2.5,)), ("rayleigh", (2.0,)),
+    ("standard_cauchy", ()), ("triangular", (-1.0, 0.5, 3.0)), ("wald", (1.0, 2.0)),
+    ("geometric", (0.3,)), ("integers", (-5, 17)),
+])
+def test_distributions_match_numpy(name, args):
+    ours = getattr(cp.random.default_rng(11), name)(*args, size=N)
+    ref = getattr(numpy.random.default_rng(0), name)(*args, size=N)
+    assert numpy.asarray(ours).dtype == ref.dtype, name
+    if name == "standard_cauchy":  # heavy tails: compare the middle
+        ours, ref = numpy.clip(ours, -20, 20), numpy.clip(ref, -20, 20)
+    same_distribution(ours, ref)
+
+
+def test_legacy_module_functions_and_seed():
+    cp.random.seed(3)
+    a = [numpy.asarray(cp.random.rand(4, 5)), numpy.asarray(cp.random.randn(6)),
+         numpy.asarray(cp.random.randint(2, 9, size=7)),
+         numpy.asarray(cp.random.random_sample((2, 2))), numpy.asarray(cp.random.ranf(3)),
+         numpy.asarray(cp.random.sample(3)), numpy.asarray(cp.random.random(2))]
+    state = cp.random.get_state()
+    nxt = numpy.asarray(cp.random.normal(size=5))
+    cp.random.seed(3)
+    b = [numpy.asarray(cp.random.rand(4, 5)), numpy.asarray(cp.random.randn(6)),
+         numpy.asarray(cp.random.randint(2, 9, size=7)),
+         numpy.asarray(cp.random.random_sample((2, 2))), numpy.asarray(cp.random.ranf(3)),
+         numpy.asarray(cp.random.sample(3)), numpy.asarray(cp.random.random(2))]
+    for x, y in zip(a, b):
+        assert numpy.array_equal(x, y)
+    assert a[0].shape == (4, 5) and a[2].dtype == numpy.int64
+    assert a[2].min() >= 2 and a[2].max() < 9
+    cp.random.set_state(state)
+    assert numpy.array_equal(numpy.asarray(cp.random.normal(size=5)), nxt)
+    assert isinstance(cp.random.rand(), float)
+    assert isinstance(cp.random.randn(), float)
+    with pytest.warns(DeprecationWarning):
+        r = numpy.asarray(cp.random.random_integers(1, 6, size=1000))
+    assert r.min() == 1 and r.max() == 6
+    rs = cp.random.RandomState(5)
+    assert numpy.array_equal(numpy.asarray(rs.rand(3)),
+                             numpy.asarray(cp.random.RandomState(5).rand(3)))
+    with pytest.raises(ValueError):
+        cp.random.set_state(numpy.random.get_state())
+
+
+def test_size_scalars_and_broadcast_parameters():
+    g = cp.random.default_rng(2)
+    assert isinstance(g.random(), float)
+    assert isinstance(g.normal(1.0, 2.0), float)
+    assert isinstance(g.integers(10), numpy.int64)
+    assert numpy.asarray(g.normal([0.0, 10.0, 100.0], 1e-3)).shape == (3,)
+    r = numpy.asarray(g.normal(cp.array([0.0, 10.0, 100.0]), 1e-3, size=(4, 3)))
+    assert r.shape == (4, 3)
+    numpy.testing.assert_allclose(r.mean(axis=0), [0, 10, 100], atol=0.01)
+    lo = cp.array([0, 100, -50])
+    i = numpy.asarray(g.integers(lo, lo + 5, size=(1000, 3)))
+    assert (i >= numpy.array([0, 100, -50])).all() and (i < numpy.array([5, 105, -45])).all()
+    assert numpy.asarray(g.integers(0, 3, size=100, endpoint=True)).max() == 3
+    u8 = numpy.asarray(g.integers(0, 256, size=5000, dtype=numpy.uint8))
+    assert u8.dtype == numpy.uint8 and u8.max() == 255
+    big = numpy.asarray(g.integers(0, 2**62, size=1000))
+    assert big.max() > 2**60
+    assert g.random(size=0).shape == (0,)
+    out = cp.zeros((3, 4))
+    assert g.random(out=out) is out and 0 < float(out.sum()) < 12
+    with pytest.raises(ValueError, match="shape mismatch"):
+        g.normal([0.0, 1.0], 1.0, size=(3,))
+
+
+def test_parameter_errors():
+    g = cp.random.default_rng(0)
+    with pytest.raises(ValueError, match="scale < 0"):
+        g.normal(0, -1)
+    with pytest.raises(ValueError, match="scale < 0"):
+        g.normal(0, cp.array([1.0, -1.0]))
+    with pytest.raises(ValueError, match="low >= high"):
+        g.integers(5, 5)
+    with pytest.raises(ValueError, match="p <= 0"):
+        g.geometric(1.5)
+    with pytest.raises(ValueError, match="left > mode"):
+        g.triangular(2, 1, 3)
+    with pytest.raises(ValueError, match="non-negative"):
+        cp.random.default_rng(-1)
+    with pytest.raises(TypeError):
+        g.integers(0, 5, dtype=numpy.float64)
+    with pytest.raises(ValueError, match="high is out of bounds"):
+        g.integers(0, 300, dtype=numpy.uint8)
+
+
+def test_multivariate_normal():
+    mean = [1.0, -2.0, 0.5]
+    cov = [[2.0, 0.3, 0.1], [0.3, 1.0, -0.2], [0.1, -0.2, 0.5]]
+    for method in ("svd", "cholesky", "eigh"):
+        x = numpy.asarray(cp.random.default_rng(4).multivariate_normal(
+            mean, cov, size=(N // 2,), method=method))
+        assert x.shape == (N // 2, 3)
+        numpy.testing.assert_allclose(x.mean(axis=0), mean, atol=0.02)
+        numpy.testing.assert_allclose(numpy.cov(x.T), cov, atol=0.03)
+    with pytest.warns(RuntimeWarning, match="positive-semidefinite"):
+        cp.random.default_rng(0).multivariate_normal([0, 0], [[1, 2], [2, 1]], size=3)
+
+
+def test_bytes_and_spawn():
+    g = cp.random.default_rng(9)
+    b = g.bytes(21)
+    assert isinstance(b, bytes) and len(b) == 21
+    kids = g.spawn(2)
+    assert not numpy.array_equal(numpy.asarray(kids[0].random(10)),
+                                 numpy.asarray(kids[1].random(10)))
+
+
+def test_fallbacks_warn_and_are_seeded():
+    g = cp.random.default_rng(0)
+    with pytest.warns(RuntimeWarning, match="not implemented natively"):
+        p = numpy.asarray(g.poisson(3.0, size=N))
+    assert abs(p.mean() - 3.0) < 0.05
+    a = numpy.asarray(cp.random.default_rng(1).binomial(10, 0.5, size=10))
+    b = numpy.asarray(cp.random.default_rng(1).binomial(10, 0.5, size=10))
+    assert numpy.array_equal(a, b)
+    x = cp.arange(10)
+    cp.random.default_rng(2).shuffle(x)
+    assert sorted(numpy.asarray(x).tolist()) == list(range(10))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert sorted(numpy.asarray(cp.random.permutation(5)).tolist()) == list(range(5))
+        c = cp.random.choice(5, size=3)
+        assert numpy.asarray(c).shape == (3,)
+
+
+def test_random_inside_jit_is_refused():
+    @cp.jit
+    def f(x):
+        return x + cp.random.default_rng(0).random(x.shape)
+    with pytest.raises(cp.TracingError, match="random"):
+        f(cp.zeros(2000))
+
+
+def test_normal_fuses_into_one_loop():
+    g = cp.random.default_rng(0)
+    cp.synchronize()
+    before = cp.stats()["tasks_run"]
+    y = g.normal(size=1_000_000) * 2 + 1
+    s = float(y.sum())
+    assert abs(s / 1e6 - 1) < 0.01
+    assert cp.stats()["tasks_run"] - before == 1
