@@ -29,9 +29,44 @@ void unshare(Operation *op) {
   }
 }
 
+/// Whether `use` writes into its value in place once bufferized: the
+/// destination of an insert_slice or the init of a destination-style op.
+bool isDestination(OpOperand &use) {
+  if (auto insert = dyn_cast<tensor::InsertSliceOp>(use.getOwner()))
+    return use.getOperandNumber() == insert.getDestMutable().getOperandNumber();
+  if (auto linalgOp = dyn_cast<linalg::LinalgOp>(use.getOwner()))
+    return linalgOp.isDpsInit(&use);
+  return false;
+}
+
+/// A generic (a splat, an elementwise value) that two ops write into in
+/// place after CSE merged identical ones (two concatenations both start from
+/// the same zero fill): each destination use but the first gets its own
+/// clone. Without this, eliminate-empty-tensors writes both chains into the
+/// first chain's output buffer and one output ends up with the other's data.
+void unshareDestinations(linalg::GenericOp op) {
+  SmallVector<OpOperand *> dests;
+  for (OpOperand &use : op->getResult(0).getUses())
+    if (isDestination(use))
+      dests.push_back(&use);
+  if (dests.size() < 2)
+    return;
+  for (OpOperand *use : llvm::drop_begin(dests)) {
+    OpBuilder b(op);
+    use->set(b.clone(*op)->getResult(0));
+  }
+}
+
 struct UnshareInitsPass : public cpn::impl::UnshareInitsBase<UnshareInitsPass> {
   void runOnOperation() override {
-    // Fills first: their clones add uses to the empties they fill.
+    SmallVector<linalg::GenericOp> generics;
+    getOperation().walk([&](linalg::GenericOp op) {
+      if (op.hasPureTensorSemantics() && op->getNumResults() == 1)
+        generics.push_back(op);
+    });
+    for (linalg::GenericOp op : generics)
+      unshareDestinations(op);
+    // Fills next: their clones add uses to the empties they fill.
     SmallVector<Operation *> fills, empties;
     getOperation().walk([&](Operation *op) {
       if (auto fill = dyn_cast<linalg::FillOp>(op)) {

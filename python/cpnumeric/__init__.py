@@ -7,8 +7,8 @@ compiles the pending trace into fused native kernels and runs them.
 
 import numpy as _np
 
-from . import (_config, _core, _cpn, _creation, _fallback, _jit, _joining, _manip,
-               _products, _reductions, _ufuncs)
+from . import (_config, _core, _cpn, _creation, _extras, _fallback, _indexing, _jit,
+               _joining, _manip, _products, _reductions, _sorting, _ufuncs)
 from . import linalg, random  # noqa: F401
 from ._core import ndarray
 from ._jit import Lowered, TracingError, jit  # noqa: F401
@@ -21,6 +21,9 @@ from ._reductions import (all, amax, amin, any, argmax, argmin, count_nonzero, m
                           mean, min, prod, std, sum, var)
 from ._ufuncs import clip, where, ufunc  # noqa: F401
 from ._products import cross, matvec, tensordot, vecdot, vecmat  # noqa: F401
+from ._sorting import *  # noqa: F401,F403
+from ._indexing import *  # noqa: F401,F403
+from ._extras import *  # noqa: F401,F403
 from ._joining import (allclose, append, atleast_1d, atleast_2d, atleast_3d,  # noqa: F401
                        broadcast_arrays, column_stack, concat, concatenate, diff, dstack,
                        permute_dims, tile, repeat, meshgrid, indices, kron, rot90,
@@ -201,10 +204,56 @@ ndarray.conj = ndarray.conjugate = lambda self: self.copy()
 ndarray.round = lambda self, decimals=0, out=None: _joining.around(self, decimals, out)
 
 round = _joining.round  # noqa: A001
+
+
+def _sort_in_place(self, axis=-1, kind=None, order=None, *, stable=None):
+    self[...] = _sorting.sort(self, axis, kind, order, stable=stable)
+
+
+def _partition_in_place(self, kth, axis=-1, kind="introselect", order=None):
+    self[...] = _sorting.partition(self, kth, axis, kind, order)
+
+
+def _setflags(self, write=None, align=None, uic=None):
+    if write is not None:
+        if write and self._readonly and not self._is_whole_base():
+            raise ValueError("cannot set WRITEABLE flag to True of this array")
+        self._readonly = not write
+
+
+ndarray.sort = _sort_in_place
+ndarray.partition = _partition_in_place
+ndarray.argsort = lambda self, axis=-1, kind=None, order=None, *, stable=None: \
+    _sorting.argsort(self, axis, kind, order, stable=stable)
+ndarray.argpartition = lambda self, kth, axis=-1, kind="introselect", order=None: \
+    _sorting.argpartition(self, kth, axis, kind, order)
+ndarray.searchsorted = lambda self, v, side="left", sorter=None: \
+    _sorting.searchsorted(self, v, side, sorter)
+ndarray.cumsum = lambda self, axis=None, dtype=None, out=None: \
+    _sorting.cumsum(self, axis, dtype, out)
+ndarray.cumprod = lambda self, axis=None, dtype=None, out=None: \
+    _sorting.cumprod(self, axis, dtype, out)
+ndarray.take = lambda self, indices, axis=None, out=None, mode="raise": \
+    _indexing.take(self, indices, axis, out, mode)
+ndarray.put = lambda self, indices, values, mode="raise": \
+    _indexing.put(self, indices, values, mode)
+ndarray.nonzero = lambda self: _indexing.nonzero(self)
+ndarray.compress = lambda self, condition, axis=None, out=None: \
+    _indexing.compress(condition, self, axis, out)
+ndarray.choose = lambda self, choices, out=None, mode="raise": \
+    _indexing.choose(self, choices, out, mode)
+ndarray.repeat = lambda self, repeats, axis=None: _joining.repeat(self, repeats, axis)
+ndarray.setflags = _setflags
+ndarray.tobytes = lambda self, order="C": self._numpy().tobytes(order)
+ndarray.tofile = lambda self, fid, sep="", format="%s": self._numpy().tofile(fid, sep, format)
+ndarray.dumps = lambda self: self._numpy().dumps()
+ndarray.dump = lambda self, file: self._numpy().dump(file)
+ndarray.to_device = lambda self, device, /, *, stream=None: self
 _fallback.register_native(
     set(_ufuncs.NATIVE_UFUNCS) | {"clip", "where"} | set(_creation.NATIVE)
     | set(_manip.NATIVE) | set(_reductions.NATIVE) | set(_joining.NATIVE)
-    | set(_products.NATIVE))
+    | set(_products.NATIVE) | set(_sorting.NATIVE) | set(_indexing.NATIVE)
+    | set(_extras.NATIVE))
 # `where(cond)` with one argument is data-dependent and falls back.
 
 

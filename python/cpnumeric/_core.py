@@ -136,9 +136,11 @@ def _raising(f, node):
         return f(node)
     except RuntimeError as e:
         msg = str(e)
-        at = msg.find("LinAlgError: ")
-        if at >= 0:
-            raise _np.linalg.LinAlgError(msg[at + len("LinAlgError: "):]) from None
+        for name, cls in (("LinAlgError: ", _np.linalg.LinAlgError),
+                          ("IndexError: ", IndexError)):
+            at = msg.find(name)
+            if at >= 0:
+                raise cls(msg[at + len(name):]) from None
         raise
 
 

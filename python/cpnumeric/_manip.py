@@ -64,12 +64,20 @@ def basic_view(a, key):
 def getitem(a, key):
     if _is_basic(key):
         return basic_view(a, key)
+    from . import _indexing
+    r = _indexing.getitem(a, key)
+    if r is not None:
+        return r
     from . import _fallback
     return _fallback.fallback_getitem(a, key)
 
 
 def setitem(a, key, value):
     if not _is_basic(key):
+        from . import _indexing
+        if _indexing.setitem(a, key, value):
+            statement_end()
+            return
         from . import _fallback
         return _fallback.fallback_setitem(a, key, value)
     v = basic_view(a, key)
@@ -91,7 +99,7 @@ def setitem(a, key, value):
         arr = _np.asarray(value)
         if arr.ndim == 0 and arr.dtype.kind in "biuf":
             py = isinstance(value, (bool, int, float)) and not isinstance(value, _np.generic)
-            node = _core.splat(value if py else arr.astype(v._dtype), v._shape, v._dtype)
+            node = _core.splat(value if py else arr.astype(v._dtype)[()], v._shape, v._dtype)
         else:
             if _np.broadcast_shapes(arr.shape, v._shape) != v._shape:
                 raise ValueError(f"could not broadcast input array from shape "

@@ -256,10 +256,10 @@ def clip(a, a_min=None, a_max=None, out=None, **kwargs):
 
 
 def where(condition, x=None, y=None):
-    """where(cond, x, y) elementwise; where(cond) falls back (data-dependent)."""
+    """where(cond, x, y) elementwise; where(cond) is nonzero(cond)."""
     if x is None and y is None:
-        from . import _fallback
-        return _fallback.call_numpy("where", (condition,), {})
+        from . import _indexing
+        return _indexing.nonzero(_core.asndarray(condition))
     if x is None or y is None:
         raise ValueError("either both or neither of x and y should be given")
     c = _core.asndarray(condition)

@@ -495,14 +495,24 @@ extern "C" const cpn_lib_entry *cpn_lib_functions(size_t *count) {
   {"cpn_lib_" #name "_f32", &cpn_lib_##name##_f32}, {                          \
     "cpn_lib_" #name "_f64", &cpn_lib_##name##_f64                             \
   }
-  static const cpn_lib_entry table[] = {
-      CPN_LIB_ROW(inv),      CPN_LIB_ROW(solve), CPN_LIB_ROW(slogdet),
-      CPN_LIB_ROW(cholesky), CPN_LIB_ROW(qr),    CPN_LIB_ROW(svd),
-      CPN_LIB_ROW(eigh),     CPN_LIB_ROW(lstsq),
-  };
+  static const std::vector<cpn_lib_entry> table = [] {
+    std::vector<cpn_lib_entry> t = {
+        CPN_LIB_ROW(inv),      CPN_LIB_ROW(solve), CPN_LIB_ROW(slogdet),
+        CPN_LIB_ROW(cholesky), CPN_LIB_ROW(qr),    CPN_LIB_ROW(svd),
+        CPN_LIB_ROW(eigh),     CPN_LIB_ROW(lstsq),
+    };
+    for (const cpn_lib_entry &e : cpnrt::algorithmFunctions())
+      t.push_back(e);
+    return t;
+  }();
 #undef CPN_LIB_ROW
-  *count = sizeof table / sizeof table[0];
-  return table;
+  *count = table.size();
+  return table.data();
+}
+
+void cpnrt::setKernelError(const std::string &error) {
+  if (kernelError.empty())
+    kernelError = error;
 }
 
 extern "C" const char *cpn_lib_take_error() {

@@ -38,3 +38,36 @@ func.func @two_sums(%a: memref<3x3xf64>, %o1: memref<3xf64>, %o2: memref<3xf64>)
   bufferization.materialize_in_destination %s1 in restrict writable %o2 : (tensor<3xf64>, memref<3xf64>) -> ()
   return
 }
+
+// Two concatenations start from one CSE'd splat and write into it in place:
+// each chain gets its own splat, so that each output is written separately.
+// CHECK-LABEL: func @two_chains
+// CHECK-COUNT-2: linalg.generic
+// CHECK: tensor.insert_slice
+// CHECK: tensor.insert_slice
+// Bufferized, each chain fills and updates its own output (no temporary):
+// BUF-LABEL: func @two_chains
+// BUF-NOT: memref.alloc
+// BUF: outs(%arg3
+// BUF: outs(%arg4
+// BUF: memref.subview %arg3[1] [4] [1]
+// BUF: memref.subview %arg4[1] [4] [1]
+#s = affine_map<(d0) -> ()>
+#i = affine_map<(d0) -> (d0)>
+func.func @two_chains(%z: memref<f64>, %x: memref<4xf64>, %y: memref<4xf64>,
+                      %o1: memref<6xf64>, %o2: memref<6xf64>) {
+  %zt = bufferization.to_tensor %z restrict : memref<f64> to tensor<f64>
+  %xt = bufferization.to_tensor %x restrict : memref<4xf64> to tensor<4xf64>
+  %yt = bufferization.to_tensor %y restrict : memref<4xf64> to tensor<4xf64>
+  %e = tensor.empty() : tensor<6xf64>
+  %splat = linalg.generic {indexing_maps = [#s, #i], iterator_types = ["parallel"]}
+      ins(%zt : tensor<f64>) outs(%e : tensor<6xf64>) {
+  ^bb0(%in: f64, %out: f64):
+    linalg.yield %in : f64
+  } -> tensor<6xf64>
+  %a = tensor.insert_slice %xt into %splat[1] [4] [1] : tensor<4xf64> into tensor<6xf64>
+  %b = tensor.insert_slice %yt into %splat[1] [4] [1] : tensor<4xf64> into tensor<6xf64>
+  bufferization.materialize_in_destination %a in restrict writable %o1 : (tensor<6xf64>, memref<6xf64>) -> ()
+  bufferization.materialize_in_destination %b in restrict writable %o2 : (tensor<6xf64>, memref<6xf64>) -> ()
+  return
+}

@@ -278,3 +278,16 @@ def test_nan_reductions(dtype):
                 ref = getattr(numpy, f)(a, axis=axis)
             check(getattr(cp, f)(x, axis=axis), numpy.asarray(ref))
     check(cp.nansum(x, axis=1, keepdims=True), numpy.nansum(a, axis=1, keepdims=True))
+
+
+def test_two_concatenations_in_one_kernel_keep_their_own_data():
+    """Identical zero fills of two concatenations were merged (CSE) and both
+    results were written into the first one's buffer."""
+    x = cp.array(numpy.array([0.1, 0.5, 1.2, 1.9]))
+    y = cp.array(numpy.array([1.0, 2.0, 3.0, 4.0]))
+    a = cp.concatenate([x[-1:], x, x[:1]])
+    b = cp.concatenate([y[-1:], y, y[:1]])
+    s = a + b
+    check(a, numpy.array([1.9, 0.1, 0.5, 1.2, 1.9, 0.1]))
+    check(b, numpy.array([4.0, 1.0, 2.0, 3.0, 4.0, 1.0]))
+    check(s, numpy.array([5.9, 1.1, 2.5, 4.2, 5.9, 1.1]))

@@ -167,12 +167,6 @@ LogicalResult MatmulOp::verify() {
 LogicalResult LibcallOp::verify() {
   if (getOperands().size() > 3)
     return emitOpError("takes at most three operands");
-  Type et = getResult().getType().getElementType();
-  for (Value v : getOperands())
-    if (cast<ShapedType>(v.getType()).getElementType() != et)
-      return emitOpError("operands and result must have one element type");
-  if (!et.isF32() && !et.isF64())
-    return emitOpError("works on f32 or f64 elements");
   return success();
 }
 

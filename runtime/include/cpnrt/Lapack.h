@@ -25,6 +25,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 extern "C" {
 using cpn_lib_fn = void (*)(int64_t meta, int64_t out, int64_t in0, int64_t in1,
@@ -45,8 +46,13 @@ const char *cpn_lib_take_error();
 
 namespace cpnrt {
 /// The error a library call on this thread reported, cleared ("" if none).
-/// Messages start with the NumPy exception's name ("LinAlgError: ...").
+/// Messages start with the NumPy exception's name ("LinAlgError: ...",
+/// "IndexError: ...").
 std::string takeKernelError();
+/// Reports an error of a library call (the first one of a kernel is kept).
+void setKernelError(const std::string &error);
+/// The entry points of Algorithms.cpp (sorting, searching, gathering).
+std::vector<cpn_lib_entry> algorithmFunctions();
 } // namespace cpnrt
 
 #endif // CPNRT_LAPACK_H

@@ -326,10 +326,11 @@ def CPN_RandomBitsOp : CPN_Op<"random_bits", [Pure]> {
 }
 
 def CPN_LibcallOp : CPN_Op<"libcall", [Pure]> {
-  let summary = "a call into the runtime's numerical library (LAPACK)";
+  let summary = "a call into the runtime's library (LAPACK, sorting, gathers)";
   let description = [{
     Computes its result with the runtime entry point `cpn_lib_<callee>` (for
-    example `inv_f64`: LAPACK through LAPACKE, on CPUs). Operands are read,
+    example `inv_f64`: LAPACK through LAPACKE, on CPUs; `sort_f8`, `take_i4`:
+    runtime/lib/Algorithms.cpp). Operands are read,
     never written; the result is a fresh C-contiguous array whose layout the
     callee documents (runtime/include/cpnrt/Lapack.h), often several results
     packed into one flat array that views take apart. `args` are extra integer

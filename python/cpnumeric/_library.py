@@ -1,0 +1,56 @@
+"""Recording `cpn.libcall` ops on runtime library functions (sorting,
+searching, gathering: runtime/lib/Algorithms.cpp), and the shared helpers of
+the functions built on them."""
+
+import numpy as _np
+
+from . import _core, _manip
+from ._core import ndarray, prod, record
+
+
+def libcall(name, inputs, shape, dtype, args=(), key=None):
+    """The result (of `shape` and `dtype`, C-contiguous) of runtime entry
+    point `cpn_lib_<name>_<key>` on `inputs` (our arrays, read with any
+    strides); key: the first input's dtype key unless given."""
+    shape = tuple(shape)
+    key = key or _core.dtype_key(inputs[0]._dtype)
+    node = record("libcall", [x._node() for x in inputs], shape, _np.dtype(dtype),
+                  [int(a) for a in args], f"{name}_{key}")
+    return ndarray._from_node(node, shape, _np.dtype(dtype))
+
+
+def eager(arrays):
+    """True when every array is a small eager one (NumPy computes at once)."""
+    return all(isinstance(a, ndarray) and a._eager() is not None for a in arrays)
+
+
+def wrap(result):
+    """NumPy's result on eager inputs as our arrays (tuples kept)."""
+    if isinstance(result, _np.ndarray):
+        if _core.is_supported(result.dtype):
+            return ndarray._from_eager(_np.array(result))
+        return result
+    if isinstance(result, tuple):
+        items = [wrap(r) for r in result]
+        return type(result)(*items) if hasattr(result, "_fields") else tuple(items)
+    if isinstance(result, list):
+        return [wrap(r) for r in result]
+    return result
+
+
+def rows(a, axis):
+    """a as a (P, N) view (or copy) with `axis` last, and the function that
+    turns a (P, N') result back into a's layout with N' along `axis`."""
+    axis = _manip.normalize_axis_index(axis, a.ndim)
+    moved = _manip.moveaxis(a, axis, -1)
+    lead = moved._shape[:-1]
+    two = moved.reshape(prod(lead), moved._shape[-1])
+
+    def back(r):
+        return _manip.moveaxis(r.reshape(lead + (r._shape[-1],)), -1, axis)
+    return two, back
+
+
+def sync_int(x):
+    """A Python int from a 0-d array (a sync point)."""
+    return int(x)

@@ -1,0 +1,587 @@
+"""Sorting, searching, scans, order statistics and set operations, on the
+runtime's sorting and gathering calls (cpn.libcall) and traced ops.
+
+Functions whose result size depends on the data (unique, the set operations,
+bincount without minlength) count first: a sync point, as in any library
+that returns an exact-size array."""
+
+import collections
+
+import numpy as _np
+
+from . import _core, _manip, _reductions, _ufuncs
+from ._core import ndarray, prod
+from ._library import eager, libcall, rows, wrap
+
+
+def _as(a):
+    return _core.asndarray(a)
+
+
+def _flat_or_axis(a, axis):
+    if axis is None:
+        return _manip.ravel(a), -1
+    return a, axis
+
+
+# -- sorting -------------------------------------------------------------------
+
+def _sort_rows(a, axis, name, dtype):
+    a, axis = _flat_or_axis(a, axis)
+    if a.ndim == 0:
+        raise _np.exceptions.AxisError("axis -1 is out of bounds for array of "
+                                       "dimension 0")
+    two, back = rows(a, axis)
+    if two.size == 0:
+        from ._creation import zeros
+        return back(zeros(two._shape, dtype))
+    return back(libcall(name, [two], two._shape, dtype))
+
+
+def sort(a, axis=-1, kind=None, order=None, *, stable=None):
+    a = _as(a)
+    if order is not None:
+        raise ValueError("Cannot specify order when the array has no fields.")
+    if eager([a]):
+        return wrap(_np.sort(a._eager(), axis=axis, kind=kind, stable=stable))
+    return _sort_rows(a, axis, "sort", a._dtype)
+
+
+def argsort(a, axis=-1, kind=None, order=None, *, stable=None):
+    """Stable whatever `kind` (NumPy's quicksort orders ties unspecified)."""
+    a = _as(a)
+    if order is not None:
+        raise ValueError("Cannot specify order when the array has no fields.")
+    if eager([a]):
+        return wrap(_np.argsort(a._eager(), axis=axis, kind="stable"))
+    return _sort_rows(a, axis, "argsort", _np.int64)
+
+
+def _check_kth(a, kth, axis):
+    n = a.size if axis is None else a._shape[axis]
+    for k in _np.atleast_1d(_np.asarray(kth)).tolist():
+        if not -n <= k < n:
+            raise ValueError(f"kth(={k}) out of bounds ({n})")
+
+
+def partition(a, kth, axis=-1, kind="introselect", order=None):
+    """A full sort: every element before the kth is no larger, every one
+    after no smaller (NumPy's contract; the order inside each part is
+    unspecified there and sorted here)."""
+    a = _as(a)
+    _check_kth(a, kth, axis)
+    return sort(a, axis)
+
+
+def argpartition(a, kth, axis=-1, kind="introselect", order=None):
+    a = _as(a)
+    _check_kth(a, kth, axis)
+    return argsort(a, axis)
+
+
+def lexsort(keys, axis=-1):
+    if isinstance(keys, ndarray):
+        keys = [keys[i] for i in range(keys._shape[0])]
+    keys = [_as(k) for k in keys]
+    if not keys:
+        raise TypeError("need sequence of keys with len > 0 in lexsort")
+    if any(k.ndim != 1 for k in keys) or axis not in (-1, 0):
+        from . import _fallback
+        return _fallback.call_numpy("lexsort", (keys,), {"axis": axis})
+    n = keys[0]._shape[0]
+    if any(k._shape[0] != n for k in keys):
+        raise ValueError("all keys need to be the same shape")
+    from ._indexing import take
+    idx = argsort(keys[0])
+    for k in keys[1:]:
+        idx = take(idx, argsort(take(k, idx)))
+    return idx
+
+
+def searchsorted(a, v, side="left", sorter=None):
+    a = _as(a)
+    if a.ndim != 1:
+        raise ValueError("object too deep for desired array")
+    if side not in ("left", "right"):
+        raise ValueError(f"side must be 'left' or 'right' (got {side!r})")
+    scalar = not isinstance(v, (ndarray, _np.ndarray, list, tuple))
+    v = _as(v)
+    if eager([a, v]) and sorter is None:
+        return wrap(_np.searchsorted(a._eager(), v._eager(), side=side))
+    if sorter is not None:
+        from ._indexing import take
+        a = take(a, sorter)
+    dt = _np.result_type(a._dtype, v._dtype)
+    a, vv = a.astype(dt, copy=False), v.astype(dt, copy=False)
+    if vv.size == 0 or a.size == 0:
+        from ._creation import zeros
+        return zeros(v._shape, _np.int64)
+    flat = _manip.ravel(vv)
+    r = libcall("searchsorted", [a.reshape(1, -1), flat.reshape(1, -1)], (1, flat.size),
+                _np.int64, [side == "right"]).reshape(v._shape)
+    return r.item() if scalar else r
+
+
+def digitize(x, bins, right=False):
+    x, bins = _as(x), _as(bins)
+    if bins.ndim != 1:
+        raise ValueError("bins must be 1d")
+    if x._dtype.kind == "c":
+        raise TypeError("x may not be complex")
+    d = _ufuncs.subtract(bins[1:], bins[:-1]) if bins.size > 1 else None
+    if d is None or bool(_reductions.all(_ufuncs.greater_equal(d, 0))):
+        return searchsorted(bins, x, side="left" if right else "right")
+    if bool(_reductions.all(_ufuncs.less_equal(d, 0))):
+        r = searchsorted(bins[::-1], x, side="left" if right else "right")
+        return _ufuncs.subtract(bins.size, r)
+    raise ValueError("bins must be monotonically increasing or decreasing")
+
+
+# -- scans -----------------------------------------------------------------------
+
+def _scan_dtype(a, dtype):
+    if dtype is not None:
+        return _np.dtype(dtype)
+    if a._dtype.kind == "b" or (a._dtype.kind == "i" and a._dtype.itemsize < 8):
+        return _np.dtype(_np.int64)
+    if a._dtype.kind == "u" and a._dtype.itemsize < 8:
+        return _np.dtype(_np.uint64)
+    return a._dtype
+
+
+def _scan(name, a, axis, dtype, out):
+    a = _as(a)
+    dt = _scan_dtype(a, dtype)
+    if eager([a]) and out is None:
+        return wrap(getattr(_np, name)(a._eager(), axis=axis, dtype=dt))
+    if axis is None:
+        a, axis = _manip.ravel(a), 0
+    if a.ndim == 0:
+        a = a.reshape(1)
+    r = _sort_rows(a.astype(dt, copy=False), axis, name, dt)
+    return _core.store_out(r, out)
+
+
+def cumsum(a, axis=None, dtype=None, out=None):
+    return _scan("cumsum", a, axis, dtype, out)
+
+
+def cumprod(a, axis=None, dtype=None, out=None):
+    return _scan("cumprod", a, axis, dtype, out)
+
+
+def _cumulative(name, x, axis, dtype, out, include_initial):
+    x = _as(x)
+    if axis is None:
+        if x.ndim > 1:
+            raise ValueError("For arrays which have more than one dimension "
+                             "``axis`` argument is required.")
+        axis = 0
+    r = _scan(name, x, axis, dtype, None)
+    if include_initial:
+        from ._creation import full
+        from ._joining import concatenate
+        ax = _manip.normalize_axis_index(axis, max(x.ndim, 1))
+        shape = list(r._shape)
+        shape[ax] = 1
+        r = concatenate([full(shape, 0 if name == "cumsum" else 1, r._dtype), r], axis=ax)
+    return _core.store_out(r, out)
+
+
+def cumulative_sum(x, /, *, axis=None, dtype=None, out=None, include_initial=False):
+    return _cumulative("cumsum", x, axis, dtype, out, include_initial)
+
+
+def cumulative_prod(x, /, *, axis=None, dtype=None, out=None, include_initial=False):
+    return _cumulative("cumprod", x, axis, dtype, out, include_initial)
+
+
+def _nan_as(a, value):
+    a = _as(a)
+    if a._dtype.kind != "f":
+        return a
+    return _ufuncs.where(_ufuncs.isnan(a), value, a)
+
+
+def nancumsum(a, axis=None, dtype=None, out=None):
+    return cumsum(_nan_as(a, 0), axis, dtype, out)
+
+
+def nancumprod(a, axis=None, dtype=None, out=None):
+    return cumprod(_nan_as(a, 1), axis, dtype, out)
+
+
+# -- order statistics --------------------------------------------------------------
+
+_METHODS = ("linear", "lower", "higher", "nearest", "midpoint")
+
+
+def _quantile(a, q, axis, method, keepdims, nan_skip, out):
+    a = _as(a)
+    if method not in _METHODS:
+        from . import _fallback
+        name = "nanquantile" if nan_skip else "quantile"
+        return _fallback.call_numpy(name, (a, q), {"axis": axis, "method": method,
+                                                   "keepdims": keepdims, "out": out})
+    weak = isinstance(q, (float, int)) and not isinstance(q, bool)
+    qs = _np.asarray(q._numpy() if isinstance(q, ndarray) else q, dtype=_np.float64)
+    if ((qs < 0) | (qs > 1)).any() or _np.isnan(qs).any():
+        raise ValueError("Quantiles must be in the range [0, 1]")
+    if method in ("lower", "higher", "nearest"):  # picks elements: a's dtype
+        dt = a._dtype
+    else:  # NumPy's result_type(a, q), q a weak scalar or a float64 array
+        dt = _np.result_type(a._dtype, 0.0 if weak else _np.float64)
+    nd = a.ndim
+    axes = tuple(range(nd)) if axis is None else _manip.normalize_axis_tuple(axis, nd)
+    keep = [i for i in range(nd) if i not in axes]
+    moved = _manip.transpose(a, keep + list(axes))
+    lead = tuple(a._shape[i] for i in keep)
+    n = prod(a._shape[i] for i in axes)
+    two = moved.reshape(prod(lead), n)
+    if n == 0:
+        from ._creation import full
+        res = full(qs.shape + lead, _np.nan, dt)
+    else:
+        s = sort(two, axis=-1)
+        if nan_skip and two._dtype.kind == "f":
+            valid = _reductions.sum(_ufuncs.logical_not(_ufuncs.isnan(two)), axis=-1,
+                                    keepdims=True)
+        else:
+            valid = None
+        picks = [_pick(s, float(qv), n, valid, method, dt) for qv in qs.ravel()]
+        from ._joining import stack
+        res = stack(picks).reshape(qs.shape + lead)
+        if valid is None and two._dtype.kind == "f":  # a NaN anywhere: NaN
+            bad = _reductions.any(_ufuncs.isnan(two), axis=-1)
+            res = _ufuncs.where(bad.reshape(lead), _np.nan, res)
+    if keepdims:
+        shape = list(a._shape)
+        for i in axes:
+            shape[i] = 1
+        res = res.reshape(qs.shape + tuple(shape))
+    return _core.store_out(res.astype(dt, copy=False), out)
+
+
+def _pick(s, q, n, valid, method, dt):
+    """The q-quantile of each row of the sorted (P, n) `s`; rows hold
+    `valid` numbers (NaN sorted after them) when given."""
+    from ._indexing import take_along_axis
+
+    def at(i):
+        if valid is None:
+            return s[:, int(i)]
+        return take_along_axis(s, i.astype(_np.int64).reshape(-1, 1), axis=-1)[:, 0]
+    if valid is None:
+        pos = q * (n - 1)
+        lo, hi = _np.floor(pos), _np.ceil(pos)
+    else:
+        last = _ufuncs.maximum(_ufuncs.subtract(valid[:, 0], 1), 0).astype(dt)
+        pos = _ufuncs.multiply(last, q)
+        lo, hi = _ufuncs.floor(pos), _ufuncs.ceil(pos)
+    if method == "lower":
+        r = at(lo)
+    elif method == "higher":
+        r = at(hi)
+    elif method == "nearest":
+        r = at(_ufuncs.rint(pos) if valid is not None else _np.rint(pos))
+    else:  # NumPy's lerp: a + (b - a) t, from b's side when t >= 0.5, with
+        # b - a in the input's dtype and t in the result's
+        a, b = at(lo), at(hi)
+        if method == "midpoint":
+            t = dt.type(0.5)
+        elif valid is None:
+            t = dt.type(pos - lo)
+        else:
+            t = _ufuncs.subtract(pos, lo).astype(dt, copy=False)
+        d = _ufuncs.subtract(b, a)
+        r = _ufuncs.where(_ufuncs.greater_equal(t, 0.5),
+                          _ufuncs.subtract(b, _ufuncs.multiply(d, _ufuncs.subtract(
+                              dt.type(1), t))),
+                          _ufuncs.add(a, _ufuncs.multiply(d, t)))
+        r = _ufuncs.where(_ufuncs.equal(a, b), a, r)
+    if valid is not None:
+        r = _ufuncs.where(_ufuncs.equal(valid[:, 0], 0), _np.nan, r)
+    return r.astype(dt, copy=False)
+
+
+def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
+             keepdims=False, *, weights=None):
+    if weights is not None:
+        from . import _fallback
+        return _fallback.call_numpy("quantile", (a, q), {"axis": axis, "weights": weights,
+                                                         "method": method})
+    return _quantile(a, q, axis, method, keepdims, False, out)
+
+
+def percentile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
+               keepdims=False, *, weights=None):
+    q = _np.true_divide(q._numpy() if isinstance(q, ndarray) else q, 100)
+    return quantile(a, q, axis, out, overwrite_input, method, keepdims, weights=weights)
+
+
+def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
+    return _quantile(a, 0.5, axis, "linear", keepdims, False, out)
+
+
+def nanquantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
+                keepdims=False, *, weights=None):
+    return _quantile(a, q, axis, method, keepdims, True, out)
+
+
+def nanpercentile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
+                  keepdims=False, *, weights=None):
+    q = _np.true_divide(q._numpy() if isinstance(q, ndarray) else q, 100)
+    return _quantile(a, q, axis, method, keepdims, True, out)
+
+
+def nanmedian(a, axis=None, out=None, overwrite_input=False, keepdims=False):
+    return _quantile(a, 0.5, axis, "linear", keepdims, True, out)
+
+
+# -- sets ----------------------------------------------------------------------------
+
+UniqueAllResult = collections.namedtuple(
+    "UniqueAllResult", ["values", "indices", "inverse_indices", "counts"])
+UniqueCountsResult = collections.namedtuple("UniqueCountsResult", ["values", "counts"])
+UniqueInverseResult = collections.namedtuple("UniqueInverseResult",
+                                             ["values", "inverse_indices"])
+
+
+def _unique_flat(ar, want_index, want_inverse, want_counts, equal_nan=True):
+    """Sorted distinct values of ar (flattened) and, when asked, first
+    indices, inverse indices (flat) and counts. One sync: the count."""
+    from ._creation import arange, empty, zeros
+    from ._indexing import compress, put, take
+    from ._joining import concatenate
+    flat = _manip.ravel(ar)
+    n = flat.size
+    if n == 0:
+        e = empty((0,), _np.int64)
+        return flat.copy(), e, e, e
+    perm = argsort(flat)
+    s = take(flat, perm)
+    neq = _ufuncs.not_equal(s[1:], s[:-1])
+    if equal_nan and s._dtype.kind == "f":
+        neq = _ufuncs.logical_and(neq, _ufuncs.logical_not(_ufuncs.logical_and(
+            _ufuncs.isnan(s[1:]), _ufuncs.isnan(s[:-1]))))
+    from ._creation import ones
+    mask = concatenate([ones(1, bool), neq])
+    values = compress(mask, s)
+    index = compress(mask, perm) if want_index else None
+    counts = inverse = None
+    if want_counts:
+        starts = compress(mask, arange(n))
+        counts = _ufuncs.subtract(concatenate([starts[1:], _core.asndarray([n])]), starts)
+    if want_inverse:
+        group = _ufuncs.subtract(cumsum(mask), 1)
+        inverse = put(zeros(n, _np.int64), perm, group, copy=True)
+    return values, index, inverse, counts
+
+
+def unique(ar, return_index=False, return_inverse=False, return_counts=False, axis=None,
+           *, equal_nan=True, sorted=True):
+    ar = _as(ar)
+    if axis is not None:
+        from . import _fallback
+        return _fallback.call_numpy("unique", (ar,), dict(
+            return_index=return_index, return_inverse=return_inverse,
+            return_counts=return_counts, axis=axis, equal_nan=equal_nan))
+    if eager([ar]):
+        return wrap(_np.unique(ar._eager(), return_index, return_inverse, return_counts,
+                               equal_nan=equal_nan))
+    values, index, inverse, counts = _unique_flat(ar, return_index, return_inverse,
+                                                  return_counts, equal_nan)
+    out = [values]
+    if return_index:
+        out.append(index)
+    if return_inverse:
+        out.append(inverse.reshape(ar._shape) if ar.ndim > 1 else inverse)
+    if return_counts:
+        out.append(counts)
+    return out[0] if len(out) == 1 else tuple(out)
+
+
+def unique_values(x):
+    return unique(x)
+
+
+def unique_counts(x):
+    v, _, _, c = _unique_flat(_as(x), False, False, True)
+    return UniqueCountsResult(v, c)
+
+
+def unique_inverse(x):
+    x = _as(x)
+    v, _, inv, _ = _unique_flat(x, False, True, False)
+    return UniqueInverseResult(v, inv.reshape(x._shape))
+
+
+def unique_all(x):
+    x = _as(x)
+    v, idx, inv, c = _unique_flat(x, True, True, True)
+    return UniqueAllResult(v, idx, inv.reshape(x._shape), c)
+
+
+def isin(element, test_elements, assume_unique=False, invert=False, *, kind=None):
+    element, test = _as(element), _as(test_elements)
+    if eager([element, test]):
+        return wrap(_np.isin(element._eager(), test._eager(), invert=invert))
+    if test.size == 0:
+        from ._creation import full
+        return full(element._shape, bool(invert), bool)
+    from ._indexing import take
+    s = sort(_manip.ravel(test))
+    idx = searchsorted(s, element)
+    hit = _ufuncs.equal(take(s, _ufuncs.minimum(idx, s.size - 1)), element)
+    found = _ufuncs.logical_and(hit, _ufuncs.less(idx, s.size))
+    return _ufuncs.logical_not(found) if invert else found
+
+
+def union1d(ar1, ar2):
+    from ._joining import concatenate
+    return unique(concatenate([_manip.ravel(_as(ar1)), _manip.ravel(_as(ar2))]))
+
+
+def intersect1d(ar1, ar2, assume_unique=False, return_indices=False):
+    if return_indices:
+        from . import _fallback
+        return _fallback.call_numpy("intersect1d", (ar1, ar2),
+                                    {"assume_unique": assume_unique,
+                                     "return_indices": True})
+    from ._indexing import compress
+    from ._joining import concatenate
+    a = _manip.ravel(_as(ar1)) if assume_unique else unique(ar1)
+    b = _manip.ravel(_as(ar2)) if assume_unique else unique(ar2)
+    aux = sort(concatenate([a, b]))
+    if aux.size == 0:
+        return aux
+    return compress(_ufuncs.equal(aux[1:], aux[:-1]), aux[:-1])
+
+
+def setdiff1d(ar1, ar2, assume_unique=False):
+    from ._indexing import compress
+    a = _manip.ravel(_as(ar1)) if assume_unique else unique(ar1)
+    return compress(isin(a, ar2, invert=True), a)
+
+
+def setxor1d(ar1, ar2, assume_unique=False):
+    from ._creation import ones
+    from ._indexing import compress
+    from ._joining import concatenate
+    a = _manip.ravel(_as(ar1)) if assume_unique else unique(ar1)
+    b = _manip.ravel(_as(ar2)) if assume_unique else unique(ar2)
+    aux = sort(concatenate([a, b]))
+    if aux.size == 0:
+        return aux
+    flag = concatenate([ones(1, bool), _ufuncs.not_equal(aux[1:], aux[:-1]),
+                        ones(1, bool)])
+    return compress(_ufuncs.logical_and(flag[1:], flag[:-1]), aux)
+
+
+# -- counting ----------------------------------------------------------------------------
+
+def bincount(x, weights=None, minlength=0):
+    x = _as(x)
+    if x.ndim != 1:
+        raise ValueError("object too deep for desired array" if x.ndim > 1 else
+                         "object of too small depth for desired array")
+    if x._dtype.kind not in "biu":
+        raise TypeError("Cannot cast array data from dtype('float64') to "
+                        "dtype('int64') according to the rule 'safe'")
+    if minlength < 0:
+        raise ValueError("'minlength' must not be negative")
+    if eager([x]) and (weights is None or eager([_as(weights)])):
+        w = None if weights is None else _as(weights)._eager()
+        return wrap(_np.bincount(x._eager(), w, minlength))
+    length = minlength
+    if x.size:
+        lo, hi = int(_reductions.amin(x)), int(_reductions.amax(x))  # a sync point
+        if lo < 0:
+            raise ValueError("'list' argument must have no negative elements")
+        length = max(hi + 1, minlength)
+    return _bincount(x, weights, length)
+
+
+def _bincount(x, weights, length):
+    """Counts (or weight sums) of the values of x in [0, length): others are
+    dropped."""
+    from ._creation import zeros
+    if weights is None:
+        if x.size == 0 or length == 0:
+            return zeros(length, _np.int64)
+        return libcall("bincount", [x.astype(_np.int64, copy=False)], (length,),
+                       _np.int64, key="i8")
+    w = _as(weights).astype(_np.float64, copy=False)
+    if w._shape != x._shape:
+        raise ValueError("The weights and list don't have the same length.")
+    if x.size == 0 or length == 0:
+        return zeros(length, _np.float64)
+    return libcall("bincount", [x.astype(_np.int64, copy=False), w], (length,),
+                   _np.float64, key="f8")
+
+
+def histogram_bin_edges(a, bins=10, range=None, weights=None):
+    a = _as(a)
+    if isinstance(bins, str) or not _np.ndim(bins) == 0:
+        from . import _fallback
+        return _fallback.call_numpy("histogram_bin_edges", (a,),
+                                    {"bins": bins, "range": range, "weights": weights})
+    return _uniform_edges(a, int(bins), range)[0]
+
+
+def _uniform_edges(a, bins, range):
+    from ._creation import linspace
+    if bins < 1:
+        raise ValueError("`bins` must be positive, when an integer")
+    if range is None:
+        if a.size:
+            first, last = float(_reductions.amin(a)), float(_reductions.amax(a))
+        else:
+            first, last = 0.0, 1.0
+    else:
+        first, last = float(range[0]), float(range[1])
+    if first > last:
+        raise ValueError("max must be larger than min in range parameter.")
+    if not (_np.isfinite(first) and _np.isfinite(last)):
+        raise ValueError(f"autodetected range of [{first}, {last}] is not finite")
+    if first == last:
+        first, last = first - 0.5, last + 0.5
+    dt = _np.result_type(a._dtype, _np.float64) if a._dtype.kind in "biu" else a._dtype
+    return linspace(first, last, bins + 1, dtype=dt), first, last
+
+
+def histogram(a, bins=10, range=None, density=None, weights=None):
+    a = _as(a)
+    if isinstance(bins, str) or _np.ndim(bins) != 0:
+        if isinstance(bins, str):
+            from . import _fallback
+            return _fallback.call_numpy("histogram", (a,), {"bins": bins, "range": range,
+                                                            "density": density,
+                                                            "weights": weights})
+        edges = _as(bins)
+        nb = edges.size - 1
+    else:
+        nb = int(bins)
+        edges, _, _ = _uniform_edges(a, nb, range)
+    flat = _manip.ravel(a)
+    w = None if weights is None else _manip.ravel(_as(weights))
+    idx = _ufuncs.subtract(searchsorted(edges, flat, side="right"), 1)
+    last = edges[-1]
+    idx = _ufuncs.where(_ufuncs.equal(flat, last), nb - 1, idx)
+    inside = _ufuncs.logical_and(_ufuncs.greater_equal(flat, edges[0]),
+                                 _ufuncs.less_equal(flat, last))
+    idx = _ufuncs.where(inside, idx, nb)
+    counts = _bincount(idx, w, nb + 1)[:nb]
+    if density:
+        widths = _ufuncs.subtract(edges[1:], edges[:-1])
+        counts = _ufuncs.divide(_ufuncs.divide(counts, widths), _reductions.sum(counts))
+    return counts, edges
+
+
+NATIVE = ["sort", "argsort", "partition", "argpartition", "lexsort", "searchsorted",
+          "digitize", "cumsum", "cumprod", "cumulative_sum", "cumulative_prod",
+          "nancumsum", "nancumprod", "quantile", "percentile", "median", "nanquantile",
+          "nanpercentile", "nanmedian", "unique", "unique_values", "unique_counts",
+          "unique_inverse", "unique_all", "isin", "union1d", "intersect1d",
+          "setdiff1d", "setxor1d", "bincount", "histogram", "histogram_bin_edges"]
+__all__ = list(NATIVE)

@@ -1,0 +1,325 @@
+//===- Algorithms.cpp - sorting, searching, gathering for compiled kernels ===//
+//
+// Part of cpnumeric's runtime (libcpnrt). Entry points `cpn_lib_<name>_<t>`
+// (t: b1 i1 i2 i4 i8 u1 u2 u4 u8 f4 f8, the element type of the first input)
+// with the calling convention of cpnrt/Lapack.h. Rows are the last axis of
+// (P, N) views; orderings put NaN last, as NumPy does. Errors (an index out
+// of bounds) go to the per-thread slot the kernel's task raises.
+//
+//===----------------------------------------------------------------------===//
+
+#include "cpnrt/Lapack.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <numeric>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+namespace {
+/// An array of the call as (element offset, sizes, strides).
+struct View {
+  char *base;
+  int64_t offset;
+  std::vector<int64_t> sizes, strides;
+
+  int64_t size(size_t d) const { return sizes[d]; }
+  /// Element offset of the multi-index of linear index `i` (row-major).
+  int64_t at(int64_t i) const {
+    int64_t off = offset;
+    for (int64_t d = static_cast<int64_t>(sizes.size()) - 1; d >= 0; --d) {
+      off += (i % sizes[d]) * strides[d];
+      i /= sizes[d];
+    }
+    return off;
+  }
+  int64_t count() const {
+    int64_t n = 1;
+    for (int64_t s : sizes)
+      n *= s;
+    return n;
+  }
+  template <typename T> T &el(int64_t off) const {
+    return reinterpret_cast<T *>(base)[off];
+  }
+};
+
+struct Args {
+  View out;
+  std::vector<View> in;
+  std::vector<int64_t> args;
+
+  Args(int64_t meta, int64_t o, int64_t i0, int64_t i1, int64_t i2) {
+    const int64_t *w = reinterpret_cast<const int64_t *>(meta);
+    int64_t n = *w++;
+    int64_t ptrs[4] = {o, i0, i1, i2};
+    for (int64_t a = 0; a < n; ++a) {
+      View v;
+      v.base = reinterpret_cast<char *>(ptrs[std::min<int64_t>(a, 3)]);
+      v.offset = *w++;
+      int64_t rank = *w++;
+      v.sizes.assign(w, w + rank);
+      w += rank;
+      v.strides.assign(w, w + rank);
+      w += rank;
+      (a == 0 ? out : in.emplace_back()) = std::move(v);
+    }
+    int64_t nargs = *w++;
+    args.assign(w, w + nargs);
+  }
+};
+
+template <typename T> bool isNaN(T v) {
+  if constexpr (std::is_floating_point_v<T>)
+    return std::isnan(v);
+  return false;
+}
+/// NumPy's order: NaN after every number.
+template <typename T> bool less(T a, T b) {
+  if constexpr (std::is_floating_point_v<T>)
+    return a < b || (std::isnan(b) && !std::isnan(a));
+  return a < b;
+}
+
+/// Rows of a (P, N) view, each copied out (values in order).
+template <typename T> void row(const View &v, int64_t p, std::vector<T> &r) {
+  int64_t n = v.size(1);
+  r.resize(n);
+  const T *base =
+      reinterpret_cast<const T *>(v.base) + v.offset + p * v.strides[0];
+  for (int64_t j = 0; j < n; ++j)
+    r[j] = base[j * v.strides[1]];
+}
+
+// -- entry points ----------------------------------------------------------
+
+/// sort: in0 (P, N) -> out (P, N), each row ascending (args[0] = 1: stable,
+/// which gives the same values).
+template <typename T> void sort(const Args &a) {
+  const View &x = a.in[0];
+  T *out = reinterpret_cast<T *>(a.out.base) + a.out.offset;
+  std::vector<T> r;
+  for (int64_t p = 0; p < x.size(0); ++p) {
+    row(x, p, r);
+    std::sort(r.begin(), r.end(), less<T>);
+    std::copy(r.begin(), r.end(), out + p * x.size(1));
+  }
+}
+
+/// argsort: in0 (P, N) -> out (P, N) int64, stable (ties keep their order).
+template <typename T> void argsort(const Args &a) {
+  const View &x = a.in[0];
+  int64_t *out = reinterpret_cast<int64_t *>(a.out.base) + a.out.offset;
+  std::vector<T> r;
+  std::vector<int64_t> idx;
+  for (int64_t p = 0; p < x.size(0); ++p) {
+    row(x, p, r);
+    idx.resize(r.size());
+    std::iota(idx.begin(), idx.end(), 0);
+    std::stable_sort(idx.begin(), idx.end(),
+                     [&](int64_t i, int64_t j) { return less(r[i], r[j]); });
+    std::copy(idx.begin(), idx.end(), out + p * x.size(1));
+  }
+}
+
+/// searchsorted: in0 sorted (1, N), in1 values (1, M) -> out (1, M) int64;
+/// args[0] = 1 for side='right'.
+template <typename T> void searchsorted(const Args &a) {
+  std::vector<T> sorted, values;
+  row(a.in[0], 0, sorted);
+  row(a.in[1], 0, values);
+  bool right = !a.args.empty() && a.args[0];
+  int64_t *out = reinterpret_cast<int64_t *>(a.out.base) + a.out.offset;
+  for (size_t i = 0; i < values.size(); ++i) {
+    T v = values[i];
+    auto it = right
+                  ? std::upper_bound(sorted.begin(), sorted.end(), v, less<T>)
+                  : std::lower_bound(sorted.begin(), sorted.end(), v, less<T>);
+    out[i] = it - sorted.begin();
+  }
+}
+
+/// Index `i` of an axis of size n under NumPy's mode (args: 0 raise, 1 wrap,
+/// 2 clip); false (and the error set) when out of bounds in raise mode.
+bool fixIndex(int64_t &i, int64_t n, int64_t mode, int64_t axis) {
+  if (mode == 1 && n)
+    i = ((i % n) + n) % n;
+  else if (mode == 2)
+    i = std::clamp<int64_t>(i, 0, std::max<int64_t>(n - 1, 0));
+  else if (i < -n || i >= n) {
+    cpnrt::setKernelError("IndexError: index " + std::to_string(i) +
+                          " is out of bounds for axis " + std::to_string(axis) +
+                          " with size " + std::to_string(n));
+    return false;
+  } else if (i < 0)
+    i += n;
+  return true;
+}
+
+/// take: in0 a (P, N, Q), in1 indices (K) int64 -> out (P, K, Q);
+/// args = mode, axis (for messages).
+template <typename T> void take(const Args &a) {
+  const View &x = a.in[0], &ind = a.in[1];
+  int64_t P = x.size(0), N = x.size(1), Q = x.size(2), K = ind.count();
+  int64_t mode = a.args[0], axis = a.args[1];
+  T *out = reinterpret_cast<T *>(a.out.base) + a.out.offset;
+  for (int64_t k = 0; k < K; ++k) {
+    int64_t i = ind.el<int64_t>(ind.at(k));
+    if (!fixIndex(i, N, mode, axis))
+      return;
+    for (int64_t p = 0; p < P; ++p)
+      for (int64_t q = 0; q < Q; ++q)
+        out[(p * K + k) * Q + q] = x.el<T>(x.offset + p * x.strides[0] +
+                                           i * x.strides[1] + q * x.strides[2]);
+  }
+}
+
+/// take_along: in0 a (P, N, Q), in1 indices (P, K, Q) int64 -> out (P, K, Q).
+template <typename T> void take_along(const Args &a) {
+  const View &x = a.in[0], &ind = a.in[1];
+  int64_t P = ind.size(0), K = ind.size(1), Q = ind.size(2), N = x.size(1);
+  int64_t axis = a.args.empty() ? 0 : a.args[0];
+  T *out = reinterpret_cast<T *>(a.out.base) + a.out.offset;
+  for (int64_t p = 0; p < P; ++p)
+    for (int64_t k = 0; k < K; ++k)
+      for (int64_t q = 0; q < Q; ++q) {
+        int64_t i = ind.el<int64_t>(ind.offset + p * ind.strides[0] +
+                                    k * ind.strides[1] + q * ind.strides[2]);
+        if (!fixIndex(i, N, 0, axis))
+          return;
+        out[(p * K + k) * Q + q] = x.el<T>(x.offset + p * x.strides[0] +
+                                           i * x.strides[1] + q * x.strides[2]);
+      }
+}
+
+/// compress: in0 a (N), in1 mask (N) bool -> out (count): a where mask (the
+/// count was computed before, so out has exactly that many elements).
+template <typename T> void compress(const Args &a) {
+  const View &x = a.in[0], &m = a.in[1];
+  T *out = reinterpret_cast<T *>(a.out.base) + a.out.offset;
+  int64_t n = x.count(), limit = a.out.count(), k = 0;
+  for (int64_t i = 0; i < n && k < limit; ++i)
+    if (m.el<uint8_t>(m.at(i)))
+      out[k++] = x.el<T>(x.at(i));
+}
+
+/// nonzero: in0 a (any shape) -> out (count, ndim) int64: the multi-indices
+/// of the nonzero elements in row-major order.
+template <typename T> void nonzero(const Args &a) {
+  const View &x = a.in[0];
+  int64_t *out = reinterpret_cast<int64_t *>(a.out.base) + a.out.offset;
+  int64_t nd = static_cast<int64_t>(x.sizes.size()), n = x.count();
+  int64_t limit = a.out.size(0), k = 0;
+  for (int64_t i = 0; i < n && k < limit; ++i) {
+    if (x.el<T>(x.at(i)) == T(0))
+      continue;
+    int64_t rest = i;
+    for (int64_t d = nd - 1; d >= 0; --d) {
+      out[k * nd + d] = rest % x.sizes[d];
+      rest /= x.sizes[d];
+    }
+    ++k;
+  }
+}
+
+/// cumsum / cumprod: in0 (P, N) -> out (P, N) of the same type.
+template <typename T, bool Product> void scan(const Args &a) {
+  const View &x = a.in[0];
+  T *out = reinterpret_cast<T *>(a.out.base) + a.out.offset;
+  int64_t N = x.size(1);
+  for (int64_t p = 0; p < x.size(0); ++p) {
+    T acc = Product ? T(1) : T(0);
+    const T *src =
+        reinterpret_cast<const T *>(x.base) + x.offset + p * x.strides[0];
+    for (int64_t j = 0; j < N; ++j) {
+      T v = src[j * x.strides[1]];
+      acc = Product ? T(acc * v) : T(acc + v);
+      out[p * N + j] = acc;
+    }
+  }
+}
+template <typename T> void cumsum(const Args &a) { scan<T, false>(a); }
+template <typename T> void cumprod(const Args &a) { scan<T, true>(a); }
+
+/// bincount: in0 x (N) int64 (non-negative, checked before), optionally in1
+/// weights (N) of T -> out (M) of T: out[x[i]] += w[i] (or 1).
+template <typename T> void bincount(const Args &a) {
+  const View &x = a.in[0];
+  T *out = reinterpret_cast<T *>(a.out.base) + a.out.offset;
+  int64_t m = a.out.count(), n = x.count();
+  std::fill(out, out + m, T(0));
+  for (int64_t i = 0; i < n; ++i) {
+    int64_t b = x.el<int64_t>(x.at(i));
+    if (b < 0 || b >= m)
+      continue;
+    out[b] += a.in.size() > 1 ? a.in[1].el<T>(a.in[1].at(i)) : T(1);
+  }
+}
+
+/// put: in0 a (N), in1 indices (K) int64, in2 values (K) -> out (N) = a
+/// with out[indices[k]] = values[k] (later writes win); args = mode.
+template <typename T> void put(const Args &a) {
+  const View &x = a.in[0], &ind = a.in[1], &v = a.in[2];
+  T *out = reinterpret_cast<T *>(a.out.base) + a.out.offset;
+  int64_t n = x.count(), k = ind.count();
+  for (int64_t i = 0; i < n; ++i)
+    out[i] = x.el<T>(x.at(i));
+  int64_t vn = v.count();
+  for (int64_t j = 0; j < k && vn; ++j) {
+    int64_t i = ind.el<int64_t>(ind.at(j));
+    if (!fixIndex(i, n, a.args.empty() ? 0 : a.args[0], 0))
+      return;
+    out[i] = v.el<T>(v.at(j % vn));
+  }
+}
+
+} // namespace
+
+// Element types by suffix (bool is one byte).
+#define CPN_TYPES(X, name)                                                     \
+  X(name, b1, uint8_t)                                                         \
+  X(name, i1, int8_t)                                                          \
+  X(name, i2, int16_t)                                                         \
+  X(name, i4, int32_t)                                                         \
+  X(name, i8, int64_t)                                                         \
+  X(name, u1, uint8_t)                                                         \
+  X(name, u2, uint16_t)                                                        \
+  X(name, u4, uint32_t)                                                        \
+  X(name, u8, uint64_t)                                                        \
+  X(name, f4, float)                                                           \
+  X(name, f8, double)
+#define CPN_DEFINE(name, suffix, T)                                            \
+  extern "C" void cpn_lib_##name##_##suffix(int64_t m, int64_t o, int64_t a,   \
+                                            int64_t b, int64_t c) {            \
+    name<T>(Args(m, o, a, b, c));                                              \
+  }
+CPN_TYPES(CPN_DEFINE, sort)
+CPN_TYPES(CPN_DEFINE, argsort)
+CPN_TYPES(CPN_DEFINE, searchsorted)
+CPN_TYPES(CPN_DEFINE, take)
+CPN_TYPES(CPN_DEFINE, take_along)
+CPN_TYPES(CPN_DEFINE, compress)
+CPN_TYPES(CPN_DEFINE, nonzero)
+CPN_TYPES(CPN_DEFINE, cumsum)
+CPN_TYPES(CPN_DEFINE, cumprod)
+CPN_TYPES(CPN_DEFINE, bincount)
+CPN_TYPES(CPN_DEFINE, put)
+#undef CPN_DEFINE
+
+#define CPN_ROW(name, suffix, T)                                               \
+  {"cpn_lib_" #name "_" #suffix, &cpn_lib_##name##_##suffix},
+namespace cpnrt {
+std::vector<cpn_lib_entry> algorithmFunctions() {
+  return {CPN_TYPES(CPN_ROW, sort) CPN_TYPES(CPN_ROW, argsort)
+              CPN_TYPES(CPN_ROW, searchsorted) CPN_TYPES(CPN_ROW, take)
+                  CPN_TYPES(CPN_ROW, take_along) CPN_TYPES(CPN_ROW, compress)
+                      CPN_TYPES(CPN_ROW, nonzero) CPN_TYPES(CPN_ROW, cumsum)
+                          CPN_TYPES(CPN_ROW, cumprod)
+                              CPN_TYPES(CPN_ROW, bincount)
+                                  CPN_TYPES(CPN_ROW, put)};
+}
+} // namespace cpnrt
+#undef CPN_ROW
+#undef CPN_TYPES

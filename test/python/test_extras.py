@@ -1,0 +1,169 @@
+"""Window functions, i0, pad-free signal helpers (gradient, convolve,
+correlate, unwrap, interp), polynomials, insert/delete/resize/block,
+nan-statistics, predicates and small elementwise functions against NumPy."""
+
+import warnings
+
+import numpy
+import pytest
+
+import cpnumeric as cp
+from test_sorting import both, same
+from test_ufuncs import data
+
+
+@pytest.fixture(autouse=True)
+def no_fallback():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        yield
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32", "int32"])
+def test_elementwise_helpers(dtype):
+    a = data((4, 6), dtype, 1)
+    for name in ("angle", "fix", "isposinf", "isneginf", "iscomplex", "isreal",
+                 "real_if_close"):
+        both(name, a)
+    both("heaviside", a, numpy.asarray(0.5, dtype if dtype != "int32" else "float64"))
+    both("divmod", a, numpy.asarray(3, dtype))
+    both("modf", a)
+    both("ldexp", a.astype("float64"), numpy.array([3, -2, 1000, -1070, 0, 1]))
+    both("i0", a.astype("float64") * 5)
+    f = numpy.array([numpy.inf, -numpy.inf, numpy.nan, -0.0, 1.5])
+    both("isposinf", f)
+    both("isneginf", f)
+    both("modf", f)
+    both("angle", f, deg=True)
+
+
+@pytest.mark.parametrize("m", [0, 1, 2, 9, 10])
+def test_windows(m):
+    for name in ("hanning", "hamming", "blackman", "bartlett"):
+        both(name, m)
+    both("kaiser", m, 14.0)
+
+
+def test_spaces_and_creation():
+    both("logspace", 0, 3, 7)
+    both("logspace", 1, 2, 5, base=2.0, endpoint=False)
+    both("geomspace", 1, 1000, 4)
+    both("geomspace", -1, -1000, 5)
+    same(cp.fromfunction(lambda i, j: i * 10 + j, (3, 4)),
+         numpy.fromfunction(lambda i, j: i * 10 + j, (3, 4)))
+    both("diagflat", numpy.array([[1.0, 2.0], [3.0, 4.0]]), 1)
+    same(cp.astype(cp.array([1.5, 2.5]), "int32"), numpy.astype(numpy.array([1.5, 2.5]), "int32"))
+    with pytest.raises(ValueError, match="infs or NaNs"):
+        cp.asarray_chkfinite(cp.array([1.0, numpy.nan]))
+    same(cp.asarray_chkfinite([1.0, 2.0]), numpy.asarray_chkfinite([1.0, 2.0]))
+    same(cp.require(cp.arange(6).reshape(2, 3).T, requirements="C"),
+         numpy.require(numpy.arange(6).reshape(2, 3).T, requirements="C"))
+    dst = cp.zeros(5)
+    cp.copyto(dst, cp.arange(5.0), where=cp.arange(5) % 2 == 0)
+    same(dst, numpy.array([0.0, 0.0, 2.0, 0.0, 4.0]))
+    with pytest.raises(TypeError):
+        cp.copyto(cp.zeros(3, dtype="int32"), cp.ones(3))
+
+
+@pytest.mark.parametrize("dtype", ["float64", "int32", "bool"])
+def test_insert_delete_resize_block(dtype):
+    a = data((4, 6), dtype, 2)
+    both("delete", a, [0, 2], axis=1)
+    both("delete", a, slice(1, 3))
+    both("delete", a, numpy.array([True, False, False, True]), axis=0)
+    both("delete", a, -1, axis=0)
+    v = data((6,), dtype, 3)
+    both("insert", a, 1, v[0], axis=1)
+    both("insert", a, [1, 4, 1], v[:3], axis=1)
+    both("insert", a, 2, v, axis=0)
+    both("insert", a, -1, v[:2])
+    both("insert", a, slice(0, 2), v[:2], axis=1)
+    both("resize", a, (5, 7))
+    both("resize", a, 3)
+    same(cp.block([[cp.array(a), cp.array(a)], [cp.array(a), cp.array(a)]]),
+         numpy.block([[a, a], [a, a]]))
+    same(cp.block([cp.array(v), cp.array(v)]), numpy.block([v, v]))
+    same(cp.unstack(cp.array(a), axis=1), numpy.unstack(a, axis=1))
+    with pytest.warns(DeprecationWarning):
+        same(cp.row_stack([cp.array(v), cp.array(v)]), numpy.vstack([v, v]))
+    with pytest.raises(IndexError):
+        cp.delete(cp.array(a), [9], axis=0)
+    both("trim_zeros", numpy.array([0, 0, 1, 2, 0, 3, 0], dtype))
+    both("trim_zeros", numpy.array([0, 0, 1, 2, 0, 3, 0], dtype), "b")
+
+
+def test_gradient_convolve_correlate_unwrap_interp():
+    a = data((5, 7), "float64", 4)
+    both("gradient", a)
+    both("gradient", a, 0.5, edge_order=2, axis=1)
+    both("gradient", a[0], 2.0)
+    v = data((4,), "float64", 5)
+    for m in ("full", "same", "valid"):
+        both("convolve", a[0], v, m)
+        both("correlate", a[0], v, m)
+        both("correlate", v, a[0], m)
+        both("convolve", v, a[0], m)
+    both("convolve", numpy.arange(5), numpy.array([1, -1]))
+    with pytest.raises(ValueError, match="empty"):
+        cp.convolve(cp.zeros(0), cp.ones(2))
+    both("unwrap", numpy.linspace(0, 20, 30) % 6)
+    both("unwrap", numpy.linspace(0, 20, 30).reshape(5, 6) % 6, axis=0)
+    xp = numpy.sort(data((8,), "float64", 6))
+    fp = data((8,), "float64", 7)
+    x = data((5, 4), "float64", 8) * 1.5
+    both("interp", x, xp, fp)
+    both("interp", x, xp, fp, left=-9.0, right=9.0)
+    both("interp", x, xp, fp, period=2.0)
+    both("interp", xp, xp, fp)
+
+
+def test_polynomials():
+    rng = numpy.random.default_rng(0)
+    x = numpy.sort(rng.random(20))
+    y = 1 + 2 * x - 3 * x ** 2 + rng.random(20) * 0.01
+    both("polyfit", x, y, 2)
+    both("polyfit", x, numpy.stack([y, y * 2], axis=1), 3)
+    both("polymul", numpy.array([1, 2, 3]), numpy.array([4, 5]))
+    both("polyadd", numpy.array([1, 2]), numpy.array([1.0, 2, 3]))
+    both("polysub", numpy.array([1, 2, 3]), numpy.array([1, 2]))
+    both("polyder", numpy.array([1.0, 2, 3, 4]), 2)
+    both("polyint", numpy.array([1.0, 2, 3]), 2, k=[1, 2])
+    both("poly", numpy.array([1.0, 2, 3]))
+
+
+def test_nan_statistics():
+    a = data((4, 5), "float64", 9)
+    a[1, 2] = a[3, 0] = numpy.nan
+    for axis in (None, 0, 1):
+        both("nanargmax", a, axis=axis)
+        both("nanargmin", a, axis=axis)
+        both("nanvar", a, axis=axis)
+        both("nanstd", a, axis=axis, ddof=1)
+    both("nanvar", a, axis=1, keepdims=True)
+    with pytest.raises(ValueError, match="All-NaN"):
+        cp.nanargmax(cp.array([numpy.nan, numpy.nan]))
+    both("nanvar", data((3, 4), "int32", 1), axis=0)
+
+
+def test_apply_and_piecewise():
+    a = data((4, 6), "float64", 10)
+    same(cp.apply_along_axis(lambda r: r.sum() * 2, 1, cp.array(a)),
+         numpy.apply_along_axis(lambda r: r.sum() * 2, 1, a))
+    same(cp.apply_along_axis(lambda r: r[::-1], 0, cp.array(a)),
+         numpy.apply_along_axis(lambda r: r[::-1], 0, a))
+    same(cp.apply_over_axes(cp.sum, cp.array(a), [0, 1]),
+         numpy.apply_over_axes(numpy.sum, a, [0, 1]))
+    ca = cp.array(a)
+    same(cp.piecewise(ca, [ca < 0, ca > 1], [lambda x: -x, lambda x: x * 2, 0.5]),
+         numpy.piecewise(a, [a < 0, a > 1], [lambda x: -x, lambda x: x * 2, 0.5]))
+
+
+def test_predicates():
+    a = cp.arange(12.0).reshape(3, 4)
+    assert cp.ndim(a) == 2 and cp.shape(a) == (3, 4) and cp.size(a) == 12
+    assert cp.size(a, 1) == 4 and cp.ndim([[1, 2]]) == 2 and cp.shape([1, 2]) == (2,)
+    assert cp.isscalar(3.0) and not cp.isscalar(a) and cp.iterable(a)
+    assert cp.isrealobj(a) and not cp.iscomplexobj(a)
+    assert cp.isfortran(a.T) and not cp.isfortran(a)
+    assert cp.may_share_memory(a[:2], a[1:]) and not cp.may_share_memory(a[:1], a[2:])
+    assert not cp.may_share_memory(a, cp.arange(3))

@@ -1,0 +1,230 @@
+"""Sorting, searching, scans, order statistics, sets and counting against
+NumPy: dtypes, empty and 0-d inputs, non-contiguous views, NaN, errors."""
+
+import warnings
+
+import numpy
+import pytest
+
+import cpnumeric as cp
+from test_ufuncs import data
+
+DTYPES = ["bool", "int8", "int32", "int64", "uint16", "uint64", "float32", "float64"]
+
+
+@pytest.fixture(autouse=True)
+def no_fallback():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        yield
+
+
+def to_np(x):
+    if isinstance(x, (tuple, list)):
+        return type(x)(to_np(v) for v in x)
+    return numpy.asarray(x) if isinstance(x, cp.ndarray) else x
+
+
+def same(ours, ref):
+    ours = to_np(ours)
+    if isinstance(ref, tuple):
+        assert isinstance(ours, tuple) and len(ours) == len(ref)
+        for o, r in zip(ours, ref):
+            same(o, r)
+        return
+    ref = numpy.asarray(ref)
+    o = numpy.asarray(ours)
+    assert o.shape == ref.shape, (o.shape, ref.shape)
+    assert o.dtype == ref.dtype, (o.dtype, ref.dtype)
+    if ref.dtype.kind == "f":
+        numpy.testing.assert_allclose(o, ref, rtol=1e-6 if ref.dtype == numpy.float32
+                                      else 1e-12, equal_nan=True)
+    else:
+        assert numpy.array_equal(o, ref)
+
+
+def both(name, *args, **kw):
+    ours = getattr(cp, name)(*[cp.array(a) if isinstance(a, numpy.ndarray) else a
+                               for a in args], **kw)
+    same(ours, getattr(numpy, name)(*args, **kw))
+
+
+def with_nan(shape, seed=0):
+    a = data(shape, "float64", seed)
+    if a.size:
+        a.ravel()[::5] = numpy.nan
+    return a
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("shape", [(17,), (4, 9), (3, 4, 5), (0,), (3, 0)])
+def test_sort_argsort(dtype, shape):
+    a = data(shape, dtype, 1)
+    for axis in (-1, 0, None):
+        both("sort", a, axis=axis)
+        both("argsort", a, axis=axis, kind="stable")
+        both("argsort", a, axis=axis, stable=True)
+    ca = cp.array(a)
+    same(ca.argsort(kind="stable"), a.argsort(kind="stable"))
+    b = a.copy()
+    b.sort(axis=0)
+    cb = cp.array(a)
+    cb.sort(axis=0)
+    same(cb, b)
+
+
+def test_sort_nan_views_and_partition():
+    a = with_nan((6, 11))
+    both("sort", a)
+    both("sort", a[::2, ::-3])
+    both("argsort", a[:, 1:], kind="stable")
+    for kth in (0, 3, (1, 5), -1):
+        p = numpy.asarray(cp.partition(cp.array(a[0]), kth))
+        for k in numpy.atleast_1d(kth):
+            ref = numpy.sort(a[0])[k]
+            assert numpy.array_equal(p[k], ref, equal_nan=True)
+        ap = numpy.asarray(cp.argpartition(cp.array(a[1]), kth))
+        for k in numpy.atleast_1d(kth):
+            assert numpy.array_equal(a[1][ap[k]], numpy.sort(a[1])[k], equal_nan=True)
+    x = cp.array(a[2])
+    x.partition(4)
+    assert numpy.array_equal(numpy.asarray(x)[4], numpy.sort(a[2])[4], equal_nan=True)
+    with pytest.raises(ValueError, match="out of bounds"):
+        cp.partition(cp.array(a[0]), 11)
+    with pytest.raises(cp.AxisError):
+        cp.sort(cp.array(1.0))
+
+
+def test_lexsort():
+    rng = numpy.random.default_rng(0)
+    k1, k2 = rng.integers(0, 3, 50), rng.integers(0, 4, 50)
+    both("lexsort", (k1, k2))
+    same(cp.lexsort(cp.array(numpy.stack([k1, k2]))), numpy.lexsort(numpy.stack([k1, k2])))
+
+
+@pytest.mark.parametrize("dtype", ["int32", "float64", "uint8", "float32"])
+def test_searchsorted_digitize(dtype):
+    s = numpy.sort(data((40,), dtype, 2))
+    v = data((5, 6), dtype, 3)
+    for side in ("left", "right"):
+        both("searchsorted", s, v, side=side)
+        same(cp.array(s).searchsorted(cp.array(v), side=side), s.searchsorted(v, side=side))
+    assert cp.searchsorted(cp.array(s), s[3]) == numpy.searchsorted(s, s[3])
+    perm = numpy.argsort(data((40,), dtype, 4), kind="stable")
+    base = data((40,), dtype, 4)
+    both("searchsorted", base, v, sorter=perm)
+    both("searchsorted", s, numpy.zeros((0,), dtype))
+    bins = numpy.array([0.0, 1.0, 2.5, 4.0])
+    x = numpy.array([-1.0, 0.0, 0.5, 2.5, 3.9, 4.0, 7.0])
+    for right in (False, True):
+        both("digitize", x, bins, right=right)
+        both("digitize", x, bins[::-1], right=right)
+    with pytest.raises(ValueError, match="monotonically"):
+        cp.digitize(cp.array(x), cp.array([1.0, 0.0, 2.0]))
+    both("searchsorted", with_nan((9,)).__array__()[numpy.argsort(with_nan((9,)))],
+         numpy.array([0.0, numpy.nan]))
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_cumsum_cumprod(dtype):
+    a = data((4, 6), dtype, 5)
+    for axis in (None, 0, 1, -1):
+        both("cumsum", a, axis=axis)
+        both("cumprod", a, axis=axis)
+    both("cumsum", a, dtype="float32")
+    both("cumsum", a[:, ::-2], axis=1)
+    both("cumsum", numpy.zeros((0, 3), dtype), axis=0)
+    both("cumsum", numpy.asarray(a[0, 0]))
+    same(cp.array(a).cumsum(axis=0), a.cumsum(axis=0))
+    same(cp.array(a).cumprod(), a.cumprod())
+    if a.ndim == 2:
+        both("cumulative_sum", a, axis=1)
+        both("cumulative_prod", a, axis=0, include_initial=True)
+        with pytest.raises(ValueError, match="axis"):
+            cp.cumulative_sum(cp.array(a))
+
+
+def test_nancumsum_and_out():
+    a = with_nan((3, 5))
+    both("nancumsum", a, axis=1)
+    both("nancumprod", a)
+    out = cp.zeros(15)
+    r = cp.cumsum(cp.array(a), out=out)
+    assert r is out
+    same(out, numpy.cumsum(a))
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32", "int32"])
+def test_quantiles(dtype):
+    a = data((5, 8), dtype, 6)
+    for axis in (None, 0, 1, (0, 1)):
+        both("median", a, axis=axis)
+        for method in ("linear", "lower", "higher", "nearest", "midpoint"):
+            both("quantile", a, [0.0, 0.3, 0.5, 1.0], axis=axis, method=method)
+        both("percentile", a, 37.5, axis=axis, keepdims=True)
+    both("median", a[:, ::-1], axis=1, keepdims=True)
+    with pytest.raises(ValueError, match="range"):
+        cp.quantile(cp.array(a), 1.5)
+
+
+def test_nan_quantiles():
+    a = with_nan((4, 7))
+    a[3] = numpy.nan  # an all-NaN row: NaN (NumPy warns; we do not)
+    both("median", a, axis=1)
+    both("quantile", a, 0.25, axis=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        ref_med = numpy.nanmedian(a, axis=1)
+        ref_q = numpy.nanquantile(a, [0.2, 0.9], axis=1)
+        ref_p = numpy.nanpercentile(a, 50, axis=0)
+    same(cp.nanmedian(cp.array(a), axis=1), ref_med)
+    same(cp.nanquantile(cp.array(a), [0.2, 0.9], axis=1), ref_q)
+    same(cp.nanpercentile(cp.array(a), 50, axis=0), ref_p)
+
+
+@pytest.mark.parametrize("dtype", ["int32", "float64", "bool", "uint8"])
+def test_unique_family(dtype):
+    a = data((6, 7), dtype, 7) if dtype == "bool" else (data((6, 7), "int32", 7) % 5).astype(dtype)
+    both("unique", a)
+    ours = cp.unique(cp.array(a), return_index=True, return_inverse=True, return_counts=True)
+    same(ours, numpy.unique(a, return_index=True, return_inverse=True, return_counts=True))
+    for name in ("unique_values",):
+        same(getattr(cp, name)(cp.array(a)), numpy.sort(getattr(numpy, name)(a)))
+    for name in ("unique_counts", "unique_inverse", "unique_all"):
+        same(tuple(getattr(cp, name)(cp.array(a))), tuple(getattr(numpy, name)(a)))
+    both("unique", numpy.zeros((0,), dtype))
+
+
+def test_unique_nan_and_sets():
+    a = numpy.array([1.0, numpy.nan, 2.0, numpy.nan, 1.0])
+    both("unique", a)
+    both("unique", a, equal_nan=False)
+    x, y = numpy.array([5, 1, 3, 3, 9, 1]), numpy.array([3, 4, 5, 5, 0])
+    for name in ("union1d", "intersect1d", "setdiff1d", "setxor1d"):
+        both(name, x, y)
+        both(name, x, numpy.zeros(0, x.dtype))
+    both("isin", x, y)
+    both("isin", x.reshape(2, 3), y, invert=True)
+    both("isin", a, numpy.array([numpy.nan, 2.0]))
+    both("isin", x, numpy.zeros(0, int))
+
+
+def test_bincount_histogram():
+    rng = numpy.random.default_rng(3)
+    x = rng.integers(0, 12, 500)
+    w = rng.random(500)
+    both("bincount", x)
+    both("bincount", x, w)
+    both("bincount", x, minlength=20)
+    both("bincount", numpy.zeros(0, int), minlength=3)
+    with pytest.raises(ValueError, match="negative"):
+        cp.bincount(cp.array([1, -1, 2]))
+    with pytest.raises(TypeError):
+        cp.bincount(cp.array([1.0, 2.0]))
+    v = rng.standard_normal(2000)
+    both("histogram", v)
+    both("histogram", v, bins=13, range=(-1.0, 2.0))
+    both("histogram", v, bins=numpy.array([-3.0, -1.0, 0.0, 0.5, 3.0]), weights=w.repeat(4))
+    both("histogram", v, bins=5, density=True)
+    both("histogram_bin_edges", v, bins=6)
+    both("histogram", numpy.ones(10), bins=3)
