@@ -9,7 +9,7 @@ import numpy as _np
 
 from . import (_config, _core, _cpn, _creation, _extras, _fallback, _indexing, _jit,
                _joining, _manip, _products, _reductions, _sorting, _ufuncs)
-from . import linalg, random  # noqa: F401
+from . import fft, linalg, random  # noqa: F401
 from ._core import ndarray
 from ._jit import Lowered, TracingError, jit  # noqa: F401
 from ._profile import profile  # noqa: F401
@@ -249,6 +249,77 @@ ndarray.tofile = lambda self, fid, sep="", format="%s": self._numpy().tofile(fid
 ndarray.dumps = lambda self: self._numpy().dumps()
 ndarray.dump = lambda self, file: self._numpy().dump(file)
 ndarray.to_device = lambda self, device, /, *, stream=None: self
+
+
+def _view(self, dtype=None, type=None):
+    """A new view of the same data. Reinterpreting the bytes as another
+    dtype is not supported (TypeError): cpnumeric's buffers are typed."""
+    if type is not None and type is not ndarray:
+        raise TypeError("cpnumeric: view(type=...) supports cpnumeric.ndarray only")
+    if dtype is not None:
+        if isinstance(dtype, __builtins__["type"]) and issubclass(dtype, ndarray):
+            dtype = None
+        elif _np.dtype(dtype) != self._dtype:
+            raise TypeError(f"cpnumeric: view({_np.dtype(dtype)}) would reinterpret "
+                            f"{self._dtype} bytes; use astype() to convert the values")
+    return self._view(self._shape, self._strides, self._offset)
+
+
+def _resize(self, *new_shape, refcheck=True):
+    """In-place resize of an array that owns its data: elements kept in
+    C order, new ones zero (as ndarray.resize)."""
+    if len(new_shape) == 1 and not isinstance(new_shape[0], (int, _np.integer)):
+        new_shape = tuple(new_shape[0])
+    if not self._is_whole_base():
+        raise ValueError("cannot resize this array: it does not own its data")
+    n = _core.prod(new_shape)
+    flat = _manip.ravel(self)
+    if n <= self.size:
+        new = flat[:n].copy()
+    else:
+        new = _joining.concatenate([flat, _creation.zeros(n - self.size, self._dtype)])
+    new = new.reshape(new_shape)
+    new = ndarray._from_node(new._node(), new._shape, new._dtype)  # owns its data
+    self._base, self._shape, self._strides = new._base, new._shape, new._strides
+    self._offset, self._whole = new._offset, new._whole
+
+
+class _FlatIter:
+    """a.flat: the elements in C order; reads give copies or views, writes
+    reach the array."""
+
+    def __init__(self, a):
+        self.base = a
+
+    def __len__(self):
+        return self.base.size
+
+    def __iter__(self):
+        return iter(_manip.ravel(self.base))
+
+    def __array__(self, dtype=None, copy=None):
+        return _np.asarray(_manip.ravel(self.base)._numpy(), dtype=dtype)
+
+    def __getitem__(self, key):
+        return _manip.ravel(self.base)[key]
+
+    def __setitem__(self, key, value):
+        a = self.base
+        flat = _manip.ravel(a)
+        if flat._base is a._base and (isinstance(key, (int, slice, _np.integer))
+                                      or key is Ellipsis):
+            flat[key] = value
+            return
+        idx = _manip.ravel(_creation.arange(a.size)[key])
+        _indexing.put(a, idx, value)
+
+    def copy(self):
+        return _manip.ravel(self.base).copy()
+
+
+ndarray.view = _view
+ndarray.resize = _resize
+ndarray.flat = property(_FlatIter)
 _fallback.register_native(
     set(_ufuncs.NATIVE_UFUNCS) | {"clip", "where"} | set(_creation.NATIVE)
     | set(_manip.NATIVE) | set(_reductions.NATIVE) | set(_joining.NATIVE)

@@ -167,3 +167,60 @@ def test_predicates():
     assert cp.isfortran(a.T) and not cp.isfortran(a)
     assert cp.may_share_memory(a[:2], a[1:]) and not cp.may_share_memory(a[:1], a[2:])
     assert not cp.may_share_memory(a, cp.arange(3))
+
+
+@pytest.mark.parametrize("n", [1, 4, 7])
+def test_fft_helpers(n):
+    both_fft = [("fftfreq", (n, 0.1)), ("rfftfreq", (n, 0.1))]
+    for name, args in both_fft:
+        same(getattr(cp.fft, name)(*args), getattr(numpy.fft, name)(*args))
+    x = numpy.arange(3.0 * n).reshape(3, n)
+    same(cp.fft.fftshift(cp.array(x)), numpy.fft.fftshift(x))
+    same(cp.fft.ifftshift(cp.array(x), axes=1), numpy.fft.ifftshift(x, axes=1))
+    same(cp.fft.fftshift(cp.array(x), axes=(0,)), numpy.fft.fftshift(x, axes=(0,)))
+    with pytest.raises(ValueError):
+        cp.fft.fftfreq(0)
+
+
+def test_fft_transforms_fall_back_with_a_warning():
+    x = numpy.arange(8.0)
+    with pytest.warns(RuntimeWarning, match="numpy.fft.rfft"):
+        r = cp.fft.rfft(cp.array(x))
+    numpy.testing.assert_allclose(r, numpy.fft.rfft(x))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        back = cp.fft.irfft(r)
+    assert isinstance(back, cp.ndarray)
+    numpy.testing.assert_allclose(numpy.asarray(back), x, atol=1e-12)
+
+
+def test_flat_view_resize():
+    a = cp.arange(12.0).reshape(3, 4)
+    n = numpy.arange(12.0).reshape(3, 4)
+    for arr in (a, n):
+        arr.flat[5] = -1
+        arr.flat[[0, 11]] = 7
+        arr.T.flat[1] = 99
+        arr.flat[2:4] = [20.0, 30.0]
+    same(a, n)
+    same(a.flat[1:6], n.flat[1:6])
+    assert len(a.flat) == 12 and [float(v) for v in a.flat][:3] == list(n.flat)[:3]
+    v = a.view()
+    v[0, 0] = 5.0
+    assert float(a[0, 0]) == 5.0 and a.view(cp.float64).shape == (3, 4)
+    n[0, 0] = 5.0
+    with pytest.raises(TypeError, match="astype"):
+        a.view(numpy.int64)
+    b, nb = cp.arange(6.0), numpy.arange(6.0)
+    b.resize(2, 5)
+    nb.resize(2, 5, refcheck=False)
+    same(b, nb)
+    b.resize((3,))
+    nb.resize((3,), refcheck=False)
+    same(b, nb)
+    with pytest.raises(ValueError, match="own its data"):
+        a[1:].resize(4)
+    a.setflags(write=False)
+    with pytest.raises(ValueError, match="read-only"):
+        a[0, 0] = 1.0
+    assert a.tobytes() == n.tobytes() and a.to_device("cpu") is a
