@@ -8,6 +8,7 @@
 
 #include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -20,23 +21,50 @@ namespace mlir::cpn {
 using namespace mlir;
 
 namespace {
-/// The linalg.fill of zeros into `c` that `op` follows, with only ops free of
-/// memory effects in between; null otherwise.
+/// The buffer `v` is a view of (through view-like ops), or `v`.
+Value rootBuffer(Value v) {
+  while (auto view = v.getDefiningOp<ViewLikeOpInterface>())
+    v = view.getViewSource();
+  return v;
+}
+
+/// Whether `op` or an op nested in it reads or writes `root` (through any
+/// view of it).
+bool touches(Operation *op, Value root) {
+  bool found = false;
+  op->walk([&](Operation *inner) {
+    for (Value v : inner->getOperands())
+      if (rootBuffer(v) == root)
+        found = true;
+  });
+  return found;
+}
+
+bool isZero(Value value) {
+  Attribute attr;
+  if (!matchPattern(value, m_Constant(&attr)))
+    return false;
+  auto f = dyn_cast<FloatAttr>(attr);
+  return f && f.getValue().isZero() && !f.getValue().isNegative();
+}
+
+/// The linalg.fill of zeros into `c` before `op` in its block, with no op in
+/// between touching `c`'s buffer; null otherwise. `c` must be a fresh
+/// allocation or a kernel argument (distinct stores, `llvm.noalias`), so that
+/// nothing else can alias it. The fill need not be adjacent:
+/// fills of independent products are often scheduled together, ahead of
+/// them (an LSTM window starts with all its gates' fills).
 linalg::FillOp zeroFillOf(Operation *op, Value c) {
-  for (Operation *prev = op->getPrevNode(); prev; prev = prev->getPrevNode()) {
-    auto fill = dyn_cast<linalg::FillOp>(prev);
-    if (!fill)
-      if (isMemoryEffectFree(prev))
-        continue;
-    if (!fill || fill.getOutputs()[0] != c)
-      return {};
-    Attribute value;
-    if (!matchPattern(fill.getInputs()[0], m_Constant(&value)))
-      return {};
-    if (auto f = dyn_cast<FloatAttr>(value))
-      return f.getValue().isZero() && !f.getValue().isNegative() ? fill
-                                                                 : nullptr;
+  Value root = rootBuffer(c);
+  if (root != c ||
+      !(c.getDefiningOp<memref::AllocOp>() || isa<BlockArgument>(c)))
     return {};
+  for (Operation *prev = op->getPrevNode(); prev; prev = prev->getPrevNode()) {
+    if (auto fill = dyn_cast<linalg::FillOp>(prev);
+        fill && fill.getOutputs()[0] == c)
+      return isZero(fill.getInputs()[0]) ? fill : nullptr;
+    if (touches(prev, root))
+      return {};
   }
   return {};
 }
@@ -84,6 +112,8 @@ struct ConvertMatmulToBLASPass
       if ((!aT && !is(maps[0], m, k)) || (!bT && !is(maps[1], k, n)) ||
           !is(maps[2], m, n))
         continue;
+      // Before any op is inserted here (the pointer extractions touch C).
+      linalg::FillOp zeroFill = zeroFillOf(op, c);
       addOperand(a, aT);
       addOperand(bm, bT);
       addOperand(c, false);
@@ -100,7 +130,6 @@ struct ConvertMatmulToBLASPass
         args.push_back(v);
       // C = A @ B when C was just zeroed (the fill is dropped: BLAS neither
       // reads C nor needs it cleared), else C += A @ B.
-      linalg::FillOp zeroFill = zeroFillOf(op, c);
       args.push_back(arith::ConstantOp::create(
           b, loc, b.getI64Type(), b.getI64IntegerAttr(zeroFill ? 0 : 1)));
       if (zeroFill)

@@ -57,3 +57,36 @@ func.func @gemm_onto_ones(%a: memref<4x5xf64>, %b: memref<5x3xf64>, %c: memref<4
   linalg.matmul ins(%a, %b : memref<4x5xf64>, memref<5x3xf64>) outs(%c : memref<4x3xf64>)
   return
 }
+
+// Fills of independent products scheduled together, ahead of both: each
+// product still overwrites its own zeroed C (no fill, accumulate = 0), as
+// long as nothing between touches that C.
+// CHECK-LABEL: func @fills_first
+// CHECK-NOT: linalg.fill
+// CHECK: call @cpn_gemm_f64({{.*}}, %c0_i64{{(_[0-9]+)?}})
+// CHECK: call @cpn_gemm_f64({{.*}}, %c0_i64{{(_[0-9]+)?}})
+func.func @fills_first(%a: memref<4x5xf64>, %b: memref<5x3xf64>) -> (memref<4x3xf64>, memref<4x3xf64>) {
+  %zero = arith.constant 0.0 : f64
+  %c1 = memref.alloc() : memref<4x3xf64>
+  %c2 = memref.alloc() : memref<4x3xf64>
+  linalg.fill ins(%zero : f64) outs(%c1 : memref<4x3xf64>)
+  linalg.fill ins(%zero : f64) outs(%c2 : memref<4x3xf64>)
+  linalg.matmul ins(%a, %b : memref<4x5xf64>, memref<5x3xf64>) outs(%c1 : memref<4x3xf64>)
+  linalg.matmul ins(%a, %b : memref<4x5xf64>, memref<5x3xf64>) outs(%c2 : memref<4x3xf64>)
+  return %c1, %c2 : memref<4x3xf64>, memref<4x3xf64>
+}
+
+// A read of C between the fill and the product keeps the fill.
+// CHECK-LABEL: func @read_between
+// CHECK: linalg.fill
+// CHECK: memref.load
+// CHECK: call @cpn_gemm_f64({{.*}}, %c1_i64{{(_[0-9]+)?}})
+func.func @read_between(%a: memref<4x5xf64>, %b: memref<5x3xf64>) -> (memref<4x3xf64>, f64) {
+  %zero = arith.constant 0.0 : f64
+  %i = arith.constant 0 : index
+  %c = memref.alloc() : memref<4x3xf64>
+  linalg.fill ins(%zero : f64) outs(%c : memref<4x3xf64>)
+  %x = memref.load %c[%i, %i] : memref<4x3xf64>
+  linalg.matmul ins(%a, %b : memref<4x5xf64>, memref<5x3xf64>) outs(%c : memref<4x3xf64>)
+  return %c, %x : memref<4x3xf64>, f64
+}
