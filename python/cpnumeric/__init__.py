@@ -5,7 +5,16 @@ record ops into a trace; a sync point (print, float(), np.asarray, ...)
 compiles the pending trace into fused native kernels and runs them.
 """
 
+import os as _os
+
 import numpy as _np
+
+# The OpenBLAS that compiled kernels call (Debian's, loaded with the runtime
+# below; NumPy's own copy was initialized by the import above and is not
+# affected): its idle threads sleep after 2^4 cycles instead of spinning
+# ~0.1 s, which took the cores from the OpenMP loops between products (LSTM
+# 0.83x -> ~1x NumPy). Set OPENBLAS_THREAD_TIMEOUT to override.
+_os.environ.setdefault("OPENBLAS_THREAD_TIMEOUT", "4")
 
 from . import (_config, _core, _cpn, _creation, _extras, _fallback, _indexing, _jit,
                _joining, _manip, _products, _reductions, _sorting, _ufuncs)
