@@ -49,8 +49,3 @@ def rows(a, axis):
     def back(r):
         return _manip.moveaxis(r.reshape(lead + (r._shape[-1],)), -1, axis)
     return two, back
-
-
-def sync_int(x):
-    """A Python int from a 0-d array (a sync point)."""
-    return int(x)

@@ -19,7 +19,8 @@ import operator
 import numpy as _np
 from numpy.linalg import LinAlgError
 
-from . import _core, _fallback, _jit, _joining, _manip, _products, _reductions, _ufuncs
+from . import (_core, _fallback, _jit, _joining, _library, _manip, _products,
+               _reductions, _ufuncs)
 from ._core import c_strides, ndarray, prod, record
 
 __all__ = ["LinAlgError"]
@@ -55,22 +56,9 @@ def _assert_stacked_square(*arrays):
             raise LinAlgError("Last 2 dimensions of the array must be square")
 
 
-def _all_eager(arrays):
-    return all(a._eager() is not None for a in arrays)
-
-
-def _wrap_numpy(result):
-    """NumPy's result on eager inputs as our (eager) arrays."""
-    if isinstance(result, _np.ndarray):
-        return ndarray._from_eager(_np.array(result))
-    if isinstance(result, tuple):
-        return type(result)(*[_wrap_numpy(r) for r in result]) if hasattr(
-            result, "_fields") else tuple(_wrap_numpy(r) for r in result)
-    return result
-
-
 def _eager_numpy(name, arrays, *args, **kwargs):
-    """NumPy's linalg.<name> on the eager inputs (the small-array path)."""
+    """NumPy's linalg.<name> on the eager inputs (the small-array path), its
+    named tuples turned into ours."""
     vals = [a._eager() for a in arrays]
     r = getattr(_np.linalg, name)(*vals, *args, **kwargs)
     if hasattr(r, "_fields"):
@@ -78,7 +66,7 @@ def _eager_numpy(name, arrays, *args, **kwargs):
                 "SlogdetResult": SlogdetResult, "SVDResult": SVDResult}
         cls = ours.get(type(r).__name__)
         r = cls(*r) if cls else tuple(r)
-    return _wrap_numpy(r)
+    return _library.wrap(r)
 
 
 def _tracing():
@@ -120,7 +108,7 @@ def inv(a):
     a = _as(a)
     _assert_stacked_2d(a)
     _assert_stacked_square(a)
-    if _all_eager([a]):
+    if _library.eager([a]):
         return _eager_numpy("inv", [a])
     dt = _float_dtype(a)
     return _libcall("inv", [a], dt, [a._shape], raises=True)[0]
@@ -130,7 +118,7 @@ def solve(a, b):
     a, b = _as(a), _as(b)
     _assert_stacked_2d(a)
     _assert_stacked_square(a)
-    if _all_eager([a, b]):
+    if _library.eager([a, b]):
         return _eager_numpy("solve", [a, b])
     dt = _float_dtype(a, b)
     n = a._shape[-1]
@@ -162,7 +150,7 @@ def _slogdet_parts(a):
 
 def slogdet(a):
     a = _as(a)
-    if _all_eager([a]):
+    if _library.eager([a]):
         return _eager_numpy("slogdet", [a])
     sign, logdet, _ = _slogdet_parts(a)
     return SlogdetResult(sign, logdet)
@@ -170,7 +158,7 @@ def slogdet(a):
 
 def det(a):
     a = _as(a)
-    if _all_eager([a]):
+    if _library.eager([a]):
         return _eager_numpy("det", [a])
     return _slogdet_parts(a)[2]
 
@@ -179,7 +167,7 @@ def cholesky(a, /, *, upper=False):
     a = _as(a)
     _assert_stacked_2d(a)
     _assert_stacked_square(a)
-    if _all_eager([a]):
+    if _library.eager([a]):
         return _eager_numpy("cholesky", [a], upper=upper)
     dt = _float_dtype(a)
     return _libcall("cholesky", [a], dt, [a._shape], [bool(upper)], raises=True)[0]
@@ -193,7 +181,7 @@ def qr(a, mode="reduced"):
     if mode == "raw":
         return _fallback.call_numpy("linalg.qr", (a,), {"mode": mode},
                                     func=_np.linalg.qr)
-    if _all_eager([a]):
+    if _library.eager([a]):
         return _eager_numpy("qr", [a], mode=mode)
     dt = _float_dtype(a)
     batch, (m, n) = a._shape[:-2], a._shape[-2:]
@@ -213,7 +201,7 @@ def qr(a, mode="reduced"):
 def svd(a, full_matrices=True, compute_uv=True, hermitian=False):
     a = _as(a)
     _assert_stacked_2d(a)
-    if _all_eager([a]):
+    if _library.eager([a]):
         return _eager_numpy("svd", [a], full_matrices=full_matrices,
                             compute_uv=compute_uv, hermitian=hermitian)
     dt = _float_dtype(a)
@@ -245,7 +233,7 @@ def _eigh(a, uplo, vectors):
     uplo = uplo.upper()
     if uplo not in ("L", "U"):
         raise ValueError("UPLO argument must be 'L' or 'U'")
-    if _all_eager([a]):
+    if _library.eager([a]):
         return _eager_numpy("eigh" if vectors else "eigvalsh", [a], UPLO=uplo)
     dt = _float_dtype(a)
     batch, n = a._shape[:-2], a._shape[-1]
@@ -275,7 +263,7 @@ def lstsq(a, b, rcond=None):
     m, n = a._shape
     if b._shape[0] != m:
         raise LinAlgError("Incompatible dimensions")
-    if _all_eager([a, b]):
+    if _library.eager([a, b]):
         return _eager_numpy("lstsq", [a, b], rcond=rcond)
     dt = _float_dtype(a, b)
     vector = b.ndim == 1
