@@ -94,6 +94,24 @@ def wrap(name):
     return fallback
 
 
+def module_getattr(np_module, prefix, namespace):
+    """A submodule's `__getattr__` (cpnumeric.linalg, cpnumeric.fft): the
+    functions of `np_module` without a native version run NumPy's on
+    materialized inputs, with a one-time RuntimeWarning."""
+    def __getattr__(name):
+        attr = getattr(np_module, name, None)
+        if attr is None or name.startswith("__"):
+            raise AttributeError(f"module 'cpnumeric.{prefix}' has no attribute {name!r}")
+        if callable(attr) and not isinstance(attr, type):
+            def fallback(*args, **kwargs):
+                return call_numpy(f"{prefix}.{name}", args, kwargs, func=attr)
+            fallback.__name__ = name
+            namespace[name] = fallback
+            return fallback
+        return attr
+    return __getattr__
+
+
 def register_native(names):
     _native.update(names)
 

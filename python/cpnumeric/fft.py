@@ -55,16 +55,5 @@ def ifftshift(x, axes=None):
 NATIVE = ["fftfreq", "rfftfreq", "fftshift", "ifftshift"]
 
 
-def __getattr__(name):
-    """The transforms: NumPy's on materialized inputs, with a one-time
-    RuntimeWarning."""
-    attr = getattr(_np.fft, name, None)
-    if attr is None or name.startswith("__"):
-        raise AttributeError(f"module 'cpnumeric.fft' has no attribute {name!r}")
-    if callable(attr) and not isinstance(attr, type):
-        def fallback(*args, **kwargs):
-            return _fallback.call_numpy(f"fft.{name}", args, kwargs, func=attr)
-        fallback.__name__ = name
-        globals()[name] = fallback
-        return fallback
-    return attr
+# The transforms: NumPy's on materialized inputs, with a warning.
+__getattr__ = _fallback.module_getattr(_np.fft, "fft", globals())

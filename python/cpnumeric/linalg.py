@@ -609,16 +609,5 @@ NATIVE = ["inv", "solve", "det", "slogdet", "cholesky", "qr", "svd", "svdvals",
           "vecdot", "matmul", "matrix_transpose"]
 
 
-def __getattr__(name):
-    """np.linalg functions without a native version (eig, eigvals: complex
-    results): NumPy on materialized inputs, with a one-time RuntimeWarning."""
-    attr = getattr(_np.linalg, name, None)
-    if attr is None or name.startswith("__"):
-        raise AttributeError(f"module 'cpnumeric.linalg' has no attribute {name!r}")
-    if callable(attr) and not isinstance(attr, type):
-        def fallback(*args, **kwargs):
-            return _fallback.call_numpy(f"linalg.{name}", args, kwargs, func=attr)
-        fallback.__name__ = name
-        globals()[name] = fallback
-        return fallback
-    return attr
+# eig, eigvals (complex results) and the rest: NumPy's, with a warning.
+__getattr__ = _fallback.module_getattr(_np.linalg, "linalg", globals())

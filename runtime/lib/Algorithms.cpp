@@ -10,6 +10,8 @@
 
 #include "cpnrt/Lapack.h"
 
+#include "LibCall.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -19,57 +21,8 @@
 #include <vector>
 
 namespace {
-/// An array of the call as (element offset, sizes, strides).
-struct View {
-  char *base;
-  int64_t offset;
-  std::vector<int64_t> sizes, strides;
-
-  int64_t size(size_t d) const { return sizes[d]; }
-  /// Element offset of the multi-index of linear index `i` (row-major).
-  int64_t at(int64_t i) const {
-    int64_t off = offset;
-    for (int64_t d = static_cast<int64_t>(sizes.size()) - 1; d >= 0; --d) {
-      off += (i % sizes[d]) * strides[d];
-      i /= sizes[d];
-    }
-    return off;
-  }
-  int64_t count() const {
-    int64_t n = 1;
-    for (int64_t s : sizes)
-      n *= s;
-    return n;
-  }
-  template <typename T> T &el(int64_t off) const {
-    return reinterpret_cast<T *>(base)[off];
-  }
-};
-
-struct Args {
-  View out;
-  std::vector<View> in;
-  std::vector<int64_t> args;
-
-  Args(int64_t meta, int64_t o, int64_t i0, int64_t i1, int64_t i2) {
-    const int64_t *w = reinterpret_cast<const int64_t *>(meta);
-    int64_t n = *w++;
-    int64_t ptrs[4] = {o, i0, i1, i2};
-    for (int64_t a = 0; a < n; ++a) {
-      View v;
-      v.base = reinterpret_cast<char *>(ptrs[std::min<int64_t>(a, 3)]);
-      v.offset = *w++;
-      int64_t rank = *w++;
-      v.sizes.assign(w, w + rank);
-      w += rank;
-      v.strides.assign(w, w + rank);
-      w += rank;
-      (a == 0 ? out : in.emplace_back()) = std::move(v);
-    }
-    int64_t nargs = *w++;
-    args.assign(w, w + nargs);
-  }
-};
+using View = cpnrt::lib::Array;
+using Args = cpnrt::lib::Call;
 
 template <typename T> bool isNaN(T v) {
   if constexpr (std::is_floating_point_v<T>)
@@ -130,7 +83,7 @@ template <typename T> void searchsorted(const Args &a) {
   std::vector<T> sorted, values;
   row(a.in[0], 0, sorted);
   row(a.in[1], 0, values);
-  bool right = !a.args.empty() && a.args[0];
+  bool right = a.arg(0);
   int64_t *out = reinterpret_cast<int64_t *>(a.out.base) + a.out.offset;
   for (size_t i = 0; i < values.size(); ++i) {
     T v = values[i];
@@ -163,7 +116,7 @@ bool fixIndex(int64_t &i, int64_t n, int64_t mode, int64_t axis) {
 template <typename T> void take(const Args &a) {
   const View &x = a.in[0], &ind = a.in[1];
   int64_t P = x.size(0), N = x.size(1), Q = x.size(2), K = ind.count();
-  int64_t mode = a.args[0], axis = a.args[1];
+  int64_t mode = a.arg(0), axis = a.arg(1);
   T *out = reinterpret_cast<T *>(a.out.base) + a.out.offset;
   for (int64_t k = 0; k < K; ++k) {
     int64_t i = ind.el<int64_t>(ind.at(k));
@@ -180,7 +133,7 @@ template <typename T> void take(const Args &a) {
 template <typename T> void take_along(const Args &a) {
   const View &x = a.in[0], &ind = a.in[1];
   int64_t P = ind.size(0), K = ind.size(1), Q = ind.size(2), N = x.size(1);
-  int64_t axis = a.args.empty() ? 0 : a.args[0];
+  int64_t axis = a.arg(0);
   T *out = reinterpret_cast<T *>(a.out.base) + a.out.offset;
   for (int64_t p = 0; p < P; ++p)
     for (int64_t k = 0; k < K; ++k)
@@ -269,7 +222,7 @@ template <typename T> void put(const Args &a) {
   int64_t vn = v.count();
   for (int64_t j = 0; j < k && vn; ++j) {
     int64_t i = ind.el<int64_t>(ind.at(j));
-    if (!fixIndex(i, n, a.args.empty() ? 0 : a.args[0], 0))
+    if (!fixIndex(i, n, a.arg(0), 0))
       return;
     out[i] = v.el<T>(v.at(j % vn));
   }

@@ -1,0 +1,95 @@
+//===- LibCall.h - decoding a cpn.libcall's arrays (internal) ---*- C++ -*-===//
+//
+// Part of cpnumeric's runtime (libcpnrt). The layout words and pointers of a
+// `cpn_lib_*` call (see cpnrt/Lapack.h) as strided arrays, shared by
+// Lapack.cpp and Algorithms.cpp.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef CPNRT_LIB_LIBCALL_H
+#define CPNRT_LIB_LIBCALL_H
+
+#include <algorithm>
+#include <cstdint>
+#include <vector>
+
+namespace cpnrt::lib {
+/// One strided array of the call (sizes and strides in elements).
+struct Array {
+  char *base = nullptr;
+  int64_t offset = 0;
+  std::vector<int64_t> sizes, strides;
+
+  int64_t rank() const { return static_cast<int64_t>(sizes.size()); }
+  int64_t size(size_t d) const { return sizes[d]; }
+  int64_t count() const {
+    int64_t n = 1;
+    for (int64_t s : sizes)
+      n *= s;
+    return n;
+  }
+  /// Element offset of the element of row-major linear index `i`.
+  int64_t at(int64_t i) const {
+    int64_t off = offset;
+    for (int64_t d = rank() - 1; d >= 0; --d) {
+      off += (i % sizes[d]) * strides[d];
+      i /= sizes[d];
+    }
+    return off;
+  }
+  template <typename T> T &el(int64_t off) const {
+    return reinterpret_cast<T *>(base)[off];
+  }
+  /// Matrices in the batch (every dimension but the last two).
+  int64_t batch() const {
+    int64_t n = 1;
+    for (int64_t i = 0; i + 2 < rank(); ++i)
+      n *= sizes[i];
+    return n;
+  }
+  /// Element offset of matrix `b` of the batch.
+  int64_t batchOffset(int64_t b) const {
+    int64_t off = offset;
+    for (int64_t i = rank() - 3; i >= 0; --i) {
+      off += (b % sizes[i]) * strides[i];
+      b /= sizes[i];
+    }
+    return off;
+  }
+  int64_t rows() const { return rank() >= 2 ? sizes[rank() - 2] : 1; }
+  int64_t cols() const { return rank() >= 1 ? sizes[rank() - 1] : 1; }
+  int64_t rowStride() const { return rank() >= 2 ? strides[rank() - 2] : 0; }
+  int64_t colStride() const { return rank() >= 1 ? strides[rank() - 1] : 0; }
+};
+
+/// The decoded call: output, inputs, integer arguments.
+struct Call {
+  Array out;
+  std::vector<Array> in;
+  std::vector<int64_t> args;
+
+  Call(int64_t meta, int64_t outPtr, int64_t in0, int64_t in1, int64_t in2) {
+    const int64_t *w = reinterpret_cast<const int64_t *>(meta);
+    int64_t n = *w++;
+    int64_t ptrs[4] = {outPtr, in0, in1, in2};
+    for (int64_t a = 0; a < n; ++a) {
+      Array arr;
+      arr.base = reinterpret_cast<char *>(ptrs[std::min<int64_t>(a, 3)]);
+      arr.offset = *w++;
+      int64_t rank = *w++;
+      arr.sizes.assign(w, w + rank);
+      w += rank;
+      arr.strides.assign(w, w + rank);
+      w += rank;
+      (a == 0 ? out : in.emplace_back()) = std::move(arr);
+    }
+    int64_t nargs = *w++;
+    args.assign(w, w + nargs);
+  }
+  int64_t arg(size_t i, int64_t dflt = 0) const {
+    return i < args.size() ? args[i] : dflt;
+  }
+};
+} // namespace cpnrt::lib
+
+#endif // CPNRT_LIB_LIBCALL_H
