@@ -29,7 +29,7 @@ from ._manip import (broadcast_to, diag, diagonal, dot, expand_dims, flip, flipl
 from ._reductions import (all, amax, amin, any, argmax, argmin, count_nonzero, max,  # noqa: F401,A004
                           mean, min, prod, std, sum, var)
 from ._ufuncs import clip, where, ufunc  # noqa: F401
-from ._products import cross, matvec, tensordot, vecdot, vecmat  # noqa: F401
+from ._products import cross, einsum, einsum_path, matvec, tensordot, vecdot, vecmat  # noqa: F401,E501
 from ._sorting import *  # noqa: F401,F403
 from ._indexing import *  # noqa: F401,F403
 from ._extras import *  # noqa: F401,F403

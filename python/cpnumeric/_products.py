@@ -132,3 +132,113 @@ def vecmat(x1, x2, /, out=None, *, dtype=None):
 
 
 NATIVE = ["cross", "tensordot", "vecdot", "matvec", "vecmat"]
+
+
+def _einsum_terms(subscripts, n):
+    s = subscripts.replace(" ", "")
+    ins, arrow, out = s.partition("->")
+    terms = ins.split(",")
+    if len(terms) != n:
+        raise ValueError("more operands provided to einstein sum function than "
+                         "specified in the subscripts string" if n > len(terms) else
+                         "fewer operands provided to einstein sum function than "
+                         "specified in the subscripts string")
+    for t in terms + ([out] if arrow else []):
+        for ch in t:
+            if not ch.isalpha():
+                raise ValueError(f"invalid subscript '{ch}' in einstein sum subscripts "
+                                 "string, subscripts must be letters")
+    if not arrow:  # implicit: the letters that appear once, in alphabetical order
+        counts = {}
+        for t in terms:
+            for ch in t:
+                counts[ch] = counts.get(ch, 0) + 1
+        out = "".join(sorted(ch for ch, c in counts.items() if c == 1))
+    elif len(set(out)) != len(out):
+        raise ValueError(f"einstein sum subscripts string includes output subscript "
+                         f"'{next(c for c in out if out.count(c) > 1)}' multiple times")
+    for ch in out:
+        if not any(ch in t for t in terms):
+            raise ValueError(f"einstein sum subscripts string included output "
+                             f"subscript '{ch}' which never appeared in an input")
+    return terms, out
+
+
+def einsum(*operands, out=None, dtype=None, order="K", casting="safe", optimize=False):
+    """einsum on subscript strings (no '...'): repeated letters of an operand
+    take its diagonal; a two-operand contraction without batch letters is a
+    tensordot (BLAS); everything else is one broadcast product summed over
+    the contracted letters (a fused loop nest, no temporary)."""
+    if not operands or not isinstance(operands[0], str) or "..." in operands[0]:
+        from . import _fallback
+        return _fallback.call_numpy("einsum", operands,
+                                    {"out": out, "dtype": dtype, "optimize": optimize})
+    subscripts, ops = operands[0], [_as(o) for o in operands[1:]]
+    terms, out_term = _einsum_terms(subscripts, len(ops))
+    dt = _np.result_type(*[o._dtype for o in ops]) if dtype is None else _np.dtype(dtype)
+    if dt.kind == "b":
+        from . import _fallback
+        return _fallback.call_numpy("einsum", operands, {"out": out, "dtype": dtype})
+    ops = [o.astype(dt, copy=False) for o in ops]
+    sizes = {}
+    for i, (o, t) in enumerate(zip(ops, terms)):
+        if len(t) != o.ndim:
+            raise ValueError(f"operand has more dimensions than subscripts given in "
+                             f"einstein sum, but no '...' ellipsis provided to broadcast "
+                             f"the extra dimensions." if o.ndim > len(t) else
+                             f"einstein sum subscripts string contains too many "
+                             f"subscripts for operand {i}")
+        # repeated letters: the diagonal
+        while len(set(t)) != len(t):
+            ch = next(c for c in t if t.count(c) > 1)
+            a1, a2 = t.index(ch), t.index(ch, t.index(ch) + 1)
+            if o._shape[a1] != o._shape[a2]:
+                raise ValueError(f"dimensions in operand {i} for collapsing index "
+                                 f"'{ch}' don't match ({o._shape[a1]} != {o._shape[a2]})")
+            o = _manip.diagonal(o, 0, a1, a2)
+            t = "".join(c for k, c in enumerate(t) if k not in (a1, a2)) + ch
+        ops[i], terms[i] = o, t
+        for ch, d in zip(t, o._shape):
+            if sizes.get(ch, d) != d and d != 1 and sizes[ch] != 1:
+                raise ValueError(f"operands could not be broadcast together with "
+                                 f"remapped shapes (size {sizes[ch]} vs {d} for '{ch}')")
+            sizes[ch] = max(sizes.get(ch, d), d) if d != 1 else sizes.get(ch, d)
+    contracted = [c for t in terms for c in t if c not in out_term]
+    contracted = list(dict.fromkeys(contracted))
+    if (len(ops) == 2 and contracted and
+            all(c in terms[0] and c in terms[1] for c in contracted) and
+            not any(c in terms[0] and c in terms[1] for c in out_term) and
+            all(ops[k]._shape[terms[k].index(c)] == sizes[c]
+                for k in (0, 1) for c in terms[k])):
+        a, b = ops
+        r = tensordot(a, b, axes=([terms[0].index(c) for c in contracted],
+                                  [terms[1].index(c) for c in contracted]))
+        got = [c for c in terms[0] if c not in contracted] + \
+              [c for c in terms[1] if c not in contracted]
+        r = _manip.transpose(r, [got.index(c) for c in out_term]) if got else r
+        return _core.store_out(r, out)
+    letters = list(out_term) + contracted
+    prod_ = None
+    for o, t in zip(ops, terms):
+        perm = [t.index(c) for c in letters if c in t]
+        v = _manip.transpose(o, perm) if perm else o
+        v = v.reshape(tuple(sizes[c] if c in t and o._shape[t.index(c)] != 1 else 1
+                            for c in letters))
+        prod_ = v if prod_ is None else _ufuncs.multiply(prod_, v)
+    shape = tuple(sizes[c] for c in letters)
+    prod_ = _manip.broadcast_to(prod_, shape)
+    if contracted:
+        r = _reductions.sum(prod_, axis=tuple(range(len(out_term), len(letters))), dtype=dt)
+    else:
+        r = prod_.copy()
+    return _core.store_out(r, out)
+
+
+def einsum_path(subscripts, *operands, optimize="greedy", einsum_call=False):
+    """NumPy's contraction order: it depends on the operands' shapes only."""
+    shapes = [_np.broadcast_to(_np.empty((), _core.asndarray(o)._dtype),
+                               _core.asndarray(o).shape) for o in operands]
+    return _np.einsum_path(subscripts, *shapes, optimize=optimize)
+
+
+NATIVE += ["einsum", "einsum_path"]

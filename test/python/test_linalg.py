@@ -393,3 +393,32 @@ def test_tensordot_vecdot_matvec_vecmat(dtype):
     close(cp.linalg.matmul(ca, cb[0]), LA.matmul(a, b[0]), dtype)
     with pytest.raises(ValueError):
         cp.linalg.outer(ca, ca)
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32", "int32"])
+def test_einsum(dtype):
+    rng = numpy.random.default_rng(0)
+
+    def r(*shape):
+        return (rng.random(shape) * 10).astype(dtype)
+    A, B, S = r(3, 4), r(4, 5), r(4, 4)
+    T, U, V, W = r(2, 3, 4), r(2, 4, 5), r(3, 4, 6), r(4, 3, 7)
+    cases = [("ij,jk->ik", A, B), ("ij->ji", A), ("ii->i", S), ("ii", S), ("ij->", A),
+             ("i,i", A[0], A[1]), ("i,j->ij", A[0], B[0]), ("bij,bjk->bik", T, U),
+             ("ijk,jil->kl", V, W), ("ij,ij->ij", A, A), ("ij,jk", A, B), ("ba", A),
+             ("ij,jk,kl->il", A, B, B.T), ("iij->ij", r(3, 3, 2)), ("ij,j->i", A, B[:, 0]),
+             (" ij , jk -> ki ", A, B), ("ij,kj->ik", A[:, ::-1], A)]
+    for sub, *ops in cases:
+        close(cp.einsum(sub, *[cp.array(o) for o in ops]), numpy.einsum(sub, *ops), dtype)
+    close(cp.einsum("ij,jk->ik", cp.array(A), cp.array(B), dtype="float64"),
+          numpy.einsum("ij,jk->ik", A, B, dtype="float64"))
+    assert cp.einsum_path("ij,jk,kl->il", A, B, B.T)[0] == \
+        numpy.einsum_path("ij,jk,kl->il", A, B, B.T)[0]
+    with pytest.raises(ValueError, match="fewer operands"):
+        cp.einsum("ij,jk->ik", cp.array(A))
+    with pytest.raises(ValueError, match="never appeared"):
+        cp.einsum("ij->k", cp.array(A))
+    with pytest.raises(ValueError, match="too many subscripts"):
+        cp.einsum("ijk->i", cp.array(A))
+    with pytest.raises(ValueError):
+        cp.einsum("ij,ij->i", cp.array(A), cp.array(B))
