@@ -43,6 +43,23 @@ SmallVector<int64_t> rowMajorStrides(ArrayRef<int64_t> shape) {
   return s;
 }
 
+/// Inside a generic's body: the row-major element index sum_j index(j) *
+/// strides[j], as i64.
+Value linearIndex(OpBuilder &b, Location l, ArrayRef<int64_t> strides) {
+  Type i64 = b.getI64Type();
+  Value flat = arith::ConstantOp::create(b, l, i64, b.getI64IntegerAttr(0));
+  for (auto [j, stride] : llvm::enumerate(strides)) {
+    Value idx =
+        arith::IndexCastOp::create(b, l, i64, linalg::IndexOp::create(b, l, j));
+    flat = arith::AddIOp::create(
+        b, l, flat,
+        arith::MulIOp::create(
+            b, l, idx,
+            arith::ConstantOp::create(b, l, i64, b.getI64IntegerAttr(stride))));
+  }
+  return flat;
+}
+
 /// A view expressed per base dimension: base index j = offsets[j] +
 /// sum over view dims i with owner[i] == j of coeffs[i] * d_i.
 struct BoxView {
@@ -374,13 +391,7 @@ Value lowerGatherUpdate(IRRewriter &rw, UpdateOp op) {
         auto c = [&](int64_t v) -> Value {
           return arith::ConstantOp::create(b, l, i64, b.getI64IntegerAttr(v));
         };
-        Value flat = c(0);
-        for (unsigned j = 0; j < k; ++j) {
-          Value idx = arith::IndexCastOp::create(
-              b, l, i64, linalg::IndexOp::create(b, l, j));
-          flat = arith::AddIOp::create(
-              b, l, flat, arith::MulIOp::create(b, l, idx, c(bs[j])));
-        }
+        Value flat = linearIndex(b, l, bs);
         Value r = arith::SubIOp::create(b, l, flat, c(offset));
         Value inside =
             arith::CmpIOp::create(b, l, arith::CmpIPredicate::sge, r, c(0));
@@ -706,9 +717,7 @@ LogicalResult lowerIota(IRRewriter &rw, IotaOp op) {
 LogicalResult lowerRandomBits(IRRewriter &rw, RandomBitsOp op) {
   RankedTensorType resTy = tensorOf(op.getResult());
   unsigned rank = resTy.getRank();
-  SmallVector<int64_t> strides(rank, 1);
-  for (int64_t i = (int64_t)rank - 2; i >= 0; --i)
-    strides[i] = strides[i + 1] * resTy.getDimSize(i + 1);
+  SmallVector<int64_t> strides = rowMajorStrides(resTy.getShape());
   AffineMap scalar = AffineMap::get(rank, 0, {}, rw.getContext());
   Value r = buildElementwise(
       rw, op.getLoc(), resTy, {op.getKey(), op.getCounter()}, {scalar, scalar},
@@ -725,14 +734,8 @@ LogicalResult lowerRandomBits(IRRewriter &rw, RandomBitsOp op) {
         auto hi = [&](Value v) -> Value {
           return arith::ShRUIOp::create(b, l, v, c32);
         };
-        Value index = cst(0);
-        for (unsigned d = 0; d < rank; ++d) {
-          Value i = arith::IndexCastOp::create(
-              b, l, i64, linalg::IndexOp::create(b, l, d));
-          index = arith::AddIOp::create(
-              b, l, index, arith::MulIOp::create(b, l, i, cst(strides[d])));
-        }
-        Value n = arith::AddIOp::create(b, l, args[1], index);
+        Value n =
+            arith::AddIOp::create(b, l, args[1], linearIndex(b, l, strides));
         Value c0 = lo(n), c1 = hi(n), c2 = cst(0), c3 = cst(0);
         Value k0 = lo(args[0]), k1 = hi(args[0]);
         Value m0 = cst(0xD2511F53ull), m1 = cst(0xCD9E8D57ull);

@@ -48,6 +48,26 @@ def _check_bounds(ind, n, axis):
             raise IndexError(f"index {i} is out of bounds for axis {axis} with size {n}")
 
 
+def _check_mode(mode):
+    if mode not in _MODES:
+        raise ValueError(f"clipmode must be one of 'clip', 'raise', or 'wrap' (got {mode!r})")
+
+
+def _apply_mode(x, n, mode, message):
+    """Indices x into an axis of size n under NumPy's clip mode: 'raise'
+    checks them (a sync point; ValueError(message)), 'wrap' and 'clip' map
+    them into range."""
+    _check_mode(mode)
+    if mode == "wrap":
+        return _ufuncs.remainder(x, n)
+    if mode == "clip":
+        return _ufuncs.clip(x, 0, n - 1)
+    if bool(_reductions.any(_ufuncs.logical_or(_ufuncs.less(x, 0),
+                                               _ufuncs.greater_equal(x, n)))):
+        raise ValueError(message)
+    return x
+
+
 def _three(a, axis):
     """a as (P, N, Q) around `axis`."""
     shape = a._shape
@@ -56,8 +76,7 @@ def _three(a, axis):
 
 def take(a, indices, axis=None, out=None, mode="raise"):
     a = _as(a)
-    if mode not in _MODES:
-        raise ValueError(f"clipmode must be one of 'clip', 'raise', or 'wrap' (got {mode!r})")
+    _check_mode(mode)
     scalar = isinstance(indices, (int, _np.integer))
     ind = _index_array(indices)
     if eager([a, ind]) and out is None:
@@ -128,8 +147,7 @@ def put(a, ind, v, mode="raise", copy=False):
     """np.put (in place); `copy=True` returns the new array instead."""
     if not isinstance(a, ndarray):
         raise TypeError("argument a of put must be a cpnumeric array")
-    if mode not in _MODES:
-        raise ValueError(f"clipmode must be one of 'clip', 'raise', or 'wrap' (got {mode!r})")
+    _check_mode(mode)
     ind = _index_array(ind)
     if a.size == 0:
         if ind.size:
@@ -198,16 +216,7 @@ def choose(a, choices, out=None, mode="raise"):
         choices = [choices[i] for i in range(choices._shape[0])]
     choices = [_as(c) for c in choices]
     n = len(choices)
-    if mode == "raise":
-        if bool(_reductions.any(_ufuncs.logical_or(_ufuncs.less(a, 0),
-                                                   _ufuncs.greater_equal(a, n)))):
-            raise ValueError("invalid entry in choice array")
-    elif mode == "wrap":
-        a = _ufuncs.remainder(a, n)
-    elif mode == "clip":
-        a = _ufuncs.clip(a, 0, n - 1)
-    else:
-        raise ValueError(f"clipmode must be one of 'clip', 'raise', or 'wrap' (got {mode!r})")
+    a = _apply_mode(a, n, mode, "invalid entry in choice array")
     r = choices[0]
     for i in range(1, n):
         r = _ufuncs.where(_ufuncs.equal(a, i), choices[i], r)
@@ -317,16 +326,7 @@ def ravel_multi_index(multi_index, dims, mode="raise", order="C"):
         [prod(dims[:i]) for i in range(len(dims))]
     total = None
     for i, (x, d, m) in enumerate(zip(idx, dims, modes)):
-        if m == "raise":
-            if bool(_reductions.any(_ufuncs.logical_or(_ufuncs.less(x, 0),
-                                                       _ufuncs.greater_equal(x, d)))):
-                raise ValueError("invalid entry in coordinates array")
-        elif m == "wrap":
-            x = _ufuncs.remainder(x, d)
-        elif m == "clip":
-            x = _ufuncs.clip(x, 0, d - 1)
-        else:
-            raise ValueError(f"clipmode must be one of 'clip', 'raise', or 'wrap' (got {m!r})")
+        x = _apply_mode(x, d, m, "invalid entry in coordinates array")
         term = _ufuncs.multiply(x, strides[i])
         total = term if total is None else _ufuncs.add(total, term)
     return total
@@ -474,10 +474,9 @@ def getitem(a, key):
     if kind == "flat":
         return take(_manip.ravel(a), data)
     mask = data
-    lead = mask.ndim
-    flat_a = a.reshape((prod(a._shape[:lead]),) + a._shape[lead:])
-    if lead == a.ndim:
+    if mask.ndim == a.ndim:
         return compress(_manip.ravel(mask), _manip.ravel(a))
+    flat_a = a.reshape((prod(a._shape[:mask.ndim]),) + a._shape[mask.ndim:])
     return take(flat_a, nonzero(_manip.ravel(mask))[0], axis=0)
 
 

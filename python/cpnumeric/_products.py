@@ -92,6 +92,13 @@ def _sum_product(x1, x2, axis, out, dtype):
     return _core.store_out(r, out)
 
 
+def _check_core(name, signature, got, want):
+    if got != want:
+        raise ValueError(f"{name}: Input operand 1 has a mismatch in its core "
+                         f"dimension 0, with gufunc signature {signature} (size "
+                         f"{got} is different from {want})")
+
+
 def vecdot(x1, x2, /, out=None, *, axis=-1, dtype=None, **kwargs):
     x1, x2 = _as(x1), _as(x2)
     if kwargs:
@@ -102,10 +109,7 @@ def vecdot(x1, x2, /, out=None, *, axis=-1, dtype=None, **kwargs):
         raise ValueError("vecdot: Input operand 0 does not have enough dimensions")
     x1 = _manip.moveaxis(x1, axis, -1)
     x2 = _manip.moveaxis(x2, axis, -1)
-    if x1._shape[-1] != x2._shape[-1]:
-        raise ValueError(f"vecdot: Input operand 1 has a mismatch in its core "
-                         f"dimension 0, with gufunc signature (n),(n)->() (size "
-                         f"{x2._shape[-1]} is different from {x1._shape[-1]})")
+    _check_core("vecdot", "(n),(n)->()", x2._shape[-1], x1._shape[-1])
     return _sum_product(x1, x2, -1, out, dtype)
 
 
@@ -113,10 +117,7 @@ def matvec(x1, x2, /, out=None, *, dtype=None):
     x1, x2 = _as(x1), _as(x2)
     if x1.ndim < 2 or x2.ndim < 1:
         raise ValueError("matvec: Input operand does not have enough dimensions")
-    if x1._shape[-1] != x2._shape[-1]:
-        raise ValueError(f"matvec: Input operand 1 has a mismatch in its core "
-                         f"dimension 0, with gufunc signature (m,n),(n)->(m) (size "
-                         f"{x2._shape[-1]} is different from {x1._shape[-1]})")
+    _check_core("matvec", "(m,n),(n)->(m)", x2._shape[-1], x1._shape[-1])
     return _sum_product(x1, _manip.expand_dims(x2, -2), -1, out, dtype)
 
 
@@ -124,10 +125,7 @@ def vecmat(x1, x2, /, out=None, *, dtype=None):
     x1, x2 = _as(x1), _as(x2)
     if x1.ndim < 1 or x2.ndim < 2:
         raise ValueError("vecmat: Input operand does not have enough dimensions")
-    if x1._shape[-1] != x2._shape[-2]:
-        raise ValueError(f"vecmat: Input operand 1 has a mismatch in its core "
-                         f"dimension 0, with gufunc signature (n),(n,m)->(m) (size "
-                         f"{x2._shape[-2]} is different from {x1._shape[-1]})")
+    _check_core("vecmat", "(n),(n,m)->(m)", x2._shape[-2], x1._shape[-1])
     return _sum_product(_manip.expand_dims(x1, -1), x2, -2, out, dtype)
 
 

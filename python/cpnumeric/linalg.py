@@ -21,7 +21,7 @@ from numpy.linalg import LinAlgError
 
 from . import (_core, _fallback, _jit, _joining, _library, _manip, _products,
                _reductions, _ufuncs)
-from ._core import c_strides, ndarray, prod, record
+from ._core import c_strides, prod
 
 __all__ = ["LinAlgError"]
 
@@ -81,13 +81,12 @@ def _libcall(callee, inputs, dt, parts, args=(), raises=False):
     if total == 0 or (any(0 in x._shape for x in inputs) and callee != "lstsq"):
         from ._creation import zeros
         return [zeros(p, dt) for p in parts]
-    nodes = [x._node_as(x._shape, dt) for x in inputs]
+    inputs = [x.astype(dt, copy=False) for x in inputs]
     if raises and not _tracing():
         _core._cpn.flush()  # earlier work stays out of a failing window
-    suffix = "f32" if dt == _np.float32 else "f64"
-    node = record("libcall", nodes, (total,), dt, [int(a) for a in args],
-                  f"{callee}_{suffix}")
-    flat = ndarray._from_node(node, (total,), dt)
+    flat = _library.libcall(callee, inputs, (total,), dt, args,
+                            key="f32" if dt == _np.float32 else "f64")
+    node = flat._base.node
     out, off = [], 0
     for p in parts:
         p = tuple(p)

@@ -511,9 +511,6 @@ class RandomState(Generator):
                           f"{high} + 1) instead", DeprecationWarning, stacklevel=2)
         return self.integers(low, high, size, endpoint=True)
 
-    def _numpy_generator(self):
-        return super()._numpy_generator()
-
     def __getattr__(self, name):
         if name.startswith("_") or not hasattr(_np.random.RandomState, name):
             raise AttributeError(f"'RandomState' object has no attribute {name!r}")

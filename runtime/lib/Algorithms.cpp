@@ -40,8 +40,7 @@ template <typename T> bool less(T a, T b) {
 template <typename T> void row(const View &v, int64_t p, std::vector<T> &r) {
   int64_t n = v.size(1);
   r.resize(n);
-  const T *base =
-      reinterpret_cast<const T *>(v.base) + v.offset + p * v.strides[0];
+  const T *base = v.data<const T>() + p * v.strides[0];
   for (int64_t j = 0; j < n; ++j)
     r[j] = base[j * v.strides[1]];
 }
@@ -52,7 +51,7 @@ template <typename T> void row(const View &v, int64_t p, std::vector<T> &r) {
 /// which gives the same values).
 template <typename T> void sort(const Args &a) {
   const View &x = a.in[0];
-  T *out = reinterpret_cast<T *>(a.out.base) + a.out.offset;
+  T *out = a.out.data<T>();
   std::vector<T> r;
   for (int64_t p = 0; p < x.size(0); ++p) {
     row(x, p, r);
@@ -64,7 +63,7 @@ template <typename T> void sort(const Args &a) {
 /// argsort: in0 (P, N) -> out (P, N) int64, stable (ties keep their order).
 template <typename T> void argsort(const Args &a) {
   const View &x = a.in[0];
-  int64_t *out = reinterpret_cast<int64_t *>(a.out.base) + a.out.offset;
+  int64_t *out = a.out.data<int64_t>();
   std::vector<T> r;
   std::vector<int64_t> idx;
   for (int64_t p = 0; p < x.size(0); ++p) {
@@ -84,7 +83,7 @@ template <typename T> void searchsorted(const Args &a) {
   row(a.in[0], 0, sorted);
   row(a.in[1], 0, values);
   bool right = a.arg(0);
-  int64_t *out = reinterpret_cast<int64_t *>(a.out.base) + a.out.offset;
+  int64_t *out = a.out.data<int64_t>();
   for (size_t i = 0; i < values.size(); ++i) {
     T v = values[i];
     auto it = right
@@ -117,7 +116,7 @@ template <typename T> void take(const Args &a) {
   const View &x = a.in[0], &ind = a.in[1];
   int64_t P = x.size(0), N = x.size(1), Q = x.size(2), K = ind.count();
   int64_t mode = a.arg(0), axis = a.arg(1);
-  T *out = reinterpret_cast<T *>(a.out.base) + a.out.offset;
+  T *out = a.out.data<T>();
   for (int64_t k = 0; k < K; ++k) {
     int64_t i = ind.el<int64_t>(ind.at(k));
     if (!fixIndex(i, N, mode, axis))
@@ -134,7 +133,7 @@ template <typename T> void take_along(const Args &a) {
   const View &x = a.in[0], &ind = a.in[1];
   int64_t P = ind.size(0), K = ind.size(1), Q = ind.size(2), N = x.size(1);
   int64_t axis = a.arg(0);
-  T *out = reinterpret_cast<T *>(a.out.base) + a.out.offset;
+  T *out = a.out.data<T>();
   for (int64_t p = 0; p < P; ++p)
     for (int64_t k = 0; k < K; ++k)
       for (int64_t q = 0; q < Q; ++q) {
@@ -151,7 +150,7 @@ template <typename T> void take_along(const Args &a) {
 /// count was computed before, so out has exactly that many elements).
 template <typename T> void compress(const Args &a) {
   const View &x = a.in[0], &m = a.in[1];
-  T *out = reinterpret_cast<T *>(a.out.base) + a.out.offset;
+  T *out = a.out.data<T>();
   int64_t n = x.count(), limit = a.out.count(), k = 0;
   for (int64_t i = 0; i < n && k < limit; ++i)
     if (m.el<uint8_t>(m.at(i)))
@@ -162,7 +161,7 @@ template <typename T> void compress(const Args &a) {
 /// of the nonzero elements in row-major order.
 template <typename T> void nonzero(const Args &a) {
   const View &x = a.in[0];
-  int64_t *out = reinterpret_cast<int64_t *>(a.out.base) + a.out.offset;
+  int64_t *out = a.out.data<int64_t>();
   int64_t nd = static_cast<int64_t>(x.sizes.size()), n = x.count();
   int64_t limit = a.out.size(0), k = 0;
   for (int64_t i = 0; i < n && k < limit; ++i) {
@@ -180,12 +179,11 @@ template <typename T> void nonzero(const Args &a) {
 /// cumsum / cumprod: in0 (P, N) -> out (P, N) of the same type.
 template <typename T, bool Product> void scan(const Args &a) {
   const View &x = a.in[0];
-  T *out = reinterpret_cast<T *>(a.out.base) + a.out.offset;
+  T *out = a.out.data<T>();
   int64_t N = x.size(1);
   for (int64_t p = 0; p < x.size(0); ++p) {
     T acc = Product ? T(1) : T(0);
-    const T *src =
-        reinterpret_cast<const T *>(x.base) + x.offset + p * x.strides[0];
+    const T *src = x.data<const T>() + p * x.strides[0];
     for (int64_t j = 0; j < N; ++j) {
       T v = src[j * x.strides[1]];
       acc = Product ? T(acc * v) : T(acc + v);
@@ -200,7 +198,7 @@ template <typename T> void cumprod(const Args &a) { scan<T, true>(a); }
 /// weights (N) of T -> out (M) of T: out[x[i]] += w[i] (or 1).
 template <typename T> void bincount(const Args &a) {
   const View &x = a.in[0];
-  T *out = reinterpret_cast<T *>(a.out.base) + a.out.offset;
+  T *out = a.out.data<T>();
   int64_t m = a.out.count(), n = x.count();
   std::fill(out, out + m, T(0));
   for (int64_t i = 0; i < n; ++i) {
@@ -215,7 +213,7 @@ template <typename T> void bincount(const Args &a) {
 /// with out[indices[k]] = values[k] (later writes win); args = mode.
 template <typename T> void put(const Args &a) {
   const View &x = a.in[0], &ind = a.in[1], &v = a.in[2];
-  T *out = reinterpret_cast<T *>(a.out.base) + a.out.offset;
+  T *out = a.out.data<T>();
   int64_t n = x.count(), k = ind.count();
   for (int64_t i = 0; i < n; ++i)
     out[i] = x.el<T>(x.at(i));

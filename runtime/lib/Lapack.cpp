@@ -158,7 +158,7 @@ template <typename T> void inv(const Call &c) {
   const Array &a = c.in[0];
   int64_t n = a.rows();
   bool quiet = c.arg(0);
-  T *out = reinterpret_cast<T *>(c.out.base) + c.out.offset;
+  T *out = c.out.data<T>();
   Status status;
   forBatch(a.batch(), double(n) * n * n, [&](int64_t b) {
     std::vector<T> lu, x(std::max<int64_t>(1, n * n), T(0));
@@ -180,7 +180,7 @@ template <typename T> void inv(const Call &c) {
 template <typename T> void solve(const Call &c) {
   const Array &a = c.in[0], &rhs = c.in[1];
   int64_t n = a.rows(), k = rhs.cols();
-  T *out = reinterpret_cast<T *>(c.out.base) + c.out.offset;
+  T *out = c.out.data<T>();
   Status status;
   forBatch(a.batch(), double(n) * n * (n + k), [&](int64_t b) {
     std::vector<T> lu, x;
@@ -201,7 +201,7 @@ template <typename T> void solve(const Call &c) {
 template <typename T> void slogdet(const Call &c) {
   const Array &a = c.in[0];
   int64_t n = a.rows();
-  T *out = reinterpret_cast<T *>(c.out.base) + c.out.offset;
+  T *out = c.out.data<T>();
   forBatch(a.batch(), double(n) * n * n, [&](int64_t b) {
     std::vector<T> lu;
     std::vector<lapack_int> piv(std::max<int64_t>(1, n));
@@ -234,7 +234,7 @@ template <typename T> void cholesky(const Call &c) {
   const Array &a = c.in[0];
   int64_t n = a.rows();
   bool upper = c.arg(0);
-  T *out = reinterpret_cast<T *>(c.out.base) + c.out.offset;
+  T *out = c.out.data<T>();
   Status status;
   forBatch(a.batch(), double(n) * n * n / 3, [&](int64_t b) {
     std::vector<T> l;
@@ -259,7 +259,7 @@ template <typename T> void qr(const Call &c) {
   int64_t m = a.rows(), n = a.cols(), k = std::min(m, n);
   int64_t mode = c.arg(0), batch = a.batch();
   int64_t qc = mode == 1 ? m : k, rr = mode == 1 ? m : k;
-  T *out = reinterpret_cast<T *>(c.out.base) + c.out.offset;
+  T *out = c.out.data<T>();
   T *rOut = mode == 2 ? out : out + batch * m * qc;
   forBatch(batch, 2.0 * m * n * k, [&](int64_t b) {
     int64_t ld = std::max<int64_t>(1, m);
@@ -288,7 +288,7 @@ template <typename T> void svd(const Call &c) {
   int64_t m = a.rows(), n = a.cols(), k = std::min(m, n);
   bool uv = c.arg(0), full = c.arg(1);
   int64_t batch = a.batch(), uc = full ? m : k, vr = full ? n : k;
-  T *out = reinterpret_cast<T *>(c.out.base) + c.out.offset;
+  T *out = c.out.data<T>();
   T *uOut = out, *sOut = uv ? out + batch * m * uc : out,
     *vOut = sOut + batch * k;
   Status status;
@@ -329,7 +329,7 @@ template <typename T> void eigh(const Call &c) {
   const Array &a = c.in[0];
   int64_t n = a.rows(), batch = a.batch();
   bool vecs = c.arg(0), upper = c.arg(1);
-  T *out = reinterpret_cast<T *>(c.out.base) + c.out.offset;
+  T *out = c.out.data<T>();
   Status status;
   forBatch(batch, 9.0 * n * n * n, [&](int64_t b) {
     std::vector<T> h, w(std::max<int64_t>(1, n));
@@ -360,7 +360,7 @@ template <typename T> void lstsq(const Call &c) {
   double rcond;
   int64_t bits = c.arg(0);
   std::memcpy(&rcond, &bits, sizeof rcond);
-  T *out = reinterpret_cast<T *>(c.out.base) + c.out.offset;
+  T *out = c.out.data<T>();
   T *x = out, *res = out + n * k, *rankOut = res + k, *s = rankOut + 1;
   std::vector<T> h, bb;
   gather(a, 0, h);

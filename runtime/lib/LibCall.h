@@ -37,6 +37,10 @@ struct Array {
     }
     return off;
   }
+  /// The first element (the base pointer advanced by the offset).
+  template <typename T> T *data() const {
+    return reinterpret_cast<T *>(base) + offset;
+  }
   template <typename T> T &el(int64_t off) const {
     return reinterpret_cast<T *>(base)[off];
   }

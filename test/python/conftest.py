@@ -3,6 +3,9 @@ import os
 import shutil
 import sys
 import tempfile
+import warnings
+
+import pytest
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "python"))
 os.environ.setdefault("CPN_EAGER_THRESHOLD", "0")
@@ -11,3 +14,11 @@ os.environ.setdefault("CPN_EAGER_THRESHOLD", "0")
 _cache = tempfile.mkdtemp(prefix="cpn-test-cache-")
 os.environ["CPN_CACHE_DIR"] = _cache
 atexit.register(shutil.rmtree, _cache, True)
+
+
+@pytest.fixture
+def runtime_warnings_are_errors():
+    """Every RuntimeWarning (a fallback to NumPy among them) fails the test."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        yield

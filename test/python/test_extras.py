@@ -12,11 +12,8 @@ from test_sorting import both, same
 from test_ufuncs import data
 
 
-@pytest.fixture(autouse=True)
-def no_fallback():
-    with warnings.catch_warnings():
-        warnings.simplefilter("error", RuntimeWarning)
-        yield
+# A fallback (or any other RuntimeWarning) fails the test (conftest.py).
+pytestmark = pytest.mark.usefixtures("runtime_warnings_are_errors")
 
 
 @pytest.mark.parametrize("dtype", ["float64", "float32", "int32"])

@@ -2,8 +2,6 @@
 against NumPy: dtypes, empty arrays, views, negative indices, modes, errors,
 and writes through a[mask] = v / a[idx] = v reaching the base."""
 
-import warnings
-
 import numpy
 import pytest
 
@@ -14,11 +12,8 @@ from test_ufuncs import data
 DTYPES = ["bool", "int16", "int64", "uint8", "float32", "float64"]
 
 
-@pytest.fixture(autouse=True)
-def no_fallback():
-    with warnings.catch_warnings():
-        warnings.simplefilter("error", RuntimeWarning)
-        yield
+# A fallback (or any other RuntimeWarning) fails the test (conftest.py).
+pytestmark = pytest.mark.usefixtures("runtime_warnings_are_errors")
 
 
 @pytest.mark.parametrize("dtype", DTYPES)

@@ -2,8 +2,6 @@
 stacks, empty matrices, non-contiguous views, LinAlgError, and the products
 (batched matmul, cross, tensordot, vecdot, matvec, vecmat)."""
 
-import warnings
-
 import numpy
 import pytest
 
@@ -41,11 +39,8 @@ def matrices(shape, dtype, seed=0, spd=False):
 SQUARE = [(4, 4), (1, 1), (0, 0), (3, 5, 5), (2, 3, 4, 4), (40, 3, 3)]
 
 
-@pytest.fixture(autouse=True)
-def no_fallback():
-    with warnings.catch_warnings():
-        warnings.simplefilter("error", RuntimeWarning)
-        yield
+# A fallback (or any other RuntimeWarning) fails the test (conftest.py).
+pytestmark = pytest.mark.usefixtures("runtime_warnings_are_errors")
 
 
 @pytest.mark.parametrize("dtype", DTYPES)

@@ -12,11 +12,8 @@ from test_ufuncs import data
 DTYPES = ["bool", "int8", "int32", "int64", "uint16", "uint64", "float32", "float64"]
 
 
-@pytest.fixture(autouse=True)
-def no_fallback():
-    with warnings.catch_warnings():
-        warnings.simplefilter("error", RuntimeWarning)
-        yield
+# A fallback (or any other RuntimeWarning) fails the test (conftest.py).
+pytestmark = pytest.mark.usefixtures("runtime_warnings_are_errors")
 
 
 def to_np(x):
