@@ -101,6 +101,12 @@ Type elementType(MLIRContext *ctx, cpnrt::DType t) {
     return Float32Type::get(ctx);
   case DType::f64:
     return Float64Type::get(ctx);
+  case DType::f16:
+    return Float16Type::get(ctx);
+  case DType::c64:
+    return ComplexType::get(Float32Type::get(ctx));
+  case DType::c128:
+    return ComplexType::get(Float64Type::get(ctx));
   }
   return {};
 }

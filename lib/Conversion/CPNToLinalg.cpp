@@ -182,8 +182,7 @@ LogicalResult lowerElementwise(IRRewriter &rw, Operation *op) {
                               isUnsigned);
         if (!v) {
           failed = true;
-          v = arith::ConstantOp::create(b, l, resTy.getElementType(),
-                                        b.getZeroAttr(resTy.getElementType()));
+          v = emitZero(b, l, resTy.getElementType());
         }
         return v;
       });
@@ -477,6 +476,16 @@ Value emitArgBetter(OpBuilder &b, Location l, StringRef kind, Value x,
                     Value best, bool isUnsigned) {
   Type elemTy = x.getType();
   bool isMin = kind == "argmin";
+  if (isa<ComplexType>(elemTy)) { // NumPy's order; the first NaN wins
+    Type i1 = b.getI1Type();
+    Value better = emitScalarUfunc(b, l, isMin ? "less" : "greater", {x, best},
+                                   i1, false);
+    Value xNan = emitScalarUfunc(b, l, "isnan", x, i1, false);
+    Value bestNan = emitScalarUfunc(b, l, "isnan", best, i1, false);
+    Value firstNan = arith::AndIOp::create(
+        b, l, xNan, emitScalarUfunc(b, l, "logical_not", bestNan, i1, false));
+    return arith::OrIOp::create(b, l, better, firstNan);
+  }
   if (isa<FloatType>(elemTy)) {
     Value better = arith::CmpFOp::create(
         b, l, isMin ? arith::CmpFPredicate::OLT : arith::CmpFPredicate::OGT, x,
@@ -578,7 +587,7 @@ bool isSmallReduce(ReduceOp op) {
       return false;
     count *= inTy.getDimSize(a);
   }
-  bool floatSum = isa<FloatType>(inTy.getElementType()) &&
+  bool floatSum = isa<FloatType, ComplexType>(inTy.getElementType()) &&
                   (op.getKind() == "sum" || op.getKind() == "prod");
   return count <= (floatSum ? 8 : 16);
 }
@@ -783,11 +792,7 @@ LogicalResult lowerMatmul(IRRewriter &rw, MatmulOp op) {
   Location loc = op.getLoc();
   RankedTensorType resTy = tensorOf(op.getResult());
   Type et = resTy.getElementType();
-  Value zero = isa<FloatType>(et)
-                   ? (Value)arith::ConstantOp::create(rw, loc, et,
-                                                      rw.getFloatAttr(et, 0.0))
-                   : (Value)arith::ConstantOp::create(rw, loc, et,
-                                                      rw.getIntegerAttr(et, 0));
+  Value zero = emitZero(rw, loc, et);
   Value lhs = op.getLhs(), rhs = op.getRhs();
   Value init =
       linalg::FillOp::create(rw, loc, zero,

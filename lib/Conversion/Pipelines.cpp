@@ -27,12 +27,13 @@ mlir::cpn::getLoweringStages(bool openmp, bool barePtr) {
                 "cpn-parallel-outer-loops,convert-scf-to-openmp,canonicalize,"
                 "lower-affine,convert-scf-to-cf,canonicalize,cse"},
       {"llvm",
+       "convert-complex-to-standard,"
        "convert-math-to-funcs,convert-math-to-llvm,convert-math-to-libm,"
        "expand-strided-metadata,"
        "finalize-memref-to-llvm{use-generic-functions=1},convert-arith-to-llvm,"
        "convert-index-to-llvm,convert-cf-to-llvm,"
        "convert-func-to-llvm{use-bare-ptr-memref-call-conv=1},"
-       "convert-openmp-to-llvm,"
+       "convert-openmp-to-llvm,convert-complex-to-llvm,"
        "reconcile-unrealized-casts"},
   };
   if (!barePtr) // memref descriptors: shape-generic kernels need the sizes

@@ -13,6 +13,7 @@
 #include "cpn/Conversion/ScalarOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Complex/IR/Complex.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -147,6 +148,10 @@ Value truthy(OpBuilder &b, Location loc, Value x) {
   Type t = x.getType();
   if (t.isInteger(1))
     return x;
+  if (isa<ComplexType>(t))
+    return arith::OrIOp::create(
+        b, loc, truthy(b, loc, complex::ReOp::create(b, loc, x)),
+        truthy(b, loc, complex::ImOp::create(b, loc, x)));
   if (isa<FloatType>(t))
     return cmpF(b, loc, CmpFPredicate::UNE, x, cstF(b, loc, t, 0.0));
   return cmpI(b, loc, CmpIPredicate::ne, x, cstI(b, loc, t, 0));
@@ -333,6 +338,138 @@ Value emitIntBinary(OpBuilder &b, Location loc, StringRef name, Value x,
   }
   return {};
 }
+
+//===----------------------------------------------------------------------===//
+// Complex elements: NumPy's complex loops (npy_math's complex functions and
+// the lexicographic order of its comparisons) on complex<f32|f64>.
+//===----------------------------------------------------------------------===//
+
+Value re(OpBuilder &b, Location loc, Value z) {
+  return complex::ReOp::create(b, loc, z);
+}
+Value im(OpBuilder &b, Location loc, Value z) {
+  return complex::ImOp::create(b, loc, z);
+}
+Value mkC(OpBuilder &b, Location loc, Type t, Value r, Value i) {
+  return complex::CreateOp::create(b, loc, t, r, i);
+}
+Value cstC(OpBuilder &b, Location loc, Type t, double r, double i) {
+  Type ft = cast<ComplexType>(t).getElementType();
+  return complex::ConstantOp::create(
+      b, loc, t, b.getArrayAttr({b.getFloatAttr(ft, r), b.getFloatAttr(ft, i)}));
+}
+Value isNanF(OpBuilder &b, Location loc, Value x) {
+  return cmpF(b, loc, CmpFPredicate::UNO, x, x);
+}
+Value isNanC(OpBuilder &b, Location loc, Value z) {
+  return arith::OrIOp::create(b, loc, isNanF(b, loc, re(b, loc, z)),
+                              isNanF(b, loc, im(b, loc, z)));
+}
+/// z times a real constant, part by part (no inf * 0 cross terms).
+Value scaleC(OpBuilder &b, Location loc, Value z, double c) {
+  Type ft = cast<ComplexType>(z.getType()).getElementType();
+  Value k = cstF(b, loc, ft, c);
+  return mkC(b, loc, z.getType(), arith::MulFOp::create(b, loc, re(b, loc, z), k),
+             arith::MulFOp::create(b, loc, im(b, loc, z), k));
+}
+
+/// NumPy's complex order: x < y when x.real < y.real (and no imaginary part
+/// is NaN), or the real parts are equal and x.imag < y.imag (<= for `orEqual`).
+Value lessC(OpBuilder &b, Location loc, Value x, Value y, bool orEqual) {
+  Value xr = re(b, loc, x), xi = im(b, loc, x);
+  Value yr = re(b, loc, y), yi = im(b, loc, y);
+  Value noNan = arith::AndIOp::create(b, loc, cmpF(b, loc, CmpFPredicate::ORD, xi, xi),
+                                      cmpF(b, loc, CmpFPredicate::ORD, yi, yi));
+  Value first = arith::AndIOp::create(b, loc, cmpF(b, loc, CmpFPredicate::OLT, xr, yr), noNan);
+  Value second = arith::AndIOp::create(
+      b, loc, cmpF(b, loc, CmpFPredicate::OEQ, xr, yr),
+      cmpF(b, loc, orEqual ? CmpFPredicate::OLE : CmpFPredicate::OLT, xi, yi));
+  return arith::OrIOp::create(b, loc, first, second);
+}
+
+Value emitComplexUnary(OpBuilder &b, Location loc, StringRef name, Value z) {
+  Type t = z.getType();
+  if (name == "negative") return complex::NegOp::create(b, loc, z);
+  if (name == "positive") return z;
+  if (name == "conjugate") return complex::ConjOp::create(b, loc, z);
+  if (name == "absolute") return complex::AbsOp::create(b, loc, z);
+  if (name == "real") return re(b, loc, z);
+  if (name == "imag") return im(b, loc, z);
+  if (name == "square") return complex::MulOp::create(b, loc, z, z);
+  if (name == "reciprocal")
+    return complex::DivOp::create(b, loc, cstC(b, loc, t, 1.0, 0.0), z);
+  if (name == "sign") return complex::SignOp::create(b, loc, z);
+  if (name == "sqrt") return complex::SqrtOp::create(b, loc, z);
+  if (name == "exp") return complex::ExpOp::create(b, loc, z);
+  if (name == "exp2")
+    return complex::ExpOp::create(b, loc, scaleC(b, loc, z, std::log(2.0)));
+  if (name == "expm1") return complex::Expm1Op::create(b, loc, z);
+  if (name == "log") return complex::LogOp::create(b, loc, z);
+  if (name == "log1p") return complex::Log1pOp::create(b, loc, z);
+  if (name == "log2" || name == "log10")
+    return scaleC(b, loc, complex::LogOp::create(b, loc, z),
+                  1.0 / std::log(name == "log2" ? 2.0 : 10.0));
+  if (name == "sin") return complex::SinOp::create(b, loc, z);
+  if (name == "cos") return complex::CosOp::create(b, loc, z);
+  if (name == "tan") return complex::TanOp::create(b, loc, z);
+  if (name == "tanh") return complex::TanhOp::create(b, loc, z);
+  if (name == "sinh" || name == "cosh") {
+    // sinh(x+iy) = sinh x cos y + i cosh x sin y; cosh swaps sinh and cosh.
+    Value x = re(b, loc, z), y = im(b, loc, z);
+    Value sh = callLibm(b, loc, "sinh", x), ch = callLibm(b, loc, "cosh", x);
+    Value c = math::CosOp::create(b, loc, y), s = math::SinOp::create(b, loc, y);
+    bool isSinh = name == "sinh";
+    return mkC(b, loc, t, arith::MulFOp::create(b, loc, isSinh ? sh : ch, c),
+               arith::MulFOp::create(b, loc, isSinh ? ch : sh, s));
+  }
+  return {};
+}
+
+/// NumPy's npy_cpow: z**0 is 1, 0**w is 0 for a positive real w and NaN
+/// otherwise; everything else exp(w log z).
+Value powC(OpBuilder &b, Location loc, Value z, Value w) {
+  Type t = z.getType();
+  Type ft = cast<ComplexType>(t).getElementType();
+  Value zero = cstF(b, loc, ft, 0.0);
+  auto isZero = [&](Value v) {
+    return arith::AndIOp::create(b, loc, cmpF(b, loc, CmpFPredicate::OEQ, re(b, loc, v), zero),
+                                 cmpF(b, loc, CmpFPredicate::OEQ, im(b, loc, v), zero));
+  };
+  Value general = complex::PowOp::create(b, loc, z, w);
+  Value wPosReal = arith::AndIOp::create(
+      b, loc, cmpF(b, loc, CmpFPredicate::OGT, re(b, loc, w), zero),
+      cmpF(b, loc, CmpFPredicate::OEQ, im(b, loc, w), zero));
+  double nan = std::numeric_limits<double>::quiet_NaN();
+  Value zeroBase = sel(b, loc, wPosReal, cstC(b, loc, t, 0.0, 0.0), cstC(b, loc, t, nan, nan));
+  Value r = sel(b, loc, isZero(z), zeroBase, general);
+  return sel(b, loc, isZero(w), cstC(b, loc, t, 1.0, 0.0), r);
+}
+
+Value emitComplexBinary(OpBuilder &b, Location loc, StringRef name, Value x,
+                        Value y) {
+  if (name == "add") return complex::AddOp::create(b, loc, x, y);
+  if (name == "subtract") return complex::SubOp::create(b, loc, x, y);
+  if (name == "multiply") return complex::MulOp::create(b, loc, x, y);
+  if (name == "divide") return complex::DivOp::create(b, loc, x, y);
+  if (name == "power") return powC(b, loc, x, y);
+  if (name == "equal") return complex::EqualOp::create(b, loc, x, y);
+  if (name == "not_equal") return complex::NotEqualOp::create(b, loc, x, y);
+  if (name == "less") return lessC(b, loc, x, y, false);
+  if (name == "less_equal") return lessC(b, loc, x, y, true);
+  if (name == "greater") return lessC(b, loc, y, x, false);
+  if (name == "greater_equal") return lessC(b, loc, y, x, true);
+  // maximum/minimum keep the first operand when it is NaN or wins the order;
+  // fmax/fmin keep it when the second is NaN or the first wins.
+  if (name == "maximum" || name == "minimum") {
+    Value wins = lessC(b, loc, name == "maximum" ? y : x, name == "maximum" ? x : y, true);
+    return sel(b, loc, arith::OrIOp::create(b, loc, isNanC(b, loc, x), wins), x, y);
+  }
+  if (name == "fmax" || name == "fmin") {
+    Value wins = lessC(b, loc, name == "fmax" ? y : x, name == "fmax" ? x : y, true);
+    return sel(b, loc, arith::OrIOp::create(b, loc, isNanC(b, loc, y), wins), x, y);
+  }
+  return {};
+}
 } // namespace
 
 void mlir::cpn::setLibmModule(ModuleOp module) { libmModule = module; }
@@ -351,6 +488,21 @@ Value mlir::cpn::emitScalarUfunc(OpBuilder &b, Location loc, StringRef name,
     return arith::OrIOp::create(b, loc, truthy(b, loc, x), truthy(b, loc, args[1]));
   if (name == "logical_xor")
     return arith::XOrIOp::create(b, loc, truthy(b, loc, x), truthy(b, loc, args[1]));
+  if (isa<ComplexType>(t) &&
+      (name == "isnan" || name == "isinf" || name == "isfinite")) {
+    // Of either part (isfinite: of both).
+    Type bt = b.getI1Type();
+    Value r = emitScalarUfunc(b, loc, name, {re(b, loc, x)}, bt, false);
+    Value i = emitScalarUfunc(b, loc, name, {im(b, loc, x)}, bt, false);
+    return name == "isfinite" ? (Value)arith::AndIOp::create(b, loc, r, i)
+                              : (Value)arith::OrIOp::create(b, loc, r, i);
+  }
+  if (name == "complex")
+    return mkC(b, loc, resultType, x, args[1]);
+  if (!isa<ComplexType>(t) && (name == "real" || name == "conjugate"))
+    return x;
+  if (!isa<ComplexType>(t) && name == "imag")
+    return emitZero(b, loc, t);
   if (name == "isnan" || name == "isinf" || name == "isfinite" ||
       name == "signbit") {
     if (!isa<FloatType>(t)) {
@@ -373,7 +525,25 @@ Value mlir::cpn::emitScalarUfunc(OpBuilder &b, Location loc, StringRef name,
     return cmpI(b, loc, CmpIPredicate::slt, bits, cstI(b, loc, it, 0));
   }
   Value r;
-  if (isa<FloatType>(t))
+  if (t.isF16() && isa<FloatType>(resultType)) {
+    // NumPy's half loops: compute in float32, round the result to half.
+    Type f32 = b.getF32Type();
+    SmallVector<Value> wide;
+    for (Value a : args)
+      wide.push_back(arith::ExtFOp::create(b, loc, f32, a));
+    r = emitScalarUfunc(b, loc, name, wide, f32, false);
+    return r ? (Value)arith::TruncFOp::create(b, loc, resultType, r) : r;
+  }
+  if (t.isF16()) { // comparisons and the like: exact on the widened values
+    SmallVector<Value> wide;
+    for (Value a : args)
+      wide.push_back(arith::ExtFOp::create(b, loc, b.getF32Type(), a));
+    return emitScalarUfunc(b, loc, name, wide, resultType, false);
+  }
+  if (isa<ComplexType>(t))
+    r = args.size() == 1 ? emitComplexUnary(b, loc, name, x)
+                         : emitComplexBinary(b, loc, name, x, args[1]);
+  else if (isa<FloatType>(t))
     r = args.size() == 1 ? emitFloatUnary(b, loc, name, x)
                          : emitFloatBinary(b, loc, name, x, args[1]);
   else if (isa<IntegerType>(t))
@@ -391,6 +561,16 @@ Value mlir::cpn::emitScalarCast(OpBuilder &b, Location loc, Value x, Type to,
     return x;
   if (to.isInteger(1))
     return truthy(b, loc, x);
+  if (auto ct = dyn_cast<ComplexType>(to)) { // the real part, imaginary 0
+    Type ft = ct.getElementType();
+    if (auto cf = dyn_cast<ComplexType>(from))
+      return mkC(b, loc, to, emitScalarCast(b, loc, re(b, loc, x), ft, false, false),
+                 emitScalarCast(b, loc, im(b, loc, x), ft, false, false));
+    return mkC(b, loc, to, emitScalarCast(b, loc, x, ft, srcUnsigned, false),
+               cstF(b, loc, ft, 0.0));
+  }
+  if (isa<ComplexType>(from)) // NumPy discards the imaginary part
+    return emitScalarCast(b, loc, re(b, loc, x), to, false, dstUnsigned);
   bool srcU = srcUnsigned || from.isInteger(1);
   if (isa<FloatType>(from) && isa<FloatType>(to)) {
     if (from.getIntOrFloatBitWidth() < to.getIntOrFloatBitWidth())
@@ -419,6 +599,12 @@ Value mlir::cpn::emitScalarCast(OpBuilder &b, Location loc, Value x, Type to,
 Value mlir::cpn::emitReductionIdentity(OpBuilder &b, Location loc,
                                        StringRef kind, Type t,
                                        bool isUnsigned) {
+  if (isa<ComplexType>(t)) {
+    double inf = std::numeric_limits<double>::infinity();
+    double v = kind == "sum" ? 0.0 : kind == "prod" ? 1.0
+               : (kind == "min" || kind == "argmin") ? inf : -inf;
+    return cstC(b, loc, t, v, kind == "prod" ? 0.0 : v);
+  }
   if (auto ft = dyn_cast<FloatType>(t)) {
     double inf = std::numeric_limits<double>::infinity();
     double v = kind == "sum" ? 0.0 : kind == "prod" ? 1.0
@@ -451,4 +637,10 @@ Value mlir::cpn::emitReductionCombine(OpBuilder &b, Location loc,
                     : kind == "min"  ? "minimum"
                                      : "maximum";
   return emitScalarUfunc(b, loc, ufunc, {acc, x}, t, isUnsigned);
+}
+
+Value mlir::cpn::emitZero(OpBuilder &b, Location loc, Type t) {
+  if (isa<ComplexType>(t))
+    return cstC(b, loc, t, 0.0, 0.0);
+  return arith::ConstantOp::create(b, loc, t, b.getZeroAttr(t));
 }

@@ -209,7 +209,7 @@ ndarray.trace = _method(_joining.trace)
 ndarray.astype = _manip.astype
 ndarray.copy = _manip.copy_array
 ndarray.clip = lambda self, min=None, max=None, out=None, **k: _ufuncs.clip(self, min, max, out, **k)
-ndarray.conj = ndarray.conjugate = lambda self: self.copy()
+ndarray.conj = ndarray.conjugate = lambda self: _ufuncs.conjugate(self)
 ndarray.round = lambda self, decimals=0, out=None: _joining.around(self, decimals, out)
 
 round = _joining.round  # noqa: A001

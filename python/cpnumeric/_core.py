@@ -11,7 +11,8 @@ import numpy as _np
 from . import _cpn
 
 # dtype.kind+itemsize keys the runtime knows.
-_SUPPORTED = {"b1", "i1", "i2", "i4", "i8", "u1", "u2", "u4", "u8", "f4", "f8"}
+_SUPPORTED = {"b1", "i1", "i2", "i4", "i8", "u1", "u2", "u4", "u8", "f2", "f4",
+              "f8", "c8", "c16"}
 
 
 _DTYPE_KEYS = {}
@@ -33,7 +34,7 @@ def supported_dtype(dt):
     dt = check_dtype(dt)
     if not is_supported(dt):
         raise TypeError(f"cpnumeric: dtype {dt} is not supported yet "
-                        "(bool, int8-64, uint8-64, float32, float64 are)")
+                        "(bool, int8-64, uint8-64, float16-64, complex64/128 are)")
     return dt
 
 
@@ -144,6 +145,13 @@ def _raising(f, node):
         raise
 
 
+def complex_warning(src, dst):
+    """NumPy's ComplexWarning for a cast that drops imaginary parts."""
+    if src.kind == "c" and dst.kind not in "cb":
+        warnings.warn("Casting complex values to real discards the imaginary part",
+                      _np.exceptions.ComplexWarning, stacklevel=4)
+
+
 def statement_end():
     _cpn.statement_end()
 
@@ -190,7 +198,7 @@ class ndarray:
     """
 
     __slots__ = ("_base", "_shape", "_strides", "_offset", "_dtype", "_readonly",
-                 "_whole", "__weakref__")
+                 "_whole", "_part", "__weakref__")
     __array_priority__ = 100
 
     def __init__(self, *args, **kwargs):
@@ -208,6 +216,7 @@ class ndarray:
         a._dtype = dtype
         a._readonly = False
         a._whole = True
+        a._part = None
         return a
 
     @classmethod
@@ -223,6 +232,7 @@ class ndarray:
         a._dtype = arr.dtype
         a._readonly = False
         a._whole = True
+        a._part = None
         return a
 
     def _eager(self):
@@ -235,8 +245,10 @@ class ndarray:
             return b.np
         if 0 in self._shape:  # no elements: its offset may lie past the buffer
             return _np.empty(self._shape, self._dtype)
-        return _np.ndarray(self._shape, self._dtype, buffer=b.np,
-                           offset=self._offset * self._dtype.itemsize,
+        at = self._offset * b.dtype.itemsize
+        if self._part == "imag":
+            at += self._dtype.itemsize
+        return _np.ndarray(self._shape, self._dtype, buffer=b.np, offset=at,
                            strides=self.strides)
 
     def _view(self, shape, strides, offset, readonly=None):
@@ -247,9 +259,26 @@ class ndarray:
         a._offset = offset
         a._dtype = self._dtype
         a._readonly = self._readonly if readonly is None else readonly
+        a._part = self._part
         a._whole = (offset == 0 and a._shape == a._base.shape
-                    and a._strides == c_strides(a._shape))
+                    and a._strides == c_strides(a._shape) and a._part is None)
         return a
+
+    def _part_view(self, part):
+        """`.real` or `.imag` of a complex array: a view whose elements are one
+        part of the base's (offsets and strides stay in base elements)."""
+        a = self._view(self._shape, self._strides, self._offset)
+        a._part, a._whole = part, False
+        a._dtype = _np.dtype(self._dtype.char.lower())  # 'D' -> 'd', 'F' -> 'f'
+        return a
+
+    def _read(self, shape, strides):
+        """A view of the base (in its dtype), then the part a part view reads."""
+        b = self._base
+        node = record("view", [b.node], shape, b.dtype, [self._offset, *strides])
+        if self._part is not None:
+            node = record(self._part, [node], shape, self._dtype)
+        return node
 
     # -- reading into the trace --------------------------------------------
     def _is_whole_base(self):
@@ -261,8 +290,7 @@ class ndarray:
             _demote(self._base)
         if self._is_whole_base():
             return self._base.node
-        return record("view", [self._base.node], self._shape, self._dtype,
-                      [self._offset, *self._strides])
+        return self._read(self._shape, self._strides)
 
     def _node_as(self, shape, dtype=None):
         """The trace value broadcast to `shape` and cast to `dtype`."""
@@ -277,9 +305,9 @@ class ndarray:
             strides = [0] * lead
             for i, (d, s) in enumerate(zip(self._shape, self._strides)):
                 strides.append(0 if d == 1 and shape[lead + i] != 1 else s)
-            node = record("view", [self._base.node], shape, self._dtype,
-                          [self._offset, *strides])
+            node = self._read(shape, strides)
         if dtype is not None and dtype != self._dtype:
+            complex_warning(self._dtype, dtype)
             node = record("cast", [node], shape, dtype)
         return node
 
@@ -294,9 +322,16 @@ class ndarray:
             _demote(base)
         if self._is_whole_base():
             base.node = node
-        else:
-            base.node = record("update", [base.node, node], base.shape, base.dtype,
-                               [self._offset, *self._strides])
+            return
+        if self._part is not None:  # the other part keeps its values
+            old = record("view", [base.node], self._shape, base.dtype,
+                         [self._offset, *self._strides])
+            other = record("imag" if self._part == "real" else "real", [old],
+                           self._shape, self._dtype)
+            parts = [node, other] if self._part == "real" else [other, node]
+            node = record("complex", parts, self._shape, base.dtype)
+        base.node = record("update", [base.node, node], base.shape, base.dtype,
+                           [self._offset, *self._strides])
 
     # -- basic attributes ---------------------------------------------------
     @property
@@ -334,7 +369,7 @@ class ndarray:
 
     @property
     def strides(self):
-        return tuple(s * self._dtype.itemsize for s in self._strides)
+        return tuple(s * self._base.dtype.itemsize for s in self._strides)
 
     @property
     def base(self):
@@ -357,12 +392,28 @@ class ndarray:
 
     @property
     def real(self):
+        if self._dtype.kind == "c":
+            return self._part_view("real")
         return self
+
+    @real.setter
+    def real(self, value):
+        self.real[...] = value
 
     @property
     def imag(self):
+        if self._dtype.kind == "c":
+            return self._part_view("imag")
         from ._creation import zeros
-        return zeros(self._shape, self._dtype)
+        z = zeros(self._shape, self._dtype)
+        z._readonly = True
+        return z
+
+    @imag.setter
+    def imag(self, value):
+        if self._dtype.kind != "c":
+            raise TypeError("array does not have imaginary part to set")
+        self.imag[...] = value
 
     def __len__(self):
         if not self._shape:

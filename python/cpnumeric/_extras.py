@@ -54,17 +54,30 @@ def isrealobj(x):
 def iscomplex(x):
     from ._creation import zeros
     x = _as(x)
+    if x._dtype.kind == "c":
+        return _ufuncs.not_equal(x.imag, 0)
     return zeros(x._shape, bool)
 
 
 def isreal(x):
     from ._creation import ones
     x = _as(x)
+    if x._dtype.kind == "c":
+        return _ufuncs.equal(x.imag, 0)
     return ones(x._shape, bool)
 
 
 def real_if_close(a, tol=100):
-    return _as(a)
+    """The real part when every imaginary part is within `tol` machine
+    epsilons of zero (a sync point for complex input), else `a`."""
+    a = _as(a)
+    if a._dtype.kind != "c":
+        return a
+    if tol > 1:
+        tol = _np.finfo(a._dtype).eps * tol
+    if bool(_ufuncs.less(_ufuncs.absolute(a.imag), tol).all()):
+        return a.real.copy()
+    return a
 
 
 def isfortran(a):
@@ -112,9 +125,13 @@ def may_share_memory(a, b, max_work=None):
 # -- elementwise --------------------------------------------------------------------
 
 def angle(z, deg=False):
-    z = _float(z)
-    from ._creation import zeros
-    r = _ufuncs.arctan2(zeros(z._shape, z._dtype), z)
+    z = _as(z)
+    if z._dtype.kind == "c":
+        r = _ufuncs.arctan2(z.imag, z.real)
+    else:
+        z = _float(z)
+        from ._creation import zeros
+        r = _ufuncs.arctan2(zeros(z._shape, z._dtype), z)
     return _ufuncs.multiply(r, 180 / _np.pi) if deg else r
 
 

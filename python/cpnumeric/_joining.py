@@ -698,13 +698,22 @@ def corrcoef(x, y=None, rowvar=True, *, dtype=None):
 
 
 def real(val):
+    """The real part: a view for arrays (as `val.real`); Python and NumPy
+    scalars give NumPy's scalar."""
+    if not isinstance(val, _core.ndarray) and _np.ndim(val) == 0:
+        return _np.real(val)
     v = _core.asndarray(val)
+    if v._dtype.kind == "c":
+        return v.real
     return v[...] if v.ndim else v
 
 
 def imag(val):
-    from ._creation import zeros_like
-    return zeros_like(_core.asndarray(val))
+    """The imaginary part: a view of complex arrays, read-only zeros of real
+    ones (as `val.imag`)."""
+    if not isinstance(val, _core.ndarray) and _np.ndim(val) == 0:
+        return _np.imag(val)
+    return _core.asndarray(val).imag
 
 
 def _nan_reduce(kind, a, axis, dtype, keepdims, fill):

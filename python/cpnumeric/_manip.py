@@ -280,6 +280,7 @@ def astype(a, dtype, order="K", casting="unsafe", subok=True, copy=True):
     if dt == a._dtype and not copy:
         return a
     _core.supported_dtype(dt)
+    _core.complex_warning(a._dtype, dt)
     node = a._node()
     node = record("cast" if dt != a._dtype else "copy", [node], a._shape, dt)
     return ndarray._from_node(node, a._shape, dt)
@@ -383,7 +384,12 @@ def outer(a, b, out=None):
 
 
 def vdot(a, b):
-    return matmul(_core.asndarray(a).ravel(), _core.asndarray(b).ravel())
+    """sum(conj(a) * b) over the flattened arrays."""
+    a = _core.asndarray(a)
+    if a._dtype.kind == "c":
+        from . import _ufuncs
+        a = _ufuncs.conjugate(a)
+    return matmul(a.ravel(), _core.asndarray(b).ravel())
 
 
 NATIVE = ["reshape", "ravel", "transpose", "swapaxes", "moveaxis", "squeeze",

@@ -110,7 +110,7 @@ def vecdot(x1, x2, /, out=None, *, axis=-1, dtype=None, **kwargs):
     x1 = _manip.moveaxis(x1, axis, -1)
     x2 = _manip.moveaxis(x2, axis, -1)
     _check_core("vecdot", "(n),(n)->()", x2._shape[-1], x1._shape[-1])
-    return _sum_product(x1, x2, -1, out, dtype)
+    return _sum_product(_conj(x1), x2, -1, out, dtype)
 
 
 def matvec(x1, x2, /, out=None, *, dtype=None):
@@ -126,7 +126,12 @@ def vecmat(x1, x2, /, out=None, *, dtype=None):
     if x1.ndim < 1 or x2.ndim < 2:
         raise ValueError("vecmat: Input operand does not have enough dimensions")
     _check_core("vecmat", "(n),(n,m)->(m)", x2._shape[-2], x1._shape[-1])
-    return _sum_product(_manip.expand_dims(x1, -1), x2, -2, out, dtype)
+    return _sum_product(_manip.expand_dims(_conj(x1), -1), x2, -2, out, dtype)
+
+
+def _conj(x):
+    """vecdot and vecmat conjugate their first (vector) operand."""
+    return _ufuncs.conjugate(x) if x._dtype.kind == "c" else x
 
 
 NATIVE = ["cross", "tensordot", "vecdot", "matvec", "vecmat"]

@@ -55,6 +55,10 @@ def reduce(kind, a, axis=None, dtype=None, out=None, keepdims=False, initial=Non
         acc = a._node()
     else:
         rdt = _result_dtype(kind, a._dtype, _np.dtype(dtype) if dtype else None)
+        if rdt == _np.float16 and kind in ("sum", "prod"):
+            # NumPy's half loops accumulate in float32 and round once.
+            r = reduce(kind, a, axis, _np.float32, None, keepdims, initial, where)
+            return _core.store_out(r.astype(rdt), out)
         acc = a._node_as(a._shape, rdt)
     if kind in ("min", "max") and initial is None and builtins.any(a._shape[i] == 0 for i in axes):
         raise ValueError(f"zero-size array to reduction operation "
@@ -125,14 +129,16 @@ def mean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=True):
     axes = _axes(a, axis)
     if dtype is None:
         dtype = _np.dtype("f8") if a._dtype.kind in "biu" else a._dtype
+    # float16 means are summed and divided in float32 (as NumPy's).
+    sdt = _np.dtype("f4") if _np.dtype(dtype) == _np.float16 else dtype
     if where is not True:
         w = _core.asndarray(where, dtype=bool)
-        s = reduce("sum", a, axes, dtype, None, keepdims, None, w)
+        s = reduce("sum", a, axes, sdt, None, keepdims, None, w)
         from ._manip import broadcast_to
-        n = reduce("sum", broadcast_to(w, a._shape), axes, dtype, None, keepdims)
+        n = reduce("sum", broadcast_to(w, a._shape), axes, sdt, None, keepdims)
         r = _ufuncs.divide(s, n)
     else:
-        s = reduce("sum", a, axes, dtype, None, keepdims)
+        s = reduce("sum", a, axes, sdt, None, keepdims)
         r = _ufuncs.divide(s, _count(a, axes))
     if r._dtype != _np.dtype(dtype):
         r = r.astype(dtype)
@@ -159,7 +165,10 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=Tru
     axes = _axes(a, axis)
     m = globals()["mean"](a, axes, dtype, keepdims=True)
     d = _ufuncs.subtract(a, m)
-    sq = _ufuncs.multiply(d, d)
+    if d._dtype.kind == "c":  # |d|**2, as NumPy's (d * conj(d)).real
+        sq = _ufuncs.multiply(d, _ufuncs.conjugate(d)).real
+    else:
+        sq = _ufuncs.multiply(d, d)
     n = _count(a, axes)
     s = reduce("sum", sq, axes, None, None, keepdims)
     return _core.store_out(_ufuncs.divide(s, builtins.max(n - ddof, 0)), out)

@@ -361,7 +361,7 @@ def _unique_flat(ar, want_index, want_inverse, want_counts, equal_nan=True):
     perm = argsort(flat)
     s = take(flat, perm)
     neq = _ufuncs.not_equal(s[1:], s[:-1])
-    if equal_nan and s._dtype.kind == "f":
+    if equal_nan and s._dtype.kind in "fc":
         neq = _ufuncs.logical_and(neq, _ufuncs.logical_not(_ufuncs.logical_and(
             _ufuncs.isnan(s[1:]), _ufuncs.isnan(s[:-1]))))
     from ._creation import ones
@@ -578,7 +578,16 @@ def histogram(a, bins=10, range=None, density=None, weights=None):
     return counts, edges
 
 
-NATIVE = ["sort", "argsort", "partition", "argpartition", "lexsort", "searchsorted",
+def sort_complex(a):
+    """sort(a) as a complex array (complex64 for 8- and 16-bit integers,
+    complex128 for the other real types, as NumPy)."""
+    b = sort(_core.asndarray(a))
+    if b._dtype.kind == "c":
+        return b
+    return b.astype(_np.complex64 if b._dtype.char in "bhBH" else _np.complex128)
+
+
+NATIVE = ["sort_complex", "sort", "argsort", "partition", "argpartition", "lexsort", "searchsorted",
           "digitize", "cumsum", "cumprod", "cumulative_sum", "cumulative_prod",
           "nancumsum", "nancumprod", "quantile", "percentile", "median", "nanquantile",
           "nanpercentile", "nanmedian", "unique", "unique_values", "unique_counts",

@@ -11,7 +11,7 @@ _UNARY = [
     "cbrt", "exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sin", "cos",
     "tan", "arcsin", "arccos", "arctan", "sinh", "cosh", "tanh", "arcsinh",
     "arccosh", "arctanh", "floor", "ceil", "trunc", "rint", "logical_not",
-    "invert", "isnan", "isinf", "isfinite", "signbit",
+    "invert", "isnan", "isinf", "isfinite", "signbit", "conjugate",
 ]
 _BINARY = [
     "add", "subtract", "multiply", "divide", "floor_divide", "remainder", "fmod",
@@ -21,16 +21,37 @@ _BINARY = [
     "bitwise_and", "bitwise_or", "bitwise_xor", "left_shift", "right_shift",
 ]
 # NumPy names that are the same cpn op.
-_ALIASES = {"float_power": "power", "fabs": "absolute", "conjugate": "positive",
+_ALIASES = {"float_power": "power", "fabs": "absolute",
             "bitwise_invert": "invert", "bitwise_left_shift": "left_shift",
             "bitwise_right_shift": "right_shift"}
+
+# The ops compiled for complex operands (lib/Conversion/ScalarOps.cpp); NumPy's
+# other complex loops (arcsin, ...) run in NumPy, with a warning.
+_COMPLEX_OPS = frozenset([
+    "negative", "positive", "conjugate", "absolute", "square", "reciprocal",
+    "sign", "sqrt", "exp", "exp2", "expm1", "log", "log1p", "log2", "log10",
+    "sin", "cos", "tan", "sinh", "cosh", "tanh", "isnan", "isinf", "isfinite",
+    "logical_not", "add", "subtract", "multiply", "divide", "power", "equal",
+    "not_equal", "less", "less_equal", "greater", "greater_equal", "maximum",
+    "minimum", "fmax", "fmin", "logical_and", "logical_or", "logical_xor"])
+
+
+def native_loop(op, loop):
+    """Whether cpnumeric compiles the ufunc loop (a tuple of dtypes)."""
+    for d in loop:
+        if not _core.is_supported(d):
+            return False
+        if d.kind == "c" and op not in _COMPLEX_OPS:
+            return False
+    return True
+
 
 _resolved = {}
 _fast_loops = {}
 
 
 def _is_py_scalar(x):
-    return isinstance(x, (bool, int, float)) and not isinstance(x, _np.generic)
+    return isinstance(x, (bool, int, float, complex)) and not isinstance(x, _np.generic)
 
 
 def _in_type(x):
@@ -100,7 +121,7 @@ class ufunc:
                 if b.np is None:
                     return None
                 vals.append(b.np if a._whole else a._eager())
-            elif type(a) in (float, int, bool):
+            elif type(a) in (float, int, bool, complex):
                 vals.append(a)
             else:
                 return None
@@ -123,7 +144,7 @@ class ufunc:
                     shape = a._shape
                 elif a._shape != shape:
                     return None
-            elif type(a) in (int, float, bool):
+            elif type(a) in (int, float, bool, complex):
                 key.append(type(a))
             else:
                 return None
@@ -131,7 +152,7 @@ class ufunc:
         loop = _fast_loops.get(key)
         if loop is None:
             loop = _resolve(self._np, [_in_type(a) for a in args], None, "same_kind")
-            if not all(_core.is_supported(d) for d in loop):
+            if not native_loop(self._op, loop):
                 return None
             _fast_loops[key] = loop
         if shape is None:
@@ -168,8 +189,8 @@ class ufunc:
         in_types = [_in_type(a) for a in args]
         loop = _resolve(self._np, in_types, dtype, casting)
         in_dts, out_dt = loop[:self.nin], loop[self.nin]
-        if not all(_core.is_supported(d) for d in loop):
-            from . import _fallback  # float16 and complex loops
+        if not native_loop(self._op, loop):
+            from . import _fallback  # complex loops we do not compile
             kw = {"out": out, "casting": casting, "dtype": dtype}
             if where is not True:
                 kw["where"] = where

@@ -14,6 +14,7 @@ function's results are read instead.
 """
 
 import collections
+import functools
 import operator
 
 import numpy as _np
@@ -600,6 +601,32 @@ def vecdot(x1, x2, /, *, axis=-1):
 
 matmul = _manip.matmul
 matrix_transpose = _joining.matrix_transpose
+
+def _is_complex(a):
+    if isinstance(a, _core.ndarray):
+        return a._dtype.kind == "c"
+    return isinstance(a, (list, tuple, _np.ndarray, complex, _np.generic)) and \
+        _np.iscomplexobj(a)
+
+
+def _real_only(f):
+    """LAPACK is called for real matrices; complex ones run NumPy's
+    linalg.<name>, with the fallback's warning."""
+    name = f.__name__
+
+    @functools.wraps(f)
+    def real_or_fallback(*args, **kwargs):
+        if any(_is_complex(a) for a in args) or any(_is_complex(v) for v in kwargs.values()):
+            return _fallback.call_numpy(f"linalg.{name} of complex input", args, kwargs,
+                                        func=getattr(_np.linalg, name))
+        return f(*args, **kwargs)
+    return real_or_fallback
+
+
+for _name in ["inv", "solve", "det", "slogdet", "cholesky", "qr", "svd", "svdvals",
+              "eigh", "eigvalsh", "lstsq", "pinv", "matrix_rank", "cond",
+              "tensorinv", "tensorsolve"]:
+    globals()[_name] = _real_only(globals()[_name])
 
 NATIVE = ["inv", "solve", "det", "slogdet", "cholesky", "qr", "svd", "svdvals",
           "eigh", "eigvalsh", "lstsq", "pinv", "matrix_rank", "cond", "norm",

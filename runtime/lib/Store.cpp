@@ -23,7 +23,8 @@ DType parseDType(const std::string &n) {
       {"b1", DType::b1},  {"i1", DType::i8},  {"i2", DType::i16},
       {"i4", DType::i32}, {"i8", DType::i64}, {"u1", DType::u8},
       {"u2", DType::u16}, {"u4", DType::u32}, {"u8", DType::u64},
-      {"f4", DType::f32}, {"f8", DType::f64}};
+      {"f4", DType::f32}, {"f8", DType::f64}, {"f2", DType::f16},
+      {"c8", DType::c64}, {"c16", DType::c128}};
   for (auto &[name, t] : table)
     if (n == name)
       return t;
@@ -32,13 +33,14 @@ DType parseDType(const std::string &n) {
 }
 
 const char *dtypeName(DType t) {
-  static const char *names[] = {"b1", "i1", "i2", "i4", "i8", "u1",
-                                "u2", "u4", "u8", "f4", "f8"};
+  static const char *names[] = {"b1", "i1", "i2", "i4", "i8",
+                                "u1", "u2", "u4", "u8", "f4",
+                                "f8", "f2", "c8", "c16"};
   return names[static_cast<int>(t)];
 }
 
 size_t dtypeSize(DType t) {
-  static const size_t sizes[] = {1, 1, 2, 4, 8, 1, 2, 4, 8, 4, 8};
+  static const size_t sizes[] = {1, 1, 2, 4, 8, 1, 2, 4, 8, 4, 8, 2, 8, 16};
   return sizes[static_cast<int>(t)];
 }
 
@@ -46,7 +48,10 @@ bool isUnsigned(DType t) {
   return t == DType::u8 || t == DType::u16 || t == DType::u32 ||
          t == DType::u64;
 }
-bool isFloat(DType t) { return t == DType::f32 || t == DType::f64; }
+bool isFloat(DType t) {
+  return t == DType::f32 || t == DType::f64 || t == DType::f16;
+}
+bool isComplex(DType t) { return t == DType::c64 || t == DType::c128; }
 
 namespace {
 constexpr size_t kAlign = 64;

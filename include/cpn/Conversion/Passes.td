@@ -35,6 +35,7 @@ def ConvertCPNToLinalg : Pass<"convert-cpn-to-linalg", "ModuleOp"> {
   ];
   let dependentDialects = [
     "mlir::arith::ArithDialect", "mlir::math::MathDialect",
+    "mlir::complex::ComplexDialect",
     "mlir::linalg::LinalgDialect", "mlir::tensor::TensorDialect",
     "mlir::func::FuncDialect", "mlir::bufferization::BufferizationDialect",
     "mlir::memref::MemRefDialect"

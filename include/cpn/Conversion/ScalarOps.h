@@ -25,6 +25,9 @@ void setLibmModule(ModuleOp module);
 Value emitScalarUfunc(OpBuilder &b, Location loc, StringRef name,
                       ValueRange args, Type resultType, bool isUnsigned);
 
+/// The zero of any element type (integer, float or complex).
+Value emitZero(OpBuilder &b, Location loc, Type t);
+
 /// Emits NumPy's `astype` conversion of one scalar.
 Value emitScalarCast(OpBuilder &b, Location loc, Value x, Type to,
                      bool srcUnsigned, bool dstUnsigned);

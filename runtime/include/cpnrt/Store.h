@@ -18,14 +18,18 @@
 namespace cpnrt {
 
 /// The element types the runtime stores. The names are NumPy's `dtype.str`
-/// without the byte-order mark ("f8", "i4", "u1", "b1").
-enum class DType : uint8_t { b1, i8, i16, i32, i64, u8, u16, u32, u64, f32, f64 };
+/// without the byte-order mark ("f8", "i4", "u1", "b1", "c16"). Complex
+/// elements are (real, imaginary) pairs, as in NumPy and C99.
+enum class DType : uint8_t {
+  b1, i8, i16, i32, i64, u8, u16, u32, u64, f32, f64, f16, c64, c128
+};
 
 DType parseDType(const std::string &name);
 const char *dtypeName(DType t);
 size_t dtypeSize(DType t);
 bool isUnsigned(DType t);
 bool isFloat(DType t);
+bool isComplex(DType t);
 
 /// How a store is laid out over ranks. One process: always replicated.
 enum class Distribution : uint8_t { Replicated, BlockRows };

@@ -53,3 +53,17 @@ func.func @remaps(%x: tensor<?x3xf64>, %s: tensor<f64>, %n: index) -> (tensor<3x
   %1 = cpn.remap %s, %n {dims = array<i64: -1>} : tensor<f64>, index -> tensor<?xf64>
   return %0, %1 : tensor<3x?xf64>, tensor<?xf64>
 }
+
+// Complex elements: the parts, building from parts, and the conjugate.
+// CHECK-LABEL: func @complex_parts
+func.func @complex_parts(%z: tensor<3xcomplex<f64>>, %x: tensor<3xf64>) {
+  // CHECK: cpn.real %{{.+}} : tensor<3xcomplex<f64>> -> tensor<3xf64>
+  %0 = cpn.real %z : tensor<3xcomplex<f64>> -> tensor<3xf64>
+  // CHECK: cpn.imag %{{.+}} : tensor<3xcomplex<f64>> -> tensor<3xf64>
+  %1 = cpn.imag %z : tensor<3xcomplex<f64>> -> tensor<3xf64>
+  // CHECK: cpn.complex %{{.+}}, %{{.+}} : tensor<3xf64>, tensor<3xf64> -> tensor<3xcomplex<f64>>
+  %2 = cpn.complex %0, %x : tensor<3xf64>, tensor<3xf64> -> tensor<3xcomplex<f64>>
+  // CHECK: cpn.conjugate %{{.+}} : tensor<3xcomplex<f64>> -> tensor<3xcomplex<f64>>
+  %3 = cpn.conjugate %2 : tensor<3xcomplex<f64>> -> tensor<3xcomplex<f64>>
+  return
+}

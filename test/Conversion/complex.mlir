@@ -1,0 +1,65 @@
+// RUN: cpn-opt %s -convert-cpn-to-linalg | FileCheck %s
+// RUN: cpn-opt %s -cpn-lower-to-llvm | FileCheck %s --check-prefix=LLVM
+
+// Complex elements lower to the complex dialect inside the generic body; the
+// parts are complex.re / complex.im, and cpn.complex builds a value from them.
+// In the JIT's pipeline they end as LLVM struct {f64, f64} loads, stores and
+// float arithmetic on the parts.
+// CHECK-LABEL: func @mul_conj
+// CHECK: linalg.generic
+// CHECK: complex.conj
+// CHECK: complex.mul
+// LLVM-LABEL: llvm.func @mul_conj
+// LLVM-NOT: complex.
+// LLVM: llvm.load %{{.*}} : !llvm.ptr -> !llvm.struct<(f64, f64)>
+// LLVM: llvm.fmul
+// LLVM: llvm.store %{{.*}} : !llvm.struct<(f64, f64)>, !llvm.ptr
+func.func @mul_conj(%a: memref<8xcomplex<f64>>, %b: memref<8xcomplex<f64>>, %out: memref<8xcomplex<f64>>) {
+  %ta = bufferization.to_tensor %a restrict : memref<8xcomplex<f64>> to tensor<8xcomplex<f64>>
+  %tb = bufferization.to_tensor %b restrict : memref<8xcomplex<f64>> to tensor<8xcomplex<f64>>
+  %c = cpn.conjugate %ta : tensor<8xcomplex<f64>> -> tensor<8xcomplex<f64>>
+  %r = cpn.multiply %c, %tb : tensor<8xcomplex<f64>>, tensor<8xcomplex<f64>> -> tensor<8xcomplex<f64>>
+  bufferization.materialize_in_destination %r in restrict writable %out : (tensor<8xcomplex<f64>>, memref<8xcomplex<f64>>) -> ()
+  return
+}
+
+// CHECK-LABEL: func @parts
+// CHECK: complex.re
+// CHECK: complex.im
+// CHECK: complex.create
+func.func @parts(%a: tensor<4xcomplex<f32>>) -> tensor<4xcomplex<f32>> {
+  %re = cpn.real %a : tensor<4xcomplex<f32>> -> tensor<4xf32>
+  %im = cpn.imag %a : tensor<4xcomplex<f32>> -> tensor<4xf32>
+  %r = cpn.complex %im, %re : tensor<4xf32>, tensor<4xf32> -> tensor<4xcomplex<f32>>
+  return %r : tensor<4xcomplex<f32>>
+}
+
+// np.absolute of complex is a float; np.less is NumPy's lexicographic order.
+// CHECK-LABEL: func @abs_less
+// CHECK: complex.abs
+// CHECK: arith.cmpf olt
+// CHECK: arith.cmpf oeq
+func.func @abs_less(%a: tensor<4xcomplex<f64>>, %b: tensor<4xcomplex<f64>>) -> (tensor<4xf64>, tensor<4xi1>) {
+  %m = cpn.absolute %a : tensor<4xcomplex<f64>> -> tensor<4xf64>
+  %l = cpn.less %a, %b : tensor<4xcomplex<f64>>, tensor<4xcomplex<f64>> -> tensor<4xi1>
+  return %m, %l : tensor<4xf64>, tensor<4xi1>
+}
+
+// A complex sum starts from complex 0.
+// CHECK-LABEL: func @sum
+// CHECK: complex.constant [0.000000e+00, 0.000000e+00] : complex<f64>
+// CHECK: complex.add
+func.func @sum(%a: tensor<64x64xcomplex<f64>>) -> tensor<64xcomplex<f64>> {
+  %s = cpn.reduce %a {kind = "sum", axes = array<i64: 1>} : tensor<64x64xcomplex<f64>> -> tensor<64xcomplex<f64>>
+  return %s : tensor<64xcomplex<f64>>
+}
+
+// float16 ufuncs compute in float32 and round once, as NumPy's half loops.
+// CHECK-LABEL: func @half
+// CHECK: arith.extf %{{.*}} : f16 to f32
+// CHECK: math.exp %{{.*}} : f32
+// CHECK: arith.truncf %{{.*}} : f32 to f16
+func.func @half(%a: tensor<4xf16>) -> tensor<4xf16> {
+  %r = cpn.exp %a : tensor<4xf16> -> tensor<4xf16>
+  return %r : tensor<4xf16>
+}
