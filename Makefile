@@ -6,7 +6,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 BUILD := build
 APT_PACKAGES := llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools libomp-22-dev \
-  libopenblas-dev liblapacke-dev libopenmpi-dev openmpi-bin ccache ninja-build cmake \
+  libopenblas-dev liblapacke-dev libfftw3-dev libopenmpi-dev openmpi-bin ccache ninja-build cmake \
   g++ libgtest-dev python3-venv
 JOBS ?= 2
 
@@ -17,8 +17,9 @@ export OMPI_ALLOW_RUN_AS_ROOT_CONFIRM := 1
 
 all: build
 
-# apt packages, once per machine (a stamp in the build directory).
-$(BUILD)/.apt-stamp:
+# apt packages, once per machine and again when this list changes (a stamp
+# in the build directory).
+$(BUILD)/.apt-stamp: Makefile
 	@mkdir -p $(BUILD)
 	@if ! dpkg -s $(APT_PACKAGES) >/dev/null 2>&1; then \
 	  SUDO=$$( [ $$(id -u) -eq 0 ] || echo sudo ); \

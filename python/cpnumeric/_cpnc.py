@@ -33,7 +33,8 @@ _DTYPES = {
     "bool": "NPY_BOOL", "int8": "NPY_INT8", "int16": "NPY_INT16",
     "int32": "NPY_INT32", "int64": "NPY_INT64", "uint8": "NPY_UINT8",
     "uint16": "NPY_UINT16", "uint32": "NPY_UINT32", "uint64": "NPY_UINT64",
-    "float32": "NPY_FLOAT32", "float64": "NPY_FLOAT64",
+    "float16": "NPY_FLOAT16", "float32": "NPY_FLOAT32", "float64": "NPY_FLOAT64",
+    "complex64": "NPY_COMPLEX64", "complex128": "NPY_COMPLEX128",
 }
 _CTYPES = {
     "bool": "npy_bool", "int8": "int8_t", "int16": "int16_t", "int32": "int32_t",
@@ -723,7 +724,7 @@ def _link(c_path, objects, out_path, openmp, workdir):
            c_path] + [f"-I{i}" for i in includes]
     _run(cmd)
     link = [cxx, "-shared", "-o", out_path, wrapper_o] + objects + [
-        aot, "-llapacke", "-lopenblas", "-lmvec", "-lm"]
+        aot, "-llapacke", "-lopenblas", "-lfftw3", "-lfftw3f", "-lmvec", "-lm"]
     if openmp:
         link += [_OPENMP, f"-Wl,-rpath,{os.path.dirname(_OPENMP)}"]
     _run(link)

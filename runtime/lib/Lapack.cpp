@@ -29,6 +29,7 @@ thread_local std::string kernelError;
 
 using cpnrt::lib::Array;
 using cpnrt::lib::Call;
+using cpnrt::lib::forBatch;
 
 /// The first error of a call (from any of its threads), kept for the caller.
 struct Status {
@@ -44,29 +45,6 @@ struct Status {
       kernelError = error;
   }
 };
-
-/// Runs fn(b) for every b < n, on several threads when the matrices are
-/// small (`flops` per matrix); a big matrix uses OpenBLAS's threads instead.
-template <typename F> void forBatch(int64_t n, double flops, F fn) {
-  unsigned hw = std::max(1u, std::thread::hardware_concurrency());
-  int64_t threads = std::min<int64_t>(n, hw);
-  if (threads <= 1 || flops > 2e6 || n * flops < 1e6) {
-    for (int64_t b = 0; b < n; ++b)
-      fn(b);
-    return;
-  }
-  std::atomic<int64_t> next{0};
-  std::vector<std::thread> pool;
-  for (int64_t t = 1; t < threads; ++t)
-    pool.emplace_back([&] {
-      for (int64_t b; (b = next++) < n;)
-        fn(b);
-    });
-  for (int64_t b; (b = next++) < n;)
-    fn(b);
-  for (std::thread &t : pool)
-    t.join();
-}
 
 /// Matrix `b` of `a` as a column-major rows x cols buffer (leading dimension
 /// max(1, rows)).
@@ -449,6 +427,8 @@ extern "C" const cpn_lib_entry *cpn_lib_functions(size_t *count) {
         CPN_LIB_ROW(eigh),     CPN_LIB_ROW(lstsq),
     };
     for (const cpn_lib_entry &e : cpnrt::algorithmFunctions())
+      t.push_back(e);
+    for (const cpn_lib_entry &e : cpnrt::fftFunctions())
       t.push_back(e);
     return t;
   }();

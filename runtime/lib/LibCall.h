@@ -10,7 +10,9 @@
 #define CPNRT_LIB_LIBCALL_H
 
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
+#include <thread>
 #include <vector>
 
 namespace cpnrt::lib {
@@ -94,6 +96,29 @@ struct Call {
     return i < args.size() ? args[i] : dflt;
   }
 };
+
+/// Runs fn(b) for every b < n, on several threads when the matrices are
+/// small (`flops` per matrix); a big matrix uses OpenBLAS's threads instead.
+template <typename F> void forBatch(int64_t n, double flops, F fn) {
+  unsigned hw = std::max(1u, std::thread::hardware_concurrency());
+  int64_t threads = std::min<int64_t>(n, hw);
+  if (threads <= 1 || flops > 2e6 || n * flops < 1e6) {
+    for (int64_t b = 0; b < n; ++b)
+      fn(b);
+    return;
+  }
+  std::atomic<int64_t> next{0};
+  std::vector<std::thread> pool;
+  for (int64_t t = 1; t < threads; ++t)
+    pool.emplace_back([&] {
+      for (int64_t b; (b = next++) < n;)
+        fn(b);
+    });
+  for (int64_t b; (b = next++) < n;)
+    fn(b);
+  for (std::thread &t : pool)
+    t.join();
+}
 } // namespace cpnrt::lib
 
 #endif // CPNRT_LIB_LIBCALL_H

@@ -53,6 +53,7 @@ std::string takeKernelError();
 void setKernelError(const std::string &error);
 /// The entry points of Algorithms.cpp (sorting, searching, gathering).
 std::vector<cpn_lib_entry> algorithmFunctions();
+std::vector<cpn_lib_entry> fftFunctions();
 } // namespace cpnrt
 
 #endif // CPNRT_LAPACK_H
