@@ -27,6 +27,7 @@ from ._core import c_strides, prod
 __all__ = ["LinAlgError"]
 
 EighResult = collections.namedtuple("EighResult", ["eigenvalues", "eigenvectors"])
+EigResult = collections.namedtuple("EigResult", ["eigenvalues", "eigenvectors"])
 QRResult = collections.namedtuple("QRResult", ["Q", "R"])
 SlogdetResult = collections.namedtuple("SlogdetResult", ["sign", "logabsdet"])
 SVDResult = collections.namedtuple("SVDResult", ["U", "S", "Vh"])
@@ -63,7 +64,7 @@ def _eager_numpy(name, arrays, *args, **kwargs):
     vals = [a._eager() for a in arrays]
     r = getattr(_np.linalg, name)(*vals, *args, **kwargs)
     if hasattr(r, "_fields"):
-        ours = {"EighResult": EighResult, "QRResult": QRResult,
+        ours = {"EighResult": EighResult, "EigResult": EigResult, "QRResult": QRResult,
                 "SlogdetResult": SlogdetResult, "SVDResult": SVDResult}
         cls = ours.get(type(r).__name__)
         r = cls(*r) if cls else tuple(r)
@@ -74,18 +75,19 @@ def _tracing():
     return _jit.TRACING["function"] is not None
 
 
-def _libcall(callee, inputs, dt, parts, args=(), raises=False):
+def _libcall(callee, inputs, dt, parts, args=(), raises=False, out_dt=None):
     """Records `cpn.libcall` of `callee` (suffixed with the dtype) on `inputs`
-    cast to `dt`; its one flat result is split into C-contiguous arrays of the
-    shapes `parts` (packed in that order)."""
+    cast to `dt`; its one flat result (of `out_dt`, by default `dt`) is split
+    into C-contiguous arrays of the shapes `parts` (packed in that order)."""
+    out_dt = _np.dtype(out_dt or dt)
     total = sum(prod(p) for p in parts)
     if total == 0 or (any(0 in x._shape for x in inputs) and callee != "lstsq"):
         from ._creation import zeros
-        return [zeros(p, dt) for p in parts]
+        return [zeros(p, out_dt) for p in parts]
     inputs = [x.astype(dt, copy=False) for x in inputs]
     if raises and not _tracing():
         _core._cpn.flush()  # earlier work stays out of a failing window
-    flat = _library.libcall(callee, inputs, (total,), dt, args,
+    flat = _library.libcall(callee, inputs, (total,), out_dt, args,
                             key="f32" if dt == _np.float32 else "f64")
     node = flat._base.node
     out, off = [], 0
@@ -244,6 +246,33 @@ def _eigh(a, uplo, vectors):
 
 def eigh(a, UPLO="L"):
     return _eigh(a, UPLO, True)
+
+
+def _eig(a, vectors):
+    """geev through the runtime: complex eigenvalues (and vectors); real ones
+    when every eigenvalue of the stack is real, as NumPy decides (a sync
+    point: the result's dtype depends on the values)."""
+    a = _as(a)
+    _assert_stacked_2d(a)
+    _assert_stacked_square(a)
+    if _library.eager([a]):
+        return _eager_numpy("eig" if vectors else "eigvals", [a])
+    dt = _float_dtype(a)
+    cdt = _np.dtype(_np.complex64 if dt == _np.float32 else _np.complex128)
+    n, batch = a._shape[-1], a._shape[:-2]
+    parts = [batch + (n,)] + ([batch + (n, n)] if vectors else [])
+    res = _libcall("eig", [a], dt, parts, [int(vectors)], raises=True, out_dt=cdt)
+    if bool(_reductions.all(_ufuncs.equal(res[0].imag, 0))):
+        res = [r.real.copy() for r in res]
+    return EigResult(*res) if vectors else res[0]
+
+
+def eig(a):
+    return _eig(a, True)
+
+
+def eigvals(a):
+    return _eig(a, False)
 
 
 def eigvalsh(a, UPLO="L"):
@@ -624,16 +653,16 @@ def _real_only(f):
 
 
 for _name in ["inv", "solve", "det", "slogdet", "cholesky", "qr", "svd", "svdvals",
-              "eigh", "eigvalsh", "lstsq", "pinv", "matrix_rank", "cond",
+              "eigh", "eigvalsh", "eig", "eigvals", "lstsq", "pinv", "matrix_rank", "cond",
               "tensorinv", "tensorsolve"]:
     globals()[_name] = _real_only(globals()[_name])
 
 NATIVE = ["inv", "solve", "det", "slogdet", "cholesky", "qr", "svd", "svdvals",
-          "eigh", "eigvalsh", "lstsq", "pinv", "matrix_rank", "cond", "norm",
+          "eigh", "eigvalsh", "eig", "eigvals", "lstsq", "pinv", "matrix_rank", "cond", "norm",
           "vector_norm", "matrix_norm", "matrix_power", "multi_dot", "tensorinv",
           "tensorsolve", "cross", "diagonal", "trace", "outer", "tensordot",
           "vecdot", "matmul", "matrix_transpose"]
 
 
-# eig, eigvals (complex results) and the rest: NumPy's, with a warning.
+# The rest: NumPy's, with a warning.
 __getattr__ = _fallback.module_getattr(_np.linalg, "linalg", globals())

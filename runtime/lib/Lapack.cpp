@@ -17,6 +17,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <complex>
 #include <cstring>
 #include <limits>
 #include <mutex>
@@ -113,6 +114,11 @@ lapack_int gesdd(char jobz, lapack_int m, lapack_int n, T *a, T *s, T *u,
 template <typename T>
 lapack_int syevd(char jobz, char uplo, lapack_int n, T *a, T *w) {
   CPN_LAPACK(syevd, jobz, uplo, n, a, std::max<lapack_int>(1, n), w)
+}
+template <typename T>
+lapack_int geev(char jobvr, lapack_int n, T *a, T *wr, T *wi, T *vr) {
+  lapack_int ld = std::max<lapack_int>(1, n);
+  CPN_LAPACK(geev, 'N', jobvr, n, a, ld, wr, wi, nullptr, 1, vr, ld)
 }
 template <typename T>
 lapack_int gelsd(lapack_int m, lapack_int n, lapack_int nrhs, T *a, T *b,
@@ -329,6 +335,53 @@ template <typename T> void eigh(const Call &c) {
   });
 }
 
+/// eig: in0 (..., n, n) real -> out complex [w: batch x n][v: batch x n x n,
+/// when args[0] = 1]. geev returns a complex-conjugate pair of eigenvalues
+/// (positive imaginary part first) with the real and imaginary parts of the
+/// first one's eigenvector in two adjacent columns.
+template <typename T> void eig(const Call &c) {
+  using C = std::complex<T>;
+  const Array &a = c.in[0];
+  int64_t n = a.rows(), batch = a.batch();
+  bool vecs = c.arg(0);
+  C *out = c.out.data<C>();
+  Status status;
+  forBatch(batch, 25.0 * n * n * n, [&](int64_t b) {
+    int64_t n1 = std::max<int64_t>(1, n);
+    std::vector<T> h, wr(n1), wi(n1), vr(vecs ? n1 * n1 : 1);
+    gather(a, b, h);
+    C *w = out + b * n, *v = out + batch * n + b * n * n;
+    lapack_int info = n ? geev<T>(vecs ? 'V' : 'N', n, h.data(), wr.data(),
+                                  wi.data(), vr.data())
+                        : 0;
+    if (info != 0) {
+      status.fail("LinAlgError: Eigenvalues did not converge");
+      T nan = std::numeric_limits<T>::quiet_NaN();
+      std::fill(w, w + n, C(nan, nan));
+      if (vecs)
+        std::fill(v, v + n * n, C(nan, nan));
+      return;
+    }
+    for (int64_t i = 0; i < n; ++i)
+      w[i] = C(wr[i], wi[i]);
+    if (!vecs)
+      return;
+    for (int64_t j = 0; j < n; ++j) {
+      if (wi[j] > 0 && j + 1 < n) {
+        for (int64_t i = 0; i < n; ++i) {
+          C x(vr[i + j * n], vr[i + (j + 1) * n]);
+          v[i * n + j] = x;
+          v[i * n + j + 1] = std::conj(x);
+        }
+        ++j;
+      } else {
+        for (int64_t i = 0; i < n; ++i)
+          v[i * n + j] = C(vr[i + j * n], T(0));
+      }
+    }
+  });
+}
+
 /// lstsq: in0 A (m, n), in1 B (m, k); args[0] = rcond (the bits of a
 /// double). out = [x: n x k][residuals: k][rank][s: min(m, n)]; residuals
 /// are the squared norms of B - A x when rank == n < m, else 0.
@@ -412,6 +465,7 @@ CPN_LIB_ENTRY(cholesky)
 CPN_LIB_ENTRY(qr)
 CPN_LIB_ENTRY(svd)
 CPN_LIB_ENTRY(eigh)
+CPN_LIB_ENTRY(eig)
 CPN_LIB_ENTRY(lstsq)
 #undef CPN_LIB_ENTRY
 
@@ -424,7 +478,7 @@ extern "C" const cpn_lib_entry *cpn_lib_functions(size_t *count) {
     std::vector<cpn_lib_entry> t = {
         CPN_LIB_ROW(inv),      CPN_LIB_ROW(solve), CPN_LIB_ROW(slogdet),
         CPN_LIB_ROW(cholesky), CPN_LIB_ROW(qr),    CPN_LIB_ROW(svd),
-        CPN_LIB_ROW(eigh),     CPN_LIB_ROW(lstsq),
+        CPN_LIB_ROW(eigh),     CPN_LIB_ROW(eig),   CPN_LIB_ROW(lstsq),
     };
     for (const cpn_lib_entry &e : cpnrt::algorithmFunctions())
       t.push_back(e);

@@ -147,7 +147,7 @@ def test_lstsq(dtype, shape, bshape):
     rx, rres, rrank, rs = LA.lstsq(a, b)
     close(x, rx, dtype)
     close(res, rres, dtype)
-    assert rank == rrank and isinstance(rank, int)
+    assert rank == rrank and isinstance(rank, (int, numpy.integer))
     close(s, rs, dtype)
 
 
@@ -297,12 +297,45 @@ def test_nan_passes_through_like_numpy():
     close(cp.linalg.svd(cp.array(numpy.eye(3)), compute_uv=False), numpy.ones(3))
 
 
-def test_eig_falls_back_with_a_warning():
-    a = numpy.array([[0.0, -1.0], [1.0, 0.0]])
-    with pytest.warns(RuntimeWarning, match="not implemented natively"):
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("shape", SQUARE)
+def test_eig_eigvals(dtype, shape):
+    # General (non-symmetric) matrices: complex pairs where NumPy has them,
+    # real results when every eigenvalue of the stack is real.
+    a = matrices(shape, dtype, seed=3)
+    if a.size:
+        a = a - 2 * shape[-1] * numpy.eye(shape[-1], dtype=dtype)  # not dominant
+    w, v = cp.linalg.eig(cp.array(a))
+    rw, rv = LA.eig(a)
+    assert numpy.asarray(w).dtype == rw.dtype and numpy.asarray(v).dtype == rv.dtype
+    close(w, rw, dtype)  # LAPACK's order, the same call as NumPy's
+    w, v = numpy.asarray(w), numpy.asarray(v)
+    rtol, atol = tol(dtype)
+    numpy.testing.assert_allclose(a.astype(w.dtype) @ v, v * w[..., None, :],
+                                  rtol=rtol * 100, atol=atol * 1000)
+    close(cp.linalg.eigvals(cp.array(a)), LA.eigvals(a), dtype)
+
+
+def test_eig_real_and_complex_spectra():
+    rot = numpy.array([[0.0, -1.0], [1.0, 0.0]])
+    w = cp.linalg.eigvals(cp.array(rot))
+    assert w.dtype == numpy.complex128
+    close(numpy.sort_complex(numpy.asarray(w)), numpy.sort_complex(LA.eigvals(rot)))
+    tri = numpy.triu(numpy.arange(1.0, 10.0).reshape(3, 3))
+    w, v = cp.linalg.eig(cp.array(tri))
+    assert w.dtype == numpy.float64 and v.dtype == numpy.float64
+    close(w, LA.eig(tri).eigenvalues)
+    with pytest.raises(LA.LinAlgError):
+        cp.linalg.eig(cp.ones((2, 3)))
+    with pytest.raises(LA.LinAlgError):
+        cp.linalg.eigvals(cp.ones(3))
+
+
+def test_complex_input_falls_back_with_a_warning():
+    a = numpy.array([[1j, 2.0], [0.0, 1.0]])
+    with pytest.warns(RuntimeWarning, match="of complex input"):
         w = cp.linalg.eigvals(cp.array(a))
-    numpy.testing.assert_allclose(numpy.sort_complex(numpy.asarray(w)),
-                                  numpy.sort_complex(LA.eigvals(a)))
+    numpy.testing.assert_allclose(numpy.asarray(w), LA.eigvals(a))
 
 
 def test_small_eager_arrays_use_the_same_results(monkeypatch):
