@@ -17,7 +17,7 @@ import numpy as _np
 _os.environ.setdefault("OPENBLAS_THREAD_TIMEOUT", "4")
 
 from . import (_config, _core, _cpn, _creation, _extras, _fallback, _indexing, _jit,
-               _joining, _manip, _products, _reductions, _sorting, _ufuncs)
+               _joining, _manip, _pad, _products, _reductions, _sorting, _ufuncs)
 from . import fft, linalg, random  # noqa: F401
 from ._core import ndarray
 from ._jit import Lowered, TracingError, jit  # noqa: F401
@@ -33,6 +33,7 @@ from ._products import cross, einsum, einsum_path, matvec, tensordot, vecdot, ve
 from ._sorting import *  # noqa: F401,F403
 from ._indexing import *  # noqa: F401,F403
 from ._extras import *  # noqa: F401,F403
+from ._pad import *  # noqa: F401,F403
 from ._joining import (allclose, append, atleast_1d, atleast_2d, atleast_3d,  # noqa: F401
                        broadcast_arrays, column_stack, concat, concatenate, diff, dstack,
                        permute_dims, tile, repeat, meshgrid, indices, kron, rot90,
@@ -333,7 +334,7 @@ _fallback.register_native(
     set(_ufuncs.NATIVE_UFUNCS) | {"clip", "where"} | set(_creation.NATIVE)
     | set(_manip.NATIVE) | set(_reductions.NATIVE) | set(_joining.NATIVE)
     | set(_products.NATIVE) | set(_sorting.NATIVE) | set(_indexing.NATIVE)
-    | set(_extras.NATIVE))
+    | set(_extras.NATIVE) | set(_pad.NATIVE))
 # `where(cond)` with one argument is data-dependent and falls back.
 
 
