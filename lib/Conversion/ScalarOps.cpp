@@ -16,6 +16,7 @@
 #include "mlir/Dialect/Complex/IR/Complex.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/ADT/StringSwitch.h"
 
@@ -203,6 +204,12 @@ Value emitFloatUnary(OpBuilder &b, Location loc, StringRef name, Value x) {
                        .Default("");
   if (!libm.empty())
     return callLibm(b, loc, libm, x);
+  if (name == "spacing") { // away from 0 (up for -0.0); NaN for inf
+    double inf = std::numeric_limits<double>::infinity();
+    Value away = sel(b, loc, cmpF(b, loc, CmpFPredicate::OLT, x, cstF(b, loc, t, 0.0)),
+                     cstF(b, loc, t, -inf), cstF(b, loc, t, inf));
+    return arith::SubFOp::create(b, loc, callLibm(b, loc, "nextafter", {x, away}), x);
+  }
   return {};
 }
 
@@ -223,6 +230,7 @@ Value emitFloatBinary(OpBuilder &b, Location loc, StringRef name, Value x,
   if (name == "copysign") return callLibm(b, loc, "copysign", {x, y});
   if (name == "arctan2") return callLibm(b, loc, "atan2", {x, y});
   if (name == "hypot") return callLibm(b, loc, "hypot", {x, y});
+  if (name == "nextafter") return callLibm(b, loc, "nextafter", {x, y});
   if (name == "logaddexp" || name == "logaddexp2") {
     // NumPy's npy_logaddexp: exact for x == y, log1p of the smaller term.
     bool two = name == "logaddexp2";
@@ -279,7 +287,35 @@ Value emitIntUnary(OpBuilder &b, Location loc, StringRef name, Value x,
   if (name == "invert") return arith::XOrIOp::create(b, loc, x, cstI(b, loc, t, -1));
   if (name == "floor" || name == "ceil" || name == "trunc" || name == "rint")
     return x;
+  if (name == "bitwise_count") { // of |x|, as a uint8
+    Value ax = emitIntUnary(b, loc, "absolute", x, isUnsigned);
+    Value n = math::CtPopOp::create(b, loc, ax);
+    Type u8 = b.getIntegerType(8);
+    if (t.getIntOrFloatBitWidth() == 8)
+      return n;
+    return t.getIntOrFloatBitWidth() < 8 ? (Value)arith::ExtUIOp::create(b, loc, u8, n)
+                                         : (Value)arith::TruncIOp::create(b, loc, u8, n);
+  }
   return {};
+}
+
+/// Euclid's algorithm on magnitudes (an scf.while in the element's body).
+Value gcdOf(OpBuilder &b, Location loc, Value x, Value y, bool isUnsigned) {
+  Type t = x.getType();
+  Value ax = emitIntUnary(b, loc, "absolute", x, isUnsigned);
+  Value ay = emitIntUnary(b, loc, "absolute", y, isUnsigned);
+  auto loop = scf::WhileOp::create(
+      b, loc, TypeRange{t, t}, ValueRange{ax, ay},
+      [&](OpBuilder &nb, Location l, ValueRange v) {
+        Value more = cmpI(nb, l, CmpIPredicate::ne, v[1], cstI(nb, l, t, 0));
+        scf::ConditionOp::create(nb, l, more, v);
+      },
+      [&](OpBuilder &nb, Location l, ValueRange v) {
+        // Magnitudes as unsigned: |INT_MIN| stays exact.
+        Value r = arith::RemUIOp::create(nb, l, v[0], v[1]);
+        scf::YieldOp::create(nb, l, ValueRange{v[1], r});
+      });
+  return loop.getResult(0);
 }
 
 Value emitIntBinary(OpBuilder &b, Location loc, StringRef name, Value x,
@@ -300,6 +336,17 @@ Value emitIntBinary(OpBuilder &b, Location loc, StringRef name, Value x,
     return (isUnsigned || isBool) ? (Value)arith::MaxUIOp::create(b, loc, x, y) : (Value)arith::MaxSIOp::create(b, loc, x, y);
   if (name == "minimum" || name == "fmin")
     return (isUnsigned || isBool) ? (Value)arith::MinUIOp::create(b, loc, x, y) : (Value)arith::MinSIOp::create(b, loc, x, y);
+  if (name == "gcd" && !isBool) return gcdOf(b, loc, x, y, isUnsigned);
+  if (name == "lcm" && !isBool) { // |x / gcd * y|, 0 when both are 0
+    Value g = gcdOf(b, loc, x, y, isUnsigned);
+    Value zero = cstI(b, loc, t, 0);
+    Value gZero = cmpI(b, loc, CmpIPredicate::eq, g, zero);
+    Value safe = sel(b, loc, gZero, cstI(b, loc, t, 1), g);
+    Value ax = emitIntUnary(b, loc, "absolute", x, isUnsigned);
+    Value ay = emitIntUnary(b, loc, "absolute", y, isUnsigned);
+    Value l = arith::MulIOp::create(b, loc, arith::DivUIOp::create(b, loc, ax, safe), ay);
+    return sel(b, loc, gZero, zero, l);
+  }
   if (name == "bitwise_and") return arith::AndIOp::create(b, loc, x, y);
   if (name == "bitwise_or") return arith::OrIOp::create(b, loc, x, y);
   if (name == "bitwise_xor") return arith::XOrIOp::create(b, loc, x, y);

@@ -896,7 +896,122 @@ def piecewise(x, condlist, funclist, *args, **kw):
     return y
 
 
-NATIVE = ["ndim", "shape", "size", "isscalar", "iterable", "iscomplexobj", "isrealobj",
+# -- bits ---------------------------------------------------------------------------
+
+def _bit_axis(a, axis):
+    if axis is None:
+        return _manip.ravel(a), 0
+    return a, _np_normalize_axis(axis, a.ndim)
+
+
+def _np_normalize_axis(axis, ndim):
+    from numpy.lib.array_utils import normalize_axis_index
+    return normalize_axis_index(axis, ndim)
+
+
+def packbits(a, /, axis=None, bitorder="big"):
+    """Eight truth values per uint8, the first in the high bit ('big')."""
+    a = _as(a)
+    if a._dtype.kind not in "biu":
+        raise TypeError("Expected an input array of integer or boolean data type")
+    if bitorder not in ("big", "little"):
+        raise ValueError("'order' must be either 'little' or 'big'")
+    a, axis = _bit_axis(a, axis)
+    if a.ndim == 0:
+        a = a.reshape(1)
+    n = a._shape[axis]
+    bits = _ufuncs.not_equal(a, 0).astype(_np.uint8)
+    k = -(-n // 8)
+    if k * 8 != n:
+        from ._pad import pad
+        widths = [(0, 0)] * a.ndim
+        widths[axis] = (0, k * 8 - n)
+        bits = pad(bits, widths)
+    moved = _manip.moveaxis(bits, axis, -1)
+    grouped = moved.reshape(moved._shape[:-1] + (k, 8))
+    weights = [1 << (7 - i) if bitorder == "big" else 1 << i for i in range(8)]
+    w = _core.asndarray(_np.array(weights, dtype=_np.uint8))
+    packed = _reductions.sum(_ufuncs.multiply(grouped, w), axis=-1, dtype=_np.uint8)
+    return _manip.moveaxis(packed, -1, axis)
+
+
+def unpackbits(a, /, axis=None, count=None, bitorder="big"):
+    """The bits of uint8 elements, eight per element along `axis`."""
+    a = _as(a)
+    if a._dtype != _np.uint8:
+        raise TypeError("Expected an input array of unsigned byte data type")
+    if bitorder not in ("big", "little"):
+        raise ValueError("'order' must be either 'little' or 'big'")
+    a, axis = _bit_axis(a, axis)
+    if a.ndim == 0:
+        a = a.reshape(1)
+    moved = _manip.moveaxis(a, axis, -1)
+    shifts = [7 - i if bitorder == "big" else i for i in range(8)]
+    sh = _core.asndarray(_np.array(shifts, dtype=_np.uint8))
+    bits = _ufuncs.bitwise_and(_ufuncs.right_shift(_manip.expand_dims(moved, -1), sh), 1)
+    bits = bits.reshape(moved._shape[:-1] + (moved._shape[-1] * 8,))
+    if count is not None:
+        count = operator.index(count)
+        total = bits._shape[-1]
+        keep = count if count >= 0 else max(total + count, 0)
+        if keep <= total:
+            bits = bits[..., :keep]
+        else:
+            from ._pad import pad
+            bits = pad(bits, [(0, 0)] * (bits.ndim - 1) + [(0, keep - total)])
+    return _manip.moveaxis(bits, -1, axis)
+
+
+# -- more polynomials ---------------------------------------------------------------
+
+def roots(p):
+    """The roots of a polynomial: eigenvalues of its companion matrix
+    (LAPACK's geev); a sync point for the leading and trailing zeros."""
+    from . import linalg
+    from ._creation import array, ones, zeros
+    diag = _manip.diag
+    p = _joining.atleast_1d(_as(p))
+    if p.ndim != 1:
+        raise ValueError("Input must be a rank-1 array.")
+    nz = _np.flatnonzero(p._numpy())
+    if len(nz) == 0:
+        return array([])
+    trailing = p.size - int(nz[-1]) - 1
+    p = p[int(nz[0]):int(nz[-1]) + 1]
+    if p._dtype.kind not in "fc":
+        p = p.astype(_np.float64)
+    n = p.size
+    if n > 1:
+        a = diag(ones((n - 2,), p._dtype), -1)
+        a[0, :] = _ufuncs.divide(_ufuncs.negative(p[1:]), p[0])
+        r = linalg.eigvals(a)
+    else:
+        r = array([])
+    return _joining.hstack((r, zeros(trailing, r._dtype)))
+
+
+def polydiv(u, v):
+    """Quotient and remainder of polynomial division (NumPy's long division;
+    leading remainder terms within 1e-14 of 0 are dropped: a sync point)."""
+    u = _ufuncs.add(_joining.atleast_1d(_as(u)), 0.0)
+    v = _ufuncs.add(_joining.atleast_1d(_as(v)), 0.0)
+    from ._creation import zeros
+    dt = _np.result_type(u._dtype, v._dtype)
+    m, n = u.size - 1, v.size - 1
+    scale = _ufuncs.divide(1.0, v[0])
+    q = zeros((max(m - n + 1, 1),), dt)
+    r = u.astype(dt)
+    for k in range(m - n + 1):
+        d = _ufuncs.multiply(scale, r[k])
+        q[k] = d
+        r[k:k + n + 1] = _ufuncs.subtract(r[k:k + n + 1], _ufuncs.multiply(d, v))
+    while r._shape[-1] > 1 and _np.allclose(complex(r[0]) if dt.kind == "c"
+                                            else float(r[0]), 0, rtol=1e-14):
+        r = r[1:]
+    return q, r
+
+
+NATIVE = ["packbits", "unpackbits", "roots", "polydiv", "ndim", "shape", "size", "isscalar", "iterable", "iscomplexobj", "isrealobj",
           "iscomplex", "isreal", "real_if_close", "isfortran", "isposinf", "isneginf",
           "may_share_memory", "angle", "fix", "heaviside", "divmod", "modf", "ldexp", "i0",
           "hanning", "hamming", "blackman", "bartlett", "kaiser", "logspace", "geomspace",

@@ -5,7 +5,9 @@ Functions whose result size depends on the data (unique, the set operations,
 bincount without minlength) count first: a sync point, as in any library
 that returns an exact-size array."""
 
+import builtins
 import collections
+import operator
 
 import numpy as _np
 
@@ -578,6 +580,84 @@ def histogram(a, bins=10, range=None, density=None, weights=None):
     return counts, edges
 
 
+def histogramdd(sample, bins=10, range=None, density=None, weights=None):
+    """Counts of N points in D dimensions: a bin index per dimension
+    (searchsorted on the edges), one flat index, one bincount. Integer
+    bins: uniform float64 edges over the data's range (a sync point)."""
+    from ._creation import linspace
+    if isinstance(sample, (list, tuple)):  # D coordinate arrays (or one 1-D list)
+        cols = ([_manip.ravel(_as(sample))] if sample and _np.ndim(sample[0]) == 0
+                else [_manip.ravel(_as(s)) for s in sample])
+    else:
+        s = _as(sample)
+        if s.ndim == 1:
+            s = s.reshape(-1, 1)
+        cols = [s[:, i] for i in builtins.range(s._shape[1])]
+    d = len(cols)
+    n_pts = cols[0].size if cols else 0
+    if not isinstance(bins, (list, tuple, ndarray, _np.ndarray)):
+        bins = [bins] * d
+    if len(bins) != d:
+        raise ValueError("The dimension of bins must be equal to the dimension of the "
+                         "sample x.")
+    if range is None:
+        range = (None,) * d
+    elif len(range) != d:
+        raise ValueError("range argument must have one entry per dimension")
+    edges, nbin = [], []
+    for i, (b, c) in enumerate(zip(bins, cols)):
+        if _np.ndim(b) == 0:
+            if b < 1:
+                raise ValueError(f"`bins[{i}]` must be positive, when an integer")
+            _, first, last = _uniform_edges(c, operator.index(b), range[i])
+            e = linspace(first, last, operator.index(b) + 1)
+        else:
+            e = _as(b)
+            if e.ndim != 1:
+                raise ValueError(f"`bins[{i}]` must be a scalar or 1d array")
+            if bool(_reductions.any(_ufuncs.greater(e[:-1], e[1:]))):
+                raise ValueError(f"`bins[{i}]` must be monotonically increasing, when "
+                                 "an array")
+        edges.append(e)
+        nbin.append(e.size + 1)  # outliers below and above
+    flat = None
+    stride = 1
+    for i in reversed(builtins.range(d)):
+        idx = searchsorted(edges[i], cols[i], side="right")
+        on_edge = _ufuncs.equal(cols[i], edges[i][-1])
+        idx = _ufuncs.subtract(idx, on_edge.astype(_np.int64))
+        term = _ufuncs.multiply(idx, stride)
+        flat = term if flat is None else _ufuncs.add(flat, term)
+        stride *= nbin[i]
+    w = None if weights is None else _manip.ravel(_as(weights))
+    if flat is None or n_pts == 0:
+        from ._creation import zeros
+        hist = zeros(tuple(nbin), _np.float64)
+    else:
+        hist = _bincount(flat, w, stride).reshape(tuple(nbin))
+    hist = hist[tuple(slice(1, -1) for _ in builtins.range(d))].astype(_np.float64)
+    if density:
+        total = _reductions.sum(hist)
+        for i in builtins.range(d):
+            shape = [1] * d
+            shape[i] = nbin[i] - 2
+            widths = _ufuncs.subtract(edges[i][1:], edges[i][:-1]).reshape(tuple(shape))
+            hist = _ufuncs.divide(hist, widths)
+        hist = _ufuncs.divide(hist, total)
+    return hist, edges
+
+
+def histogram2d(x, y, bins=10, range=None, density=None, weights=None):
+    try:
+        n = len(bins)
+    except TypeError:
+        n = 1
+    if n != 1 and n != 2:
+        bins = [bins, bins]
+    hist, edges = histogramdd([x, y], bins, range, density, weights)
+    return hist, edges[0], edges[1]
+
+
 def sort_complex(a):
     """sort(a) as a complex array (complex64 for 8- and 16-bit integers,
     complex128 for the other real types, as NumPy)."""
@@ -587,7 +667,7 @@ def sort_complex(a):
     return b.astype(_np.complex64 if b._dtype.char in "bhBH" else _np.complex128)
 
 
-NATIVE = ["sort_complex", "sort", "argsort", "partition", "argpartition", "lexsort", "searchsorted",
+NATIVE = ["histogramdd", "histogram2d", "sort_complex", "sort", "argsort", "partition", "argpartition", "lexsort", "searchsorted",
           "digitize", "cumsum", "cumprod", "cumulative_sum", "cumulative_prod",
           "nancumsum", "nancumprod", "quantile", "percentile", "median", "nanquantile",
           "nanpercentile", "nanmedian", "unique", "unique_values", "unique_counts",

@@ -11,14 +11,16 @@ _UNARY = [
     "cbrt", "exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sin", "cos",
     "tan", "arcsin", "arccos", "arctan", "sinh", "cosh", "tanh", "arcsinh",
     "arccosh", "arctanh", "floor", "ceil", "trunc", "rint", "logical_not",
-    "invert", "isnan", "isinf", "isfinite", "signbit", "conjugate",
+    "invert", "isnan", "isinf", "isfinite", "signbit", "conjugate", "bitwise_count",
+    "spacing",
 ]
 _BINARY = [
     "add", "subtract", "multiply", "divide", "floor_divide", "remainder", "fmod",
     "power", "maximum", "minimum", "fmax", "fmin", "arctan2", "hypot", "copysign",
     "logaddexp", "logaddexp2", "equal", "not_equal", "less", "less_equal",
     "greater", "greater_equal", "logical_and", "logical_or", "logical_xor",
-    "bitwise_and", "bitwise_or", "bitwise_xor", "left_shift", "right_shift",
+    "bitwise_and", "bitwise_or", "bitwise_xor", "left_shift", "right_shift", "gcd",
+    "lcm", "nextafter",
 ]
 # NumPy names that are the same cpn op.
 _ALIASES = {"float_power": "power", "fabs": "absolute",
@@ -36,12 +38,18 @@ _COMPLEX_OPS = frozenset([
     "minimum", "fmax", "fmin", "logical_and", "logical_or", "logical_xor"])
 
 
+# Ops whose float16 loops are not float32's rounded once (one ulp of half).
+_NO_HALF = frozenset(["nextafter", "spacing"])
+
+
 def native_loop(op, loop):
     """Whether cpnumeric compiles the ufunc loop (a tuple of dtypes)."""
     for d in loop:
         if not _core.is_supported(d):
             return False
         if d.kind == "c" and op not in _COMPLEX_OPS:
+            return False
+        if d == _np.float16 and op in _NO_HALF:
             return False
     return True
 

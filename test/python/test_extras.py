@@ -179,14 +179,12 @@ def test_fft_helpers(n):
         cp.fft.fftfreq(0)
 
 
-def test_fft_transforms_fall_back_with_a_warning():
+def test_fft_transforms_are_native():
     x = numpy.arange(8.0)
-    with pytest.warns(RuntimeWarning, match="numpy.fft.rfft"):
-        r = cp.fft.rfft(cp.array(x))
-    numpy.testing.assert_allclose(r, numpy.fft.rfft(x))
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        back = cp.fft.irfft(r)
+    r = cp.fft.rfft(cp.array(x))
+    assert isinstance(r, cp.ndarray) and r.dtype == numpy.complex128
+    numpy.testing.assert_allclose(numpy.asarray(r), numpy.fft.rfft(x), atol=1e-12)
+    back = cp.fft.irfft(r)
     assert isinstance(back, cp.ndarray)
     numpy.testing.assert_allclose(numpy.asarray(back), x, atol=1e-12)
 

@@ -35,7 +35,7 @@ def ConvertCPNToLinalg : Pass<"convert-cpn-to-linalg", "ModuleOp"> {
   ];
   let dependentDialects = [
     "mlir::arith::ArithDialect", "mlir::math::MathDialect",
-    "mlir::complex::ComplexDialect",
+    "mlir::complex::ComplexDialect", "mlir::scf::SCFDialect",
     "mlir::linalg::LinalgDialect", "mlir::tensor::TensorDialect",
     "mlir::func::FuncDialect", "mlir::bufferization::BufferizationDialect",
     "mlir::memref::MemRefDialect"

@@ -183,6 +183,8 @@ def CPN_IsinfOp : CPN_UnaryOp<"isinf">;
 def CPN_IsfiniteOp : CPN_UnaryOp<"isfinite">;
 def CPN_SignbitOp : CPN_UnaryOp<"signbit">;
 def CPN_ConjugateOp : CPN_UnaryOp<"conjugate">;
+def CPN_BitwiseCountOp : CPN_UnaryOp<"bitwise_count">;
+def CPN_SpacingOp : CPN_UnaryOp<"spacing">;
 // The real and imaginary parts (np.real, np.imag; the identity and zeros on
 // real elements).
 def CPN_RealOp : CPN_UnaryOp<"real">;
@@ -192,6 +194,9 @@ def CPN_ImagOp : CPN_UnaryOp<"imag">;
 def CPN_AddOp : CPN_BinaryOp<"add">;
 // real + 1j * imag from two float operands, without NumPy's inf * 0 terms.
 def CPN_ComplexOp : CPN_BinaryOp<"complex">;
+def CPN_GcdOp : CPN_BinaryOp<"gcd">;
+def CPN_LcmOp : CPN_BinaryOp<"lcm">;
+def CPN_NextafterOp : CPN_BinaryOp<"nextafter">;
 def CPN_SubtractOp : CPN_BinaryOp<"subtract">;
 def CPN_MultiplyOp : CPN_BinaryOp<"multiply">;
 def CPN_DivideOp : CPN_BinaryOp<"divide">;
