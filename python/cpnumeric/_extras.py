@@ -175,6 +175,35 @@ def ldexp(x1, x2, out=None):
     return _core.store_out(r, out)
 
 
+def frexp(x, out=(None, None)):
+    """Mantissa in [0.5, 1) and int32 exponent with x = m * 2**e: e from
+    log2 in float64 (exact for every float, subnormals included), then one
+    correction step; zeros, infinities and NaN keep x with exponent 0."""
+    x = _as(x)
+    if x._dtype.kind in "biu":
+        x = x.astype(_np.float64 if x._dtype.itemsize > 2 else
+                     _np.float16 if x._dtype.itemsize == 1 else _np.float32)
+    if x._dtype.kind != "f":
+        raise TypeError("ufunc 'frexp' not supported for the input types")
+    wide = x.astype(_np.float64)
+    fnz = _ufuncs.logical_and(_ufuncs.isfinite(wide), _ufuncs.not_equal(wide, 0))
+    safe = _ufuncs.where(fnz, _ufuncs.absolute(wide), 1.0)
+    e = _ufuncs.where(fnz, _ufuncs.add(_ufuncs.floor(_ufuncs.log2(safe)), 1), 0)
+    e = e.astype(_np.int32)
+    m = ldexp(x, _ufuncs.negative(e))
+    am = _ufuncs.absolute(m)
+    big = _ufuncs.logical_and(fnz, _ufuncs.greater_equal(am, 1))
+    small = _ufuncs.logical_and(fnz, _ufuncs.less(am, 0.5))
+    m = _ufuncs.where(big, _ufuncs.multiply(m, 0.5),
+                      _ufuncs.where(small, _ufuncs.multiply(m, 2), m)).astype(x._dtype)
+    e = _ufuncs.add(e, _ufuncs.subtract(big.astype(_np.int32), small.astype(_np.int32)))
+    if isinstance(out, tuple) and any(o is not None for o in out):
+        _core.store_out(m, out[0])
+        _core.store_out(e, out[1])
+        return out
+    return m, e
+
+
 def i0(x):
     """Modified Bessel function of the first kind, order 0 (Cephes'
     Chebyshev expansions, as NumPy)."""
@@ -1011,7 +1040,7 @@ def polydiv(u, v):
     return q, r
 
 
-NATIVE = ["packbits", "unpackbits", "roots", "polydiv", "ndim", "shape", "size", "isscalar", "iterable", "iscomplexobj", "isrealobj",
+NATIVE = ["frexp", "packbits", "unpackbits", "roots", "polydiv", "ndim", "shape", "size", "isscalar", "iterable", "iscomplexobj", "isrealobj",
           "iscomplex", "isreal", "real_if_close", "isfortran", "isposinf", "isneginf",
           "may_share_memory", "angle", "fix", "heaviside", "divmod", "modf", "ldexp", "i0",
           "hanning", "hamming", "blackman", "bartlett", "kaiser", "logspace", "geomspace",

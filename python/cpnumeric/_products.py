@@ -1,5 +1,6 @@
 """Products built from traced ops: cross, tensordot, vecdot, matvec, vecmat."""
 
+import operator
 import warnings
 
 import numpy as _np
@@ -167,16 +168,77 @@ def _einsum_terms(subscripts, n):
     return terms, out
 
 
+_LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+
+def _sublist_letters(sub):
+    """An einsum sublist ([0, 1, Ellipsis]) as subscript letters."""
+    out = []
+    for x in sub:
+        if x is Ellipsis:
+            out.append("...")
+        else:
+            k = operator.index(x)
+            if not 0 <= k < 52:
+                raise ValueError("subscript is not within the valid range [0, 52)")
+            out.append(_LETTERS[k])
+    return "".join(out)
+
+
+def _einsum_explicit(operands):
+    """(subscripts without '...', operands) from either einsum form: sublists
+    become letters; each '...' becomes fresh letters for the broadcast
+    dimensions (right-aligned across operands, first in an implicit
+    output), as NumPy reads them."""
+    if operands and isinstance(operands[0], str):
+        subscripts, ops = operands[0].replace(" ", ""), [_as(o) for o in operands[1:]]
+    else:
+        items = list(operands)
+        ops, subs = [], []
+        while len(items) >= 2:
+            ops.append(_as(items.pop(0)))
+            subs.append(_sublist_letters(items.pop(0)))
+        subscripts = ",".join(subs) + ("->" + _sublist_letters(items[0]) if items else "")
+    if "..." not in subscripts:
+        return subscripts, ops
+    ins, arrow, out = subscripts.partition("->")
+    terms = ins.split(",")
+    if len(terms) != len(ops):
+        _einsum_terms(subscripts, len(ops))  # NumPy's message
+    used = set(c for c in subscripts if c.isalpha())
+    free = [c for c in _LETTERS if c not in used]
+    ndims = [o.ndim - (len(t) - 3) if "..." in t else 0 for t, o in zip(terms, ops)]
+    if any(d < 0 for d in ndims):
+        raise ValueError("einstein sum subscripts string contains too many subscripts "
+                         "for operand")
+    ell = free[:max(ndims, default=0)]
+    terms = [t.replace("...", "".join(ell[len(ell) - d:] if d else [])) for t, d in
+             zip(terms, ndims)]
+    if arrow:
+        if ell and "..." not in out:
+            raise ValueError("output has more dimensions than subscripts given in "
+                             "einstein sum, but no '...' ellipsis provided to broadcast "
+                             "the extra dimensions.")
+        out = out.replace("...", "".join(ell))
+    else:
+        counts = {}
+        for t in terms:
+            for ch in t:
+                counts[ch] = counts.get(ch, 0) + 1
+        out = "".join(ell) + "".join(sorted(ch for ch, c in counts.items()
+                                            if c == 1 and ch not in ell))
+    return ",".join(terms) + "->" + out, ops
+
+
 def einsum(*operands, out=None, dtype=None, order="K", casting="safe", optimize=False):
-    """einsum on subscript strings (no '...'): repeated letters of an operand
-    take its diagonal; a two-operand contraction without batch letters is a
-    tensordot (BLAS); everything else is one broadcast product summed over
-    the contracted letters (a fused loop nest, no temporary)."""
-    if not operands or not isinstance(operands[0], str) or "..." in operands[0]:
-        from . import _fallback
-        return _fallback.call_numpy("einsum", operands,
-                                    {"out": out, "dtype": dtype, "optimize": optimize})
-    subscripts, ops = operands[0], [_as(o) for o in operands[1:]]
+    """einsum in the subscript-string or sublist form, with '...': repeated
+    letters of an operand take its diagonal; a two-operand contraction
+    without batch letters is a tensordot (BLAS); everything else is one
+    broadcast product summed over the contracted letters (a fused loop
+    nest, no temporary)."""
+    if not operands:
+        raise ValueError("No input operands")
+    subscripts, ops = _einsum_explicit(operands)
     terms, out_term = _einsum_terms(subscripts, len(ops))
     dt = _np.result_type(*[o._dtype for o in ops]) if dtype is None else _np.dtype(dtype)
     if dt.kind == "b":

@@ -101,7 +101,7 @@ def test_branch_on_traced_value_names_the_line():
     with pytest.raises(cp.TracingError):
         cp.jit(lambda x: float(x[0]))(cp.ones(3))
     with pytest.raises(cp.TracingError, match="no native cpnumeric version"):
-        cp.jit(lambda x: cp.frexp(x))(cp.ones(3))
+        cp.jit(lambda x: cp.array_str(x))(cp.ones(3))
     assert float(cp.ones(3).sum()) == 3.0
 
 

@@ -435,9 +435,18 @@ def test_einsum(dtype):
              ("i,i", A[0], A[1]), ("i,j->ij", A[0], B[0]), ("bij,bjk->bik", T, U),
              ("ijk,jil->kl", V, W), ("ij,ij->ij", A, A), ("ij,jk", A, B), ("ba", A),
              ("ij,jk,kl->il", A, B, B.T), ("iij->ij", r(3, 3, 2)), ("ij,j->i", A, B[:, 0]),
-             (" ij , jk -> ki ", A, B), ("ij,kj->ik", A[:, ::-1], A)]
+             (" ij , jk -> ki ", A, B), ("ij,kj->ik", A[:, ::-1], A),
+             ("...j,jk", T, B), ("...j,jk->...k", T, B), ("...ii->...i", r(3, 2, 2)),
+             ("ij...,j...->i...", r(2, 3, 5), r(3, 1)), ("...,...", A[0], A),
+             ("b...,b", r(2, 3), r(2)), ("i...->...", T), ("...", A)]
     for sub, *ops in cases:
         close(cp.einsum(sub, *[cp.array(o) for o in ops]), numpy.einsum(sub, *ops), dtype)
+    for sub in [(T, [0, 1, 2], U, [0, 2, 3], [0, 1, 3]), (T, [Ellipsis, 2], B, [2, 3]),
+                (A, [1, 0]), (T, [Ellipsis, 1], [Ellipsis, 1]), (A[0], [0], A[1], [0], [])]:
+        ours = [cp.array(x) if isinstance(x, numpy.ndarray) else x for x in sub]
+        close(cp.einsum(*ours), numpy.einsum(*sub), dtype)
+    with pytest.raises(ValueError, match="no '...' ellipsis"):
+        cp.einsum("i...->i", cp.array(T))
     close(cp.einsum("ij,jk->ik", cp.array(A), cp.array(B), dtype="float64"),
           numpy.einsum("ij,jk->ik", A, B, dtype="float64"))
     assert cp.einsum_path("ij,jk,kl->il", A, B, B.T)[0] == \

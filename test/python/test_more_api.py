@@ -114,3 +114,19 @@ def test_roots_and_polydiv():
         Q, R = numpy.polydiv(u, v)
         same(q, Q)
         same(r, R)
+
+
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64", "int32", "int8", "bool"])
+def test_frexp(dtype):
+    if numpy.dtype(dtype).kind == "f":
+        tiny = {"float16": 1e-7, "float32": 1e-40, "float64": 5e-324}[dtype]
+        big = 6e4 if dtype == "float16" else 1e30
+        x = numpy.array([0.0, -0.0, 1.0, -3.5, 0.5, 0.75, 1024, big, numpy.inf, -numpy.inf,
+                         numpy.nan, tiny, 7, -1e-5]).astype(dtype)
+    else:
+        x = numpy.arange(-5, 6).astype(dtype)
+    m, e = cp.frexp(cp.asarray(x))
+    rm, re_ = numpy.frexp(x)
+    same(m, rm, rtol=0)
+    same(e, re_)
+    assert numpy.array_equal(numpy.signbit(numpy.asarray(m)), numpy.signbit(rm))
