@@ -592,6 +592,106 @@ bool isSmallReduce(ReduceOp op) {
   return count <= (floatSum ? 8 : 16);
 }
 
+/// How many row blocks a reduction over the outer dimension only
+/// (`x.sum(axis=0)`) is cut into, or 0 to keep it whole: 8 to 16 blocks that
+/// divide the rows, of at least 64 rows each, partial results of at most
+/// 32 MB.
+int64_t outerBlocks(ReduceOp op) {
+  RankedTensorType inTy = tensorOf(op.getX());
+  RankedTensorType resTy = tensorOf(op.getResult());
+  if (op.getKind().starts_with("arg") || !inTy.hasStaticShape() ||
+      inTy.getRank() < 2 || op.getAxes() != ArrayRef<int64_t>{0})
+    return 0;
+  int64_t rows = inTy.getDimSize(0);
+  if (rows < 512)
+    return 0;
+  int64_t cols = inTy.getNumElements() / rows;
+  int64_t bytes = isa<ComplexType>(resTy.getElementType())
+                      ? 16
+                      : std::max(1u, resTy.getElementTypeBitWidth() / 8);
+  for (int64_t blocks = 16; blocks >= 8; --blocks)
+    if (rows % blocks == 0 && rows / blocks >= 64 &&
+        blocks * cols * bytes <= (32 << 20))
+      return blocks;
+  return 0;
+}
+
+/// One accumulating generic: `init` combined with the elements of `x` over
+/// the iteration space `iters` (x read through the identity, `init` through
+/// `outMap`).
+Value reduceInto(OpBuilder &b, Location loc, ReduceOp op, Value x,
+                 AffineMap outMap, Value init,
+                 ArrayRef<utils::IteratorType> iters) {
+  StringRef kind = op.getKind();
+  bool isUnsigned = op.getIsUnsigned();
+  auto generic = linalg::GenericOp::create(
+      b, loc, TypeRange{init.getType()}, x, init,
+      ArrayRef<AffineMap>{b.getMultiDimIdentityMap(iters.size()), outMap},
+      iters, [&](OpBuilder &nb, Location l, ValueRange args) {
+        Value r =
+            emitReductionCombine(nb, l, kind, args[1], args[0], isUnsigned);
+        if (auto add = r.getDefiningOp<arith::AddFOp>())
+          add.setFastmath(arith::FastMathFlags::reassoc);
+        if (auto mul = r.getDefiningOp<arith::MulFOp>())
+          mul.setFastmath(arith::FastMathFlags::reassoc);
+        linalg::YieldOp::create(nb, l, r);
+      });
+  return generic.getResult(0);
+}
+
+/// `x.sum(axis=0)` over many rows, as per-block partial results: x's rows
+/// are regrouped as (blocks, rows/blocks, cols...) (a tensor.expand_shape,
+/// which fusion moves through x's producer); each block reduces its rows
+/// into its own partial row (parallel over blocks, each streaming its rows
+/// with the columns innermost), then the partials reduce into the result.
+/// Column tiles (each thread walking every row over a slice of the columns)
+/// read memory in short runs and cannot split a few columns over threads.
+LogicalResult splitOuterReduce(IRRewriter &rw, ReduceOp op, int64_t blocks) {
+  Location loc = op.getLoc();
+  MLIRContext *ctx = rw.getContext();
+  RankedTensorType inTy = tensorOf(op.getX());
+  RankedTensorType resTy = tensorOf(op.getResult());
+  unsigned m = inTy.getRank() - 1; // kept dims
+  Type accTy = resTy.getElementType();
+  Value ident = emitReductionIdentity(rw, loc, op.getKind(), accTy,
+                                      op.getIsUnsigned());
+  auto filled = [&](ArrayRef<int64_t> shape) {
+    return linalg::FillOp::create(
+               rw, loc, ident,
+               tensor::EmptyOp::create(rw, loc, shape, accTy).getResult())
+        .getResult(0);
+  };
+  SmallVector<int64_t> grouped{blocks, inTy.getDimSize(0) / blocks};
+  llvm::append_range(grouped, resTy.getShape());
+  SmallVector<ReassociationIndices> assoc{{0, 1}};
+  for (unsigned i = 0; i < m; ++i)
+    assoc.push_back({static_cast<int64_t>(i + 2)});
+  Value x = tensor::ExpandShapeOp::create(
+      rw, loc, RankedTensorType::get(grouped, inTy.getElementType()),
+      op.getX(), assoc);
+  auto red = utils::IteratorType::reduction, par = utils::IteratorType::parallel;
+  // Partials: (p, r, c...) -> out (p, c...).
+  SmallVector<int64_t> partialShape{blocks};
+  llvm::append_range(partialShape, resTy.getShape());
+  SmallVector<AffineExpr> out{rw.getAffineDimExpr(0)};
+  for (unsigned i = 0; i < m; ++i)
+    out.push_back(rw.getAffineDimExpr(2 + i));
+  SmallVector<utils::IteratorType> iters{par, red};
+  iters.append(m, par);
+  Value partials = reduceInto(rw, loc, op, x, AffineMap::get(m + 2, 0, out, ctx),
+                              filled(partialShape), iters);
+  // The result: (p, c...) -> out (c...).
+  SmallVector<AffineExpr> kept;
+  for (unsigned i = 0; i < m; ++i)
+    kept.push_back(rw.getAffineDimExpr(1 + i));
+  SmallVector<utils::IteratorType> iters1{red};
+  iters1.append(m, par);
+  Value r = reduceInto(rw, loc, op, partials, AffineMap::get(m + 1, 0, kept, ctx),
+                       filled(resTy.getShape()), iters1);
+  rw.replaceOp(op, r);
+  return success();
+}
+
 LogicalResult lowerReduce(IRRewriter &rw, ReduceOp op) {
   if (isSmallReduce(op))
     return lowerSmallReduce(rw, op);
@@ -605,6 +705,8 @@ LogicalResult lowerReduce(IRRewriter &rw, ReduceOp op) {
   ArrayRef<int64_t> axes = op.getAxes();
   if (!isArg && rank >= 2 && axes.size() == rank && inTy.getDimSize(0) > 1)
     return splitFullReduce(rw, op);
+  if (int64_t blocks = outerBlocks(op))
+    return splitOuterReduce(rw, op, blocks);
   SmallVector<utils::IteratorType> iters = parallel(rank);
   SmallVector<AffineExpr> outExprs;
   for (unsigned i = 0; i < rank; ++i) {

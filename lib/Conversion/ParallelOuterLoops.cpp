@@ -33,9 +33,19 @@ struct ParallelOuterLoopsPass
   using ParallelOuterLoopsBase::ParallelOuterLoopsBase;
 
   void runOnOperation() override {
+    // A parallel loop inside another (a reduction between parallel
+    // dimensions: the partial sums of a row block) runs sequentially: the
+    // outer one has the threads. Innermost first, so outer ops survive.
+    SmallVector<scf::ParallelOp> nested;
+    getOperation().walk([&](scf::ParallelOp op) {
+      if (op.getInitVals().empty() && op->getParentOfType<scf::ParallelOp>())
+        nested.push_back(op);
+    });
+    for (scf::ParallelOp op : nested)
+      sequential(op);
     SmallVector<scf::ForOp> reductions;
     getOperation().walk([&](scf::ForOp op) {
-      if (innerParallel(op))
+      if (innerParallel(op) && !op->getParentOfType<scf::ParallelOp>())
         reductions.push_back(op);
     });
     for (scf::ForOp op : reductions)
@@ -139,9 +149,49 @@ struct ParallelOuterLoopsPass
     op.erase();
   }
 
+  /// Iterations of the loops nested in `block` (the largest nest; a dynamic
+  /// trip count counts as min-work): the work of one parallel iteration.
+  int64_t nestedWork(Block &block) {
+    int64_t most = 1;
+    for (Operation &o : block)
+      if (auto f = dyn_cast<scf::ForOp>(o)) {
+        auto t = constantTrips(f.getLowerBound(), f.getUpperBound(),
+                               f.getStep());
+        int64_t w = t ? *t : minWork.getValue();
+        most = std::max(most, w * nestedWork(*f.getBody()));
+      }
+    return std::min<int64_t>(most, minWork);
+  }
+
+  /// `op` as a nest of scf.for loops.
+  void sequential(scf::ParallelOp op) {
+    Block &body = op.getRegion().front();
+    IRMapping map;
+    std::function<void(OpBuilder &, unsigned)> build = [&](OpBuilder &b,
+                                                           unsigned d) {
+      if (d == op.getNumLoops()) {
+        for (Operation &inner : body.without_terminator())
+          b.clone(inner, map);
+        return;
+      }
+      scf::ForOp::create(b, op.getLoc(), op.getLowerBound()[d],
+                         op.getUpperBound()[d], op.getStep()[d], ValueRange{},
+                         [&](OpBuilder &nb, Location l, Value iv, ValueRange) {
+                           map.map(body.getArgument(d), iv);
+                           build(nb, d + 1);
+                           scf::YieldOp::create(nb, l);
+                         });
+    };
+    OpBuilder b(op);
+    build(b, 0);
+    op.erase();
+  }
+
   void rewrite(scf::ParallelOp op) {
     unsigned n = op.getNumLoops();
-    int64_t total = 1;
+    // A row reduction's parallel loop holds a sequential loop per row: its
+    // iterations count too (`x.sum(axis=1)` over 8000 rows of 8000).
+    int64_t total = nestedWork(op.getRegion().front());
     SmallVector<int64_t> trips;
     for (unsigned d = 0; d < n; ++d) {
       auto t = constantTrips(op.getLowerBound()[d], op.getUpperBound()[d],

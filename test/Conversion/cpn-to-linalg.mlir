@@ -135,3 +135,28 @@ func.func @matmul_transposed(%x: tensor<5x4xf64>, %y: tensor<3x5xf64>) -> tensor
   %0 = cpn.matmul %a, %b : tensor<4x5xf64>, tensor<5x3xf64> -> tensor<4x3xf64>
   return %0 : tensor<4x3xf64>
 }
+
+// A reduction over many rows (axis 0) is cut into row blocks: the rows are
+// regrouped (blocks, rows/blocks, cols), each block reduces into its own
+// partial row (parallel over blocks), then the 16 partials into the result.
+// CHECK-LABEL: func @reduce_outer_blocks
+// CHECK: tensor.expand_shape %{{.+}} {{\[\[}}0, 1], [2]] output_shape [16, 64, 5]
+// CHECK: linalg.generic
+// CHECK-SAME: iterator_types = ["parallel", "reduction", "parallel"]
+// CHECK-SAME: outs(%{{.+}} : tensor<16x5xf64>)
+// CHECK: linalg.generic
+// CHECK-SAME: iterator_types = ["reduction", "parallel"]
+// CHECK-SAME: outs(%{{.+}} : tensor<5xf64>)
+func.func @reduce_outer_blocks(%x: tensor<1024x5xf64>) -> tensor<5xf64> {
+  %0 = cpn.reduce %x {kind = "sum", axes = array<i64: 0>} : tensor<1024x5xf64> -> tensor<5xf64>
+  return %0 : tensor<5xf64>
+}
+
+// Rows that no block count from 8 to 16 divides stay one reduction.
+// CHECK-LABEL: func @reduce_outer_prime
+// CHECK-NOT: tensor.expand_shape
+// CHECK: iterator_types = ["reduction", "parallel"]
+func.func @reduce_outer_prime(%x: tensor<1031x5xf64>) -> tensor<5xf64> {
+  %0 = cpn.reduce %x {kind = "max", axes = array<i64: 0>} : tensor<1031x5xf64> -> tensor<5xf64>
+  return %0 : tensor<5xf64>
+}

@@ -87,3 +87,58 @@ func.func @column_sums(%x: memref<1000x1000xf64>, %out: memref<1000xf64>) {
   }
   return
 }
+
+// A row reduction: few rows, but a long sequential loop in each. The rows
+// are the parallel dimension (the work counted is rows x row length).
+// CHECK-LABEL: func @row_sums
+// CHECK: scf.parallel (%[[I:.+]]) =
+// CHECK-NEXT: scf.for
+// OMP-LABEL: func @row_sums
+// OMP: omp.parallel
+func.func @row_sums(%x: memref<100x4000xf64>, %out: memref<100xf64>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %rows = arith.constant 100 : index
+  %cols = arith.constant 4000 : index
+  scf.parallel (%i) = (%c0) to (%rows) step (%c1) {
+    scf.for %j = %c0 to %cols step %c1 {
+      %v = memref.load %x[%i, %j] : memref<100x4000xf64>
+      %acc = memref.load %out[%i] : memref<100xf64>
+      %s = arith.addf %acc, %v : f64
+      memref.store %s, %out[%i] : memref<100xf64>
+    }
+    scf.reduce
+  }
+  return
+}
+
+// Row-block partial sums: the blocks are parallel; the parallel loop over
+// the columns nested under the block's row loop runs sequentially (no
+// nested OpenMP region), and is not tiled.
+// CHECK-LABEL: func @block_partials
+// CHECK: scf.parallel (%[[P:.+]]) =
+// CHECK-NEXT: scf.for
+// CHECK-NEXT: scf.for
+// CHECK-NOT: scf.parallel
+// OMP-LABEL: func @block_partials
+// OMP-COUNT-1: omp.parallel
+func.func @block_partials(%x: memref<16x500x8000xf64>, %out: memref<16x8000xf64>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %blocks = arith.constant 16 : index
+  %rows = arith.constant 500 : index
+  %cols = arith.constant 8000 : index
+  scf.parallel (%p) = (%c0) to (%blocks) step (%c1) {
+    scf.for %r = %c0 to %rows step %c1 {
+      scf.parallel (%c) = (%c0) to (%cols) step (%c1) {
+        %v = memref.load %x[%p, %r, %c] : memref<16x500x8000xf64>
+        %acc = memref.load %out[%p, %c] : memref<16x8000xf64>
+        %s = arith.addf %acc, %v : f64
+        memref.store %s, %out[%p, %c] : memref<16x8000xf64>
+        scf.reduce
+      }
+    }
+    scf.reduce
+  }
+  return
+}

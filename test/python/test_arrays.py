@@ -131,6 +131,45 @@ def test_reductions(name, dtype, axis):
           numpy.asarray(getattr(numpy, name)(a, axis=axis, keepdims=True)))
 
 
+def close(ours, ref):
+    """Equal for exact dtypes; within float summation-order error (scaled by
+    the magnitude summed) otherwise."""
+    got, ref = numpy.asarray(ours), numpy.asarray(ref)
+    assert got.shape == ref.shape and got.dtype == ref.dtype
+    if ref.dtype.kind in "fc":
+        eps = numpy.finfo(ref.dtype).eps
+        numpy.testing.assert_allclose(got, ref, rtol=1e3 * eps,
+                                      atol=1e4 * eps * max(1.0, numpy.abs(ref).max()))
+    else:
+        numpy.testing.assert_array_equal(got, ref)
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("dtype", ["bool", "int32", "uint8", "float32", "float64",
+                                   "complex128"])
+def test_reductions_over_many_rows(dtype, threads):
+    # Axis-0 reductions of 1024+ rows run as row-block partials (16 blocks of
+    # 64 rows here, 8 of 130 below); row reductions are parallel over rows.
+    a = data((1024, 37), dtype, 9)
+    b = data((1040, 3, 2), dtype, 10)
+    old = cp.get_num_threads()
+    cp.set_num_threads(threads)
+    try:
+        for name in ["sum", "max", "min", "any", "all", "prod"]:
+            arr = (a.real % 2).astype(dtype) if name == "prod" and dtype != "bool" else a
+            try:
+                ref = getattr(numpy, name)(arr, axis=0)
+            except TypeError:
+                continue
+            close(getattr(cp, name)(cp.array(arr), axis=0), ref)
+        if dtype != "bool":
+            close(cp.sum(cp.array(b), axis=0), numpy.sum(b, axis=0))
+            close(cp.sum(cp.array(a) * 2 + 1, axis=0), numpy.sum(a * 2 + 1, axis=0))
+            close(cp.sum(cp.array(a.T), axis=1), numpy.sum(a.T, axis=1))
+    finally:
+        cp.set_num_threads(old)
+
+
 def test_reduction_options():
     a = data((4, 5), "float64", 8)
     x = cp.array(a)
