@@ -616,7 +616,7 @@ int64_t outerBlocks(ReduceOp op) {
   int64_t bytes = isa<ComplexType>(resTy.getElementType())
                       ? 16
                       : std::max(1u, resTy.getElementTypeBitWidth() / 8);
-  return rowBlocks(rows, inTy.getNumElements() / rows, bytes);
+  return rows ? rowBlocks(rows, inTy.getNumElements() / rows, bytes) : 0;
 }
 
 /// One accumulating generic: `init` combined with the elements of `x` over

@@ -160,3 +160,31 @@ func.func @reduce_outer_prime(%x: tensor<1031x5xf64>) -> tensor<5xf64> {
   %0 = cpn.reduce %x {kind = "max", axes = array<i64: 0>} : tensor<1031x5xf64> -> tensor<5xf64>
   return %0 : tensor<5xf64>
 }
+
+// x.T @ v on a tall, narrow x is no linalg.matmul (no BLAS call): a row-block
+// sum over x's rows, as x.sum(axis=0) (BLAS's transposed gemv reads such an x
+// at a fraction of the bandwidth).
+// CHECK-LABEL: func @tall_transposed_matvec
+// CHECK-NOT: linalg.matmul
+// CHECK: tensor.expand_shape %{{.+}} {{\[\[}}0, 1], [2]] output_shape [16, 256, 8]
+// CHECK: tensor.expand_shape %{{.+}} {{\[\[}}0, 1], [2]] output_shape [16, 256, 1]
+// CHECK: linalg.generic
+// CHECK-SAME: iterator_types = ["parallel", "reduction", "parallel", "parallel"]
+// CHECK: arith.mulf
+// CHECK: arith.addf %{{.+}}, %{{.+}} fastmath<reassoc>
+// CHECK: linalg.generic
+// CHECK-SAME: iterator_types = ["reduction", "parallel", "parallel"]
+func.func @tall_transposed_matvec(%x: tensor<4096x8xf64>, %v: tensor<4096x1xf64>) -> tensor<8x1xf64> {
+  %t = cpn.view %x {offset = 0 : i64, strides = array<i64: 1, 8>} : tensor<4096x8xf64> -> tensor<8x4096xf64>
+  %r = cpn.matmul %t, %v : tensor<8x4096xf64>, tensor<4096x1xf64> -> tensor<8x1xf64>
+  return %r : tensor<8x1xf64>
+}
+
+// No rows: one (empty) reduction, no blocks.
+// CHECK-LABEL: func @reduce_outer_empty
+// CHECK-NOT: tensor.expand_shape
+// CHECK: linalg.generic
+func.func @reduce_outer_empty(%x: tensor<0x5xf64>) -> tensor<5xf64> {
+  %0 = cpn.reduce %x {kind = "sum", axes = array<i64: 0>} : tensor<0x5xf64> -> tensor<5xf64>
+  return %0 : tensor<5xf64>
+}

@@ -170,6 +170,25 @@ def test_reductions_over_many_rows(dtype, threads):
         cp.set_num_threads(old)
 
 
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("dtype", ["int32", "float32", "float64", "complex128"])
+def test_tall_transposed_products(dtype, threads):
+    # x.T @ v on a tall x is a row-block sum, not a BLAS call.
+    x = data((2048, 6), dtype, 11)
+    v = data((2048,), dtype, 12)
+    m = data((2048, 3), dtype, 13)
+    old = cp.get_num_threads()
+    cp.set_num_threads(threads)
+    try:
+        cx = cp.array(x)
+        close(cx.T @ cp.array(v), x.T @ v)
+        close(cx.T @ cp.array(m), x.T @ m)
+        close(cx.T @ (cp.array(v) * 2 - 1), x.T @ (v * 2 - 1))
+        close(cp.dot(cx.T, cp.array(v)), numpy.dot(x.T, v))
+    finally:
+        cp.set_num_threads(old)
+
+
 def test_reduction_options():
     a = data((4, 5), "float64", 8)
     x = cp.array(a)
