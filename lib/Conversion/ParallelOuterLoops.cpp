@@ -164,28 +164,7 @@ struct ParallelOuterLoopsPass
   }
 
   /// `op` as a nest of scf.for loops.
-  void sequential(scf::ParallelOp op) {
-    Block &body = op.getRegion().front();
-    IRMapping map;
-    std::function<void(OpBuilder &, unsigned)> build = [&](OpBuilder &b,
-                                                           unsigned d) {
-      if (d == op.getNumLoops()) {
-        for (Operation &inner : body.without_terminator())
-          b.clone(inner, map);
-        return;
-      }
-      scf::ForOp::create(b, op.getLoc(), op.getLowerBound()[d],
-                         op.getUpperBound()[d], op.getStep()[d], ValueRange{},
-                         [&](OpBuilder &nb, Location l, Value iv, ValueRange) {
-                           map.map(body.getArgument(d), iv);
-                           build(nb, d + 1);
-                           scf::YieldOp::create(nb, l);
-                         });
-    };
-    OpBuilder b(op);
-    build(b, 0);
-    op.erase();
-  }
+  void sequential(scf::ParallelOp op) { renest(op, -1); }
 
   void rewrite(scf::ParallelOp op) {
     unsigned n = op.getNumLoops();
@@ -211,6 +190,13 @@ struct ParallelOuterLoopsPass
     // Already in the wanted form: one dimension, parallel.
     if (n == 1 && par == 0)
       return;
+    renest(op, par);
+  }
+
+  /// Replaces `op` by a nest of scf.for loops, except dimension `par` (if
+  /// any), which stays a one-dimensional scf.parallel.
+  void renest(scf::ParallelOp op, int par) {
+    unsigned n = op.getNumLoops();
     Block &body = op.getRegion().front();
     Location loc = op.getLoc();
     IRMapping map;

@@ -182,7 +182,7 @@ def test_tall_transposed_products(dtype, threads):
     try:
         cx = cp.array(x)
         close(cx.T @ cp.array(v), x.T @ v)
-        close(cx.T @ cp.array(m), x.T @ m)
+        close(cx.T @ cp.array(m), x.T @ m)  # BLAS: v has several columns
         close(cx.T @ (cp.array(v) * 2 - 1), x.T @ (v * 2 - 1))
         close(cp.dot(cx.T, cp.array(v)), numpy.dot(x.T, v))
     finally:
