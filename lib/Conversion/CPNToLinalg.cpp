@@ -478,8 +478,8 @@ Value emitArgBetter(OpBuilder &b, Location l, StringRef kind, Value x,
   bool isMin = kind == "argmin";
   if (isa<ComplexType>(elemTy)) { // NumPy's order; the first NaN wins
     Type i1 = b.getI1Type();
-    Value better = emitScalarUfunc(b, l, isMin ? "less" : "greater", {x, best},
-                                   i1, false);
+    Value better =
+        emitScalarUfunc(b, l, isMin ? "less" : "greater", {x, best}, i1, false);
     Value xNan = emitScalarUfunc(b, l, "isnan", x, i1, false);
     Value bestNan = emitScalarUfunc(b, l, "isnan", best, i1, false);
     Value firstNan = arith::AndIOp::create(
@@ -616,7 +616,21 @@ int64_t outerBlocks(ReduceOp op) {
   int64_t bytes = isa<ComplexType>(resTy.getElementType())
                       ? 16
                       : std::max(1u, resTy.getElementTypeBitWidth() / 8);
-  return rows ? rowBlocks(rows, inTy.getNumElements() / rows, bytes) : 0;
+  if (!rows)
+    return 0;
+  int64_t cols = inTy.getNumElements() / rows;
+  if (int64_t blocks = rowBlocks(rows, cols, bytes))
+    return blocks;
+  // No count divides the rows: 16 blocks, and the last rows % 16 rows start
+  // the result (splitOuterReduce), when x is stored data (an argument or a
+  // slice or view of one). The slices would keep a producer from fusing into
+  // the sum: computing it into a buffer costs more (3x measured) than blocks
+  // save.
+  Operation *def = op.getX().getDefiningOp();
+  bool stored =
+      !def ||
+      isa<ViewOp, bufferization::ToTensorOp, tensor::ExtractSliceOp>(def);
+  return stored && rows >= 1024 && 16 * cols * bytes <= (32 << 20) ? 16 : 0;
 }
 
 /// One accumulating generic: `init` combined with the elements of `x` over
@@ -644,7 +658,9 @@ Value reduceInto(OpBuilder &b, Location loc, ReduceOp op, Value x,
 
 /// `x.sum(axis=0)` over many rows, as per-block partial results: x's rows
 /// are regrouped as (blocks, rows/blocks, cols...) (a tensor.expand_shape,
-/// which fusion moves through x's producer); each block reduces its rows
+/// which fusion moves through x's producer; rows that no block count
+/// divides leave a slice of fewer than `blocks` rows that starts the
+/// result); each block reduces its rows
 /// into its own partial row (parallel over blocks, each streaming its rows
 /// with the columns innermost), then the partials reduce into the result.
 /// Column tiles (each thread walking every row over a slice of the columns)
@@ -656,23 +672,39 @@ LogicalResult splitOuterReduce(IRRewriter &rw, ReduceOp op, int64_t blocks) {
   RankedTensorType resTy = tensorOf(op.getResult());
   unsigned m = inTy.getRank() - 1; // kept dims
   Type accTy = resTy.getElementType();
-  Value ident = emitReductionIdentity(rw, loc, op.getKind(), accTy,
-                                      op.getIsUnsigned());
+  Value ident =
+      emitReductionIdentity(rw, loc, op.getKind(), accTy, op.getIsUnsigned());
   auto filled = [&](ArrayRef<int64_t> shape) {
     return linalg::FillOp::create(
                rw, loc, ident,
                tensor::EmptyOp::create(rw, loc, shape, accTy).getResult())
         .getResult(0);
   };
-  SmallVector<int64_t> grouped{blocks, inTy.getDimSize(0) / blocks};
+  int64_t rows = inTy.getDimSize(0), q = rows / blocks,
+          rest = rows - blocks * q;
+  // Rows [from, from + count) of x (x itself when that is all of it).
+  auto rowsOf = [&](int64_t from, int64_t count) -> Value {
+    if (count == rows)
+      return op.getX();
+    SmallVector<OpFoldResult> offsets(m + 1, rw.getIndexAttr(0)), sizes,
+        strides(m + 1, rw.getIndexAttr(1));
+    offsets[0] = rw.getIndexAttr(from);
+    sizes.push_back(rw.getIndexAttr(count));
+    for (int64_t d : resTy.getShape())
+      sizes.push_back(rw.getIndexAttr(d));
+    return tensor::ExtractSliceOp::create(rw, loc, op.getX(), offsets, sizes,
+                                          strides);
+  };
+  SmallVector<int64_t> grouped{blocks, q};
   llvm::append_range(grouped, resTy.getShape());
   SmallVector<ReassociationIndices> assoc{{0, 1}};
   for (unsigned i = 0; i < m; ++i)
     assoc.push_back({static_cast<int64_t>(i + 2)});
   Value x = tensor::ExpandShapeOp::create(
       rw, loc, RankedTensorType::get(grouped, inTy.getElementType()),
-      op.getX(), assoc);
-  auto red = utils::IteratorType::reduction, par = utils::IteratorType::parallel;
+      rowsOf(0, blocks * q), assoc);
+  auto red = utils::IteratorType::reduction,
+       par = utils::IteratorType::parallel;
   // Partials: (p, r, c...) -> out (p, c...).
   SmallVector<int64_t> partialShape{blocks};
   llvm::append_range(partialShape, resTy.getShape());
@@ -681,16 +713,21 @@ LogicalResult splitOuterReduce(IRRewriter &rw, ReduceOp op, int64_t blocks) {
     out.push_back(rw.getAffineDimExpr(2 + i));
   SmallVector<utils::IteratorType> iters{par, red};
   iters.append(m, par);
-  Value partials = reduceInto(rw, loc, op, x, AffineMap::get(m + 2, 0, out, ctx),
-                              filled(partialShape), iters);
+  Value partials =
+      reduceInto(rw, loc, op, x, AffineMap::get(m + 2, 0, out, ctx),
+                 filled(partialShape), iters);
   // The result: (p, c...) -> out (c...).
   SmallVector<AffineExpr> kept;
   for (unsigned i = 0; i < m; ++i)
     kept.push_back(rw.getAffineDimExpr(1 + i));
   SmallVector<utils::IteratorType> iters1{red};
   iters1.append(m, par);
-  Value r = reduceInto(rw, loc, op, partials, AffineMap::get(m + 1, 0, kept, ctx),
-                       filled(resTy.getShape()), iters1);
+  AffineMap keptMap = AffineMap::get(m + 1, 0, kept, ctx);
+  Value init = filled(resTy.getShape());
+  if (rest) // the last rows (fewer than `blocks`) start the result
+    init = reduceInto(rw, loc, op, rowsOf(blocks * q, rest), keptMap, init,
+                      iters1);
+  Value r = reduceInto(rw, loc, op, partials, keptMap, init, iters1);
   rw.replaceOp(op, r);
   return success();
 }
@@ -897,10 +934,10 @@ Value transposedBase(Value v) {
 /// is a sum over x's rows, not a BLAS call: BLAS's transposed gemv on a
 /// tall, narrow matrix reads it at a fraction of the bandwidth (2x slower
 /// measured on 1M x 32). With several columns in v BLAS's gemm is faster
-/// (k-means' one-hot.T @ points, 16 x 3 outputs: 21 ms against 33 ms). Rows are grouped in blocks as for
-/// `x.sum(axis=0)`: each block accumulates x[r, i] * v[r, j] into its own
-/// partial (parallel over blocks, one pass over x), then the partials add
-/// up. A producer of v (`x.T @ (p - y)`) fuses into the pass.
+/// (k-means' one-hot.T @ points, 16 x 3 outputs: 21 ms against 33 ms). Rows are
+/// grouped in blocks as for `x.sum(axis=0)`: each block accumulates x[r, i] *
+/// v[r, j] into its own partial (parallel over blocks, one pass over x), then
+/// the partials add up. A producer of v (`x.T @ (p - y)`) fuses into the pass.
 Value tallTransposedProduct(IRRewriter &rw, MatmulOp op) {
   Value base = transposedBase(op.getLhs());
   Value rhs = op.getRhs();
@@ -911,7 +948,8 @@ Value tallTransposedProduct(IRRewriter &rw, MatmulOp op) {
     return {};
   int64_t rows = tensorOf(base).getDimSize(0), m = resTy.getDimSize(0),
           n = resTy.getDimSize(1);
-  int64_t bytes = isa<ComplexType>(et) ? 16 : std::max(1u, et.getIntOrFloatBitWidth() / 8);
+  int64_t bytes =
+      isa<ComplexType>(et) ? 16 : std::max(1u, et.getIntOrFloatBitWidth() / 8);
   int64_t blocks = (m <= 256 && n == 1) ? rowBlocks(rows, m, bytes) : 0;
   if (!blocks)
     return {};
@@ -932,7 +970,8 @@ Value tallTransposedProduct(IRRewriter &rw, MatmulOp op) {
         .getResult(0);
   };
   auto d = [&](unsigned i) { return rw.getAffineDimExpr(i); };
-  auto par = utils::IteratorType::parallel, red = utils::IteratorType::reduction;
+  auto par = utils::IteratorType::parallel,
+       red = utils::IteratorType::reduction;
   auto addReassoc = [](OpBuilder &b, Location l, Value acc, Value x) {
     Value r = emitScalarUfunc(b, l, "add", {acc, x}, acc.getType(), false);
     if (auto add = r.getDefiningOp<arith::AddFOp>())
@@ -948,7 +987,8 @@ Value tallTransposedProduct(IRRewriter &rw, MatmulOp op) {
                           AffineMap::get(4, 0, {d(0), d(2), d(3)}, ctx)},
       ArrayRef<utils::IteratorType>{par, red, par, par},
       [&](OpBuilder &b, Location l, ValueRange args) {
-        Value prod = emitScalarUfunc(b, l, "multiply", {args[0], args[1]}, et, false);
+        Value prod =
+            emitScalarUfunc(b, l, "multiply", {args[0], args[1]}, et, false);
         linalg::YieldOp::create(b, l, addReassoc(b, l, args[2], prod));
       });
   // (p, i, j): result[i, j] += partial[p, i, j].

@@ -152,10 +152,19 @@ func.func @reduce_outer_blocks(%x: tensor<1024x5xf64>) -> tensor<5xf64> {
   return %0 : tensor<5xf64>
 }
 
-// Rows that no block count from 8 to 16 divides stay one reduction.
+// Rows that no block count from 8 to 16 divides: 16 blocks of 64 rows, and
+// the last 7 rows (a slice) start the result.
 // CHECK-LABEL: func @reduce_outer_prime
-// CHECK-NOT: tensor.expand_shape
-// CHECK: iterator_types = ["reduction", "parallel"]
+// CHECK: tensor.extract_slice %{{.+}}[0, 0] [1024, 5] [1, 1]
+// CHECK: tensor.expand_shape %{{.+}} {{\[\[}}0, 1], [2]] output_shape [16, 64, 5]
+// CHECK: linalg.generic
+// CHECK-SAME: iterator_types = ["parallel", "reduction", "parallel"]
+// CHECK: tensor.extract_slice %{{.+}}[1024, 0] [7, 5] [1, 1]
+// CHECK: %[[TAIL:.+]] = linalg.generic
+// CHECK-SAME: iterator_types = ["reduction", "parallel"]
+// CHECK: linalg.generic
+// CHECK-SAME: iterator_types = ["reduction", "parallel"]
+// CHECK-SAME: outs(%[[TAIL]] : tensor<5xf64>)
 func.func @reduce_outer_prime(%x: tensor<1031x5xf64>) -> tensor<5xf64> {
   %0 = cpn.reduce %x {kind = "max", axes = array<i64: 0>} : tensor<1031x5xf64> -> tensor<5xf64>
   return %0 : tensor<5xf64>

@@ -162,7 +162,13 @@ def test_reductions_over_many_rows(dtype, threads):
             except TypeError:
                 continue
             close(getattr(cp, name)(cp.array(arr), axis=0), ref)
+        odd = data((1031, 5), dtype, 14)  # 16 blocks of 64 rows and 7 more
+        for name in ["sum", "max", "any"]:
+            close(getattr(cp, name)(cp.array(odd), axis=0), getattr(numpy, name)(odd, axis=0))
+            close(getattr(cp, name)(cp.array(odd)[1:], axis=0),
+                  getattr(numpy, name)(odd[1:], axis=0))
         if dtype != "bool":
+            close(cp.sum(cp.array(odd) * 3, axis=0), numpy.sum(odd * 3, axis=0))
             close(cp.sum(cp.array(b), axis=0), numpy.sum(b, axis=0))
             close(cp.sum(cp.array(a) * 2 + 1, axis=0), numpy.sum(a * 2 + 1, axis=0))
             close(cp.sum(cp.array(a.T), axis=1), numpy.sum(a.T, axis=1))
