@@ -633,6 +633,19 @@ int64_t outerBlocks(ReduceOp op) {
   return stored && rows >= 1024 && 16 * cols * bytes <= (32 << 20) ? 16 : 0;
 }
 
+/// emitReductionCombine with float additions and multiplications marked
+/// reassociable: NumPy sums pairwise, not in order, so LLVM may reorder float
+/// sums and products and the reduction loops vectorize.
+Value combineReassoc(OpBuilder &b, Location l, StringRef kind, Value acc,
+                     Value x, bool isUnsigned) {
+  Value r = emitReductionCombine(b, l, kind, acc, x, isUnsigned);
+  if (auto add = r.getDefiningOp<arith::AddFOp>())
+    add.setFastmath(arith::FastMathFlags::reassoc);
+  if (auto mul = r.getDefiningOp<arith::MulFOp>())
+    mul.setFastmath(arith::FastMathFlags::reassoc);
+  return r;
+}
+
 /// One accumulating generic: `init` combined with the elements of `x` over
 /// the iteration space `iters` (x read through the identity, `init` through
 /// `outMap`).
@@ -645,13 +658,8 @@ Value reduceInto(OpBuilder &b, Location loc, ReduceOp op, Value x,
       b, loc, TypeRange{init.getType()}, x, init,
       ArrayRef<AffineMap>{b.getMultiDimIdentityMap(iters.size()), outMap},
       iters, [&](OpBuilder &nb, Location l, ValueRange args) {
-        Value r =
-            emitReductionCombine(nb, l, kind, args[1], args[0], isUnsigned);
-        if (auto add = r.getDefiningOp<arith::AddFOp>())
-          add.setFastmath(arith::FastMathFlags::reassoc);
-        if (auto mul = r.getDefiningOp<arith::MulFOp>())
-          mul.setFastmath(arith::FastMathFlags::reassoc);
-        linalg::YieldOp::create(nb, l, r);
+        linalg::YieldOp::create(
+            nb, l, combineReassoc(nb, l, kind, args[1], args[0], isUnsigned));
       });
   return generic.getResult(0);
 }
@@ -787,15 +795,8 @@ LogicalResult lowerReduce(IRRewriter &rw, ReduceOp op) {
       rw, loc, resultTypes, op.getX(), inits, maps, iters,
       [&](OpBuilder &b, Location l, ValueRange args) {
         if (!isArg) {
-          Value r =
-              emitReductionCombine(b, l, kind, args[1], args[0], isUnsigned);
-          // NumPy sums pairwise, not in order: let LLVM reassociate float sums
-          // and products so that the reduction loops vectorize.
-          if (auto add = r.getDefiningOp<arith::AddFOp>())
-            add.setFastmath(arith::FastMathFlags::reassoc);
-          if (auto mul = r.getDefiningOp<arith::MulFOp>())
-            mul.setFastmath(arith::FastMathFlags::reassoc);
-          linalg::YieldOp::create(b, l, r);
+          linalg::YieldOp::create(
+              b, l, combineReassoc(b, l, kind, args[1], args[0], isUnsigned));
           return;
         }
         // Strictly better, or the first NaN: NumPy returns the first one.
@@ -972,12 +973,6 @@ Value tallTransposedProduct(IRRewriter &rw, MatmulOp op) {
   auto d = [&](unsigned i) { return rw.getAffineDimExpr(i); };
   auto par = utils::IteratorType::parallel,
        red = utils::IteratorType::reduction;
-  auto addReassoc = [](OpBuilder &b, Location l, Value acc, Value x) {
-    Value r = emitScalarUfunc(b, l, "add", {acc, x}, acc.getType(), false);
-    if (auto add = r.getDefiningOp<arith::AddFOp>())
-      add.setFastmath(arith::FastMathFlags::reassoc);
-    return r;
-  };
   // (p, r, i, j): partial[p, i, j] += x[p, r, i] * v[p, r, j].
   auto partial = linalg::GenericOp::create(
       rw, loc, TypeRange{RankedTensorType::get({blocks, m, n}, et)},
@@ -989,7 +984,8 @@ Value tallTransposedProduct(IRRewriter &rw, MatmulOp op) {
       [&](OpBuilder &b, Location l, ValueRange args) {
         Value prod =
             emitScalarUfunc(b, l, "multiply", {args[0], args[1]}, et, false);
-        linalg::YieldOp::create(b, l, addReassoc(b, l, args[2], prod));
+        linalg::YieldOp::create(
+            b, l, combineReassoc(b, l, "sum", args[2], prod, false));
       });
   // (p, i, j): result[i, j] += partial[p, i, j].
   auto total = linalg::GenericOp::create(
@@ -998,7 +994,8 @@ Value tallTransposedProduct(IRRewriter &rw, MatmulOp op) {
                           AffineMap::get(3, 0, {d(1), d(2)}, ctx)},
       ArrayRef<utils::IteratorType>{red, par, par},
       [&](OpBuilder &b, Location l, ValueRange args) {
-        linalg::YieldOp::create(b, l, addReassoc(b, l, args[1], args[0]));
+        linalg::YieldOp::create(
+            b, l, combineReassoc(b, l, "sum", args[1], args[0], false));
       });
   return total.getResult(0);
 }

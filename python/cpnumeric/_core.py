@@ -272,12 +272,14 @@ class ndarray:
         a._dtype = _np.dtype(self._dtype.char.lower())  # 'D' -> 'd', 'F' -> 'f'
         return a
 
-    def _read(self, shape, strides):
-        """A view of the base (in its dtype), then the part a part view reads."""
+    def _read(self, shape, strides, part=False):
+        """A view of the base (in its dtype), then `part` of it ("real",
+        "imag"; this view's own part by default)."""
         b = self._base
+        part = self._part if part is False else part
         node = record("view", [b.node], shape, b.dtype, [self._offset, *strides])
-        if self._part is not None:
-            node = record(self._part, [node], shape, self._dtype)
+        if part is not None:
+            node = record(part, [node], shape, self._dtype)
         return node
 
     # -- reading into the trace --------------------------------------------
@@ -307,7 +309,8 @@ class ndarray:
                 strides.append(0 if d == 1 and shape[lead + i] != 1 else s)
             node = self._read(shape, strides)
         if dtype is not None and dtype != self._dtype:
-            complex_warning(self._dtype, dtype)
+            if self._dtype.kind == "c":
+                complex_warning(self._dtype, dtype)
             node = record("cast", [node], shape, dtype)
         return node
 
@@ -324,10 +327,8 @@ class ndarray:
             base.node = node
             return
         if self._part is not None:  # the other part keeps its values
-            old = record("view", [base.node], self._shape, base.dtype,
-                         [self._offset, *self._strides])
-            other = record("imag" if self._part == "real" else "real", [old],
-                           self._shape, self._dtype)
+            other = self._read(self._shape, self._strides,
+                               "imag" if self._part == "real" else "real")
             parts = [node, other] if self._part == "real" else [other, node]
             node = record("complex", parts, self._shape, base.dtype)
         base.node = record("update", [base.node, node], base.shape, base.dtype,

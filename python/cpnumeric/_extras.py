@@ -927,27 +927,26 @@ def piecewise(x, condlist, funclist, *args, **kw):
 
 # -- bits ---------------------------------------------------------------------------
 
-def _bit_axis(a, axis):
+def _bits_input(a, axis, bitorder, kinds, message):
+    """packbits/unpackbits' checks; a (raveled when axis is None, at least
+    1-D) and the axis."""
+    a = _as(a)
+    if a._dtype.kind not in kinds or (kinds == "u" and a._dtype.itemsize != 1):
+        raise TypeError(message)
+    if bitorder not in ("big", "little"):
+        raise ValueError("'order' must be either 'little' or 'big'")
     if axis is None:
-        return _manip.ravel(a), 0
-    return a, _np_normalize_axis(axis, a.ndim)
-
-
-def _np_normalize_axis(axis, ndim):
-    from numpy.lib.array_utils import normalize_axis_index
-    return normalize_axis_index(axis, ndim)
+        a, axis = _manip.ravel(a), 0
+    else:
+        from numpy.lib.array_utils import normalize_axis_index
+        axis = normalize_axis_index(axis, a.ndim)
+    return (a.reshape(1) if a.ndim == 0 else a), axis
 
 
 def packbits(a, /, axis=None, bitorder="big"):
     """Eight truth values per uint8, the first in the high bit ('big')."""
-    a = _as(a)
-    if a._dtype.kind not in "biu":
-        raise TypeError("Expected an input array of integer or boolean data type")
-    if bitorder not in ("big", "little"):
-        raise ValueError("'order' must be either 'little' or 'big'")
-    a, axis = _bit_axis(a, axis)
-    if a.ndim == 0:
-        a = a.reshape(1)
+    a, axis = _bits_input(a, axis, bitorder, "biu",
+                          "Expected an input array of integer or boolean data type")
     n = a._shape[axis]
     bits = _ufuncs.not_equal(a, 0).astype(_np.uint8)
     k = -(-n // 8)
@@ -966,14 +965,8 @@ def packbits(a, /, axis=None, bitorder="big"):
 
 def unpackbits(a, /, axis=None, count=None, bitorder="big"):
     """The bits of uint8 elements, eight per element along `axis`."""
-    a = _as(a)
-    if a._dtype != _np.uint8:
-        raise TypeError("Expected an input array of unsigned byte data type")
-    if bitorder not in ("big", "little"):
-        raise ValueError("'order' must be either 'little' or 'big'")
-    a, axis = _bit_axis(a, axis)
-    if a.ndim == 0:
-        a = a.reshape(1)
+    a, axis = _bits_input(a, axis, bitorder, "u",
+                          "Expected an input array of unsigned byte data type")
     moved = _manip.moveaxis(a, axis, -1)
     shifts = [7 - i if bitorder == "big" else i for i in range(8)]
     sh = _core.asndarray(_np.array(shifts, dtype=_np.uint8))
@@ -1002,11 +995,13 @@ def roots(p):
     p = _joining.atleast_1d(_as(p))
     if p.ndim != 1:
         raise ValueError("Input must be a rank-1 array.")
-    nz = _np.flatnonzero(p._numpy())
-    if len(nz) == 0:
+    from ._indexing import flatnonzero
+    nz = flatnonzero(p)  # its size is a sync point
+    if nz.size == 0:
         return array([])
-    trailing = p.size - int(nz[-1]) - 1
-    p = p[int(nz[0]):int(nz[-1]) + 1]
+    first, last = (int(v) for v in nz[_np.array([0, -1])]._numpy())
+    trailing = p.size - last - 1
+    p = p[first:last + 1]
     if p._dtype.kind not in "fc":
         p = p.astype(_np.float64)
     n = p.size
