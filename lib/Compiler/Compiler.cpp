@@ -184,7 +184,8 @@ remapDims(const std::vector<int64_t> &base, const std::vector<int64_t> &shape,
 OwningOpRef<ModuleOp> buildModule(const Trace &trace,
                                   const std::vector<int32_t> &outputs,
                                   const std::vector<int32_t> &donors,
-                                  const ShapeSymbols &symbols = {}) {
+                                  const ShapeSymbols &symbols = {},
+                                  bool fpStatus = true) {
   MLIRContext *ctx = &context();
   OpBuilder b(ctx);
   Location loc = UnknownLoc::get(ctx);
@@ -230,9 +231,22 @@ OwningOpRef<ModuleOp> buildModule(const Trace &trace,
       argTypes.push_back(memrefTy(trace.ops()[outputs[j]].shape,
                                   trace.ops()[outputs[j]].dtype));
   }
+  // np.errstate: one status word per kFpSitesPerWord checked ops, last.
+  static_assert(::cpn::kFpSitesPerWord == mlir::cpn::kFpSitesPerWord);
+  std::vector<std::string> fpNames;
+  if (fpStatus)
+    fpNames = trace.fpSites();
+  int64_t fpWords =
+      (static_cast<int64_t>(fpNames.size()) + ::cpn::kFpSitesPerWord - 1) /
+      ::cpn::kFpSitesPerWord;
+  if (fpWords)
+    argTypes.push_back(MemRefType::get({fpWords}, b.getI32Type()));
   b.setInsertionPointToEnd(module->getBody());
   auto func =
       func::FuncOp::create(b, loc, "kernel", b.getFunctionType(argTypes, {}));
+  if (fpWords)
+    func.setArgAttr(argTypes.size() - 1, mlir::cpn::kFpStatusAttr,
+                    b.getUnitAttr());
   // Every argument is a distinct store (a donated input is one argument), so
   // LLVM may assume no aliasing between them: loads and stores are promoted
   // out of loops and loops vectorize without runtime overlap checks.
@@ -320,6 +334,13 @@ OwningOpRef<ModuleOp> buildModule(const Trace &trace,
         st.addAttribute("src_unsigned", b.getUnitAttr());
       if (cpnrt::isUnsigned(op.dtype))
         st.addAttribute("dst_unsigned", b.getUnitAttr());
+    }
+    if (fpWords && op.fpChecks) {
+      st.addAttribute(mlir::cpn::kFpChecksAttr,
+                      b.getI64IntegerAttr(op.fpChecks));
+      int64_t site =
+          std::find(fpNames.begin(), fpNames.end(), op.name) - fpNames.begin();
+      st.addAttribute(mlir::cpn::kFpSiteAttr, b.getI64IntegerAttr(site));
     }
     std::optional<RegisteredOperationName> opName =
         RegisteredOperationName::lookup(st.name.getStringRef(), ctx);
@@ -1073,8 +1094,10 @@ std::vector<char> compileObject(const Trace &trace,
                                 const std::vector<int32_t> &outputs,
                                 const ObjectOptions &opts) {
   std::vector<int32_t> donors(outputs.size(), -1);
+  // Ahead-of-time objects keep the documented calling convention: no
+  // status argument, no floating-point error checks.
   OwningOpRef<ModuleOp> module =
-      buildModule(trace, outputs, donors, opts.symbols);
+      buildModule(trace, outputs, donors, opts.symbols, /*fpStatus=*/false);
   bool barePtr = opts.symbols.empty();
   std::filesystem::path dumpDir;
   int fileNo = 1;
@@ -1209,23 +1232,49 @@ namespace {
 /// Submits `exe` on the runtime's task graph: it reads `reads` and writes
 /// `outArgs` (its arguments, in that order); `writes` are every store it
 /// writes (outArgs and donated inputs).
+std::mutex fpReportsMutex;
+std::vector<FpReport> fpReports;
+
+/// Reports the sites of `fp` whose bits are set in `status`.
+void reportFpErrors(const FpSites &fp, const std::vector<int32_t> &status) {
+  std::lock_guard<std::mutex> lock(fpReportsMutex);
+  for (size_t k = 0; k < fp.names.size(); ++k) {
+    auto bits = static_cast<uint8_t>((status[k / ::cpn::kFpSitesPerWord] >>
+                                      (3 * (k % ::cpn::kFpSitesPerWord))) &
+                                     7);
+    if (bits)
+      fpReports.push_back({fp.names[k], bits, fp.actions});
+  }
+}
+
 void runKernel(const std::shared_ptr<Executable> &exe,
                std::vector<cpnrt::StoreRef> reads,
                std::vector<cpnrt::StoreRef> outArgs,
-               std::vector<cpnrt::StoreRef> writes) {
+               std::vector<cpnrt::StoreRef> writes,
+               std::shared_ptr<const FpSites> fp) {
   cpnrt::TaskGraph::global().submit(
       exe->name,
-      [exe, reads, outArgs] {
+      [exe, reads, outArgs, fp] {
         std::vector<void *> ptrs;
-        ptrs.reserve(reads.size() + outArgs.size());
+        ptrs.reserve(reads.size() + outArgs.size() + 1);
         for (auto &s : reads)
           ptrs.push_back(s->data());
         for (auto &s : outArgs)
           ptrs.push_back(s->data());
+        // The status words the kernel ORs its checked ops' errors into.
+        std::vector<int32_t> status;
+        if (fp) {
+          status.assign((fp->names.size() + ::cpn::kFpSitesPerWord - 1) /
+                            ::cpn::kFpSitesPerWord,
+                        0);
+          ptrs.push_back(status.data());
+        }
         std::vector<void *> args;
         for (void *&p : ptrs)
           args.push_back(&p);
         exe->fn(args.data());
+        if (fp && llvm::any_of(status, [](int32_t w) { return w != 0; }))
+          reportFpErrors(*fp, status);
         // A library call (LAPACK) that failed left its error for this thread.
         if (std::string error = cpnrt::takeKernelError(); !error.empty())
           throw std::runtime_error(error);
@@ -1235,6 +1284,34 @@ void runKernel(const std::shared_ptr<Executable> &exe,
   cpnrt::TaskGraph::global().waitInFlightAtMost(kMaxWindowsAhead);
 }
 } // namespace
+
+std::vector<FpReport> takeFpReports() {
+  std::lock_guard<std::mutex> lock(fpReportsMutex);
+  std::vector<FpReport> out;
+  out.swap(fpReports);
+  return out;
+}
+
+void Engine::setFpState(uint8_t checks, std::array<uint8_t, 3> actions) {
+  fpChecks_ = checks & FpAll;
+  fpActions_ = actions;
+  trace_.setFpChecks(fpQuiet_ ? 0 : fpChecks_);
+}
+
+void Engine::setFpQuiet(bool quiet) {
+  fpQuiet_ = quiet;
+  trace_.setFpChecks(fpQuiet_ ? 0 : fpChecks_);
+}
+
+std::shared_ptr<const FpSites> Engine::fpSites() const {
+  std::vector<std::string> names = trace_.fpSites();
+  if (names.empty())
+    return nullptr;
+  auto fp = std::make_shared<FpSites>();
+  fp->names = std::move(names);
+  fp->actions = fpActions_;
+  return fp;
+}
 
 Engine &Engine::global() {
   static Engine *e = new Engine();
@@ -1369,9 +1446,11 @@ void Engine::submit(const std::shared_ptr<Executable> &exe,
     writes.push_back(node->store);
     ++stats_.valuesMaterialized;
   }
+  std::shared_ptr<const FpSites> fp = fpSites();
   trace_.clear();
   if (exe)
-    runKernel(exe, std::move(reads), std::move(outArgs), std::move(writes));
+    runKernel(exe, std::move(reads), std::move(outArgs), std::move(writes),
+              std::move(fp));
 }
 
 void Engine::beginCapture() {
@@ -1399,6 +1478,7 @@ std::shared_ptr<CapturedTrace> Engine::endCapture(bool execute) {
   }
   cap->trace = trace_;
   cap->trace.detachInputs();
+  cap->fp = fpSites();
   if (execute) {
     ++stats_.flushes;
     submit(cap->exe, cap->outputs, donors);
@@ -1436,7 +1516,7 @@ CapturedTrace::call(const std::vector<NodeRef> &args) const {
     out.push_back(node);
   }
   if (exe)
-    runKernel(exe, reads, outArgs, outArgs);
+    runKernel(exe, reads, outArgs, outArgs, fp);
   return out;
 }
 

@@ -158,11 +158,38 @@ Value buildElementwise(
   return generic.getResult(0);
 }
 
+/// ORs the floating-point error bits of one element of `name` into the
+/// kernel's status (np.errstate): bits 3 * (site % kFpSitesPerWord) of word
+/// site / kFpSitesPerWord.
+void emitFpFlag(OpBuilder &b, Location l, StringRef name, ValueRange args,
+                Value result, int64_t checks, int64_t site) {
+  Value bits = emitFpErrorBits(b, l, name, args, result, checks);
+  if (!bits)
+    return;
+  // Every error of a float result makes it NaN or infinite: the result is
+  // the probe. Other results (integer division, casts) test the bits.
+  Value maybe = result;
+  if (!isa<FloatType>(result.getType()))
+    maybe = arith::CmpIOp::create(
+        b, l, arith::CmpIPredicate::ne, bits,
+        arith::ConstantOp::create(b, l, b.getI32IntegerAttr(0)));
+  int64_t shift = 3 * (site % kFpSitesPerWord);
+  if (shift)
+    bits = arith::ShLIOp::create(
+        b, l, bits,
+        arith::ConstantOp::create(b, l, b.getI32IntegerAttr(shift)));
+  FpFlagOp::create(b, l, bits, maybe, site / kFpSitesPerWord);
+}
+
 LogicalResult lowerElementwise(IRRewriter &rw, Operation *op) {
   Location loc = op->getLoc();
   RankedTensorType resTy = tensorOf(op->getResult(0));
   StringRef name = op->getName().stripDialect();
   bool isUnsigned = op->hasAttr("is_unsigned");
+  auto fpChecks = op->getAttrOfType<IntegerAttr>(kFpChecksAttr);
+  auto fpSite = op->getAttrOfType<IntegerAttr>(kFpSiteAttr);
+  if (!fpSite)
+    fpChecks = {};
   SmallVector<AffineMap> maps(op->getNumOperands(),
                               rw.getMultiDimIdentityMap(resTy.getRank()));
   bool failed = false;
@@ -184,6 +211,9 @@ LogicalResult lowerElementwise(IRRewriter &rw, Operation *op) {
           failed = true;
           v = emitZero(b, l, resTy.getElementType());
         }
+        if (fpChecks)
+          emitFpFlag(b, l, isa<CastOp>(op) ? "cast" : name, args, v,
+                     fpChecks.getInt(), fpSite.getInt());
         return v;
       });
   if (failed)
@@ -1124,7 +1154,8 @@ struct ConvertCPNToLinalgPass
   void runOnOperation() override {
     SmallVector<Operation *> ops;
     getOperation()->walk([&](Operation *op) {
-      if (isa<CPNDialect>(op->getDialect()) &&
+      // cpn.fp_flag is already scalar (in bodies, kept until loops).
+      if (isa<CPNDialect>(op->getDialect()) && !isa<FpFlagOp>(op) &&
           !(keepUpdates && isa<UpdateOp>(op)))
         ops.push_back(op);
     });

@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "cpn/Conversion/Passes.h"
+#include "cpn/Dialect/CPN/CPNOps.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -12,6 +13,7 @@
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Tensor/Transforms/Transforms.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 namespace mlir::cpn {
@@ -32,8 +34,19 @@ int64_t bodySize(Operation *op) {
   auto generic = dyn_cast<linalg::GenericOp>(op);
   if (!generic)
     return 0;
+  // np.errstate's checks (the ops only cpn.fp_flag reads) are not counted:
+  // fusion decisions stay those of unchecked code.
+  llvm::SmallPtrSet<Operation *, 32> checks;
+  for (Operation &inner : llvm::reverse(generic.getBody()->getOperations()))
+    if (isa<cpn::FpFlagOp>(inner) ||
+        (inner.getNumResults() &&
+         llvm::all_of(inner.getUsers(),
+                      [&](Operation *u) { return checks.contains(u); })))
+      checks.insert(&inner);
   int64_t cost = 0;
   for (Operation &inner : generic.getBody()->getOperations()) {
+    if (checks.contains(&inner))
+      continue;
     StringRef dialect = inner.getName().getDialectNamespace();
     StringRef name = inner.getName().stripDialect();
     if (dialect == "math")
@@ -54,6 +67,72 @@ int64_t bodySize(Operation *op) {
 void mergeLocation(Operation *into, Operation *from) {
   into->setLoc(
       FusedLoc::get(into->getContext(), {into->getLoc(), from->getLoc()}));
+}
+
+/// A generic on tensors whose results nobody reads stays alive when its
+/// body reports floating-point errors (cpn.fp_flag writes): a producer fused
+/// into all its consumers, or a value the trace never read. Its consumers
+/// check the elements they read; it is erased as soon as it is dead, as
+/// unchecked code's would be, so that fusion sees the same use counts.
+/// Whether `g` is a generic on tensors whose only effects are reports.
+bool onlyReports(linalg::GenericOp g) {
+  if (!g.hasPureTensorSemantics())
+    return false;
+  bool flags = false;
+  WalkResult r = g.getRegion().walk([&](Operation *op) {
+    flags |= isa<cpn::FpFlagOp>(op);
+    return isa<cpn::FpFlagOp>(op) || isMemoryEffectFree(op)
+               ? WalkResult::advance()
+               : WalkResult::interrupt();
+  });
+  return flags && !r.wasInterrupted();
+}
+
+struct EraseDeadCheckingGeneric : OpRewritePattern<linalg::GenericOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(linalg::GenericOp g,
+                                PatternRewriter &rw) const override {
+    if (!g->use_empty() || !onlyReports(g))
+      return failure();
+    rw.eraseOp(g);
+    return success();
+  }
+};
+
+/// CSE for checking generics, before fusion changes them: the same
+/// computation recorded twice is computed once (cse merges pure generics;
+/// the reports' effects stop it). In program order, so that consumers of
+/// merged values become equal in turn.
+void mergeEquivalentCheckingGenerics(Operation *root) {
+  SmallVector<linalg::GenericOp> kept;
+  SmallVector<linalg::GenericOp> all;
+  root->walk([&](linalg::GenericOp g) { all.push_back(g); });
+  for (linalg::GenericOp g : all) {
+    if (!onlyReports(g))
+      continue;
+    linalg::GenericOp same;
+    for (linalg::GenericOp k : kept) {
+      // Values defined inside the two bodies correspond as they are met.
+      DenseMap<Value, Value> inner;
+      if (k->getBlock() == g->getBlock() &&
+          OperationEquivalence::isEquivalentTo(
+              g, k,
+              [&](Value a, Value b) {
+                return success(a == b || inner.lookup(a) == b);
+              },
+              [&](Value a, Value b) { inner[a] = b; },
+              OperationEquivalence::IgnoreLocations)) {
+        same = k;
+        break;
+      }
+    }
+    if (!same) {
+      kept.push_back(g);
+      continue;
+    }
+    g->replaceAllUsesWith(same->getResults());
+    g->erase();
+  }
 }
 
 struct FuseElementwisePass
@@ -89,6 +168,8 @@ struct FuseElementwisePass
       return producer && producer->hasOneUse();
     };
     RewritePatternSet patterns(ctx);
+    mergeEquivalentCheckingGenerics(getOperation());
+    patterns.add<EraseDeadCheckingGeneric>(ctx, /*benefit=*/10);
     linalg::populateElementwiseOpsFusionPatterns(patterns, control);
     linalg::populateFoldReshapeOpsByExpansionPatterns(patterns, singleUse);
     tensor::populateBubbleUpExpandShapePatterns(patterns);

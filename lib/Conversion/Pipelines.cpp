@@ -24,7 +24,8 @@ mlir::cpn::getLoweringStages(bool openmp, bool barePtr) {
        "cpn-matmul-to-blas,cse,canonicalize,buffer-deallocation-pipeline,"
        "cpn-early-dealloc,cpn-strided-copy-to-linalg"},
       {"loops", "func.func(convert-linalg-to-parallel-loops),"
-                "cpn-parallel-outer-loops,convert-scf-to-openmp,canonicalize,"
+                "cpn-parallel-outer-loops,cpn-lower-fp-flags,convert-scf-to-openmp,"
+                "canonicalize,"
                 "lower-affine,convert-scf-to-cf,canonicalize,cse"},
       {"llvm",
        "convert-complex-to-standard,"

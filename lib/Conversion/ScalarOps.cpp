@@ -1,4 +1,5 @@
-//===- ScalarOps.cpp - NumPy's scalar semantics in arith/math --------------===//
+//===- ScalarOps.cpp - NumPy's scalar semantics in arith/math
+//--------------===//
 //
 // Part of cpnumeric.
 //
@@ -77,18 +78,22 @@ std::pair<Value, Value> floatDivmod(OpBuilder &b, Location loc, Value a,
   Type t = a.getType();
   Value zero = cstF(b, loc, t, 0.0);
   Value mod = arith::RemFOp::create(b, loc, a, d);
-  Value div = arith::DivFOp::create(b, loc, arith::SubFOp::create(b, loc, a, mod), d);
+  Value div =
+      arith::DivFOp::create(b, loc, arith::SubFOp::create(b, loc, a, mod), d);
   // Adjust mod and div when the signs of mod and divisor differ.
   Value modNeg = cmpF(b, loc, CmpFPredicate::OLT, mod, zero);
   Value dNeg = cmpF(b, loc, CmpFPredicate::OLT, d, zero);
   Value modNonZero = cmpF(b, loc, CmpFPredicate::UNE, mod, zero);
   Value signsDiffer = arith::XOrIOp::create(b, loc, modNeg, dNeg);
   Value adjust = arith::AndIOp::create(b, loc, modNonZero, signsDiffer);
-  Value modAdj = sel(b, loc, adjust, arith::AddFOp::create(b, loc, mod, d), mod);
+  Value modAdj =
+      sel(b, loc, adjust, arith::AddFOp::create(b, loc, mod, d), mod);
   Value one = cstF(b, loc, t, 1.0);
-  Value divAdj = sel(b, loc, adjust, arith::SubFOp::create(b, loc, div, one), div);
+  Value divAdj =
+      sel(b, loc, adjust, arith::SubFOp::create(b, loc, div, one), div);
   // A zero remainder takes the divisor's sign.
-  modAdj = sel(b, loc, modNonZero, modAdj, callLibm(b, loc, "copysign", {zero, d}));
+  modAdj =
+      sel(b, loc, modNonZero, modAdj, callLibm(b, loc, "copysign", {zero, d}));
   // Round the quotient to the nearest integer the way NumPy does.
   Value fl = math::FloorOp::create(b, loc, divAdj);
   Value frac = arith::SubFOp::create(b, loc, divAdj, fl);
@@ -97,7 +102,8 @@ std::pair<Value, Value> floatDivmod(OpBuilder &b, Location loc, Value a,
   fl = sel(b, loc, bump, arith::AddFOp::create(b, loc, fl, one), fl);
   Value divNonZero = cmpF(b, loc, CmpFPredicate::UNE, divAdj, zero);
   Value q = arith::DivFOp::create(b, loc, a, d);
-  Value floordiv = sel(b, loc, divNonZero, fl, callLibm(b, loc, "copysign", {zero, q}));
+  Value floordiv =
+      sel(b, loc, divNonZero, fl, callLibm(b, loc, "copysign", {zero, q}));
   // Division by zero: NumPy returns a / d and fmod(a, d).
   Value dZero = cmpF(b, loc, CmpFPredicate::OEQ, d, zero);
   floordiv = sel(b, loc, dZero, q, floordiv);
@@ -117,7 +123,8 @@ Value intDivLike(OpBuilder &b, Location loc, StringRef name, Value a, Value d,
   Value minusOne;
   if (!isUnsigned) {
     minusOne = cstI(b, loc, t, -1);
-    bad = arith::OrIOp::create(b, loc, dZero, cmpI(b, loc, CmpIPredicate::eq, d, minusOne));
+    bad = arith::OrIOp::create(b, loc, dZero,
+                               cmpI(b, loc, CmpIPredicate::eq, d, minusOne));
   }
   Value safeD = sel(b, loc, bad, one, d);
   Value r;
@@ -137,9 +144,9 @@ Value intDivLike(OpBuilder &b, Location loc, StringRef name, Value a, Value d,
   if (!isUnsigned && name == "remainder") {
     Value rNeg = cmpI(b, loc, CmpIPredicate::slt, r, zero);
     Value dNeg = cmpI(b, loc, CmpIPredicate::slt, d, zero);
-    Value adjust = arith::AndIOp::create(
-        b, loc, cmpI(b, loc, CmpIPredicate::ne, r, zero),
-        arith::XOrIOp::create(b, loc, rNeg, dNeg));
+    Value adjust =
+        arith::AndIOp::create(b, loc, cmpI(b, loc, CmpIPredicate::ne, r, zero),
+                              arith::XOrIOp::create(b, loc, rNeg, dNeg));
     r = sel(b, loc, adjust, arith::AddIOp::create(b, loc, r, d), r);
   }
   return sel(b, loc, bad, zero, r);
@@ -160,10 +167,14 @@ Value truthy(OpBuilder &b, Location loc, Value x) {
 
 Value emitFloatUnary(OpBuilder &b, Location loc, StringRef name, Value x) {
   Type t = x.getType();
-  if (name == "negative") return arith::NegFOp::create(b, loc, x);
-  if (name == "positive") return x;
-  if (name == "absolute") return math::AbsFOp::create(b, loc, x);
-  if (name == "square") return arith::MulFOp::create(b, loc, x, x);
+  if (name == "negative")
+    return arith::NegFOp::create(b, loc, x);
+  if (name == "positive")
+    return x;
+  if (name == "absolute")
+    return math::AbsFOp::create(b, loc, x);
+  if (name == "square")
+    return arith::MulFOp::create(b, loc, x, x);
   if (name == "reciprocal")
     return arith::DivFOp::create(b, loc, cstF(b, loc, t, 1.0), x);
   if (name == "sign") {
@@ -173,18 +184,30 @@ Value emitFloatUnary(OpBuilder &b, Location loc, StringRef name, Value x) {
                sel(b, loc, cmpF(b, loc, CmpFPredicate::OLT, x, zero),
                    cstF(b, loc, t, -1.0), x));
   }
-  if (name == "sqrt") return math::SqrtOp::create(b, loc, x);
-  if (name == "exp") return math::ExpOp::create(b, loc, x);
-  if (name == "exp2") return math::Exp2Op::create(b, loc, x);
-  if (name == "log") return math::LogOp::create(b, loc, x);
-  if (name == "log2") return math::Log2Op::create(b, loc, x);
-  if (name == "log10") return math::Log10Op::create(b, loc, x);
-  if (name == "sin") return math::SinOp::create(b, loc, x);
-  if (name == "cos") return math::CosOp::create(b, loc, x);
-  if (name == "floor") return math::FloorOp::create(b, loc, x);
-  if (name == "ceil") return math::CeilOp::create(b, loc, x);
-  if (name == "trunc") return math::TruncOp::create(b, loc, x);
-  if (name == "rint") return math::RoundEvenOp::create(b, loc, x);
+  if (name == "sqrt")
+    return math::SqrtOp::create(b, loc, x);
+  if (name == "exp")
+    return math::ExpOp::create(b, loc, x);
+  if (name == "exp2")
+    return math::Exp2Op::create(b, loc, x);
+  if (name == "log")
+    return math::LogOp::create(b, loc, x);
+  if (name == "log2")
+    return math::Log2Op::create(b, loc, x);
+  if (name == "log10")
+    return math::Log10Op::create(b, loc, x);
+  if (name == "sin")
+    return math::SinOp::create(b, loc, x);
+  if (name == "cos")
+    return math::CosOp::create(b, loc, x);
+  if (name == "floor")
+    return math::FloorOp::create(b, loc, x);
+  if (name == "ceil")
+    return math::CeilOp::create(b, loc, x);
+  if (name == "trunc")
+    return math::TruncOp::create(b, loc, x);
+  if (name == "rint")
+    return math::RoundEvenOp::create(b, loc, x);
   // Functions whose math-dialect lowerings are approximations or expansions
   // (log1p as log(1 + x), ...) call libm to stay within 1e-12 of NumPy.
   StringRef libm = llvm::StringSwitch<StringRef>(name)
@@ -206,31 +229,49 @@ Value emitFloatUnary(OpBuilder &b, Location loc, StringRef name, Value x) {
     return callLibm(b, loc, libm, x);
   if (name == "spacing") { // away from 0 (up for -0.0); NaN for inf
     double inf = std::numeric_limits<double>::infinity();
-    Value away = sel(b, loc, cmpF(b, loc, CmpFPredicate::OLT, x, cstF(b, loc, t, 0.0)),
-                     cstF(b, loc, t, -inf), cstF(b, loc, t, inf));
-    return arith::SubFOp::create(b, loc, callLibm(b, loc, "nextafter", {x, away}), x);
+    Value away =
+        sel(b, loc, cmpF(b, loc, CmpFPredicate::OLT, x, cstF(b, loc, t, 0.0)),
+            cstF(b, loc, t, -inf), cstF(b, loc, t, inf));
+    return arith::SubFOp::create(b, loc,
+                                 callLibm(b, loc, "nextafter", {x, away}), x);
   }
   return {};
 }
 
 Value emitFloatBinary(OpBuilder &b, Location loc, StringRef name, Value x,
                       Value y) {
-  if (name == "add") return arith::AddFOp::create(b, loc, x, y);
-  if (name == "subtract") return arith::SubFOp::create(b, loc, x, y);
-  if (name == "multiply") return arith::MulFOp::create(b, loc, x, y);
-  if (name == "divide") return arith::DivFOp::create(b, loc, x, y);
-  if (name == "floor_divide") return floatDivmod(b, loc, x, y).first;
-  if (name == "remainder") return floatDivmod(b, loc, x, y).second;
-  if (name == "fmod") return arith::RemFOp::create(b, loc, x, y);
-  if (name == "power") return math::PowFOp::create(b, loc, x, y);
-  if (name == "maximum") return arith::MaximumFOp::create(b, loc, x, y);
-  if (name == "minimum") return arith::MinimumFOp::create(b, loc, x, y);
-  if (name == "fmax") return arith::MaxNumFOp::create(b, loc, x, y);
-  if (name == "fmin") return arith::MinNumFOp::create(b, loc, x, y);
-  if (name == "copysign") return callLibm(b, loc, "copysign", {x, y});
-  if (name == "arctan2") return callLibm(b, loc, "atan2", {x, y});
-  if (name == "hypot") return callLibm(b, loc, "hypot", {x, y});
-  if (name == "nextafter") return callLibm(b, loc, "nextafter", {x, y});
+  if (name == "add")
+    return arith::AddFOp::create(b, loc, x, y);
+  if (name == "subtract")
+    return arith::SubFOp::create(b, loc, x, y);
+  if (name == "multiply")
+    return arith::MulFOp::create(b, loc, x, y);
+  if (name == "divide")
+    return arith::DivFOp::create(b, loc, x, y);
+  if (name == "floor_divide")
+    return floatDivmod(b, loc, x, y).first;
+  if (name == "remainder")
+    return floatDivmod(b, loc, x, y).second;
+  if (name == "fmod")
+    return arith::RemFOp::create(b, loc, x, y);
+  if (name == "power")
+    return math::PowFOp::create(b, loc, x, y);
+  if (name == "maximum")
+    return arith::MaximumFOp::create(b, loc, x, y);
+  if (name == "minimum")
+    return arith::MinimumFOp::create(b, loc, x, y);
+  if (name == "fmax")
+    return arith::MaxNumFOp::create(b, loc, x, y);
+  if (name == "fmin")
+    return arith::MinNumFOp::create(b, loc, x, y);
+  if (name == "copysign")
+    return callLibm(b, loc, "copysign", {x, y});
+  if (name == "arctan2")
+    return callLibm(b, loc, "atan2", {x, y});
+  if (name == "hypot")
+    return callLibm(b, loc, "hypot", {x, y});
+  if (name == "nextafter")
+    return callLibm(b, loc, "nextafter", {x, y});
   if (name == "logaddexp" || name == "logaddexp2") {
     // NumPy's npy_logaddexp: exact for x == y, log1p of the smaller term.
     bool two = name == "logaddexp2";
@@ -239,15 +280,21 @@ Value emitFloatBinary(OpBuilder &b, Location loc, StringRef name, Value x,
     Value zero = cstF(b, loc, t, 0.0);
     auto tail = [&](Value v) -> Value { // log1p(exp(v)) or log2(1 + 2**v)
       if (!two)
-        return callLibm(b, loc, "log1p", math::ExpOp::create(b, loc, v).getResult());
-      Value l = callLibm(b, loc, "log1p", math::Exp2Op::create(b, loc, v).getResult());
-      return arith::MulFOp::create(b, loc, l, cstF(b, loc, t, 1.0 / std::log(2.0)));
+        return callLibm(b, loc, "log1p",
+                        math::ExpOp::create(b, loc, v).getResult());
+      Value l = callLibm(b, loc, "log1p",
+                         math::Exp2Op::create(b, loc, v).getResult());
+      return arith::MulFOp::create(b, loc, l,
+                                   cstF(b, loc, t, 1.0 / std::log(2.0)));
     };
-    Value pos = arith::AddFOp::create(b, loc, x, tail(arith::NegFOp::create(b, loc, tmp)));
+    Value pos = arith::AddFOp::create(b, loc, x,
+                                      tail(arith::NegFOp::create(b, loc, tmp)));
     Value neg = arith::AddFOp::create(b, loc, y, tail(tmp));
-    Value same = arith::AddFOp::create(b, loc, x, cstF(b, loc, t, two ? 1.0 : std::log(2.0)));
-    Value r = sel(b, loc, cmpF(b, loc, CmpFPredicate::OGT, tmp, zero), pos,
-                  sel(b, loc, cmpF(b, loc, CmpFPredicate::OLE, tmp, zero), neg, tmp));
+    Value same = arith::AddFOp::create(
+        b, loc, x, cstF(b, loc, t, two ? 1.0 : std::log(2.0)));
+    Value r =
+        sel(b, loc, cmpF(b, loc, CmpFPredicate::OGT, tmp, zero), pos,
+            sel(b, loc, cmpF(b, loc, CmpFPredicate::OLE, tmp, zero), neg, tmp));
     return sel(b, loc, cmpF(b, loc, CmpFPredicate::OEQ, x, y), same, r);
   }
   auto pred = llvm::StringSwitch<std::optional<CmpFPredicate>>(name)
@@ -268,23 +315,28 @@ Value emitIntUnary(OpBuilder &b, Location loc, StringRef name, Value x,
   Type t = x.getType();
   bool isBool = t.isInteger(1);
   Value zero = cstI(b, loc, t, 0);
-  if (name == "positive") return x;
-  if (name == "negative") return arith::SubIOp::create(b, loc, zero, x);
+  if (name == "positive")
+    return x;
+  if (name == "negative")
+    return arith::SubIOp::create(b, loc, zero, x);
   if (name == "absolute")
     return (isUnsigned || isBool)
                ? x
                : sel(b, loc, cmpI(b, loc, CmpIPredicate::slt, x, zero),
                      arith::SubIOp::create(b, loc, zero, x), x);
-  if (name == "square") return isBool ? x : (Value)arith::MulIOp::create(b, loc, x, x);
+  if (name == "square")
+    return isBool ? x : (Value)arith::MulIOp::create(b, loc, x, x);
   if (name == "sign") {
     Value one = cstI(b, loc, t, 1);
-    Value gt = cmpI(b, loc, isUnsigned ? CmpIPredicate::ugt : CmpIPredicate::sgt, x, zero);
+    Value gt = cmpI(
+        b, loc, isUnsigned ? CmpIPredicate::ugt : CmpIPredicate::sgt, x, zero);
     if (isUnsigned)
       return sel(b, loc, gt, one, zero);
     Value lt = cmpI(b, loc, CmpIPredicate::slt, x, zero);
     return sel(b, loc, gt, one, sel(b, loc, lt, cstI(b, loc, t, -1), zero));
   }
-  if (name == "invert") return arith::XOrIOp::create(b, loc, x, cstI(b, loc, t, -1));
+  if (name == "invert")
+    return arith::XOrIOp::create(b, loc, x, cstI(b, loc, t, -1));
   if (name == "floor" || name == "ceil" || name == "trunc" || name == "rint")
     return x;
   if (name == "bitwise_count") { // of |x|, as a uint8
@@ -293,8 +345,9 @@ Value emitIntUnary(OpBuilder &b, Location loc, StringRef name, Value x,
     Type u8 = b.getIntegerType(8);
     if (t.getIntOrFloatBitWidth() == 8)
       return n;
-    return t.getIntOrFloatBitWidth() < 8 ? (Value)arith::ExtUIOp::create(b, loc, u8, n)
-                                         : (Value)arith::TruncIOp::create(b, loc, u8, n);
+    return t.getIntOrFloatBitWidth() < 8
+               ? (Value)arith::ExtUIOp::create(b, loc, u8, n)
+               : (Value)arith::TruncIOp::create(b, loc, u8, n);
   }
   return {};
 }
@@ -322,21 +375,30 @@ Value emitIntBinary(OpBuilder &b, Location loc, StringRef name, Value x,
                     Value y, bool isUnsigned) {
   Type t = x.getType();
   bool isBool = t.isInteger(1);
-  if (name == "add") return isBool ? (Value)arith::OrIOp::create(b, loc, x, y) : (Value)arith::AddIOp::create(b, loc, x, y);
-  if (name == "subtract") return arith::SubIOp::create(b, loc, x, y);
-  if (name == "multiply") return isBool ? (Value)arith::AndIOp::create(b, loc, x, y) : (Value)arith::MulIOp::create(b, loc, x, y);
+  if (name == "add")
+    return isBool ? (Value)arith::OrIOp::create(b, loc, x, y)
+                  : (Value)arith::AddIOp::create(b, loc, x, y);
+  if (name == "subtract")
+    return arith::SubIOp::create(b, loc, x, y);
+  if (name == "multiply")
+    return isBool ? (Value)arith::AndIOp::create(b, loc, x, y)
+                  : (Value)arith::MulIOp::create(b, loc, x, y);
   if (name == "floor_divide" || name == "remainder" || name == "fmod")
     return intDivLike(b, loc, name, x, y, isUnsigned || isBool);
   if (name == "power") {
     if (isBool) // True ** anything is True; False ** 0 is True.
-      return arith::OrIOp::create(b, loc, x, arith::XOrIOp::create(b, loc, y, cstI(b, loc, t, 1)));
+      return arith::OrIOp::create(
+          b, loc, x, arith::XOrIOp::create(b, loc, y, cstI(b, loc, t, 1)));
     return math::IPowIOp::create(b, loc, x, y);
   }
   if (name == "maximum" || name == "fmax")
-    return (isUnsigned || isBool) ? (Value)arith::MaxUIOp::create(b, loc, x, y) : (Value)arith::MaxSIOp::create(b, loc, x, y);
+    return (isUnsigned || isBool) ? (Value)arith::MaxUIOp::create(b, loc, x, y)
+                                  : (Value)arith::MaxSIOp::create(b, loc, x, y);
   if (name == "minimum" || name == "fmin")
-    return (isUnsigned || isBool) ? (Value)arith::MinUIOp::create(b, loc, x, y) : (Value)arith::MinSIOp::create(b, loc, x, y);
-  if (name == "gcd" && !isBool) return gcdOf(b, loc, x, y, isUnsigned);
+    return (isUnsigned || isBool) ? (Value)arith::MinUIOp::create(b, loc, x, y)
+                                  : (Value)arith::MinSIOp::create(b, loc, x, y);
+  if (name == "gcd" && !isBool)
+    return gcdOf(b, loc, x, y, isUnsigned);
   if (name == "lcm" && !isBool) { // |x / gcd * y|, 0 when both are 0
     Value g = gcdOf(b, loc, x, y, isUnsigned);
     Value zero = cstI(b, loc, t, 0);
@@ -344,21 +406,27 @@ Value emitIntBinary(OpBuilder &b, Location loc, StringRef name, Value x,
     Value safe = sel(b, loc, gZero, cstI(b, loc, t, 1), g);
     Value ax = emitIntUnary(b, loc, "absolute", x, isUnsigned);
     Value ay = emitIntUnary(b, loc, "absolute", y, isUnsigned);
-    Value l = arith::MulIOp::create(b, loc, arith::DivUIOp::create(b, loc, ax, safe), ay);
+    Value l = arith::MulIOp::create(
+        b, loc, arith::DivUIOp::create(b, loc, ax, safe), ay);
     return sel(b, loc, gZero, zero, l);
   }
-  if (name == "bitwise_and") return arith::AndIOp::create(b, loc, x, y);
-  if (name == "bitwise_or") return arith::OrIOp::create(b, loc, x, y);
-  if (name == "bitwise_xor") return arith::XOrIOp::create(b, loc, x, y);
+  if (name == "bitwise_and")
+    return arith::AndIOp::create(b, loc, x, y);
+  if (name == "bitwise_or")
+    return arith::OrIOp::create(b, loc, x, y);
+  if (name == "bitwise_xor")
+    return arith::XOrIOp::create(b, loc, x, y);
   if (name == "left_shift" || name == "right_shift") {
     unsigned width = t.getIntOrFloatBitWidth();
     Value w = cstI(b, loc, t, width);
     Value over = cmpI(b, loc, CmpIPredicate::uge, y, w);
     Value safe = sel(b, loc, over, cstI(b, loc, t, 0), y);
     if (name == "left_shift")
-      return sel(b, loc, over, cstI(b, loc, t, 0), arith::ShLIOp::create(b, loc, x, safe));
+      return sel(b, loc, over, cstI(b, loc, t, 0),
+                 arith::ShLIOp::create(b, loc, x, safe));
     if (isUnsigned || isBool)
-      return sel(b, loc, over, cstI(b, loc, t, 0), arith::ShRUIOp::create(b, loc, x, safe));
+      return sel(b, loc, over, cstI(b, loc, t, 0),
+                 arith::ShRUIOp::create(b, loc, x, safe));
     Value fill = arith::ShRSIOp::create(b, loc, x, cstI(b, loc, t, width - 1));
     return sel(b, loc, over, fill, arith::ShRSIOp::create(b, loc, x, safe));
   }
@@ -374,11 +442,20 @@ Value emitIntBinary(OpBuilder &b, Location loc, StringRef name, Value x,
     CmpIPredicate p = *pred;
     if (isUnsigned || isBool) {
       switch (*pred) {
-      case CmpIPredicate::slt: p = CmpIPredicate::ult; break;
-      case CmpIPredicate::sle: p = CmpIPredicate::ule; break;
-      case CmpIPredicate::sgt: p = CmpIPredicate::ugt; break;
-      case CmpIPredicate::sge: p = CmpIPredicate::uge; break;
-      default: break;
+      case CmpIPredicate::slt:
+        p = CmpIPredicate::ult;
+        break;
+      case CmpIPredicate::sle:
+        p = CmpIPredicate::ule;
+        break;
+      case CmpIPredicate::sgt:
+        p = CmpIPredicate::ugt;
+        break;
+      case CmpIPredicate::sge:
+        p = CmpIPredicate::uge;
+        break;
+      default:
+        break;
       }
     }
     return cmpI(b, loc, p, x, y);
@@ -403,7 +480,8 @@ Value mkC(OpBuilder &b, Location loc, Type t, Value r, Value i) {
 Value cstC(OpBuilder &b, Location loc, Type t, double r, double i) {
   Type ft = cast<ComplexType>(t).getElementType();
   return complex::ConstantOp::create(
-      b, loc, t, b.getArrayAttr({b.getFloatAttr(ft, r), b.getFloatAttr(ft, i)}));
+      b, loc, t,
+      b.getArrayAttr({b.getFloatAttr(ft, r), b.getFloatAttr(ft, i)}));
 }
 Value isNanF(OpBuilder &b, Location loc, Value x) {
   return cmpF(b, loc, CmpFPredicate::UNO, x, x);
@@ -416,7 +494,8 @@ Value isNanC(OpBuilder &b, Location loc, Value z) {
 Value scaleC(OpBuilder &b, Location loc, Value z, double c) {
   Type ft = cast<ComplexType>(z.getType()).getElementType();
   Value k = cstF(b, loc, ft, c);
-  return mkC(b, loc, z.getType(), arith::MulFOp::create(b, loc, re(b, loc, z), k),
+  return mkC(b, loc, z.getType(),
+             arith::MulFOp::create(b, loc, re(b, loc, z), k),
              arith::MulFOp::create(b, loc, im(b, loc, z), k));
 }
 
@@ -425,9 +504,11 @@ Value scaleC(OpBuilder &b, Location loc, Value z, double c) {
 Value lessC(OpBuilder &b, Location loc, Value x, Value y, bool orEqual) {
   Value xr = re(b, loc, x), xi = im(b, loc, x);
   Value yr = re(b, loc, y), yi = im(b, loc, y);
-  Value noNan = arith::AndIOp::create(b, loc, cmpF(b, loc, CmpFPredicate::ORD, xi, xi),
-                                      cmpF(b, loc, CmpFPredicate::ORD, yi, yi));
-  Value first = arith::AndIOp::create(b, loc, cmpF(b, loc, CmpFPredicate::OLT, xr, yr), noNan);
+  Value noNan =
+      arith::AndIOp::create(b, loc, cmpF(b, loc, CmpFPredicate::ORD, xi, xi),
+                            cmpF(b, loc, CmpFPredicate::ORD, yi, yi));
+  Value first = arith::AndIOp::create(
+      b, loc, cmpF(b, loc, CmpFPredicate::OLT, xr, yr), noNan);
   Value second = arith::AndIOp::create(
       b, loc, cmpF(b, loc, CmpFPredicate::OEQ, xr, yr),
       cmpF(b, loc, orEqual ? CmpFPredicate::OLE : CmpFPredicate::OLT, xi, yi));
@@ -436,35 +517,53 @@ Value lessC(OpBuilder &b, Location loc, Value x, Value y, bool orEqual) {
 
 Value emitComplexUnary(OpBuilder &b, Location loc, StringRef name, Value z) {
   Type t = z.getType();
-  if (name == "negative") return complex::NegOp::create(b, loc, z);
-  if (name == "positive") return z;
-  if (name == "conjugate") return complex::ConjOp::create(b, loc, z);
-  if (name == "absolute") return complex::AbsOp::create(b, loc, z);
-  if (name == "real") return re(b, loc, z);
-  if (name == "imag") return im(b, loc, z);
-  if (name == "square") return complex::MulOp::create(b, loc, z, z);
+  if (name == "negative")
+    return complex::NegOp::create(b, loc, z);
+  if (name == "positive")
+    return z;
+  if (name == "conjugate")
+    return complex::ConjOp::create(b, loc, z);
+  if (name == "absolute")
+    return complex::AbsOp::create(b, loc, z);
+  if (name == "real")
+    return re(b, loc, z);
+  if (name == "imag")
+    return im(b, loc, z);
+  if (name == "square")
+    return complex::MulOp::create(b, loc, z, z);
   if (name == "reciprocal")
     return complex::DivOp::create(b, loc, cstC(b, loc, t, 1.0, 0.0), z);
-  if (name == "sign") return complex::SignOp::create(b, loc, z);
-  if (name == "sqrt") return complex::SqrtOp::create(b, loc, z);
-  if (name == "exp") return complex::ExpOp::create(b, loc, z);
+  if (name == "sign")
+    return complex::SignOp::create(b, loc, z);
+  if (name == "sqrt")
+    return complex::SqrtOp::create(b, loc, z);
+  if (name == "exp")
+    return complex::ExpOp::create(b, loc, z);
   if (name == "exp2")
     return complex::ExpOp::create(b, loc, scaleC(b, loc, z, std::log(2.0)));
-  if (name == "expm1") return complex::Expm1Op::create(b, loc, z);
-  if (name == "log") return complex::LogOp::create(b, loc, z);
-  if (name == "log1p") return complex::Log1pOp::create(b, loc, z);
+  if (name == "expm1")
+    return complex::Expm1Op::create(b, loc, z);
+  if (name == "log")
+    return complex::LogOp::create(b, loc, z);
+  if (name == "log1p")
+    return complex::Log1pOp::create(b, loc, z);
   if (name == "log2" || name == "log10")
     return scaleC(b, loc, complex::LogOp::create(b, loc, z),
                   1.0 / std::log(name == "log2" ? 2.0 : 10.0));
-  if (name == "sin") return complex::SinOp::create(b, loc, z);
-  if (name == "cos") return complex::CosOp::create(b, loc, z);
-  if (name == "tan") return complex::TanOp::create(b, loc, z);
-  if (name == "tanh") return complex::TanhOp::create(b, loc, z);
+  if (name == "sin")
+    return complex::SinOp::create(b, loc, z);
+  if (name == "cos")
+    return complex::CosOp::create(b, loc, z);
+  if (name == "tan")
+    return complex::TanOp::create(b, loc, z);
+  if (name == "tanh")
+    return complex::TanhOp::create(b, loc, z);
   if (name == "sinh" || name == "cosh") {
     // sinh(x+iy) = sinh x cos y + i cosh x sin y; cosh swaps sinh and cosh.
     Value x = re(b, loc, z), y = im(b, loc, z);
     Value sh = callLibm(b, loc, "sinh", x), ch = callLibm(b, loc, "cosh", x);
-    Value c = math::CosOp::create(b, loc, y), s = math::SinOp::create(b, loc, y);
+    Value c = math::CosOp::create(b, loc, y),
+          s = math::SinOp::create(b, loc, y);
     bool isSinh = name == "sinh";
     return mkC(b, loc, t, arith::MulFOp::create(b, loc, isSinh ? sh : ch, c),
                arith::MulFOp::create(b, loc, isSinh ? ch : sh, s));
@@ -479,41 +578,58 @@ Value powC(OpBuilder &b, Location loc, Value z, Value w) {
   Type ft = cast<ComplexType>(t).getElementType();
   Value zero = cstF(b, loc, ft, 0.0);
   auto isZero = [&](Value v) {
-    return arith::AndIOp::create(b, loc, cmpF(b, loc, CmpFPredicate::OEQ, re(b, loc, v), zero),
-                                 cmpF(b, loc, CmpFPredicate::OEQ, im(b, loc, v), zero));
+    return arith::AndIOp::create(
+        b, loc, cmpF(b, loc, CmpFPredicate::OEQ, re(b, loc, v), zero),
+        cmpF(b, loc, CmpFPredicate::OEQ, im(b, loc, v), zero));
   };
   Value general = complex::PowOp::create(b, loc, z, w);
   Value wPosReal = arith::AndIOp::create(
       b, loc, cmpF(b, loc, CmpFPredicate::OGT, re(b, loc, w), zero),
       cmpF(b, loc, CmpFPredicate::OEQ, im(b, loc, w), zero));
   double nan = std::numeric_limits<double>::quiet_NaN();
-  Value zeroBase = sel(b, loc, wPosReal, cstC(b, loc, t, 0.0, 0.0), cstC(b, loc, t, nan, nan));
+  Value zeroBase = sel(b, loc, wPosReal, cstC(b, loc, t, 0.0, 0.0),
+                       cstC(b, loc, t, nan, nan));
   Value r = sel(b, loc, isZero(z), zeroBase, general);
   return sel(b, loc, isZero(w), cstC(b, loc, t, 1.0, 0.0), r);
 }
 
 Value emitComplexBinary(OpBuilder &b, Location loc, StringRef name, Value x,
                         Value y) {
-  if (name == "add") return complex::AddOp::create(b, loc, x, y);
-  if (name == "subtract") return complex::SubOp::create(b, loc, x, y);
-  if (name == "multiply") return complex::MulOp::create(b, loc, x, y);
-  if (name == "divide") return complex::DivOp::create(b, loc, x, y);
-  if (name == "power") return powC(b, loc, x, y);
-  if (name == "equal") return complex::EqualOp::create(b, loc, x, y);
-  if (name == "not_equal") return complex::NotEqualOp::create(b, loc, x, y);
-  if (name == "less") return lessC(b, loc, x, y, false);
-  if (name == "less_equal") return lessC(b, loc, x, y, true);
-  if (name == "greater") return lessC(b, loc, y, x, false);
-  if (name == "greater_equal") return lessC(b, loc, y, x, true);
+  if (name == "add")
+    return complex::AddOp::create(b, loc, x, y);
+  if (name == "subtract")
+    return complex::SubOp::create(b, loc, x, y);
+  if (name == "multiply")
+    return complex::MulOp::create(b, loc, x, y);
+  if (name == "divide")
+    return complex::DivOp::create(b, loc, x, y);
+  if (name == "power")
+    return powC(b, loc, x, y);
+  if (name == "equal")
+    return complex::EqualOp::create(b, loc, x, y);
+  if (name == "not_equal")
+    return complex::NotEqualOp::create(b, loc, x, y);
+  if (name == "less")
+    return lessC(b, loc, x, y, false);
+  if (name == "less_equal")
+    return lessC(b, loc, x, y, true);
+  if (name == "greater")
+    return lessC(b, loc, y, x, false);
+  if (name == "greater_equal")
+    return lessC(b, loc, y, x, true);
   // maximum/minimum keep the first operand when it is NaN or wins the order;
   // fmax/fmin keep it when the second is NaN or the first wins.
   if (name == "maximum" || name == "minimum") {
-    Value wins = lessC(b, loc, name == "maximum" ? y : x, name == "maximum" ? x : y, true);
-    return sel(b, loc, arith::OrIOp::create(b, loc, isNanC(b, loc, x), wins), x, y);
+    Value wins = lessC(b, loc, name == "maximum" ? y : x,
+                       name == "maximum" ? x : y, true);
+    return sel(b, loc, arith::OrIOp::create(b, loc, isNanC(b, loc, x), wins), x,
+               y);
   }
   if (name == "fmax" || name == "fmin") {
-    Value wins = lessC(b, loc, name == "fmax" ? y : x, name == "fmax" ? x : y, true);
-    return sel(b, loc, arith::OrIOp::create(b, loc, isNanC(b, loc, y), wins), x, y);
+    Value wins =
+        lessC(b, loc, name == "fmax" ? y : x, name == "fmax" ? x : y, true);
+    return sel(b, loc, arith::OrIOp::create(b, loc, isNanC(b, loc, y), wins), x,
+               y);
   }
   return {};
 }
@@ -528,13 +644,17 @@ Value mlir::cpn::emitScalarUfunc(OpBuilder &b, Location loc, StringRef name,
   Type t = x.getType();
   // Logical and classification ufuncs work on any element type.
   if (name == "logical_not")
-    return arith::XOrIOp::create(b, loc, truthy(b, loc, x), cstI(b, loc, b.getI1Type(), 1));
+    return arith::XOrIOp::create(b, loc, truthy(b, loc, x),
+                                 cstI(b, loc, b.getI1Type(), 1));
   if (name == "logical_and")
-    return arith::AndIOp::create(b, loc, truthy(b, loc, x), truthy(b, loc, args[1]));
+    return arith::AndIOp::create(b, loc, truthy(b, loc, x),
+                                 truthy(b, loc, args[1]));
   if (name == "logical_or")
-    return arith::OrIOp::create(b, loc, truthy(b, loc, x), truthy(b, loc, args[1]));
+    return arith::OrIOp::create(b, loc, truthy(b, loc, x),
+                                truthy(b, loc, args[1]));
   if (name == "logical_xor")
-    return arith::XOrIOp::create(b, loc, truthy(b, loc, x), truthy(b, loc, args[1]));
+    return arith::XOrIOp::create(b, loc, truthy(b, loc, x),
+                                 truthy(b, loc, args[1]));
   if (isa<ComplexType>(t) &&
       (name == "isnan" || name == "isinf" || name == "isfinite")) {
     // Of either part (isfinite: of both).
@@ -611,7 +731,8 @@ Value mlir::cpn::emitScalarCast(OpBuilder &b, Location loc, Value x, Type to,
   if (auto ct = dyn_cast<ComplexType>(to)) { // the real part, imaginary 0
     Type ft = ct.getElementType();
     if (auto cf = dyn_cast<ComplexType>(from))
-      return mkC(b, loc, to, emitScalarCast(b, loc, re(b, loc, x), ft, false, false),
+      return mkC(b, loc, to,
+                 emitScalarCast(b, loc, re(b, loc, x), ft, false, false),
                  emitScalarCast(b, loc, im(b, loc, x), ft, false, false));
     return mkC(b, loc, to, emitScalarCast(b, loc, x, ft, srcUnsigned, false),
                cstF(b, loc, ft, 0.0));
@@ -643,19 +764,110 @@ Value mlir::cpn::emitScalarCast(OpBuilder &b, Location loc, Value x, Type to,
   return arith::TruncIOp::create(b, loc, to, x);
 }
 
+Value mlir::cpn::emitFpErrorBits(OpBuilder &b, Location loc, StringRef name,
+                                 ValueRange args, Value result,
+                                 unsigned checks) {
+  enum : unsigned { Divide = 1, Overflow = 2, Invalid = 4 };
+  Type i32 = b.getI32Type();
+  Value bits;
+  auto flag = [&](Value cond, unsigned bit) {
+    if (!(checks & bit))
+      return;
+    Value v = sel(b, loc, cond, cstI(b, loc, i32, bit), cstI(b, loc, i32, 0));
+    bits = bits ? (Value)arith::OrIOp::create(b, loc, bits, v) : v;
+  };
+  auto isNan = [&](Value x) { return cmpF(b, loc, CmpFPredicate::UNO, x, x); };
+  auto isInf = [&](Value x) {
+    Value inf = cstF(b, loc, x.getType(), INFINITY);
+    return cmpF(b, loc, CmpFPredicate::OEQ, math::AbsFOp::create(b, loc, x),
+                inf);
+  };
+  auto isFinite = [&](Value x) {
+    Value inf = cstF(b, loc, x.getType(), INFINITY);
+    return cmpF(b, loc, CmpFPredicate::ONE, math::AbsFOp::create(b, loc, x),
+                inf);
+  };
+  auto isEq = [&](Value x, double c) {
+    return cmpF(b, loc, CmpFPredicate::OEQ, x, cstF(b, loc, x.getType(), c));
+  };
+  auto both = [&](Value x, Value y) -> Value {
+    return arith::AndIOp::create(b, loc, x, y);
+  };
+  Type rt = result.getType();
+  Type at = args[0].getType();
+  if (name == "cast") {
+    if (isa<FloatType>(at) && isa<IntegerType>(rt) && !rt.isInteger(1))
+      flag(arith::XOrIOp::create(b, loc, isFinite(args[0]),
+                                 cstI(b, loc, b.getI1Type(), 1)),
+           Invalid);
+    else if (isa<FloatType>(at) && isa<FloatType>(rt) &&
+             rt.getIntOrFloatBitWidth() < at.getIntOrFloatBitWidth())
+      flag(both(isInf(result), isFinite(args[0])), Overflow);
+    return bits;
+  }
+  if (isa<IntegerType>(rt) && args.size() == 2 &&
+      (name == "floor_divide" || name == "remainder" || name == "fmod")) {
+    flag(cmpI(b, loc, CmpIPredicate::eq, args[1], cstI(b, loc, at, 0)), Divide);
+    return bits;
+  }
+  if (!isa<FloatType>(rt) || !isa<FloatType>(at))
+    return {};
+  // Which errors the function can have at all.
+  bool overflows = llvm::is_contained(
+      {"add", "subtract", "multiply", "divide", "floor_divide", "power",
+       "square", "reciprocal", "exp", "exp2", "expm1", "sinh", "cosh", "hypot"},
+      name);
+  // The pole where a finite operand gives an infinity: divide by zero.
+  Value pole;
+  if (name == "divide" || name == "floor_divide")
+    pole = isEq(args[1], 0.0);
+  else if (name == "log" || name == "log2" || name == "log10" ||
+           name == "reciprocal" || name == "power")
+    pole = isEq(args[0], 0.0);
+  else if (name == "log1p")
+    pole = isEq(args[0], -1.0);
+  else if (name == "arctanh")
+    pole = isEq(math::AbsFOp::create(b, loc, args[0]), 1.0);
+  if (checks & Invalid) {
+    Value ordered = cmpF(b, loc, CmpFPredicate::ORD, args[0],
+                         args.size() == 2 ? args[1] : args[0]);
+    flag(both(isNan(result), ordered), Invalid);
+  }
+  if ((pole || overflows) && (checks & (Divide | Overflow))) {
+    Value finite = isFinite(args[0]);
+    if (args.size() == 2)
+      finite = both(finite, isFinite(args[1]));
+    Value inf = both(isInf(result), finite);
+    if (pole) {
+      flag(both(inf, pole), Divide);
+      if (overflows)
+        flag(both(inf, arith::XOrIOp::create(b, loc, pole,
+                                             cstI(b, loc, b.getI1Type(), 1))),
+             Overflow);
+    } else {
+      flag(inf, Overflow);
+    }
+  }
+  return bits;
+}
+
 Value mlir::cpn::emitReductionIdentity(OpBuilder &b, Location loc,
                                        StringRef kind, Type t,
                                        bool isUnsigned) {
   if (isa<ComplexType>(t)) {
     double inf = std::numeric_limits<double>::infinity();
-    double v = kind == "sum" ? 0.0 : kind == "prod" ? 1.0
-               : (kind == "min" || kind == "argmin") ? inf : -inf;
+    double v = kind == "sum"                         ? 0.0
+               : kind == "prod"                      ? 1.0
+               : (kind == "min" || kind == "argmin") ? inf
+                                                     : -inf;
     return cstC(b, loc, t, v, kind == "prod" ? 0.0 : v);
   }
   if (auto ft = dyn_cast<FloatType>(t)) {
     double inf = std::numeric_limits<double>::infinity();
-    double v = kind == "sum" ? 0.0 : kind == "prod" ? 1.0
-               : (kind == "min" || kind == "argmin") ? inf : -inf;
+    double v = kind == "sum"                         ? 0.0
+               : kind == "prod"                      ? 1.0
+               : (kind == "min" || kind == "argmin") ? inf
+                                                     : -inf;
     return cstF(b, loc, t, v);
   }
   unsigned w = t.getIntOrFloatBitWidth();
@@ -664,10 +876,10 @@ Value mlir::cpn::emitReductionIdentity(OpBuilder &b, Location loc,
   if (kind == "prod" || kind == "all")
     return cstI(b, loc, t, 1);
   bool isMin = kind == "min" || kind == "argmin";
-  APInt v = (isUnsigned || w == 1)
-                ? (isMin ? APInt::getMaxValue(w) : APInt::getMinValue(w))
-                : (isMin ? APInt::getSignedMaxValue(w)
-                         : APInt::getSignedMinValue(w));
+  APInt v =
+      (isUnsigned || w == 1)
+          ? (isMin ? APInt::getMaxValue(w) : APInt::getMinValue(w))
+          : (isMin ? APInt::getSignedMaxValue(w) : APInt::getSignedMinValue(w));
   return arith::ConstantOp::create(b, loc, t, b.getIntegerAttr(t, v));
 }
 

@@ -6,6 +6,8 @@
 
 #include "cpn/Trace/Trace.h"
 
+#include <algorithm>
+#include <set>
 #include <sstream>
 #include <stdexcept>
 
@@ -54,6 +56,10 @@ NodeRef Trace::add(std::string name, const std::vector<NodeRef> &operands,
   for (int64_t d : shape)
     mix(static_cast<uint64_t>(d));
   mix(static_cast<uint64_t>(dtype) + 0x100);
+  if (fpChecks_ && canRaiseFpError(name)) {
+    op.fpChecks = fpChecks_;
+    mix(0xf00 + fpChecks_);
+  }
   auto node = std::make_shared<ValueNode>();
   node->shape = shape;
   node->dtype = dtype;
@@ -71,6 +77,26 @@ NodeRef Trace::add(std::string name, const std::vector<NodeRef> &operands,
   op.result = node;
   ops_.push_back(std::move(op));
   return node;
+}
+
+bool cpn::canRaiseFpError(const std::string &name) {
+  static const std::set<std::string> names = {
+      "add",       "subtract", "multiply", "divide",  "floor_divide",
+      "remainder", "fmod",     "power",    "square",  "reciprocal",
+      "sqrt",      "exp",      "exp2",     "expm1",   "log",
+      "log2",      "log10",    "log1p",    "sin",     "cos",
+      "tan",       "arcsin",   "arccos",   "arccosh", "arctanh",
+      "sinh",      "cosh",     "hypot",    "cast"};
+  return names.count(name) > 0;
+}
+
+std::vector<std::string> Trace::fpSites() const {
+  std::vector<std::string> sites;
+  for (const TraceOp &op : ops_)
+    if (op.fpChecks &&
+        std::find(sites.begin(), sites.end(), op.name) == sites.end())
+      sites.push_back(op.name);
+  return sites;
 }
 
 std::vector<int32_t> Trace::liveResults() const {
@@ -126,6 +152,8 @@ std::string Trace::str() const {
     }
     if (!op.sattr.empty())
       os << " \"" << op.sattr << "\"";
+    if (op.fpChecks)
+      os << " {fp=" << int(op.fpChecks) << "}";
     os << " : " << shapeStr(op.shape, op.dtype)
        << (op.result.expired() ? "  (dead)" : "") << "\n";
   }

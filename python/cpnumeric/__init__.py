@@ -52,6 +52,9 @@ _core.EAGER["threshold"] = _config.get_int("CPN_EAGER_THRESHOLD")
 _core.LOCATIONS = bool(_config.get("CPN_DUMP_IR"))
 from . import _profile  # noqa: E402
 _profile._start_from_environment()
+from . import _errstate  # noqa: E402
+from ._errstate import errstate, geterr, geterrcall, seterr, seterrcall  # noqa: E402,F401
+_errstate.sync_engine()
 
 for _name in _ufuncs.NATIVE_UFUNCS:
     globals()[_name] = getattr(_ufuncs, _name)
@@ -63,9 +66,9 @@ for _name in ["bool_", "int8", "int16", "int32", "int64", "uint8", "uint16", "ui
               "ulonglong", "byte", "ubyte", "short", "ushort", "intc", "uintc",
               "generic", "number", "integer", "signedinteger", "unsignedinteger",
               "floating", "complexfloating", "inexact", "dtype", "finfo", "iinfo",
-              "pi", "e", "inf", "nan", "newaxis", "euler_gamma", "errstate",
+              "pi", "e", "inf", "nan", "newaxis", "euler_gamma",
               "result_type", "can_cast", "promote_types", "issubdtype",
-              "broadcast_shapes", "seterr", "geterr", "set_printoptions",
+              "broadcast_shapes", "set_printoptions",
               "get_printoptions", "printoptions"]:
     globals()[_name] = getattr(_np, _name)
 bool = _np.bool_  # noqa: A001
@@ -98,9 +101,11 @@ def flush():
 
 
 def synchronize():
-    """Wait until all submitted work has finished."""
+    """Wait until all submitted work has finished; reports the floating-point
+    errors it found (np.errstate)."""
     _cpn.flush()
     _cpn.wait_all()
+    _errstate.report()
 
 
 coverage = _fallback.coverage
@@ -334,7 +339,7 @@ _fallback.register_native(
     set(_ufuncs.NATIVE_UFUNCS) | {"clip", "where"} | set(_creation.NATIVE)
     | set(_manip.NATIVE) | set(_reductions.NATIVE) | set(_joining.NATIVE)
     | set(_products.NATIVE) | set(_sorting.NATIVE) | set(_indexing.NATIVE)
-    | set(_extras.NATIVE) | set(_pad.NATIVE))
+    | set(_extras.NATIVE) | set(_pad.NATIVE) | set(_errstate.NATIVE))
 # `where(cond)` with one argument is data-dependent and falls back.
 
 

@@ -8,7 +8,7 @@ import warnings
 
 import numpy as _np
 
-from . import _cpn
+from . import _cpn, _errstate
 
 # dtype.kind+itemsize keys the runtime knows.
 _SUPPORTED = {"b1", "i1", "i2", "i4", "i8", "u1", "u2", "u4", "u8", "f2", "f4",
@@ -109,7 +109,10 @@ _PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
 def record(name, operands, shape, dtype, iattrs=(), sattr=""):
     if LOCATIONS:
         _set_location()
-    return _op(name, operands, iattrs, sattr, shape, dtype_key(dtype))
+    r = _op(name, operands, iattrs, sattr, shape, dtype_key(dtype))
+    if _errstate.RAISING[0]:
+        _errstate.run_now()
+    return r
 
 
 def _set_location():
@@ -134,7 +137,9 @@ def wait(node):
 
 def _raising(f, node):
     try:
-        return f(node)
+        r = f(node)
+        _errstate.report()
+        return r
     except RuntimeError as e:
         msg = str(e)
         for name, cls in (("LinAlgError: ", _np.linalg.LinAlgError),

@@ -7,7 +7,7 @@ import operator
 
 import numpy as _np
 
-from . import _core, _joining, _manip, _reductions, _ufuncs
+from . import _core, _errstate, _joining, _manip, _reductions, _ufuncs
 from ._core import ndarray, prod
 
 
@@ -155,6 +155,7 @@ def divmod(x1, x2, out1=None, out2=None):  # noqa: A001
     return _ufuncs.floor_divide(x1, x2, out=out1), _ufuncs.remainder(x1, x2, out=out2)
 
 
+@_errstate.quietly
 def modf(x, out1=None, out2=None):
     x = _float(x)
     whole = _ufuncs.trunc(x)
@@ -204,6 +205,7 @@ def frexp(x, out=(None, None)):
     return m, e
 
 
+@_errstate.quietly
 def i0(x):
     """Modified Bessel function of the first kind, order 0 (Cephes'
     Chebyshev expansions, as NumPy)."""
@@ -281,18 +283,22 @@ def _cos_window(M, coefs):
     return _as(r)
 
 
+@_errstate.quietly
 def hanning(M):
     return _cos_window(M, [0.5, 0.5])
 
 
+@_errstate.quietly
 def hamming(M):
     return _cos_window(M, [0.54, 0.46])
 
 
+@_errstate.quietly
 def blackman(M):
     return _cos_window(M, [0.42, 0.5, 0.08])
 
 
+@_errstate.quietly
 def bartlett(M):
     n, special = _window_n(M)
     if n is None:
@@ -301,6 +307,7 @@ def bartlett(M):
                          _ufuncs.subtract(1, _ufuncs.divide(n, M - 1)))
 
 
+@_errstate.quietly
 def kaiser(M, beta):
     n, special = _window_n(M)
     if n is None:

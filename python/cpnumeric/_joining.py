@@ -5,7 +5,7 @@ of them is traced and compiled, with NumPy's dtypes, shapes and errors."""
 import numpy as _np
 from numpy.lib.array_utils import normalize_axis_index, normalize_axis_tuple
 
-from . import _core, _manip, _reductions, _ufuncs
+from . import _core, _errstate, _manip, _reductions, _ufuncs
 
 
 def _arrays(seq):
@@ -262,7 +262,7 @@ def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
     dt = _np.result_type(y.dtype, 1.0)
     if y.dtype != dt:
         y = y.astype(dt)
-    with _np.errstate(invalid="ignore"):
+    with _np.errstate(invalid="ignore"), _errstate.quiet():
         result = _ufuncs.logical_or(
             _ufuncs.logical_and(
                 _ufuncs.less_equal(_ufuncs.absolute(x - y),

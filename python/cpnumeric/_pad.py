@@ -6,7 +6,7 @@ runs of forward or reversed slices), broadcast edges, constants, reductions
 
 import numpy as _np
 
-from . import _core, _fallback, _joining, _manip, _reductions, _ufuncs
+from . import _core, _errstate, _fallback, _joining, _manip, _reductions, _ufuncs
 from ._core import ndarray
 
 _KWARGS = {"empty": (), "edge": (), "wrap": (), "constant": ("constant_values",),
@@ -113,6 +113,7 @@ def _periodic(a, axis, before, after, mode, odd):
     return _joining.concatenate(pieces, axis=axis) if len(pieces) > 1 else pieces[0]
 
 
+@_errstate.quietly
 def _ramp(a, axis, width, end, edge, reverse):
     """np.linspace(end, edge, width, endpoint=False) along `axis` in a's
     dtype (floored for integers, as NumPy's linspace)."""

@@ -18,6 +18,32 @@ void initCompiler(py::module_ &m) {
       "Compiles and submits the pending trace (returns before it runs).");
   m.def("statement_end", [] { cpn::Engine::global().statementEnd(); });
   m.def(
+      "set_fp_state",
+      [](int checks, std::array<int, 3> actions) {
+        std::array<uint8_t, 3> a;
+        for (int i = 0; i < 3; ++i)
+          a[i] = static_cast<uint8_t>(actions[i]);
+        cpn::Engine::global().setFpState(static_cast<uint8_t>(checks), a);
+      },
+      py::arg("checks"), py::arg("actions"),
+      "np.errstate: FpError bits checked in ops recorded from now on, and "
+      "the action per category (divide, over, invalid).");
+  m.def(
+      "set_fp_quiet",
+      [](bool quiet) { cpn::Engine::global().setFpQuiet(quiet); },
+      py::arg("quiet"), "No floating-point checks in ops recorded while set.");
+  m.def(
+      "take_fp_reports",
+      [] {
+        py::list out;
+        for (const cpn::FpReport &r : cpn::takeFpReports())
+          out.append(py::make_tuple(r.op, int(r.bits), int(r.actions[0]),
+                                    int(r.actions[1]), int(r.actions[2])));
+        return out;
+      },
+      "(op, FpError bits, divide/over/invalid actions) of every checked op "
+      "of the kernel runs finished since the last call that found errors.");
+  m.def(
       "configure",
       [](std::string dumpDir, size_t traceLimit, int optLevel, int threads,
          std::string cacheDir) {

@@ -9,6 +9,7 @@
 
 #include "cpn/Trace/Trace.h"
 
+#include <array>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -109,6 +110,27 @@ int kernelThreads();
 std::vector<int32_t> planDonations(const Trace &trace,
                                    const std::vector<int32_t> &outputs);
 
+/// np.errstate for compiled kernels: the checked ops of a trace (site order,
+/// see Trace.h) and what errstate said to do for each category (divide,
+/// over, invalid: 0 ignore, 1 warn, 2 raise, 3 call, 4 print, 5 log) when it
+/// was flushed.
+struct FpSites {
+  std::vector<std::string> names;
+  std::array<uint8_t, 3> actions{};
+};
+
+/// One checked op of a finished kernel run that found errors: its FpError
+/// bits and the actions of its FpSites.
+struct FpReport {
+  std::string op;
+  uint8_t bits = 0;
+  std::array<uint8_t, 3> actions{};
+};
+
+/// Takes the reports of the kernel runs finished so far (in the order they
+/// finished). Python turns them into warnings or FloatingPointError.
+std::vector<FpReport> takeFpReports();
+
 /// A whole function's trace, recorded by @jit in one window and compiled
 /// once: later calls run it on new inputs without tracing.
 struct CapturedTrace {
@@ -125,7 +147,8 @@ struct CapturedTrace {
   Trace trace;
   /// Set by cpnc for shape-generic kernels (see ShapeSymbols).
   ShapeSymbols shapeSymbols;
-  std::shared_ptr<Executable> exe; // null when the trace is empty
+  std::shared_ptr<Executable> exe;   // null when the trace is empty
+  std::shared_ptr<const FpSites> fp; // null when no op is checked
   /// Runs on `args` (materialized, shaped and typed as `inputs`) and returns
   /// new values for `results`, computed asynchronously.
   std::vector<NodeRef> call(const std::vector<NodeRef> &args) const;
@@ -156,6 +179,13 @@ public:
   /// boundaries and identical loop iterations give identical windows.
   void statementEnd();
 
+  /// np.errstate: the FpError bits checked in ops recorded from now on
+  /// (those whose action is not 'ignore') and each category's action (see
+  /// FpSites). `quiet` turns checking off for ops recorded while it is set
+  /// (library code whose NaNs or infinities NumPy does not report).
+  void setFpState(uint8_t checks, std::array<uint8_t, 3> actions);
+  void setFpQuiet(bool quiet);
+
   /// @jit: flushes, then records the function's whole trace as one window
   /// (no cuts; a flush while capturing is an error).
   void beginCapture();
@@ -180,6 +210,10 @@ private:
   bool cutPending_ = false;
   CompilerOptions options_;
   CompilerStats stats_;
+  uint8_t fpChecks_ = 0;
+  bool fpQuiet_ = false;
+  std::array<uint8_t, 3> fpActions_{};
+  std::shared_ptr<const FpSites> fpSites() const;
 };
 
 } // namespace cpn

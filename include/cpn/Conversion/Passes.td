@@ -150,6 +150,32 @@ def ParallelOuterLoops : Pass<"cpn-parallel-outer-loops", "ModuleOp"> {
   let dependentDialects = ["mlir::scf::SCFDialect"];
 }
 
+def LowerFpFlags : Pass<"cpn-lower-fp-flags", "ModuleOp"> {
+  let summary = "Turn cpn.fp_flag into loop OR-reductions and atomic ORs";
+  let description = [{
+    Runs on loops, after `cpn-parallel-outer-loops` and before
+    `convert-scf-to-openmp`. The flags (`cpn.fp_flag`) of an innermost
+    `scf.for` become one OR-reduction carried by the loop (LLVM vectorizes
+    it) of a cheap test: the float probes of each element summed, the sum
+    tested for NaN or infinity. When that is set after the loop, a copy of
+    the loop without its stores ORs the exact error bits and then, once,
+    `memref.atomic_rmw ori`s them into the function's `cpn.fp_status`
+    argument. A loop that reads a buffer it writes (an in-place update)
+    cannot run twice: it carries the exact bits itself. An innermost
+    one-dimensional `scf.parallel` is first cut into blocks of `block`
+    iterations (a parallel loop over blocks, a reduction loop in each). Flags
+    outside loops (0-d kernels) OR their bits directly.
+  }];
+  let options = [
+    Option<"block", "block", "int64_t", /*default=*/"4096",
+           "Iterations per block of a cut parallel loop">
+  ];
+  let dependentDialects = ["mlir::scf::SCFDialect",
+                           "mlir::memref::MemRefDialect",
+                           "mlir::arith::ArithDialect",
+                           "mlir::math::MathDialect"];
+}
+
 def FuseElementwise : Pass<"cpn-fuse-elementwise", "func::FuncOp"> {
   let summary = "Elementwise fusion that recomputes small multi-use producers";
   let description = [{

@@ -25,6 +25,17 @@ void setLibmModule(ModuleOp module);
 Value emitScalarUfunc(OpBuilder &b, Location loc, StringRef name,
                       ValueRange args, Type resultType, bool isUnsigned);
 
+/// NumPy's floating-point error checks of one element of ufunc `name` (or
+/// "cast"): an i32 of FpError bits (1 divide by zero, 2 overflow, 4 invalid;
+/// only those in `checks`) that are set when `result`, computed from `args`,
+/// is such an error as NumPy reports it: a NaN from operands that are not NaN
+/// (invalid), an infinity from finite operands at a pole of the function
+/// (divide: 1/0, log(0)) or elsewhere (overflow), integer division by zero,
+/// and NaN or infinity cast to an integer. Null when the op cannot raise any
+/// of `checks` for these types (complex values are not checked).
+Value emitFpErrorBits(OpBuilder &b, Location loc, StringRef name,
+                      ValueRange args, Value result, unsigned checks);
+
 /// The zero of any element type (integer, float or complex).
 Value emitZero(OpBuilder &b, Location loc, Type t);
 

@@ -52,7 +52,28 @@ struct TraceOp {
   // locations, and the source lines of each kernel in summary.txt.
   std::string file;
   int32_t line = 0;
+  // Which floating-point errors the compiled op reports (FpError bits; 0:
+  // none): those errstate did not set to 'ignore' when it was recorded.
+  uint8_t fpChecks = 0;
 };
+
+/// NumPy's floating-point error categories, as bits of TraceOp::fpChecks and
+/// of the status a kernel reports per checked op.
+enum FpError : uint8_t {
+  FpDivide = 1,   // divide by zero (a pole: 1/0, log(0))
+  FpOverflow = 2, // an infinite result of finite operands
+  FpInvalid = 4,  // a NaN result of operands that are not NaN
+  FpAll = 7,
+};
+
+/// Whether the op `name` can raise a floating-point error NumPy reports.
+bool canRaiseFpError(const std::string &name);
+
+/// The names of checked ops (fpChecks != 0) are numbered in order of first
+/// use (Trace::fpSites); site k's error bits
+/// are bits 3 * (k % kFpSitesPerWord) .. + 2 of 32-bit status word
+/// k / kFpSitesPerWord.
+constexpr int kFpSitesPerWord = 10;
 
 class Trace {
 public:
@@ -73,6 +94,16 @@ public:
     locFile_ = std::move(file);
     locLine_ = line;
   }
+
+  /// The FpError bits checked in ops recorded from now on (those that can
+  /// raise one); part of the hash.
+  void setFpChecks(uint8_t checks) { fpChecks_ = checks; }
+  uint8_t fpChecks() const { return fpChecks_; }
+
+  /// The distinct names of the checked ops, in order of first use: the
+  /// sites of kernel status words (see kFpSitesPerWord). Ops of one name
+  /// share a site: their errors have the same message.
+  std::vector<std::string> fpSites() const;
 
   /// Indices of ops whose results still have a Python handle.
   std::vector<int32_t> liveResults() const;
@@ -99,6 +130,7 @@ private:
   uint64_t epoch_ = 1;
   std::string locFile_;
   int32_t locLine_ = 0;
+  uint8_t fpChecks_ = 0;
 };
 
 } // namespace cpn

@@ -18,6 +18,16 @@ namespace mlir {
 namespace cpn {
 /// Checks that every operand of an elementwise op has its result's shape.
 LogicalResult verifySameShapes(Operation *op);
+
+/// np.errstate: an elementwise op with `cpn.fpcheck` (FpError bits: 1 divide
+/// by zero, 2 overflow, 4 invalid) reports those errors as site `cpn.fpsite`
+/// of the kernel: bits 3 * (site % kFpSitesPerWord) of status word
+/// site / kFpSitesPerWord, in the memref<Nxi32> argument marked
+/// `cpn.fp_status` (see cpn.fp_flag).
+constexpr const char *kFpChecksAttr = "cpn.fpcheck";
+constexpr const char *kFpSiteAttr = "cpn.fpsite";
+constexpr const char *kFpStatusAttr = "cpn.fp_status";
+constexpr int64_t kFpSitesPerWord = 10;
 } // namespace cpn
 
 namespace OpTrait {

@@ -362,4 +362,34 @@ def CPN_LibcallOp : CPN_Op<"libcall", [Pure]> {
   let hasVerifier = 1;
 }
 
+//===----------------------------------------------------------------------===//
+// Floating-point error reporting (np.errstate).
+//===----------------------------------------------------------------------===//
+
+def CPN_FpFlagOp : CPN_Op<"fp_flag", [MemoryEffects<[MemWrite]>]> {
+  let summary = "ORs error bits of one element into a kernel's status word";
+  let description = [{
+    Emitted in the scalar body of an elementwise op that checks NumPy's
+    floating-point errors (divide by zero, overflow, invalid): `bits` holds
+    the op's FpError bits, shifted to its site (see cpn/Trace/Trace.h), to be
+    ORed into word `word` of the kernel's status argument (the function
+    argument marked `cpn.fp_status`). `probe` makes errors cheap to rule
+    out: a float probe (the op's result) is NaN or infinite whenever `bits`
+    is not zero, an i1 probe is true then. cpn-lower-fp-flags sums the float
+    probes of a loop body (a sum of values one of which is not finite is not
+    finite) and ORs the test of that sum over the loop; only the rare loop
+    runs where it is set run again to OR the exact bits. Its write effect keeps it alive through
+    fusion and canonicalization; cpn-fuse-elementwise erases generics whose
+    results are unused even when they hold flags (their consumers check the
+    elements they read).
+
+    ```mlir
+    cpn.fp_flag %bits, %result {word = 0 : i64} : f64
+    ```
+  }];
+  let arguments = (ins I32:$bits, AnyTypeOf<[I1, AnyFloat]>:$probe,
+                   I64Attr:$word);
+  let assemblyFormat = "$bits `,` $probe attr-dict `:` type($probe)";
+}
+
 #endif // CPN_OPS

@@ -1,0 +1,167 @@
+"""np.errstate, seterr and friends for compiled code.
+
+NumPy reports divide by zero, overflow and invalid operations of each ufunc
+call as its error state says (warn, raise, ignore, call, print, log). The
+error state lives in NumPy; these wrappers also tell the engine which
+categories to check in the ops recorded next, and flush the pending work at
+each change, so that every compiled kernel was recorded under one error
+state. Kernels report the checked ops that found errors; the reports are
+turned into warnings or FloatingPointError at the next sync point (a value
+read back, `synchronize()`, the end of an `errstate` block).
+"""
+
+import contextlib
+import functools
+import os
+import sys
+import warnings
+
+import numpy as _np
+
+from . import _cpn
+
+# (errstate key, FpError bit, NumPy's message) per category the engine checks;
+# underflow is not checked (NumPy ignores it by default).
+_CATEGORIES = (("divide", 1, "divide by zero"), ("over", 2, "overflow"),
+               ("invalid", 4, "invalid value"))
+_ACTIONS = {"ignore": 0, "warn": 1, "raise": 2, "call": 3, "print": 4, "log": 5}
+# The package's directory as frames name it (sys.path may hold it unnormalized).
+_PACKAGE_DIRS = (os.path.dirname(os.path.abspath(__file__)), os.path.dirname(__file__))
+
+
+# Whether some category raises: then each op runs as it is recorded, so that
+# FloatingPointError comes from the statement that caused it, as in NumPy.
+RAISING = [False]
+
+
+def run_now():
+    """Runs the pending work and reports its errors (raise mode)."""
+    if not _cpn.capturing():
+        _cpn.flush()
+        _cpn.wait_all()
+        report()
+
+
+def sync_engine():
+    """Tells the engine NumPy's current error state."""
+    err = _np.geterr()
+    checks = 0
+    actions = []
+    for key, bit, _ in _CATEGORIES:
+        a = _ACTIONS.get(err[key], 1)
+        if a:
+            checks |= bit
+        actions.append(a)
+    _cpn.set_fp_state(checks, actions)
+    RAISING[0] = 2 in actions
+    return actions
+
+
+def _user_stacklevel():
+    """warnings.warn's stacklevel of the first frame outside cpnumeric."""
+    level, f = 1, sys._getframe(1)
+    while f is not None and f.f_code.co_filename.startswith(_PACKAGE_DIRS):
+        f = f.f_back
+        level += 1
+    return level
+
+
+def report():
+    """Warns or raises for the errors of the kernel runs finished so far."""
+    reports = _cpn.take_fp_reports()
+    for op, bits, *actions in reports:
+        for (key, bit, text), action in zip(_CATEGORIES, actions):
+            if not (bits & bit) or not action:
+                continue
+            msg = f"{text} encountered in {op}"
+            if action == 2:
+                raise FloatingPointError(msg)
+            if action == 3:
+                _np.geterrcall()(text, bit)
+            elif action == 4:
+                print(f"Warning: {msg}")
+            elif action == 5:
+                _np.geterrcall().write(f"Warning: {msg}\n")
+            else:
+                warnings.warn(msg, RuntimeWarning, stacklevel=_user_stacklevel())
+
+
+class errstate(contextlib.ContextDecorator):
+    """numpy.errstate for cpnumeric arrays as well: the pending work is
+    flushed on entry and on exit, and errors of the kernels recorded inside
+    are reported by the end of the block when any category raises (else at
+    the next sync point, with the block's actions)."""
+
+    def __init__(self, *, call=_np._NoValue, all=None, divide=None, over=None,
+                 under=None, invalid=None):
+        kwargs = dict(all=all, divide=divide, over=over, under=under,
+                      invalid=invalid)
+        if call is not _np._NoValue:
+            kwargs["call"] = call
+        self._kwargs = kwargs
+        self._states = []
+
+    def __enter__(self):
+        _cpn.flush()
+        state = _np.errstate(**self._kwargs)
+        state.__enter__()
+        self._states.append(state)
+        sync_engine()
+        return self
+
+    def __exit__(self, *exc):
+        state = self._states.pop()
+        try:
+            _cpn.flush()
+            if RAISING[0]:
+                _cpn.wait_all()
+            if exc[0] is None:
+                report()
+        finally:
+            state.__exit__(*exc)
+            sync_engine()
+
+
+def seterr(all=None, divide=None, over=None, under=None, invalid=None):
+    """numpy.seterr; the pending work keeps the error state it was recorded
+    under."""
+    _cpn.flush()
+    old = _np.seterr(all=all, divide=divide, over=over, under=under,
+                     invalid=invalid)
+    sync_engine()
+    return old
+
+
+geterr = _np.geterr
+seterrcall = _np.seterrcall
+geterrcall = _np.geterrcall
+
+
+_QUIET = [0]
+
+
+@contextlib.contextmanager
+def quiet():
+    """No floating-point error checks in the ops recorded inside: library
+    code whose intermediate NaNs and infinities NumPy does not report."""
+    _QUIET[0] += 1
+    _cpn.set_fp_quiet(True)
+    try:
+        yield
+    finally:
+        _QUIET[0] -= 1
+        if not _QUIET[0]:
+            _cpn.set_fp_quiet(False)
+
+
+def quietly(f):
+    """f's ops are recorded under quiet(): a function whose intermediate
+    NaNs and infinities NumPy's version does not report."""
+    @functools.wraps(f)
+    def wrapper(*args, **kwargs):
+        with quiet():
+            return f(*args, **kwargs)
+    return wrapper
+
+
+NATIVE = ["seterr", "errstate"]

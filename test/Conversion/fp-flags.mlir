@@ -1,0 +1,192 @@
+// RUN: cpn-opt %s -split-input-file -convert-cpn-to-linalg | FileCheck %s --check-prefix=LINALG
+// RUN: cpn-opt %s -split-input-file -cpn-lower-fp-flags | FileCheck %s --check-prefix=LOWER
+// RUN: cpn-opt %s -split-input-file -cpn-lower-fp-flags -convert-scf-to-openmp | FileCheck %s --check-prefix=OMP
+// RUN: cpn-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(cpn-fuse-elementwise),cse)' | FileCheck %s --check-prefix=FUSE
+
+// np.errstate: an op with cpn.fpcheck gets the error bits of each element in
+// its body (here divide by zero, bit 1, and invalid, bit 4, of site 22: word
+// 2, shifted by 3 * (22 % 10) = 6). The result is the flag's probe: NaN or
+// infinite whenever the bits are set.
+// LINALG-LABEL: func @divide
+// LINALG: linalg.generic
+// LINALG: %[[Q:.+]] = arith.divf
+// LINALG-DAG: arith.cmpf uno, %[[Q]], %[[Q]]
+// LINALG-DAG: arith.cmpf ord
+// LINALG-DAG: arith.cmpf oeq
+// LINALG: %[[B:.+]] = arith.shli %{{.+}}, %c6_i32
+// LINALG: cpn.fp_flag %[[B]], %[[Q]] {word = 2 : i64} : f64
+// LINALG: linalg.yield %[[Q]]
+func.func @divide(%a: tensor<8xf64>, %b: tensor<8xf64>) -> tensor<8xf64> {
+  %r = cpn.divide %a, %b {cpn.fpcheck = 5 : i64, cpn.fpsite = 22 : i64} : tensor<8xf64>, tensor<8xf64> -> tensor<8xf64>
+  return %r : tensor<8xf64>
+}
+
+// -----
+
+// Without the attributes nothing is checked.
+// LINALG-LABEL: func @unchecked
+// LINALG-NOT: cpn.fp_flag
+func.func @unchecked(%a: tensor<8xf64>, %b: tensor<8xf64>) -> tensor<8xf64> {
+  %r = cpn.divide %a, %b : tensor<8xf64>, tensor<8xf64> -> tensor<8xf64>
+  return %r : tensor<8xf64>
+}
+
+// -----
+
+// Integer floor division checks only for a zero divisor; casts of floats to
+// integers for NaN and infinity (invalid).
+// LINALG-LABEL: func @ints
+// LINALG: arith.cmpi eq
+// LINALG: cpn.fp_flag %{{.+}}, %{{.+}} {word = 0 : i64} : i1
+// LINALG: arith.cmpf one
+// LINALG: cpn.fp_flag %{{.+}}, %{{.+}} {word = 0 : i64} : i1
+func.func @ints(%a: tensor<8xi64>, %b: tensor<8xi64>, %f: tensor<8xf64>) -> (tensor<8xi64>, tensor<8xi32>) {
+  %r = cpn.floor_divide %a, %b {cpn.fpcheck = 7 : i64, cpn.fpsite = 0 : i64} : tensor<8xi64>, tensor<8xi64> -> tensor<8xi64>
+  %c = cpn.cast %f {cpn.fpcheck = 7 : i64, cpn.fpsite = 1 : i64} : tensor<8xf64> -> tensor<8xi32>
+  return %r, %c : tensor<8xi64>, tensor<8xi32>
+}
+
+// -----
+
+// A loop that writes what it reads (in place) ORs the exact bits of its
+// elements, carries them out of the nest and ORs them into the status once
+// per parallel iteration, when set.
+// LOWER-LABEL: func @in_place
+// LOWER: scf.parallel
+// LOWER: %[[ACC:.+]] = scf.for %{{.+}} = %{{.+}} to %{{.+}} step %{{.+}} iter_args(%[[A:.+]] = %c0_i32) -> (i32)
+// LOWER: %[[N:.+]] = arith.ori %[[A]], %{{.+}} : i32
+// LOWER: scf.yield %[[N]] : i32
+// LOWER: %[[SET:.+]] = arith.cmpi ne, %[[ACC]], %c0_i32
+// LOWER: scf.if %[[SET]]
+// LOWER: memref.atomic_rmw ori %[[ACC]], %arg1[%{{.+}}] : (i32, memref<1xi32>)
+// LOWER-NOT: cpn.fp_flag
+func.func @in_place(%a: memref<64x64xf64>, %status: memref<1xi32> {cpn.fp_status}) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %n = arith.constant 64 : index
+  scf.parallel (%i) = (%c0) to (%n) step (%c1) {
+    scf.for %j = %c0 to %n step %c1 {
+      %x = memref.load %a[%i, %j] : memref<64x64xf64>
+      %y = math.log %x : f64
+      %bad = arith.cmpf uno, %y, %y : f64
+      %bits = arith.extui %bad : i1 to i32
+      cpn.fp_flag %bits, %y {word = 0 : i64} : f64
+      memref.store %y, %a[%i, %j] : memref<64x64xf64>
+    }
+    scf.reduce
+  }
+  return
+}
+
+// -----
+
+// Otherwise the loops only sum the probes (a probe that feeds another
+// through an add is covered by it) and OR the test of the sum; a copy of the
+// nest without its stores computes the exact bits when that is set. An
+// innermost parallel loop is first cut into blocks of 4096 iterations.
+// LOWER-LABEL: func @fast
+// LOWER: scf.parallel (%[[B:.+]]) = (%c0) to (%{{.+}}) step (%{{.+}})
+// LOWER: %[[END:.+]] = arith.minsi
+// LOWER: %[[ANY:.+]] = scf.for %{{.+}} = %[[B]] to %[[END]] step %c1 iter_args(%[[A:.+]] = %c0_i32) -> (i32)
+// LOWER: %[[Y:.+]] = math.sqrt
+// LOWER: %[[Z:.+]] = arith.addf %[[Y]]
+// LOWER: memref.store
+// LOWER-NOT: math.absf %[[Y]]
+// LOWER: %[[ABS:.+]] = math.absf %[[Z]]
+// LOWER: arith.cmpf uge, %[[ABS]]
+// LOWER: scf.yield
+// LOWER: %[[SET:.+]] = arith.cmpi ne, %[[ANY]], %c0_i32
+// LOWER: scf.if %[[SET]] {
+// LOWER: scf.for
+// LOWER-NOT: memref.store
+// LOWER: memref.atomic_rmw ori
+// OMP-LABEL: func @fast
+// OMP: omp.wsloop
+// OMP: scf.for
+// OMP: memref.atomic_rmw ori
+func.func @fast(%a: memref<100000xf64>, %out: memref<100000xf64>, %status: memref<1xi32> {cpn.fp_status}) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %n = arith.constant 100000 : index
+  %one = arith.constant 1.0 : f64
+  scf.parallel (%i) = (%c0) to (%n) step (%c1) {
+    %x = memref.load %a[%i] : memref<100000xf64>
+    %y = math.sqrt %x : f64
+    %bad = arith.cmpf uno, %y, %y : f64
+    %bits = arith.extui %bad : i1 to i32
+    cpn.fp_flag %bits, %y {word = 0 : i64} : f64
+    %z = arith.addf %y, %one : f64
+    %bits2 = arith.constant 0 : i32
+    cpn.fp_flag %bits2, %z {word = 0 : i64} : f64
+    memref.store %z, %out[%i] : memref<100000xf64>
+    scf.reduce
+  }
+  return
+}
+
+// -----
+
+// A 0-d kernel ORs its bits directly.
+// LOWER-LABEL: func @scalar
+// LOWER: scf.if
+// LOWER: memref.atomic_rmw ori %{{.+}}, %arg1[%c2]
+func.func @scalar(%a: memref<f64>, %status: memref<3xi32> {cpn.fp_status}) {
+  %x = memref.load %a[] : memref<f64>
+  %bad = arith.cmpf uno, %x, %x : f64
+  %bits = arith.extui %bad : i1 to i32
+  cpn.fp_flag %bits, %x {word = 2 : i64} : f64
+  return
+}
+
+// -----
+
+// cpn-fuse-elementwise: the same checked computation recorded twice is
+// computed once (cse cannot merge it: the flags are writes), and a checking
+// generic whose result nobody reads is erased; the consumer then reads one
+// producer (fused once per operand; cse merges the copies' values).
+// FUSE-LABEL: func @dedup
+// FUSE: linalg.generic
+// FUSE: math.log
+// FUSE: cpn.fp_flag
+// FUSE-NOT: math.log
+// FUSE: arith.addf
+// FUSE: linalg.yield
+// FUSE-NOT: linalg.generic
+#id = affine_map<(d0) -> (d0)>
+func.func @dedup(%a: tensor<8xf64>, %status: memref<1xi32> {cpn.fp_status}) -> tensor<8xf64> {
+  %e = tensor.empty() : tensor<8xf64>
+  %l1 = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
+      ins(%a : tensor<8xf64>) outs(%e : tensor<8xf64>) {
+  ^bb0(%x: f64, %o: f64):
+    %y = math.log %x : f64
+    %bad = arith.cmpf uno, %y, %y : f64
+    %bits = arith.extui %bad : i1 to i32
+    cpn.fp_flag %bits, %y {word = 0 : i64} : f64
+    linalg.yield %y : f64
+  } -> tensor<8xf64>
+  %l2 = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
+      ins(%a : tensor<8xf64>) outs(%e : tensor<8xf64>) {
+  ^bb0(%x: f64, %o: f64):
+    %y = math.log %x : f64
+    %bad = arith.cmpf uno, %y, %y : f64
+    %bits = arith.extui %bad : i1 to i32
+    cpn.fp_flag %bits, %y {word = 0 : i64} : f64
+    linalg.yield %y : f64
+  } -> tensor<8xf64>
+  %dead = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
+      ins(%a : tensor<8xf64>) outs(%e : tensor<8xf64>) {
+  ^bb0(%x: f64, %o: f64):
+    %y = math.sqrt %x : f64
+    %bad = arith.cmpf uno, %y, %y : f64
+    %bits = arith.extui %bad : i1 to i32
+    cpn.fp_flag %bits, %y {word = 0 : i64} : f64
+    linalg.yield %y : f64
+  } -> tensor<8xf64>
+  %s = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel"]}
+      ins(%l1, %l2 : tensor<8xf64>, tensor<8xf64>) outs(%e : tensor<8xf64>) {
+  ^bb0(%x: f64, %y: f64, %o: f64):
+    %z = arith.addf %x, %y : f64
+    linalg.yield %z : f64
+  } -> tensor<8xf64>
+  return %s : tensor<8xf64>
+}
