@@ -158,27 +158,12 @@ Value buildElementwise(
   return generic.getResult(0);
 }
 
-/// ORs the floating-point error bits of one element of `name` into the
-/// kernel's status (np.errstate): bits 3 * (site % kFpSitesPerWord) of word
-/// site / kFpSitesPerWord.
+/// Reports the floating-point errors of one element of `name` (np.errstate)
+/// as site `site`; cpn-lower-fp-flags computes them.
 void emitFpFlag(OpBuilder &b, Location l, StringRef name, ValueRange args,
                 Value result, int64_t checks, int64_t site) {
-  Value bits = emitFpErrorBits(b, l, name, args, result, checks);
-  if (!bits)
-    return;
-  // Every error of a float result makes it NaN or infinite: the result is
-  // the probe. Other results (integer division, casts) test the bits.
-  Value maybe = result;
-  if (!isa<FloatType>(result.getType()))
-    maybe = arith::CmpIOp::create(
-        b, l, arith::CmpIPredicate::ne, bits,
-        arith::ConstantOp::create(b, l, b.getI32IntegerAttr(0)));
-  int64_t shift = 3 * (site % kFpSitesPerWord);
-  if (shift)
-    bits = arith::ShLIOp::create(
-        b, l, bits,
-        arith::ConstantOp::create(b, l, b.getI32IntegerAttr(shift)));
-  FpFlagOp::create(b, l, bits, maybe, site / kFpSitesPerWord);
+  FpFlagOp::create(b, l, args, result, b.getStringAttr(name),
+                   b.getI64IntegerAttr(checks), b.getI64IntegerAttr(site));
 }
 
 LogicalResult lowerElementwise(IRRewriter &rw, Operation *op) {

@@ -11,8 +11,10 @@
 //===----------------------------------------------------------------------===//
 
 #include "cpn/Conversion/Passes.h"
+#include "cpn/Conversion/ScalarOps.h"
 #include "cpn/Dialect/CPN/CPNOps.h"
 
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
@@ -73,7 +75,8 @@ struct LowerFpFlagsPass : public cpn::impl::LowerFpFlagsBase<LowerFpFlagsPass> {
       auto loop = dyn_cast<scf::ForOp>(flag->getParentOp());
       if (!loop) { // 0-d kernels, bodies of unusual loops
         OpBuilder b(flag);
-        atomicOrIfSet(b, flag.getLoc(), flag.getBits(), status, flag.getWord());
+        if (Value bits = exactBitsOf(b, flag.getLoc(), flag))
+          atomicOrIfSet(b, flag.getLoc(), bits, status, wordOf(flag));
         flag.erase();
         continue;
       }
@@ -134,6 +137,16 @@ struct LowerFpFlagsPass : public cpn::impl::LowerFpFlagsBase<LowerFpFlagsPass> {
         arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(0)));
     auto ifOp = scf::IfOp::create(b, loc, set, /*withElseRegion=*/false);
     check->moveBefore(ifOp.thenBlock()->getTerminator());
+    // The copy runs only where an error is likely: LLVM keeps its loops
+    // scalar (no vectorizing or unrolling, less to compile).
+    MLIRContext *ctx = check->getContext();
+    BoolAttr yes = BoolAttr::get(ctx, true);
+    auto scalar = LLVM::LoopAnnotationAttr::get(
+        ctx, /*disableNonforced=*/yes,
+        LLVM::LoopVectorizeAttr::get(ctx, yes, {}, {}, {}, {}, {}, {}), {},
+        LLVM::LoopUnrollAttr::get(ctx, yes, {}, {}, {}, {}, {}, {}), {}, {}, {},
+        {}, {}, {}, {}, {}, {}, {}, {});
+    check->walk([&](scf::ForOp f) { f->setAttr("loop_annotation", scalar); });
     exactBits(check, status);
   }
 
@@ -146,8 +159,8 @@ struct LowerFpFlagsPass : public cpn::impl::LowerFpFlagsBase<LowerFpFlagsPass> {
       SmallVector<FpFlagOp> flags = flagsOf(loop);
       SmallVector<int64_t> words;
       for (FpFlagOp f : flags)
-        if (!llvm::is_contained(words, (int64_t)f.getWord()))
-          words.push_back(f.getWord());
+        if (!llvm::is_contained(words, wordOf(f)))
+          words.push_back(wordOf(f));
       bool isTop = loop.getOperation() == top;
       scf::ForOp grown =
           carry(loop, words.size(),
@@ -156,8 +169,9 @@ struct LowerFpFlagsPass : public cpn::impl::LowerFpFlagsBase<LowerFpFlagsPass> {
                   for (auto [w, acc] : llvm::zip(words, accs)) {
                     Value v = acc;
                     for (FpFlagOp f : flags)
-                      if ((int64_t)f.getWord() == w)
-                        v = arith::OrIOp::create(yb, l, v, f.getBits());
+                      if (wordOf(f) == w)
+                        if (Value bits = exactBitsOf(yb, l, f))
+                          v = arith::OrIOp::create(yb, l, v, bits);
                     next.push_back(v);
                   }
                   return next;
@@ -241,6 +255,21 @@ struct LowerFpFlagsPass : public cpn::impl::LowerFpFlagsBase<LowerFpFlagsPass> {
         loops.push_back(l);
     });
     return loops;
+  }
+
+  static int64_t wordOf(FpFlagOp f) { return f.getSite() / kFpSitesPerWord; }
+
+  /// The exact FpError bits of the flag's element, shifted to its site; null
+  /// when it cannot have any of its checks.
+  static Value exactBitsOf(OpBuilder &b, Location l, FpFlagOp f) {
+    Value bits = emitFpErrorBits(b, l, f.getUfunc(), f.getArgs(), f.getResult(),
+                                 f.getChecks());
+    int64_t shift = 3 * (f.getSite() % kFpSitesPerWord);
+    if (bits && shift)
+      bits = arith::ShLIOp::create(
+          b, l, bits,
+          arith::ConstantOp::create(b, l, b.getI32IntegerAttr(shift)));
+    return bits;
   }
 
   /// if (bits != 0) atomic_or(status[word], bits)
@@ -361,7 +390,7 @@ struct LowerFpFlagsPass : public cpn::impl::LowerFpFlagsBase<LowerFpFlagsPass> {
     // non-finite is covered by that one: only the last of each chain adds.
     llvm::SmallPtrSet<Value, 32> probes;
     for (FpFlagOp f : flags)
-      probes.insert(f.getProbe());
+      probes.insert(f.getResult());
     auto covered = [&](Value p) {
       for (OpOperand &use : p.getUses())
         if (propagatesNonFinite(use) &&
@@ -372,14 +401,19 @@ struct LowerFpFlagsPass : public cpn::impl::LowerFpFlagsBase<LowerFpFlagsPass> {
     };
     llvm::SmallPtrSet<Value, 32> added;
     for (FpFlagOp f : flags) {
-      Value p = f.getProbe();
+      Value p = f.getResult();
       if (!added.insert(p).second)
         continue;
       if (isa<FloatType>(p.getType())) {
         if (!covered(p))
           floats[p.getType()].push_back(p);
-      } else {
-        any = arith::OrIOp::create(b, l, any, p);
+      } else if (Value bits = exactBitsOf(b, l, f)) {
+        // Integer results (division by zero, casts): the bits are cheap.
+        any = arith::OrIOp::create(
+            b, l, any,
+            arith::CmpIOp::create(
+                b, l, arith::CmpIPredicate::ne, bits,
+                arith::ConstantOp::create(b, l, b.getI32IntegerAttr(0))));
       }
     }
     for (auto &[type, values] : floats) {

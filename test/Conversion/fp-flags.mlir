@@ -3,18 +3,13 @@
 // RUN: cpn-opt %s -split-input-file -cpn-lower-fp-flags -convert-scf-to-openmp | FileCheck %s --check-prefix=OMP
 // RUN: cpn-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(cpn-fuse-elementwise),cse)' | FileCheck %s --check-prefix=FUSE
 
-// np.errstate: an op with cpn.fpcheck gets the error bits of each element in
-// its body (here divide by zero, bit 1, and invalid, bit 4, of site 22: word
-// 2, shifted by 3 * (22 % 10) = 6). The result is the flag's probe: NaN or
-// infinite whenever the bits are set.
+// np.errstate: an op with cpn.fpcheck reports each element of its body
+// (here divide by zero, bit 1, and invalid, bit 4, as site 22).
 // LINALG-LABEL: func @divide
 // LINALG: linalg.generic
-// LINALG: %[[Q:.+]] = arith.divf
-// LINALG-DAG: arith.cmpf uno, %[[Q]], %[[Q]]
-// LINALG-DAG: arith.cmpf ord
-// LINALG-DAG: arith.cmpf oeq
-// LINALG: %[[B:.+]] = arith.shli %{{.+}}, %c6_i32
-// LINALG: cpn.fp_flag %[[B]], %[[Q]] {word = 2 : i64} : f64
+// LINALG: ^bb0(%[[X:.+]]: f64, %[[Y:.+]]: f64, %{{.+}}: f64):
+// LINALG: %[[Q:.+]] = arith.divf %[[X]], %[[Y]]
+// LINALG: cpn.fp_flag "divide"(%[[X]], %[[Y]]) -> %[[Q]] {checks = 5 : i64, site = 22 : i64} : f64, f64 -> f64
 // LINALG: linalg.yield %[[Q]]
 func.func @divide(%a: tensor<8xf64>, %b: tensor<8xf64>) -> tensor<8xf64> {
   %r = cpn.divide %a, %b {cpn.fpcheck = 5 : i64, cpn.fpsite = 22 : i64} : tensor<8xf64>, tensor<8xf64> -> tensor<8xf64>
@@ -33,13 +28,11 @@ func.func @unchecked(%a: tensor<8xf64>, %b: tensor<8xf64>) -> tensor<8xf64> {
 
 // -----
 
-// Integer floor division checks only for a zero divisor; casts of floats to
-// integers for NaN and infinity (invalid).
+// Integer floor division and casts report too (a zero divisor; NaN or
+// infinity cast to an integer).
 // LINALG-LABEL: func @ints
-// LINALG: arith.cmpi eq
-// LINALG: cpn.fp_flag %{{.+}}, %{{.+}} {word = 0 : i64} : i1
-// LINALG: arith.cmpf one
-// LINALG: cpn.fp_flag %{{.+}}, %{{.+}} {word = 0 : i64} : i1
+// LINALG: cpn.fp_flag "floor_divide"(%{{.+}}, %{{.+}}) -> %{{.+}} {checks = 7 : i64, site = 0 : i64} : i64, i64 -> i64
+// LINALG: cpn.fp_flag "cast"(%{{.+}}) -> %{{.+}} {checks = 7 : i64, site = 1 : i64} : f64 -> i32
 func.func @ints(%a: tensor<8xi64>, %b: tensor<8xi64>, %f: tensor<8xf64>) -> (tensor<8xi64>, tensor<8xi32>) {
   %r = cpn.floor_divide %a, %b {cpn.fpcheck = 7 : i64, cpn.fpsite = 0 : i64} : tensor<8xi64>, tensor<8xi64> -> tensor<8xi64>
   %c = cpn.cast %f {cpn.fpcheck = 7 : i64, cpn.fpsite = 1 : i64} : tensor<8xf64> -> tensor<8xi32>
@@ -68,9 +61,7 @@ func.func @in_place(%a: memref<64x64xf64>, %status: memref<1xi32> {cpn.fp_status
     scf.for %j = %c0 to %n step %c1 {
       %x = memref.load %a[%i, %j] : memref<64x64xf64>
       %y = math.log %x : f64
-      %bad = arith.cmpf uno, %y, %y : f64
-      %bits = arith.extui %bad : i1 to i32
-      cpn.fp_flag %bits, %y {word = 0 : i64} : f64
+      cpn.fp_flag "log"(%x) -> %y {checks = 7 : i64, site = 0 : i64} : f64 -> f64
       memref.store %y, %a[%i, %j] : memref<64x64xf64>
     }
     scf.reduce
@@ -112,12 +103,9 @@ func.func @fast(%a: memref<100000xf64>, %out: memref<100000xf64>, %status: memre
   scf.parallel (%i) = (%c0) to (%n) step (%c1) {
     %x = memref.load %a[%i] : memref<100000xf64>
     %y = math.sqrt %x : f64
-    %bad = arith.cmpf uno, %y, %y : f64
-    %bits = arith.extui %bad : i1 to i32
-    cpn.fp_flag %bits, %y {word = 0 : i64} : f64
+    cpn.fp_flag "sqrt"(%x) -> %y {checks = 7 : i64, site = 0 : i64} : f64 -> f64
     %z = arith.addf %y, %one : f64
-    %bits2 = arith.constant 0 : i32
-    cpn.fp_flag %bits2, %z {word = 0 : i64} : f64
+    cpn.fp_flag "add"(%y, %one) -> %z {checks = 7 : i64, site = 1 : i64} : f64, f64 -> f64
     memref.store %z, %out[%i] : memref<100000xf64>
     scf.reduce
   }
@@ -132,9 +120,8 @@ func.func @fast(%a: memref<100000xf64>, %out: memref<100000xf64>, %status: memre
 // LOWER: memref.atomic_rmw ori %{{.+}}, %arg1[%c2]
 func.func @scalar(%a: memref<f64>, %status: memref<3xi32> {cpn.fp_status}) {
   %x = memref.load %a[] : memref<f64>
-  %bad = arith.cmpf uno, %x, %x : f64
-  %bits = arith.extui %bad : i1 to i32
-  cpn.fp_flag %bits, %x {word = 2 : i64} : f64
+  %y = math.sqrt %x : f64
+  cpn.fp_flag "sqrt"(%x) -> %y {checks = 4 : i64, site = 20 : i64} : f64 -> f64
   return
 }
 
@@ -159,27 +146,21 @@ func.func @dedup(%a: tensor<8xf64>, %status: memref<1xi32> {cpn.fp_status}) -> t
       ins(%a : tensor<8xf64>) outs(%e : tensor<8xf64>) {
   ^bb0(%x: f64, %o: f64):
     %y = math.log %x : f64
-    %bad = arith.cmpf uno, %y, %y : f64
-    %bits = arith.extui %bad : i1 to i32
-    cpn.fp_flag %bits, %y {word = 0 : i64} : f64
+    cpn.fp_flag "log"(%x) -> %y {checks = 7 : i64, site = 0 : i64} : f64 -> f64
     linalg.yield %y : f64
   } -> tensor<8xf64>
   %l2 = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
       ins(%a : tensor<8xf64>) outs(%e : tensor<8xf64>) {
   ^bb0(%x: f64, %o: f64):
     %y = math.log %x : f64
-    %bad = arith.cmpf uno, %y, %y : f64
-    %bits = arith.extui %bad : i1 to i32
-    cpn.fp_flag %bits, %y {word = 0 : i64} : f64
+    cpn.fp_flag "log"(%x) -> %y {checks = 7 : i64, site = 0 : i64} : f64 -> f64
     linalg.yield %y : f64
   } -> tensor<8xf64>
   %dead = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
       ins(%a : tensor<8xf64>) outs(%e : tensor<8xf64>) {
   ^bb0(%x: f64, %o: f64):
     %y = math.sqrt %x : f64
-    %bad = arith.cmpf uno, %y, %y : f64
-    %bits = arith.extui %bad : i1 to i32
-    cpn.fp_flag %bits, %y {word = 0 : i64} : f64
+    cpn.fp_flag "sqrt"(%x) -> %y {checks = 7 : i64, site = 0 : i64} : f64 -> f64
     linalg.yield %y : f64
   } -> tensor<8xf64>
   %s = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel"]}

@@ -173,7 +173,8 @@ def LowerFpFlags : Pass<"cpn-lower-fp-flags", "ModuleOp"> {
   let dependentDialects = ["mlir::scf::SCFDialect",
                            "mlir::memref::MemRefDialect",
                            "mlir::arith::ArithDialect",
-                           "mlir::math::MathDialect"];
+                           "mlir::math::MathDialect",
+                           "mlir::LLVM::LLVMDialect"];
 }
 
 def FuseElementwise : Pass<"cpn-fuse-elementwise", "func::FuncOp"> {

@@ -367,29 +367,32 @@ def CPN_LibcallOp : CPN_Op<"libcall", [Pure]> {
 //===----------------------------------------------------------------------===//
 
 def CPN_FpFlagOp : CPN_Op<"fp_flag", [MemoryEffects<[MemWrite]>]> {
-  let summary = "ORs error bits of one element into a kernel's status word";
+  let summary = "reports one element's floating-point errors (np.errstate)";
   let description = [{
     Emitted in the scalar body of an elementwise op that checks NumPy's
-    floating-point errors (divide by zero, overflow, invalid): `bits` holds
-    the op's FpError bits, shifted to its site (see cpn/Trace/Trace.h), to be
-    ORed into word `word` of the kernel's status argument (the function
-    argument marked `cpn.fp_status`). `probe` makes errors cheap to rule
-    out: a float probe (the op's result) is NaN or infinite whenever `bits`
-    is not zero, an i1 probe is true then. cpn-lower-fp-flags sums the float
-    probes of a loop body (a sum of values one of which is not finite is not
-    finite) and ORs the test of that sum over the loop; only the rare loop
-    runs where it is set run again to OR the exact bits. Its write effect keeps it alive through
-    fusion and canonicalization; cpn-fuse-elementwise erases generics whose
-    results are unused even when they hold flags (their consumers check the
-    elements they read).
+    floating-point errors: `result` is the element of ufunc `ufunc` (or
+    "cast") computed from `args`; `checks` are the FpError bits to report
+    (1 divide by zero, 2 overflow, 4 invalid) as site `site` of the kernel's
+    status argument (the function argument marked `cpn.fp_status`: bits
+    3 * (site % 10) of 32-bit word site / 10).
+
+    cpn-lower-fp-flags makes errors cheap to rule out: a float result is NaN
+    or infinite whenever it is an error, so the loops only sum the results
+    and test the sum; the exact bits (cpn::emitFpErrorBits) are computed only
+    in a copy of the loop nest that runs when the test is set. Its write
+    effect keeps it alive through fusion and canonicalization;
+    cpn-fuse-elementwise erases generics whose results are unused even when
+    they hold flags (their consumers check the elements they read).
 
     ```mlir
-    cpn.fp_flag %bits, %result {word = 0 : i64} : f64
+    cpn.fp_flag "divide"(%x, %y) -> %q {checks = 7 : i64, site = 0 : i64} : f64, f64 -> f64
     ```
   }];
-  let arguments = (ins I32:$bits, AnyTypeOf<[I1, AnyFloat]>:$probe,
-                   I64Attr:$word);
-  let assemblyFormat = "$bits `,` $probe attr-dict `:` type($probe)";
+  let arguments = (ins Variadic<AnyType>:$args, AnyType:$result,
+                   StrAttr:$ufunc, I64Attr:$checks, I64Attr:$site);
+  let assemblyFormat = [{
+    $ufunc `(` $args `)` `->` $result attr-dict `:` type($args) `->` type($result)
+  }];
 }
 
 #endif // CPN_OPS
