@@ -158,14 +158,6 @@ Value buildElementwise(
   return generic.getResult(0);
 }
 
-/// Reports the floating-point errors of one element of `name` (np.errstate)
-/// as site `site`; cpn-lower-fp-flags computes them.
-void emitFpFlag(OpBuilder &b, Location l, StringRef name, ValueRange args,
-                Value result, int64_t checks, int64_t site) {
-  FpFlagOp::create(b, l, args, result, b.getStringAttr(name),
-                   b.getI64IntegerAttr(checks), b.getI64IntegerAttr(site));
-}
-
 LogicalResult lowerElementwise(IRRewriter &rw, Operation *op) {
   Location loc = op->getLoc();
   RankedTensorType resTy = tensorOf(op->getResult(0));
@@ -196,9 +188,11 @@ LogicalResult lowerElementwise(IRRewriter &rw, Operation *op) {
           failed = true;
           v = emitZero(b, l, resTy.getElementType());
         }
+        // np.errstate: cpn-lower-fp-flags computes this element's errors.
         if (fpChecks)
-          emitFpFlag(b, l, isa<CastOp>(op) ? "cast" : name, args, v,
-                     fpChecks.getInt(), fpSite.getInt());
+          FpFlagOp::create(b, l, args, v,
+                           b.getStringAttr(isa<CastOp>(op) ? "cast" : name),
+                           fpChecks, fpSite);
         return v;
       });
   if (failed)

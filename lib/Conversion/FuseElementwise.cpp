@@ -34,18 +34,11 @@ int64_t bodySize(Operation *op) {
   auto generic = dyn_cast<linalg::GenericOp>(op);
   if (!generic)
     return 0;
-  // np.errstate's checks (the ops only cpn.fp_flag reads) are not counted:
-  // fusion decisions stay those of unchecked code.
-  llvm::SmallPtrSet<Operation *, 32> checks;
-  for (Operation &inner : llvm::reverse(generic.getBody()->getOperations()))
-    if (isa<cpn::FpFlagOp>(inner) ||
-        (inner.getNumResults() &&
-         llvm::all_of(inner.getUsers(),
-                      [&](Operation *u) { return checks.contains(u); })))
-      checks.insert(&inner);
   int64_t cost = 0;
   for (Operation &inner : generic.getBody()->getOperations()) {
-    if (checks.contains(&inner))
+    // np.errstate's markers are not counted: fusion decisions stay those of
+    // unchecked code.
+    if (isa<cpn::FpFlagOp>(inner))
       continue;
     StringRef dialect = inner.getName().getDialectNamespace();
     StringRef name = inner.getName().stripDialect();

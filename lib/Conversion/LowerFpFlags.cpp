@@ -68,9 +68,10 @@ struct LowerFpFlagsPass : public cpn::impl::LowerFpFlagsBase<LowerFpFlagsPass> {
       blocked(par);
     // Each flag's nest: the outermost of the scf.for loops around it that
     // nest directly in one another (up to a parallel loop or the function).
-    SmallVector<Operation *> tops;
+    // (Blocking replaced the flags of cut loops: walk again.)
     flags.clear();
     f.walk([&](FpFlagOp op) { flags.push_back(op); });
+    SmallVector<Operation *> tops;
     for (FpFlagOp flag : flags) {
       auto loop = dyn_cast<scf::ForOp>(flag->getParentOp());
       if (!loop) { // 0-d kernels, bodies of unusual loops
@@ -113,29 +114,21 @@ struct LowerFpFlagsPass : public cpn::impl::LowerFpFlagsBase<LowerFpFlagsPass> {
     SmallVector<Value> anys;
     for (scf::ForOp loop : innermostWithFlags(top)) {
       SmallVector<FpFlagOp> flags = flagsOf(loop);
-      bool isTop = loop.getOperation() == nest;
-      scf::ForOp grown =
-          carry(loop, 1,
-                [&](OpBuilder &yb, Location l, ArrayRef<BlockArgument> accs) {
-                  Value any = anyProbe(yb, l, flags);
-                  return SmallVector<Value>{arith::OrIOp::create(
-                      yb, l, accs[0],
-                      arith::ExtUIOp::create(yb, l, yb.getI32Type(), any))};
-                });
-      for (FpFlagOp f : flags)
-        f.erase();
-      if (isTop)
-        nest = grown;
-      anys.push_back(carryUp(grown, 1, nest)[0]);
+      anys.push_back(reduceOut(
+          loop, flags, 1, nest,
+          [&](OpBuilder &yb, Location l, ArrayRef<BlockArgument> accs) {
+            Value any = anyProbe(yb, l, flags);
+            return SmallVector<Value>{arith::OrIOp::create(
+                yb, l, accs[0],
+                arith::ExtUIOp::create(yb, l, yb.getI32Type(), any))};
+          })[0]);
     }
     b.setInsertionPointAfter(nest);
     Value any = anys[0];
     for (Value v : ArrayRef<Value>(anys).drop_front())
       any = arith::OrIOp::create(b, loc, any, v);
-    Value set = arith::CmpIOp::create(
-        b, loc, arith::CmpIPredicate::ne, any,
-        arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(0)));
-    auto ifOp = scf::IfOp::create(b, loc, set, /*withElseRegion=*/false);
+    auto ifOp = scf::IfOp::create(b, loc, nonZero(b, loc, any),
+                                  /*withElseRegion=*/false);
     check->moveBefore(ifOp.thenBlock()->getTerminator());
     // The copy runs only where an error is likely: LLVM keeps its loops
     // scalar (no vectorizing or unrolling, less to compile).
@@ -161,26 +154,20 @@ struct LowerFpFlagsPass : public cpn::impl::LowerFpFlagsBase<LowerFpFlagsPass> {
       for (FpFlagOp f : flags)
         if (!llvm::is_contained(words, wordOf(f)))
           words.push_back(wordOf(f));
-      bool isTop = loop.getOperation() == top;
-      scf::ForOp grown =
-          carry(loop, words.size(),
-                [&](OpBuilder &yb, Location l, ArrayRef<BlockArgument> accs) {
-                  SmallVector<Value> next;
-                  for (auto [w, acc] : llvm::zip(words, accs)) {
-                    Value v = acc;
-                    for (FpFlagOp f : flags)
-                      if (wordOf(f) == w)
-                        if (Value bits = exactBitsOf(yb, l, f))
-                          v = arith::OrIOp::create(yb, l, v, bits);
-                    next.push_back(v);
-                  }
-                  return next;
-                });
-      for (FpFlagOp f : flags)
-        f.erase();
-      if (isTop)
-        top = grown;
-      SmallVector<Value> out = carryUp(grown, words.size(), top);
+      SmallVector<Value> out = reduceOut(
+          loop, flags, words.size(), top,
+          [&](OpBuilder &yb, Location l, ArrayRef<BlockArgument> accs) {
+            SmallVector<Value> next;
+            for (auto [w, acc] : llvm::zip(words, accs)) {
+              Value v = acc;
+              for (FpFlagOp f : flags)
+                if (wordOf(f) == w)
+                  if (Value bits = exactBitsOf(yb, l, f))
+                    v = arith::OrIOp::create(yb, l, v, bits);
+              next.push_back(v);
+            }
+            return next;
+          });
       for (auto [w, v] : llvm::zip(words, out))
         results.push_back({w, v});
     }
@@ -196,6 +183,24 @@ struct LowerFpFlagsPass : public cpn::impl::LowerFpFlagsBase<LowerFpFlagsPass> {
     }
     for (auto &[word, v] : total)
       atomicOrIfSet(b, loc, v, status, word);
+  }
+
+  /// Replaces `loop`'s `flags` by `n` accumulators updated by `next` and
+  /// carried out of the nest `top` (updated when it is replaced); returns
+  /// their final values after `top`.
+  static SmallVector<Value>
+  reduceOut(scf::ForOp loop, ArrayRef<FpFlagOp> flags, size_t n,
+            Operation *&top,
+            function_ref<SmallVector<Value>(OpBuilder &, Location,
+                                            ArrayRef<BlockArgument>)>
+                next) {
+    bool isTop = loop.getOperation() == top;
+    scf::ForOp grown = carry(loop, n, next);
+    for (FpFlagOp f : flags)
+      f.erase();
+    if (isTop)
+      top = grown;
+    return carryUp(grown, n, top);
   }
 
   /// Carries the last `n` results of `loop` (accumulators started at 0) out
@@ -272,13 +277,18 @@ struct LowerFpFlagsPass : public cpn::impl::LowerFpFlagsBase<LowerFpFlagsPass> {
     return bits;
   }
 
+  /// v != 0 for an i32 `v`.
+  static Value nonZero(OpBuilder &b, Location loc, Value v) {
+    return arith::CmpIOp::create(
+        b, loc, arith::CmpIPredicate::ne, v,
+        arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(0)));
+  }
+
   /// if (bits != 0) atomic_or(status[word], bits)
   static void atomicOrIfSet(OpBuilder &b, Location loc, Value bits,
                             Value status, int64_t word) {
-    Value zero = arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(0));
-    Value set =
-        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, bits, zero);
-    auto ifOp = scf::IfOp::create(b, loc, set, /*withElseRegion=*/false);
+    auto ifOp = scf::IfOp::create(b, loc, nonZero(b, loc, bits),
+                                  /*withElseRegion=*/false);
     OpBuilder tb = ifOp.getThenBodyBuilder();
     Value index = arith::ConstantIndexOp::create(tb, loc, word);
     memref::AtomicRMWOp::create(tb, loc, arith::AtomicRMWKind::ori, bits,
@@ -412,11 +422,7 @@ struct LowerFpFlagsPass : public cpn::impl::LowerFpFlagsBase<LowerFpFlagsPass> {
           floats[p.getType()].push_back(p);
       } else if (Value bits = exactBitsOf(b, l, f)) {
         // Integer results (division by zero, casts): the bits are cheap.
-        any = arith::OrIOp::create(
-            b, l, any,
-            arith::CmpIOp::create(
-                b, l, arith::CmpIPredicate::ne, bits,
-                arith::ConstantOp::create(b, l, b.getI32IntegerAttr(0))));
+        any = arith::OrIOp::create(b, l, any, nonZero(b, l, bits));
       }
     }
     for (auto &[type, values] : floats) {

@@ -98,6 +98,8 @@ def _demote(base):
 
 
 _op = _cpn.op
+# errstate's 'raise' mode (a module-level name: record is the hot path).
+_RAISING = _errstate.RAISING
 
 
 # Source lines of recorded ops, kept when IR is dumped (CPN_DUMP_IR): the
@@ -110,7 +112,7 @@ def record(name, operands, shape, dtype, iattrs=(), sattr=""):
     if LOCATIONS:
         _set_location()
     r = _op(name, operands, iattrs, sattr, shape, dtype_key(dtype))
-    if _errstate.RAISING[0]:
+    if _RAISING[0]:
         _errstate.run_now()
     return r
 

@@ -54,7 +54,6 @@ def sync_engine():
         actions.append(a)
     _cpn.set_fp_state(checks, actions)
     RAISING[0] = 2 in actions
-    return actions
 
 
 def _user_stacklevel():
