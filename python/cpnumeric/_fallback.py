@@ -73,18 +73,6 @@ def dispatch_numpy_function(func, args, kwargs):
     return call_numpy(func.__name__, args, kwargs, func=func)
 
 
-def fallback_getitem(a, key):
-    _warn("advanced indexing (a[array])")
-    return _from_numpy(a._numpy()[_to_numpy(key)])
-
-
-def fallback_setitem(a, key, value):
-    _warn("advanced index assignment (a[array] = v)")
-    data = a._numpy()
-    data[_to_numpy(key)] = _to_numpy(value)
-    a[...] = _from_numpy(data)
-
-
 def wrap(name):
     func = getattr(_np, name)
 

@@ -10,7 +10,7 @@ first: a sync point."""
 import numpy as _np
 
 from . import _core, _jit, _manip, _reductions, _ufuncs
-from ._core import ndarray, prod
+from ._core import c_strides, ndarray, prod
 from ._library import eager, libcall, wrap
 
 _MODES = {"raise": 0, "wrap": 1, "clip": 2}
@@ -427,80 +427,248 @@ def mask_indices(n, mask_func, k=0):
 
 
 # -- a[...] with arrays ------------------------------------------------------------
+# NumPy's advanced indexing: integer arrays, boolean masks, ints, slices, None
+# and Ellipsis in any mix. The key is brought to a normal form (_Key): the view
+# of the slices, ints and new axes (arrays' axes kept whole), the integer arrays
+# on that view's axes (masks become their nonzero() arrays) and where the
+# broadcast index block goes in the result. Reads gather from the base buffer
+# at the flat positions of the result's elements; writes scatter there.
 
-def _advanced_key(a, key):
-    """(kind, data) for the integer-array and boolean keys handled natively:
-    ("take", (axis, indices)), ("mask", mask) or ("flat", flat indices);
-    None for the others."""
-    if not isinstance(key, tuple):
-        key = (key,)
-    arrays = [i for i, k in enumerate(key)
-              if isinstance(k, (ndarray, _np.ndarray, list))]
-    if not arrays or any(k is Ellipsis or k is None for k in key):
+_VALID_INDICES = ("only integers, slices (`:`), ellipsis (`...`), numpy.newaxis "
+                  "(`None`) and integer or boolean arrays are valid indices")
+
+
+def _shape_text(shape):
+    """A shape as NumPy's indexing messages print it: (2,4), (3,)."""
+    return "(" + ",".join(str(d) for d in shape) + ("," if len(shape) == 1 else "") + ")"
+
+
+def _key_item(k):
+    """One key item as None, Ellipsis, a slice, an int, ("bool0", value),
+    ("mask", bool array) or ("array", integer array); IndexError for the
+    others, with NumPy's message."""
+    if k is None or k is Ellipsis or isinstance(k, slice):
+        return k
+    if isinstance(k, (bool, _np.bool_)):
+        return ("bool0", bool(k))
+    if isinstance(k, (int, _np.integer)):
+        return int(k)
+    if isinstance(k, (ndarray, _np.ndarray)):
+        arr = _as(k)
+        if arr._dtype.kind not in "iub":
+            raise IndexError("arrays used as indices must be of integer (or boolean) type")
+    elif isinstance(k, (list, tuple)):
+        try:
+            arr = _as(_np.asarray(k)) if not any(isinstance(x, ndarray) for x in k) \
+                else _as(k)
+        except ValueError:
+            raise IndexError(_VALID_INDICES) from None
+        if arr.size == 0 and arr._dtype.kind == "f":
+            arr = arr.astype(_np.int64)
+        if arr._dtype.kind not in "iub":
+            raise IndexError(_VALID_INDICES)
+    else:
+        raise IndexError(_VALID_INDICES)
+    if arr._dtype.kind == "b":
+        return ("bool0", bool(arr)) if arr.ndim == 0 else ("mask", arr)
+    return ("array", arr.astype(_np.int64, copy=False))
+
+
+class _Key:
+    """An index with arrays in NumPy's normal form on array `a`:
+    `basic` is the key of the view V that applies the slices, ints and new
+    axes and keeps each array's axis whole; `arrays` pairs V's axes with their
+    int64 indices (in range); `block` is the broadcast shape of the indices,
+    placed at axis `at` of the result (0 unless the advanced items are
+    adjacent in the key, as in NumPy); `shape` is the result's shape."""
+
+    def __init__(self, a, key):
+        items = [_key_item(k) for k in (key if isinstance(key, tuple) else (key,))]
+        used = sum(1 if isinstance(k, (int, slice)) or (isinstance(k, tuple) and k[0] == "array")
+                   else k[1].ndim if isinstance(k, tuple) and k[0] == "mask" else 0
+                   for k in items)
+        if used > a.ndim:
+            raise IndexError(f"too many indices for array: array is {a.ndim}-dimensional, "
+                             f"but {used} were indexed")
+        ellipses = [i for i, k in enumerate(items) if k is Ellipsis]
+        if len(ellipses) > 1:
+            raise IndexError("an index can only have a single ellipsis ('...')")
+        if ellipses:
+            i = ellipses[0]
+            items[i:i + 1] = [slice(None)] * (a.ndim - used)
+        self.basic, self.arrays, adv, at = [], [], [], None
+        axis = vdim = pos = 0
+        for k in items:
+            if k is None or isinstance(k, slice):
+                self.basic.append(k)
+                axis += k is not None
+                vdim += 1
+                pos += 1
+                continue
+            if at is None:
+                at = vdim
+            if isinstance(k, int):
+                self.basic.append(k)
+                adv.append(pos)
+                axis += 1
+                pos += 1
+            elif k[0] == "bool0":  # indexes a new length-1 axis
+                self.basic.append(None)
+                self.arrays.append((vdim, _as(_np.zeros(int(k[1]), _np.int64))))
+                adv.append(pos)
+                vdim += 1
+                pos += 1
+            else:
+                if k[0] == "mask":
+                    mask = k[1]
+                    for i, d in enumerate(mask._shape):
+                        if d != a._shape[axis + i]:
+                            raise IndexError(
+                                f"boolean index did not match indexed array along axis "
+                                f"{axis + i}; size of axis is {a._shape[axis + i]} but size "
+                                f"of corresponding boolean axis is {d}")
+                    indices = nonzero(mask)
+                else:
+                    indices = (k[1],)
+                for ind in indices:
+                    n = a._shape[axis]
+                    _check_bounds(ind, n, axis)
+                    if ind.size:
+                        ind = _ufuncs.where(_ufuncs.less(ind, 0), _ufuncs.add(ind, n), ind)
+                    self.basic.append(slice(None))
+                    self.arrays.append((vdim, ind))
+                    adv.append(pos)
+                    axis += 1
+                    vdim += 1
+                    pos += 1
+        shapes = [ind._shape for _, ind in self.arrays]
+        try:
+            self.block = _np.broadcast_shapes(*shapes)
+        except ValueError:
+            raise IndexError("shape mismatch: indexing arrays could not be broadcast "
+                             "together with shapes "
+                             + "".join(_shape_text(s) + " " for s in shapes)) from None
+        self.at = at if adv == list(range(adv[0], adv[-1] + 1)) else 0
+        self.view = _manip.basic_view(a, tuple(self.basic))
+        taken = {d for d, _ in self.arrays}
+        self.rest = [d for d in range(self.view.ndim) if d not in taken]
+        rest = [self.view._shape[d] for d in self.rest]
+        self.shape = tuple(rest[:self.at]) + self.block + tuple(rest[self.at:])
+
+    def positions(self):
+        """The result's elements' positions in the base buffer (int64, the
+        result's shape or broadcastable to it)."""
+        from ._creation import arange
+        v, nd, nb = self.view, len(self.shape), len(self.block)
+        total = None
+        for r, d in enumerate(self.rest):
+            if v._strides[d] == 0 or v._shape[d] == 1:
+                continue
+            where = r if r < self.at else r + nb
+            coord = arange(v._shape[d], dtype=_np.int64).reshape(
+                tuple(-1 if i == where else 1 for i in range(nd)))
+            term = _ufuncs.multiply(coord, v._strides[d])
+            total = term if total is None else _ufuncs.add(total, term)
+        for d, ind in self.arrays:
+            if v._strides[d] == 0:
+                continue
+            lead = (1,) * (self.at + nb - ind.ndim)
+            term = _ufuncs.multiply(
+                ind.reshape(lead + ind._shape + (1,) * (nd - self.at - nb)), v._strides[d])
+            total = term if total is None else _ufuncs.add(total, term)
+        if total is None:
+            from ._creation import zeros
+            total = zeros((), _np.int64)
+        return _manip.broadcast_to(_ufuncs.add(total, v._offset), self.shape)
+
+
+def _flat_base(a):
+    """The whole buffer under `a` as a 1-D view (positions index it)."""
+    return a._view((prod(a._base.shape),), (1,), 0)
+
+
+def _eager_key(a, key):
+    """`key` with NumPy arrays in place of ours when `a` and every array in
+    the key are small eager ones (NumPy indexes them at once); else None."""
+    if a._eager() is None:
         return None
-    for i in range(len(key)):
-        if i not in arrays and not (isinstance(key[i], slice) and key[i] == slice(None)):
+    items = key if isinstance(key, tuple) else (key,)
+    out = []
+    for k in items:
+        if isinstance(k, ndarray):
+            e = k._eager()
+            if e is None:
+                return None
+            k = e
+        elif isinstance(k, list) and any(isinstance(x, ndarray) for x in k):
             return None
-    if len(arrays) == 1 and len(key) <= a.ndim:
-        k = _as(key[arrays[0]])
-        if k._dtype.kind == "b":
-            if arrays[0] == 0 and k._shape == a._shape[:k.ndim] and len(key) == 1:
-                return ("mask", k)
-            return None
-        return ("take", (arrays[0], k))
-    if len(arrays) == len(key) == a.ndim:
-        ks = [_as(k) for k in key]
-        if any(k._dtype.kind not in "iu" for k in ks):
-            return None
-        shape = _np.broadcast_shapes(*[k._shape for k in ks])
-        ks = [_manip.broadcast_to(k, shape) for k in ks]
-        for k, d in zip(ks, a._shape):
-            _check_bounds(k, d, 0)
-        wrapped = [_ufuncs.where(_ufuncs.less(k, 0), _ufuncs.add(k, d), k)
-                   for k, d in zip(ks, a._shape)]
-        return ("flat", ravel_multi_index(wrapped, a._shape, mode="clip"))
-    return None
+        out.append(k)
+    return tuple(out) if isinstance(key, tuple) else out[0]
 
 
 def getitem(a, key):
-    """a[key] for integer arrays and boolean masks; None when not native."""
-    adv = _advanced_key(a, key)
-    if adv is None:
-        return None
-    kind, data = adv
-    if kind == "take":
-        axis, ind = data
-        return take(a, ind, axis=axis)
-    if kind == "flat":
-        return take(_manip.ravel(a), data)
-    mask = data
-    if mask.ndim == a.ndim:
-        return compress(_manip.ravel(mask), _manip.ravel(a))
-    flat_a = a.reshape((prod(a._shape[:mask.ndim]),) + a._shape[mask.ndim:])
-    return take(flat_a, nonzero(_manip.ravel(mask))[0], axis=0)
+    """a[key] for keys with integer arrays or boolean masks (copies)."""
+    np_key = _eager_key(a, key)
+    if np_key is not None:
+        return wrap(a._eager()[np_key])
+    if a._part is not None:  # .real/.imag of complex: index a copy
+        return getitem(a.copy(), key)
+    if not isinstance(key, tuple):
+        k = _as(key) if isinstance(key, (ndarray, _np.ndarray)) else None
+        if k is not None and k._dtype.kind == "b" and k._shape == a._shape and k.ndim:
+            return compress(_manip.ravel(k), _manip.ravel(a))
+    index = _Key(a, key)
+    if prod(index.shape) == 0:
+        from ._creation import zeros
+        return zeros(index.shape, a._dtype)
+    v = index.view
+    if (len(index.arrays) == 1 and index.arrays[0][0] == index.at
+            and v._strides == c_strides(v._shape)):
+        # One index array in place on a contiguous view: a take along its axis.
+        return take(v, index.arrays[0][1], axis=index.at, mode="clip")
+    return take(_flat_base(a), index.positions(), mode="clip")
 
 
 def setitem(a, key, value):
-    """a[key] = value for integer arrays and boolean masks; False when not
-    native."""
-    adv = _advanced_key(a, key)
-    if adv is None:
-        return False
-    kind, data = adv
-    if kind == "mask" and data._shape == a._shape:
-        v = _as(value)
-        if v.ndim == 0 or v._shape == a._shape:
-            a[...] = _ufuncs.where(data, v.astype(a._dtype, copy=False), a)
-            return True
-        place(a, data, v)
-        return True
-    if kind == "take" and data[0] == 0 and a.ndim == 1:
-        put(a, data[1], _as(value).astype(a._dtype, copy=False))
-        return True
-    if kind == "flat":
-        put(a, data, _manip.broadcast_to(_as(value), data._shape))
-        return True
-    return False
+    """a[key] = value for keys with integer arrays or boolean masks."""
+    if a._readonly:
+        raise ValueError("assignment destination is read-only")
+    np_key = _eager_key(a, key)
+    if np_key is not None and not (isinstance(value, ndarray) and value._eager() is None):
+        a._eager()[np_key] = value._eager() if isinstance(value, ndarray) else value
+        return
+    if a._part is not None:
+        tmp = a.copy()
+        setitem(tmp, key, value)
+        a[...] = tmp
+        return
+    if not isinstance(key, tuple) and isinstance(key, (ndarray, _np.ndarray)):
+        mask = _as(key)
+        if mask._dtype.kind == "b" and mask._shape == a._shape and mask.ndim:
+            v = _as(value)
+            if v.ndim == 0 or v._shape == a._shape:
+                a[...] = _ufuncs.where(mask, v.astype(a._dtype, copy=False), a)
+            else:
+                place(a, mask, v)
+            return
+    index = _Key(a, key)
+    v = _as(value)
+    vshape = v._shape
+    while len(vshape) > len(index.shape) and vshape[0] == 1:
+        vshape = vshape[1:]
+    try:
+        ok = _np.broadcast_shapes(vshape, index.shape) == index.shape
+    except ValueError:
+        ok = False
+    if not ok:
+        raise ValueError(f"shape mismatch: value array of shape {_shape_text(v._shape)} "
+                         f"could not be broadcast to indexing result of shape "
+                         f"{_shape_text(index.shape)}")
+    if prod(index.shape) == 0:
+        return
+    _core.complex_warning(v._dtype, a._dtype)
+    values = _manip.broadcast_to(v.reshape(vshape).astype(a._dtype, copy=False), index.shape)
+    put(_flat_base(a), index.positions(), values, mode="clip")
 
 
 NATIVE = ["take", "take_along_axis", "put", "put_along_axis", "putmask", "place",

@@ -65,21 +65,15 @@ def getitem(a, key):
     if _is_basic(key):
         return basic_view(a, key)
     from . import _indexing
-    r = _indexing.getitem(a, key)
-    if r is not None:
-        return r
-    from . import _fallback
-    return _fallback.fallback_getitem(a, key)
+    return _indexing.getitem(a, key)
 
 
 def setitem(a, key, value):
     if not _is_basic(key):
         from . import _indexing
-        if _indexing.setitem(a, key, value):
-            statement_end()
-            return
-        from . import _fallback
-        return _fallback.fallback_setitem(a, key, value)
+        _indexing.setitem(a, key, value)
+        statement_end()
+        return
     v = basic_view(a, key)
     if v._readonly:
         raise ValueError("assignment destination is read-only")

@@ -69,6 +69,111 @@ def test_index_errors():
     assert float(gather(a, cp.arange(2000) % 10)[3]) == 6.0
 
 
+# Keys mixing integer arrays, masks, ints, slices, None and Ellipsis: the
+# result's layout (the index block first unless the advanced items are
+# adjacent), negative and repeated indices, empty results, 0-d booleans.
+MIXED_KEYS = [
+    (0, slice(None), [1, 2]),
+    ([0, 1], None, [0, 1]),
+    ([0, 1], slice(1, 4), [2, 3]),
+    (slice(None), [0, 2, -1], slice(None)),
+    (Ellipsis, [1, 3]),
+    (Ellipsis, [[1], [3]], None),
+    ([4, 0], Ellipsis, [3, 0]),
+    (slice(None, None, 2), [1, 1, 2], slice(1, None, 2)),
+    (numpy.array([True, False, True, False, True]), slice(1, 3)),
+    (slice(None), numpy.array([True, False] * 3)),
+    (slice(None), numpy.arange(24).reshape(6, 4) % 3 == 0),
+    (True, [0, 1]),
+    (False,),
+    (Ellipsis, True),
+    (None, [1, 2], 3),
+    ([[0, 1], [2, 3]], [0, 1], 3),
+    (1, [0, 1], [2, 3]),
+    ([1, 2], 0, [2, 3]),
+    ([], slice(None)),
+    (slice(0, 0), [1]),
+    (numpy.array([-1, -5]), slice(None, None, -1), 2),
+]
+
+
+def _key_for(key, traced):
+    """The key with its index arrays as cpnumeric arrays (traced: computed
+    by pending work) or as they are."""
+    if not traced:
+        return key
+    return tuple(cp.array(k) + 0 if isinstance(k, (list, numpy.ndarray)) and len(k)
+                 and numpy.asarray(k).dtype != bool else k for k in key)
+
+
+@pytest.mark.parametrize("dtype", ["int16", "uint8", "float32", "float64", "complex128",
+                                   "bool"])
+@pytest.mark.parametrize("traced", [False, True])
+def test_mixed_advanced_indexing(dtype, traced):
+    a = data((5, 6, 4), dtype, 7) if dtype != "complex128" else \
+        data((5, 6, 4), "float64", 7) + 1j * data((5, 6, 4), "float64", 8)
+    ca = cp.array(a)
+    for key in MIXED_KEYS:
+        k = _key_for(key, traced)
+        same(ca[k], a[key])
+        # through a non-contiguous view
+        view, cview = a[1:, ::-1, 1::2], ca[1:, ::-1, 1::2]
+        try:
+            want = view[key]
+        except IndexError:
+            with pytest.raises(IndexError):
+                cview[k]
+            continue
+        same(cview[k], want)
+        # writes: values of the result's shape, a scalar, through the view
+        b, cb = a.copy(), cp.array(a)
+        vals = numpy.resize(a.ravel()[::-1], a[key].shape)
+        b[key] = vals
+        cb[k] = cp.array(vals)
+        same(cb, b)
+        b[key] = a.flat[3]
+        cb[k] = a.flat[3]
+        same(cb, b)
+        b[1:, ::-1, 1::2][key] = a.flat[5]
+        cview = cb[1:, ::-1, 1::2]
+        cview[k] = a.flat[5]
+        same(cb, b)
+    # .real of a complex array, and an index that repeats (the last write wins)
+    if dtype == "complex128":
+        b, cb = a.copy(), cp.array(a)
+        b.real[[0, 0, 2], 1:3] = numpy.arange(24.0).reshape(3, 2, 4)
+        cb.real[[0, 0, 2], 1:3] = cp.arange(24.0).reshape(3, 2, 4)
+        same(cb, b)
+        same(cb.imag[1:, [1, 0]], b.imag[1:, [1, 0]])
+
+
+def test_mixed_advanced_indexing_errors():
+    a = data((5, 6, 4), "float64", 9)
+    ca = cp.array(a)
+    for key in [(False, [0, 1]), ([0, 1], [0, 1, 2]), (numpy.ones(2, bool),),
+                (slice(None), numpy.ones(5, bool)), (1.5,), ([1.5],), (0, 0, 0, [0]),
+                ([7],), (slice(None), [-7]), (0, slice(None), [4]),
+                (Ellipsis, Ellipsis, [0]), (numpy.array([0.0]),)]:
+        with pytest.raises(IndexError) as ref:
+            a[key]
+        with pytest.raises(IndexError) as ours:
+            ca[key]
+        assert str(ours.value) == str(ref.value)
+    for vals in [numpy.ones(3), numpy.ones((1, 2, 6, 4)), numpy.ones((2, 1, 4)),
+                 numpy.ones((2, 2, 6, 4))]:
+        b, cb = a.copy(), cp.array(a)
+        try:
+            b[[0, 1]] = vals
+            cb[[0, 1]] = cp.array(vals)
+            same(cb, b)
+        except ValueError as ref:
+            with pytest.raises(ValueError) as ours:
+                cb[[0, 1]] = cp.array(vals)
+            assert str(ours.value) == str(ref)
+    with pytest.raises(ValueError, match="read-only"):
+        cp.broadcast_to(ca[0], (3, 6, 4))[:, [0]] = 1.0
+
+
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_take_along_axis_and_put(dtype):
     a = data((4, 7), dtype, 3)
