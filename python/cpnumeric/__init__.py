@@ -16,7 +16,7 @@ import numpy as _np
 # 0.83x -> ~1x NumPy). Set OPENBLAS_THREAD_TIMEOUT to override.
 _os.environ.setdefault("OPENBLAS_THREAD_TIMEOUT", "4")
 
-from . import (_config, _core, _cpn, _creation, _extras, _fallback, _indexing, _jit,
+from . import (_config, _core, _cpn, _creation, _extras, _fallback, _indexing, _jit, _library,
                _joining, _manip, _pad, _products, _reductions, _sorting, _ufuncs)
 from . import fft, linalg, random  # noqa: F401
 from ._core import ndarray
@@ -267,17 +267,97 @@ ndarray.to_device = lambda self, device, /, *, stream=None: self
 
 
 def _view(self, dtype=None, type=None):
-    """A new view of the same data. Reinterpreting the bytes as another
-    dtype is not supported (TypeError): cpnumeric's buffers are typed."""
+    """A new view of the same data; `dtype` of the same size reinterprets
+    the bits (a view: writes through it reach this array's elements). Views
+    that change the element size are not supported (TypeError)."""
     if type is not None and type is not ndarray:
         raise TypeError("cpnumeric: view(type=...) supports cpnumeric.ndarray only")
     if dtype is not None:
         if isinstance(dtype, __builtins__["type"]) and issubclass(dtype, ndarray):
             dtype = None
         elif _np.dtype(dtype) != self._dtype:
-            raise TypeError(f"cpnumeric: view({_np.dtype(dtype)}) would reinterpret "
-                            f"{self._dtype} bytes; use astype() to convert the values")
+            dt = _np.dtype(dtype)
+            if dt.itemsize != self._dtype.itemsize:
+                raise TypeError(f"cpnumeric: view({dt}) of a {self._dtype} array changes "
+                                f"the element size; views as a dtype of "
+                                f"{self._dtype.itemsize} bytes are supported (use astype() "
+                                f"to convert the values)")
+            return _field(self, dt, 0)
     return self._view(self._shape, self._strides, self._offset)
+
+
+def _field(a, dt, offset):
+    """The view of the field of dtype `dt` at byte `offset` of a's elements."""
+    if not _core.is_supported(dt) or dt.kind not in "biufc":
+        raise TypeError(f"cpnumeric: no {dt} arrays")
+    src = _np.dtype(a._base.dtype)
+    if a._part is not None and not isinstance(a._part, int):
+        offset += a._dtype.itemsize if a._part == "imag" else 0
+    elif isinstance(a._part, int):
+        offset += a._part
+    if src.kind == "c":
+        half = src.itemsize // 2
+        if dt.kind == "c" and dt != src or dt.kind != "c" and offset // half != (
+                offset + dt.itemsize - 1) // half:
+            raise TypeError(f"cpnumeric: a {dt} field at byte {offset} of {src} elements "
+                            f"spans both parts; fields within the real or imaginary "
+                            f"part are supported")
+    elif dt.kind == "c":
+        raise TypeError(f"cpnumeric: a {dt} view of {src} elements is not supported")
+    root = a._view(a._shape, a._strides, a._offset)
+    root._dtype, root._part = src, None
+    return root._field_view(dt, offset)
+
+
+def _getfield(self, dtype, offset=0):
+    """ndarray.getfield: a view of the field of `dtype` at byte `offset` of
+    each element (little-endian byte order)."""
+    dt = _np.dtype(dtype)
+    if offset < 0:
+        raise ValueError("offset is negative")
+    if dt.itemsize > self._dtype.itemsize:
+        raise ValueError("new type is larger than original type")
+    if offset + dt.itemsize > self._dtype.itemsize:
+        raise ValueError("new type plus offset is larger than original type")
+    if dt == self._dtype:
+        return self._view(self._shape, self._strides, self._offset)
+    return _field(self, dt, int(offset))
+
+
+def _setfield(self, val, dtype, offset=0):
+    """ndarray.setfield: writes `val` into the field of `dtype` at byte
+    `offset` of each element."""
+    _getfield(self, dtype, offset)[...] = val
+
+
+def _byteswap(self, inplace=False):
+    """ndarray.byteswap: each element's bytes reversed (the dtype kept)."""
+    dt = self._dtype
+    eager = self._eager()
+    if eager is not None:
+        if inplace:
+            eager.byteswap(inplace=True)
+            return self
+        return _library.wrap(eager.byteswap())
+    if dt.itemsize == 1:
+        r = self.copy()
+    elif dt.kind == "c":
+        parts = [_byteswap(p)._node() for p in (self.real, self.imag)]
+        r = ndarray._from_node(_core.record("complex", parts, self._shape, dt),
+                               self._shape, dt)
+    else:
+        n = dt.itemsize
+        x = self.view(_np.dtype(f"u{n}"))
+        out = None
+        for k in range(n):
+            byte = _ufuncs.bitwise_and(_ufuncs.right_shift(x, 8 * k), 0xFF)
+            term = _ufuncs.left_shift(byte, 8 * (n - 1 - k))
+            out = term if out is None else _ufuncs.bitwise_or(out, term)
+        r = out.view(dt)
+    if inplace:
+        self[...] = r
+        return self
+    return r
 
 
 def _resize(self, *new_shape, refcheck=True):
@@ -333,6 +413,9 @@ class _FlatIter:
 
 
 ndarray.view = _view
+ndarray.getfield = _getfield
+ndarray.setfield = _setfield
+ndarray.byteswap = _byteswap
 ndarray.resize = _resize
 ndarray.flat = property(_FlatIter)
 _fallback.register_native(

@@ -197,6 +197,63 @@ def store_out(result, out):
     return out
 
 
+def _uint(itemsize):
+    return _np.dtype(f"u{itemsize}")
+
+
+def _reinterpret(node, shape, src, dst):
+    """The same bits as `dst`, a dtype of `src`'s size (bool: x != 0 one
+    way, 0 or 1 the other, as bool bytes are)."""
+    if src == dst:
+        return node
+    if "b" in (src.kind, dst.kind):
+        return record("cast", [node], shape, dst)
+    return record("bitcast", [node], shape, dst)
+
+
+def _field_read(node, shape, base, dtype, offset):
+    """The field of `dtype` at byte `offset` of each (little-endian) element
+    of `node` (of dtype `base`)."""
+    if base.kind == "c":  # a field of one part
+        half = base.itemsize // 2
+        part = record("imag" if offset >= half else "real", [node], shape,
+                      _np.dtype(base.char.lower()))
+        return _field_read(part, shape, _np.dtype(base.char.lower()), dtype,
+                           offset % half)
+    if dtype.itemsize == base.itemsize:
+        return _reinterpret(node, shape, base, dtype)
+    ub, uf = _uint(base.itemsize), _uint(dtype.itemsize)
+    bits = _reinterpret(node, shape, base, ub)
+    if offset:
+        bits = record("right_shift", [bits, splat(8 * offset, shape, ub)], shape, ub)
+    return _reinterpret(record("cast", [bits], shape, uf), shape, uf, dtype)
+
+
+def _field_write(node, old, shape, base, dtype, offset):
+    """`old` (of dtype `base`) with the field of `dtype` at byte `offset`
+    replaced by `node`'s bits."""
+    if base.kind == "c":
+        half = base.itemsize // 2
+        ft = _np.dtype(base.char.lower())
+        re = record("real", [old], shape, ft)
+        im = record("imag", [old], shape, ft)
+        if offset >= half:
+            im = _field_write(node, im, shape, ft, dtype, offset - half)
+        else:
+            re = _field_write(node, re, shape, ft, dtype, offset)
+        return record("complex", [re, im], shape, base)
+    if dtype.itemsize == base.itemsize:
+        return _reinterpret(node, shape, dtype, base)
+    ub, uf = _uint(base.itemsize), _uint(dtype.itemsize)
+    bits = record("cast", [_reinterpret(node, shape, dtype, uf)], shape, ub)
+    if offset:
+        bits = record("left_shift", [bits, splat(8 * offset, shape, ub)], shape, ub)
+    keep = ~(((1 << 8 * dtype.itemsize) - 1) << 8 * offset) & ((1 << 8 * base.itemsize) - 1)
+    rest = record("bitwise_and", [_reinterpret(old, shape, base, ub), splat(keep, shape, ub)],
+                  shape, ub)
+    return _reinterpret(record("bitwise_or", [rest, bits], shape, ub), shape, ub, base)
+
+
 class ndarray:
     """A NumPy-compatible array whose work is traced and compiled.
 
@@ -255,6 +312,8 @@ class ndarray:
         at = self._offset * b.dtype.itemsize
         if self._part == "imag":
             at += self._dtype.itemsize
+        elif isinstance(self._part, int):
+            at += self._part
         return _np.ndarray(self._shape, self._dtype, buffer=b.np, offset=at,
                            strides=self.strides)
 
@@ -279,13 +338,38 @@ class ndarray:
         a._dtype = _np.dtype(self._dtype.char.lower())  # 'D' -> 'd', 'F' -> 'f'
         return a
 
+    def _field_view(self, dtype, offset):
+        """The bytes [offset, offset + dtype.itemsize) of each element seen as
+        `dtype` (ndarray.view, getfield): a view whose reads and writes
+        reinterpret the base's bits; offsets and strides stay in base
+        elements."""
+        base = self._base.dtype
+        if isinstance(self._part, int):
+            offset += self._part
+        elif self._part == "imag":
+            offset += self._dtype.itemsize
+        a = self._view(self._shape, self._strides, self._offset)
+        a._dtype = dtype
+        if dtype == base and offset == 0:
+            a._part = None
+            a._whole = (a._offset == 0 and a._shape == a._base.shape
+                        and a._strides == c_strides(a._shape))
+        elif base.kind == "c" and dtype == _np.dtype(base.char.lower()):
+            a._part, a._whole = "imag" if offset else "real", False
+        else:
+            a._part, a._whole = offset, False
+        return a
+
     def _read(self, shape, strides, part=False):
         """A view of the base (in its dtype), then `part` of it ("real",
-        "imag"; this view's own part by default)."""
+        "imag", or the byte offset of a field; this view's own part by
+        default)."""
         b = self._base
         part = self._part if part is False else part
         node = record("view", [b.node], shape, b.dtype, [self._offset, *strides])
-        if part is not None:
+        if isinstance(part, int):
+            node = _field_read(node, shape, b.dtype, self._dtype, part)
+        elif part is not None:
             node = record(part, [node], shape, self._dtype)
         return node
 
@@ -333,7 +417,10 @@ class ndarray:
         if self._is_whole_base():
             base.node = node
             return
-        if self._part is not None:  # the other part keeps its values
+        if isinstance(self._part, int):
+            node = _field_write(node, self._read(self._shape, self._strides, None),
+                                self._shape, base.dtype, self._dtype, self._part)
+        elif self._part is not None:  # the other part keeps its values
             other = self._read(self._shape, self._strides,
                                "imag" if self._part == "real" else "real")
             parts = [node, other] if self._part == "real" else [other, node]

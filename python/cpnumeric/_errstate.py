@@ -65,8 +65,28 @@ def _user_stacklevel():
     return level
 
 
+# Data-dependent warnings of library functions (NumPy's "All-NaN slice
+# encountered", ...) whose condition is pending work: (0-d bool array,
+# message), warned at the next sync point.
+_DEFERRED = []
+
+
+def warn_if(flag, message):
+    """RuntimeWarning(message) when the 0-d boolean array `flag` is true: at
+    once when its value is known (an eager array), else at the next sync point
+    with the kernels' floating-point errors, so that no sync is added. Not
+    reported under @jit (the captured function has no sync points)."""
+    value = flag._eager()
+    if value is not None:
+        if bool(value):
+            warnings.warn(message, RuntimeWarning, stacklevel=_user_stacklevel())
+    elif not _cpn.capturing():
+        _DEFERRED.append((flag, message))
+
+
 def report():
-    """Warns or raises for the errors of the kernel runs finished so far."""
+    """Warns or raises for the errors of the kernel runs finished so far, and
+    for the pending warnings whose condition holds."""
     reports = _cpn.take_fp_reports()
     for op, bits, *actions in reports:
         for (key, bit, text), action in zip(_CATEGORIES, actions):
@@ -83,6 +103,12 @@ def report():
                 _np.geterrcall().write(f"Warning: {msg}\n")
             else:
                 warnings.warn(msg, RuntimeWarning, stacklevel=_user_stacklevel())
+    if _DEFERRED:
+        pending = list(_DEFERRED)
+        _DEFERRED.clear()
+        for flag, message in pending:
+            if bool(flag._numpy()):
+                warnings.warn(message, RuntimeWarning, stacklevel=_user_stacklevel())
 
 
 class errstate(contextlib.ContextDecorator):

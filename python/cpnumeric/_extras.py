@@ -857,7 +857,7 @@ def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=
     valid = _ufuncs.logical_not(_ufuncs.isnan(a))
     n = _reductions.sum(valid, axis=axis, keepdims=True).astype(a._dtype)
     zero = _ufuncs.where(valid, a, 0.0)
-    with _np.errstate(invalid="ignore", divide="ignore"):
+    with _np.errstate(invalid="ignore", divide="ignore"), _errstate.quiet():
         m = _ufuncs.divide(_reductions.sum(zero, axis=axis, keepdims=True), n)
         d = _ufuncs.where(valid, _ufuncs.subtract(a, m), 0.0)
         ss = _reductions.sum(_ufuncs.multiply(d, d), axis=axis, keepdims=keepdims)
@@ -865,6 +865,8 @@ def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=
             valid, axis=axis).astype(a._dtype), ddof)
         r = _ufuncs.divide(ss, dof)
         r = _ufuncs.where(_ufuncs.less_equal(dof, 0), _np.nan, r)
+    _errstate.warn_if(_reductions.any(_ufuncs.less_equal(dof, 0)),
+                      "Degrees of freedom <= 0 for slice.")
     if dtype is not None:
         r = r.astype(dtype)
     return _core.store_out(r, out)

@@ -683,7 +683,12 @@ def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None,
         ddof = 0 if bias else 1
     fact = X.shape[1] - ddof
     X = _ufuncs.subtract(X, _reductions.mean(X, axis=1, keepdims=True))
-    c = _ufuncs.divide(_manip.matmul(X, _manip.transpose(X)), dt.type(fact))
+    c = _manip.matmul(X, _manip.transpose(X))
+    if fact <= 0:  # NumPy's warnings: c * (1 / 0.0)
+        _errstate.warn_if(_core.asndarray(True), "Degrees of freedom <= 0 for slice")
+        c = _ufuncs.multiply(c, _ufuncs.divide(dt.type(1), dt.type(0)))
+    else:
+        c = _ufuncs.divide(c, dt.type(fact))
     return _manip.squeeze(c)
 
 
@@ -742,7 +747,8 @@ def nanmean(a, axis=None, dtype=None, out=None, keepdims=False):
     s = nansum(a, axis, dtype, keepdims=keepdims)
     n = _reductions.sum(_ufuncs.logical_not(_ufuncs.isnan(a)), axis=axis,
                         keepdims=keepdims)
-    with _np.errstate(invalid="ignore", divide="ignore"):
+    _errstate.warn_if(_reductions.any(_ufuncs.equal(n, 0)), "Mean of empty slice")
+    with _np.errstate(invalid="ignore", divide="ignore"), _errstate.quiet():
         return _ufuncs.divide(s, n.astype(s.dtype))
 
 
@@ -753,6 +759,7 @@ def _nan_extreme(kind, a, axis, keepdims):
     fill = -_np.inf if kind == "max" else _np.inf
     r = _nan_reduce(kind, a, axis, None, keepdims, fill)
     all_nan = _reductions.all(_ufuncs.isnan(a), axis=axis, keepdims=keepdims)
+    _errstate.warn_if(_reductions.any(all_nan), "All-NaN slice encountered")
     return _ufuncs.where(all_nan, a.dtype.type(_np.nan), r)
 
 

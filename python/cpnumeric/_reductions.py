@@ -5,7 +5,7 @@ import builtins
 import numpy as _np
 from numpy.lib.array_utils import normalize_axis_tuple
 
-from . import _core
+from . import _core, _errstate
 from ._core import ndarray, record
 
 _result_dtypes = {}
@@ -124,9 +124,15 @@ def _count(a, axes):
 
 
 def mean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=True):
-    from . import _ufuncs
     a = _core.asndarray(a)
     axes = _axes(a, axis)
+    if where is True and _count(a, axes) == 0:
+        _errstate.warn_if(_core.asndarray(True), "Mean of empty slice")
+    return _core.store_out(_mean(a, axes, dtype, keepdims, where), out)
+
+
+def _mean(a, axes, dtype, keepdims, where=True):
+    from . import _ufuncs
     if dtype is None:
         dtype = _np.dtype("f8") if a._dtype.kind in "biu" else a._dtype
     # float16 means are summed and divided in float32 (as NumPy's).
@@ -136,13 +142,14 @@ def mean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=True):
         s = reduce("sum", a, axes, sdt, None, keepdims, None, w)
         from ._manip import broadcast_to
         n = reduce("sum", broadcast_to(w, a._shape), axes, sdt, None, keepdims)
+        _errstate.warn_if(any(_ufuncs.equal(n, 0)), "Mean of empty slice")
         r = _ufuncs.divide(s, n)
     else:
         s = reduce("sum", a, axes, sdt, None, keepdims)
         r = _ufuncs.divide(s, _count(a, axes))
     if r._dtype != _np.dtype(dtype):
         r = r.astype(dtype)
-    return _core.store_out(r, out)
+    return r
 
 
 def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=True,
@@ -163,7 +170,9 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=Tru
     if correction is not None:
         ddof = correction
     axes = _axes(a, axis)
-    m = globals()["mean"](a, axes, dtype, keepdims=True)
+    if ddof >= _count(a, axes):
+        _errstate.warn_if(_core.asndarray(True), "Degrees of freedom <= 0 for slice")
+    m = _mean(a, axes, dtype, True)
     d = _ufuncs.subtract(a, m)
     if d._dtype.kind == "c":  # |d|**2, as NumPy's (d * conj(d)).real
         sq = _ufuncs.multiply(d, _ufuncs.conjugate(d)).real

@@ -11,7 +11,7 @@ import operator
 
 import numpy as _np
 
-from . import _core, _manip, _reductions, _ufuncs
+from . import _core, _errstate, _manip, _reductions, _ufuncs
 from ._core import ndarray, prod
 from ._library import eager, libcall, rows, wrap
 
@@ -248,6 +248,8 @@ def _quantile(a, q, axis, method, keepdims, nan_skip, out):
         if nan_skip and two._dtype.kind == "f":
             valid = _reductions.sum(_ufuncs.logical_not(_ufuncs.isnan(two)), axis=-1,
                                     keepdims=True)
+            _errstate.warn_if(_reductions.any(_ufuncs.equal(valid, 0)),
+                              "All-NaN slice encountered")
         else:
             valid = None
         picks = [_pick(s, float(qv), n, valid, method, dt) for qv in qs.ravel()]
@@ -322,6 +324,9 @@ def percentile(a, q, axis=None, out=None, overwrite_input=False, method="linear"
 
 
 def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
+    a = _as(a)
+    if a.size == 0:  # NumPy's median is then a mean of no elements
+        return _reductions.mean(a, axis, out=out, keepdims=keepdims)
     return _quantile(a, 0.5, axis, "linear", keepdims, False, out)
 
 

@@ -37,3 +37,23 @@ func.func @spacing(%a: tensor<8xf64>) -> tensor<8xf64> {
   %r = cpn.spacing %a : tensor<8xf64> -> tensor<8xf64>
   return %r : tensor<8xf64>
 }
+
+// ndarray.view(dtype) / getfield / byteswap: the element's bits as another
+// type of the same width; the identity when the types are equal.
+// CHECK-LABEL: func @bitcast
+// CHECK: linalg.generic
+// CHECK: arith.bitcast %{{.*}} : f64 to i64
+// CHECK-LABEL: func @bitcast_back
+// CHECK: arith.bitcast %{{.*}} : i16 to f16
+// LLVM-LABEL: llvm.func @bitcast_back
+// LLVM: llvm.bitcast %{{.*}} : i16 to f16
+func.func @bitcast(%a: tensor<8xf64>) -> tensor<8xi64> {
+  %r = cpn.bitcast %a : tensor<8xf64> -> tensor<8xi64>
+  return %r : tensor<8xi64>
+}
+func.func @bitcast_back(%a: memref<8xi16>, %out: memref<8xf16>) {
+  %ta = bufferization.to_tensor %a restrict : memref<8xi16> to tensor<8xi16>
+  %r = cpn.bitcast %ta : tensor<8xi16> -> tensor<8xf16>
+  bufferization.materialize_in_destination %r in restrict writable %out : (tensor<8xf16>, memref<8xf16>) -> ()
+  return
+}

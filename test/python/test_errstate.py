@@ -265,3 +265,69 @@ def test_warning_points_at_user_code():
         warnings.simplefilter("always")
         np.asnumpy(np.log(x))
     assert caught and caught[0].filename == __file__
+
+
+def _slices(shape, nan_rows):
+    """A float array of `shape` (N elements or more, so compiled) whose rows
+    in `nan_rows` are all NaN and whose others have NaNs and numbers."""
+    a = numpy.resize(numpy.array([numpy.nan, 1.5, -2.0, numpy.nan, 4.0]), shape)
+    a[nan_rows] = numpy.nan
+    return a
+
+
+def _scalar_named(messages):
+    """NumPy names the ops of its scalar results "scalar divide"; ours run
+    on 0-d arrays."""
+    return {m.replace("in scalar ", "in ") for m in messages}
+
+
+@pytest.mark.parametrize("name,kwargs", [
+    ("nanmin", {}), ("nanmax", {}), ("nanmean", {}), ("nanvar", {}),
+    ("nanstd", {"ddof": 1}), ("nanmedian", {}), ("nanpercentile", {"q": 30}),
+    ("nanquantile", {"q": [0.2, 0.9]}), ("nansum", {})])
+@pytest.mark.parametrize("axis,nan_rows", [(1, [3]), (0, slice(None)), (None, slice(None)),
+                                           (1, []), (None, [])])
+def test_library_warnings_of_nan_functions(name, kwargs, axis, nan_rows):
+    """NumPy's "All-NaN slice encountered", "Mean of empty slice", "Degrees of
+    freedom <= 0 for slice." of pending work: reported at the sync point, and
+    nothing else (the NaN results' own divisions are quiet)."""
+    a = _slices((50, 200), nan_rows)
+    ca = np.array(a) + 0.0  # pending work: the warning waits for a sync point
+    kwargs = dict(kwargs)
+    args = (kwargs.pop("q"),) if "q" in kwargs else ()
+    want = _warnings(lambda: getattr(numpy, name)(a, *args, axis=axis, **kwargs))
+    got = _warnings(lambda: numpy.asarray(getattr(np, name)(ca, *args, axis=axis, **kwargs)))
+    assert got == want
+
+
+@pytest.mark.parametrize("name,shape,kwargs", [
+    ("mean", (0,), {}), ("mean", (0, 3), {"axis": 0}), ("mean", (0, 3), {"axis": 1}),
+    ("var", (0,), {}), ("std", (2, 0), {"axis": 1}), ("var", (1,), {"ddof": 1}),
+    ("var", (N,), {"ddof": N}), ("median", (0,), {}), ("average", (0,), {}),
+    ("cov", (1,), {}), ("cov", (3, 1), {}), ("mean", (N,), {}), ("std", (N, 2), {"axis": 0})])
+def test_library_warnings_of_empty_slices(name, shape, kwargs):
+    a = numpy.ones(shape)
+    want = _scalar_named(_warnings(lambda: getattr(numpy, name)(a, **kwargs)))
+    got = _warnings(lambda: numpy.asarray(getattr(np, name)(np.array(a), **kwargs)))
+    assert got == want
+
+
+def test_mean_where_empty_slices():
+    a = numpy.arange(2.0 * N).reshape(2, N)
+    w = numpy.zeros((2, N), bool)
+    w[0, 3] = True
+    want = _warnings(lambda: numpy.mean(a, axis=1, where=w))
+    got = _warnings(lambda: numpy.asarray(np.mean(np.array(a), axis=1, where=np.array(w))))
+    assert got == want
+
+
+def test_library_warning_waits_for_the_sync_point():
+    ca = np.array(_slices((50, 200), [0])) * 2.0
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        r = np.nanmax(ca, axis=1)
+        assert not caught  # no sync at the call
+        r = numpy.asarray(r)
+    assert [str(w.message) for w in caught] == ["All-NaN slice encountered"]
+    assert caught[0].filename == __file__
+    assert numpy.isnan(r[0]) and r[1] == 4.0 * 2

@@ -8,6 +8,7 @@ import numpy
 import pytest
 
 import cpnumeric as cp
+from cpnumeric import _core
 from test_sorting import both, same
 from test_ufuncs import data
 
@@ -189,6 +190,99 @@ def test_fft_transforms_are_native():
     numpy.testing.assert_allclose(numpy.asarray(back), x, atol=1e-12)
 
 
+# (dtype, view dtypes of the same size, getfield (dtype, offset) pairs)
+FIELDS = [
+    ("float64", ["int64", "uint64"], [("int32", 4), ("uint16", 6), ("uint8", 0), ("int8", 3)]),
+    ("float32", ["int32", "uint32"], [("int16", 2), ("uint8", 1)]),
+    ("int64", ["float64", "uint64"], [("float32", 4), ("int32", 0), ("int16", 5)]),
+    ("uint16", ["int16", "float16"], [("uint8", 1), ("bool", 0)]),
+    ("uint8", ["int8", "bool"], []),
+    ("complex128", [], [("float64", 8), ("int64", 0), ("int32", 12), ("uint8", 9)]),
+    ("complex64", [], [("float32", 0), ("int32", 4)]),
+]
+
+
+def _bits_data(dtype, shape):
+    """Values whose bytes all differ (NaN-free floats, bools 0 or 1)."""
+    dtype = numpy.dtype(dtype)
+    if dtype.kind == "c":
+        return (_bits_data(dtype.char.lower(), shape)
+                + 1j * _bits_data(dtype.char.lower(), shape)[::-1]).astype(dtype)
+    if dtype.kind == "b":
+        return numpy.arange(numpy.prod(shape)).reshape(shape) % 3 == 0
+    rng = numpy.random.default_rng(dtype.itemsize)
+    if dtype.kind == "f":
+        return rng.uniform(-1e3, 1e3, shape).astype(dtype)
+    info = numpy.iinfo(dtype)
+    return rng.integers(info.min, info.max, shape, dtype=dtype, endpoint=True)
+
+
+@pytest.mark.parametrize("dtype,views,fields", FIELDS)
+@pytest.mark.parametrize("eager", [False, True])
+def test_reinterpreting_views_and_fields(dtype, views, fields, eager, monkeypatch):
+    """view(dtype) of the same size, getfield/setfield: views whose reads
+    and writes reinterpret the base's bits (through slices too); compiled,
+    and on the eager small-array path."""
+    if eager:
+        monkeypatch.setitem(_core.EAGER, "threshold", 1024)
+    n = _bits_data(dtype, (40, 30) if not eager else (6, 9))
+    a = cp.array(n)
+    for vt in views:
+        same(a.view(vt), n.view(vt))
+        same(a[1:, ::-2].view(vt), n[1:, ::-2].view(vt))
+        same(a.view(vt).view(dtype), n)
+    for ft, off in fields:
+        same(a.getfield(ft, off), n.getfield(ft, off))
+        same(a[::3, 1:].getfield(ft, off), n[::3, 1:].getfield(ft, off))
+    b, nb = a.copy(), n.copy()
+    for vt in views:  # writes through a bitcast view of a slice
+        vals = _bits_data(vt, (2, 3))
+        b[2:4, 5:8].view(vt)[...] = cp.array(vals)
+        nb[2:4, 5:8].view(vt)[...] = vals
+        same(b, nb)
+    for ft, off in fields:  # the other bytes of each element are kept
+        vals = _bits_data(ft, nb[1::2, ::5].shape)
+        b[1::2, ::5].setfield(cp.array(vals), ft, off)
+        nb[1::2, ::5].setfield(vals, ft, off)
+        assert numpy.array_equal(numpy.asarray(b).view("u1"), nb.view("u1"))
+        field = b.getfield(ft, off)  # a view: writes reach b
+        field[0, 0] = vals.flat[1]
+        nb.getfield(ft, off)[0, 0] = vals.flat[1]
+        assert numpy.array_equal(numpy.asarray(b).view("u1"), nb.view("u1"))
+
+
+@pytest.mark.parametrize("dtype", ["bool", "int8", "uint16", "int32", "float32", "int64",
+                                   "uint64", "float64", "complex64", "complex128"])
+@pytest.mark.parametrize("eager", [False, True])
+def test_byteswap(dtype, eager, monkeypatch):
+    if eager:
+        monkeypatch.setitem(_core.EAGER, "threshold", 1024)
+    n = _bits_data(dtype, (50, 40) if not eager else (4, 5))
+    a = cp.array(n)
+    r = a.byteswap()
+    assert numpy.array_equal(numpy.asarray(r).view("u1"), n.byteswap().view("u1"))
+    assert numpy.array_equal(numpy.asarray(a).view("u1"), n.view("u1"))  # a unchanged
+    v = a[::2, 1:]
+    assert v.byteswap(inplace=True) is v
+    n[::2, 1:].byteswap(inplace=True)
+    assert numpy.array_equal(numpy.asarray(a).view("u1"), n.view("u1"))
+
+
+def test_reinterpreting_view_errors():
+    a = cp.zeros(4)
+    for args, exc in [((numpy.int16, 7), ValueError), ((numpy.complex128, 0), ValueError),
+                      ((numpy.int8, -1), ValueError)]:
+        with pytest.raises(exc) as ours:
+            a.getfield(*args)
+        with pytest.raises(exc) as ref:
+            numpy.zeros(4).getfield(*args)
+        assert str(ours.value) == str(ref.value)
+    with pytest.raises(TypeError, match="both parts"):
+        cp.zeros(3, complex).getfield(numpy.int64, 4)
+    with pytest.raises(TypeError, match="element size"):
+        a.view(numpy.complex128)
+
+
 def test_flat_view_resize():
     a = cp.arange(12.0).reshape(3, 4)
     n = numpy.arange(12.0).reshape(3, 4)
@@ -205,7 +299,7 @@ def test_flat_view_resize():
     assert float(a[0, 0]) == 5.0 and a.view(cp.float64).shape == (3, 4)
     n[0, 0] = 5.0
     with pytest.raises(TypeError, match="astype"):
-        a.view(numpy.int64)
+        a.view(numpy.int32)  # a different element size
     b, nb = cp.arange(6.0), numpy.arange(6.0)
     b.resize(2, 5)
     nb.resize(2, 5, refcheck=False)

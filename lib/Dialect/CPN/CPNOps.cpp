@@ -102,6 +102,19 @@ LogicalResult mlir::cpn::verifySameShapes(Operation *op) {
   return success();
 }
 
+LogicalResult BitcastOp::verify() {
+  Type from = shapedOf(getX()).getElementType();
+  Type to = shapedOf(getResult()).getElementType();
+  auto width = [](Type t) -> unsigned {
+    return isa<IntegerType, FloatType>(t) ? t.getIntOrFloatBitWidth() : 0;
+  };
+  if (!width(from) || width(from) != width(to) || from.isInteger(1))
+    return emitOpError("reinterprets ")
+           << from << " as " << to
+           << ": both must be integer or float types of one width (not i1)";
+  return success();
+}
+
 LogicalResult SelectOp::verify() {
   if (!shapedOf(getCond()).getElementType().isInteger(1))
     return emitOpError("condition must have i1 elements");

@@ -77,3 +77,11 @@ func.func @view_of_dynamic(%x: tensor<?xf64>) {
   %0 = cpn.view %x {offset = 0 : i64, strides = array<i64: 1>} : tensor<?xf64> -> tensor<4xf64>
   return
 }
+
+// -----
+
+func.func @bitcast_width(%a: tensor<4xf64>) {
+  // expected-error @+1 {{reinterprets 'f64' as 'i32': both must be integer or float types of one width (not i1)}}
+  %0 = cpn.bitcast %a : tensor<4xf64> -> tensor<4xi32>
+  return
+}

@@ -65,5 +65,7 @@ func.func @complex_parts(%z: tensor<3xcomplex<f64>>, %x: tensor<3xf64>) {
   %2 = cpn.complex %0, %x : tensor<3xf64>, tensor<3xf64> -> tensor<3xcomplex<f64>>
   // CHECK: cpn.conjugate %{{.+}} : tensor<3xcomplex<f64>> -> tensor<3xcomplex<f64>>
   %3 = cpn.conjugate %2 : tensor<3xcomplex<f64>> -> tensor<3xcomplex<f64>>
+  // CHECK: cpn.bitcast %{{.+}} : tensor<3xf64> -> tensor<3xi64>
+  %4 = cpn.bitcast %x : tensor<3xf64> -> tensor<3xi64>
   return
 }

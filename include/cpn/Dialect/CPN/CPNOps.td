@@ -189,6 +189,11 @@ def CPN_SpacingOp : CPN_UnaryOp<"spacing">;
 // real elements).
 def CPN_RealOp : CPN_UnaryOp<"real">;
 def CPN_ImagOp : CPN_UnaryOp<"imag">;
+// The element's bits as another integer or float type of the same width
+// (ndarray.view(dtype), getfield, byteswap).
+def CPN_BitcastOp : CPN_UnaryOp<"bitcast"> {
+  let hasVerifier = 1;
+}
 
 // Binary ufuncs.
 def CPN_AddOp : CPN_BinaryOp<"add">;
