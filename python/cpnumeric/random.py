@@ -8,10 +8,11 @@ into a distribution (uniform, normal by Box-Muller, exponential by inversion,
 ...): `rng.normal(size=10**8) * 2 + 1` is one loop, with no temporary.
 
 The streams are cpnumeric's own: the same seed does not give NumPy's numbers
-(NumPy's MT19937/PCG64 with its ziggurat methods). Distributions without a
-native version (binomial, poisson, gamma and the others that need rejection
-sampling, choice, permutation, shuffle) run NumPy's Generator, seeded from
-this generator's state, with a one-time RuntimeWarning.
+(NumPy's MT19937/PCG64 with its ziggurat methods). Distributions that need
+rejection sampling (gamma and its family) draw in rounds, each round for the
+candidates the last one rejected. Distributions without a native version run
+NumPy's Generator, seeded from this generator's state, with a one-time
+RuntimeWarning.
 
 Small draws (below CPN_EAGER_THRESHOLD elements) compute the same Philox words
 with NumPy at once, so a seed gives the same words on either path.
@@ -23,7 +24,7 @@ import warnings
 
 import numpy as _np
 
-from . import _core, _fallback, _jit, _manip, _reductions, _ufuncs
+from . import _core, _creation, _errstate, _fallback, _jit, _manip, _reductions, _ufuncs
 from ._core import ndarray, prod, record
 
 _M32 = (1 << 32) - 1
@@ -108,8 +109,9 @@ def _is_scalar(x):
 
 class Generator:
     """NumPy's Generator API (`default_rng`): uniform, normal, integers,
-    exponential and the other distributions that are transforms of uniform
-    words are native; the rest run NumPy's Generator seeded from this one."""
+    exponential and the other transforms of uniform words, permutations and
+    choice, the gamma family by rejection are native; the rest run NumPy's
+    Generator seeded from this one."""
 
     def __init__(self, seed=None):
         self._key = _key_from_seed(seed)
@@ -431,18 +433,240 @@ class Generator:
         words = self._bits(((length + 7) // 8,))
         return _core.asndarray(words)._numpy().tobytes()[:length]
 
+    # -- permutations and samples -------------------------------------------------
+    def _permutation_indices(self, n):
+        """A uniformly random permutation of range(n): the order of n random
+        64-bit keys (a stable sort; ties, of probability n^2 / 2^65, keep
+        index order)."""
+        from ._sorting import argsort
+        return argsort(self._bits((n,)), kind="stable")
+
+    def permutation(self, x, axis=0):
+        if isinstance(x, (int, _np.integer)):
+            return self._permutation_indices(int(x))
+        a = _as(x)
+        if a.ndim < 1:
+            raise IndexError("x must be an integer or at least 1-dimensional")
+        axis = _manip.normalize_axis_index(axis, a.ndim)
+        from ._indexing import take
+        return take(a, self._permutation_indices(a._shape[axis]), axis=axis)
+
+    def shuffle(self, x, axis=0):
+        if not isinstance(x, ndarray):
+            _fallback._warn("random shuffle of a non-cpnumeric sequence")
+            self._numpy_generator().shuffle(x, axis=axis)
+            return
+        if x.ndim < 1:
+            raise TypeError("shuffle needs an array of at least one dimension")
+        x[...] = self.permutation(x, axis)
+
+    def choice(self, a, size=None, replace=True, p=None, axis=0, shuffle=True):
+        from ._indexing import take
+        if isinstance(a, (int, _np.integer)):
+            pool, n = None, int(a)
+            if n < 0:
+                raise ValueError("a must be a positive integer unless no samples are taken")
+        else:
+            pool = _as(a)
+            if pool.ndim == 0:
+                raise ValueError("a must be a sequence or an integer, not "
+                                 f"{type(a)}")
+            axis = _manip.normalize_axis_index(axis, pool.ndim)
+            n = pool._shape[axis]
+        shape = _shape_of(size)
+        k = 1 if shape is None else prod(shape)
+        if n == 0 and k:
+            raise ValueError("a cannot be empty unless no samples are taken")
+        if p is not None:
+            p = _as(p).astype(_np.float64)
+            if p.ndim != 1:
+                raise ValueError("p must be 1-dimensional")
+            if p._shape[0] != n:
+                raise ValueError("a and p must have same size")
+            pn = p._numpy()  # n floats: checked here, as NumPy does (a sync)
+            if _np.isnan(pn).any() or (pn < 0).any():
+                raise ValueError("probabilities are not non-negative")
+            if abs(pn.sum() - 1.0) > _np.sqrt(_np.finfo(_np.float64).eps):
+                raise ValueError("probabilities do not sum to 1")
+        if not replace and k > n:
+            raise ValueError("Cannot take a larger sample than population when "
+                             "replace is False")
+        flat = (k,)
+        if replace and p is None:
+            idx = self.integers(0, n, flat) if k else _core.asndarray(_np.zeros(0, _np.int64))
+        elif replace:  # inversion of the cumulative distribution
+            from ._sorting import cumsum, searchsorted
+            cdf = cumsum(p)
+            cdf = _ufuncs.divide(cdf, cdf[-1])
+            idx = searchsorted(cdf, self._uniform(flat), side="right")
+            idx = _ufuncs.minimum(idx, n - 1)
+        elif p is None:
+            idx = self._permutation_indices(n)[:k]
+        else:  # successive sampling in proportion to p: the top k of
+            # log(p) + Gumbel noise (Efraimidis-Spirakis)
+            if int(_np.count_nonzero(pn)) < k:
+                raise ValueError("Fewer non-zero entries in p than size")
+            from ._sorting import argsort
+            u = self._uniform((n,), open_interval=True)
+            with _errstate.quiet(), _np.errstate(divide="ignore"):
+                keys = _ufuncs.subtract(_ufuncs.log(p), _ufuncs.log(_ufuncs.negative(
+                    _ufuncs.log(u))))
+            idx = argsort(_ufuncs.negative(keys), kind="stable")[:k]
+        if shape is None:
+            idx = idx.reshape(())
+            if pool is None:
+                return _np.int64(idx.item())
+        else:
+            idx = idx.reshape(shape)
+        if pool is None:
+            return idx
+        if shape is None:
+            return _manip.basic_view(pool, (slice(None),) * axis + (int(idx.item()),))
+        return take(pool, idx, axis=axis)
+
+    # -- rejection sampling --------------------------------------------------------
+    def _rejection(self, n, propose):
+        """n values (flat) by rejection in rounds: `propose(idx, m)` returns
+        (candidates, accepted) for the m elements `idx` (None: all n, in the
+        first round). Each round reads how many were rejected (a sync) and
+        draws again for those only, padded to a power of two (with index n, a
+        sink slot) so that the rounds' kernels have a few sizes that the
+        kernel cache keeps. The methods here accept most candidates: a
+        million values take about five rounds."""
+        from ._joining import concatenate
+        from ._indexing import put
+        from ._library import libcall
+        i64 = _np.dtype(_np.int64)
+        vals, ok = propose(None, n)
+        out = concatenate([_ufuncs.where(ok, vals, 0.0), _creation.zeros(1)])
+        idx = _creation.arange(n, dtype=i64)
+        rejected = _ufuncs.logical_not(ok)
+        while True:
+            count = int(_reductions.count_nonzero(rejected))
+            if not count:
+                return out[:n]
+            m = 1 << (count - 1).bit_length()
+            got = libcall("compress", [idx, rejected], (m,), i64)
+            idx = _ufuncs.where(_ufuncs.less(_creation.arange(m, dtype=i64), count), got, n)
+            vals, ok = propose(idx, m)
+            put(out, idx, _ufuncs.where(ok, vals, 0.0), mode="clip")
+            rejected = _ufuncs.logical_and(_ufuncs.logical_not(ok), _ufuncs.less(idx, n))
+
+    @staticmethod
+    def _at(param, idx):
+        """A flat parameter array's elements at `idx` (indices past the end,
+        the padding, read the last)."""
+        if idx is None or _is_scalar(param):
+            return param
+        from ._indexing import take
+        return take(param, idx, mode="clip")
+
+    def _standard_gamma(self, shape, k):
+        """Gamma(k, 1) variates of `shape` for shapes k >= 0 (Marsaglia and
+        Tsang's squeeze-free method on normal and uniform words; k < 1 through
+        Gamma(k + 1) * U^(1/k))."""
+        n = prod(shape)
+        k = _manip.ravel(_manip.broadcast_to(_as(k).astype(_np.float64), shape)) \
+            if not _is_scalar(k) else float(k)
+        boosted = _ufuncs.where(_ufuncs.less(k, 1.0), _ufuncs.add(k, 1.0), k)
+        d = _ufuncs.subtract(boosted, 1.0 / 3.0)
+        c = _ufuncs.divide(1.0, _ufuncs.sqrt(_ufuncs.multiply(d, 9.0)))
+
+        def propose(idx, m):
+            dd, cc = self._at(d, idx), self._at(c, idx)
+            x = self._normal((m,))
+            u = self._uniform((m,), open_interval=True)
+            t = _ufuncs.add(_ufuncs.multiply(cc, x), 1.0)
+            v = _ufuncs.multiply(_ufuncs.multiply(t, t), t)
+            with _errstate.quiet():
+                bound = _ufuncs.add(_ufuncs.multiply(_ufuncs.multiply(x, x), 0.5),
+                                    _ufuncs.multiply(dd, _ufuncs.add(_ufuncs.subtract(
+                                        1.0, v), _ufuncs.log(v))))
+                ok = _ufuncs.logical_and(_ufuncs.greater(v, 0.0),
+                                         _ufuncs.less(_ufuncs.log(u), bound))
+            return _ufuncs.multiply(dd, v), ok
+        g = self._rejection(n, propose)
+        if _is_scalar(k) and k >= 1:
+            return g.reshape(shape)
+        with _errstate.quiet():
+            u = self._uniform((n,), open_interval=True)
+            boost = _ufuncs.power(u, _ufuncs.divide(1.0, k))
+            g = _ufuncs.where(_ufuncs.less(k, 1.0), _ufuncs.multiply(g, boost), g)
+            g = _ufuncs.where(_ufuncs.equal(k, 0.0), 0.0, g)
+        return g.reshape(shape)
+
+    def standard_gamma(self, shape, size=None, dtype=_np.float64, out=None):
+        self._check(lambda s: (s < 0) | (s != s), [shape], "shape < 0")
+        r = self._draw(size, [shape], lambda s, p: self._standard_gamma(s, p[0]))
+        if _np.dtype(dtype) != _np.float64:
+            r = r.astype(dtype) if isinstance(r, ndarray) else _np.dtype(dtype).type(r)
+        if out is not None:
+            out[...] = r
+            return out
+        return r
+
+    def gamma(self, shape, scale=1.0, size=None):
+        self._check(lambda s: (s < 0) | (s != s), [shape], "shape < 0")
+        self._check(lambda s: s < 0, [scale], "scale < 0")
+        return self._draw(size, [shape, scale], lambda s, p: _ufuncs.multiply(
+            self._standard_gamma(s, p[0]), p[1]))
+
+    def _chisquare(self, shape, df):
+        return _ufuncs.multiply(self._standard_gamma(shape, _ufuncs.multiply(df, 0.5)
+                                                     if not _is_scalar(df) else df / 2), 2.0)
+
+    def chisquare(self, df, size=None):
+        self._check(lambda s: (s <= 0) | (s != s), [df], "df <= 0")
+        return self._draw(size, [df], lambda s, p: self._chisquare(s, p[0]))
+
+    def beta(self, a, b, size=None):
+        self._check(lambda s: (s <= 0) | (s != s), [a], "a <= 0")
+        self._check(lambda s: (s <= 0) | (s != s), [b], "b <= 0")
+
+        def make(shape, p):
+            x = self._standard_gamma(shape, p[0])
+            y = self._standard_gamma(shape, p[1])
+            with _errstate.quiet():  # both tiny: 0 / 0; NumPy's Johnk gives a or b's side
+                r = _ufuncs.divide(x, _ufuncs.add(x, y))
+                return _ufuncs.where(_ufuncs.isnan(r), _ufuncs.less_equal(
+                    self._uniform(shape), _ufuncs.divide(p[0], _ufuncs.add(p[0], p[1]))
+                ).astype(_np.float64), r)
+        return self._draw(size, [a, b], make)
+
+    def f(self, dfnum, dfden, size=None):
+        self._check(lambda s: (s <= 0) | (s != s), [dfnum], "dfnum <= 0")
+        self._check(lambda s: (s <= 0) | (s != s), [dfden], "dfden <= 0")
+
+        def make(shape, p):
+            num = _ufuncs.divide(self._chisquare(shape, p[0]), p[0])
+            den = _ufuncs.divide(self._chisquare(shape, p[1]), p[1])
+            return _ufuncs.divide(num, den)
+        return self._draw(size, [dfnum, dfden], make)
+
+    def standard_t(self, df, size=None):
+        self._check(lambda s: (s <= 0) | (s != s), [df], "df <= 0")
+
+        def make(shape, p):
+            z = self._normal(shape)
+            return _ufuncs.divide(z, _ufuncs.sqrt(_ufuncs.divide(
+                self._chisquare(shape, p[0]), p[0])))
+        return self._draw(size, [df], make)
+
+    def dirichlet(self, alpha, size=None):
+        alpha = _as(alpha).astype(_np.float64)
+        if alpha.ndim != 1:
+            raise ValueError("object of too small depth for desired array")
+        self._check(lambda s: (s < 0) | (s != s), [alpha], "alpha < 0, or alpha contains NaNs")
+        shape = (_shape_of(size) or ()) + alpha._shape
+        g = self._standard_gamma(shape, _manip.broadcast_to(alpha, shape))
+        with _errstate.quiet():
+            return _ufuncs.divide(g, _reductions.sum(g, axis=-1, keepdims=True))
+
     # -- the rest: NumPy's Generator, seeded from this one ---------------------
     def _numpy_generator(self):
         gen = _np.random.Generator(_np.random.PCG64([self._key, self._counter]))
         self._counter = (self._counter + (1 << 40)) & _M64
         return gen
-
-    def shuffle(self, x, axis=0):
-        _fallback._warn("random shuffle")
-        data = x._numpy() if isinstance(x, ndarray) else x
-        self._numpy_generator().shuffle(data, axis=axis)
-        if isinstance(x, ndarray):
-            x[...] = data
 
     def __getattr__(self, name):
         if name.startswith("_") or not hasattr(_np.random.Generator, name):
@@ -534,7 +758,8 @@ NATIVE = ["default_rng", "seed", "get_state", "set_state", "random", "random_sam
           "normal", "standard_normal", "lognormal", "exponential",
           "standard_exponential", "logistic", "gumbel", "laplace", "weibull", "pareto",
           "power", "rayleigh", "standard_cauchy", "triangular", "wald", "geometric",
-          "multivariate_normal", "bytes"]
+          "multivariate_normal", "bytes", "permutation", "shuffle", "choice",
+          "standard_gamma", "gamma", "chisquare", "beta", "f", "standard_t", "dirichlet"]
 
 for _name in NATIVE:
     if _name not in ("default_rng", "ranf", "sample"):

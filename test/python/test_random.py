@@ -84,6 +84,10 @@ def test_uniform_words_have_full_range_and_no_bias():
     ("weibull", (1.5,)), ("pareto", (3.0,)), ("power", (2.5,)), ("rayleigh", (2.0,)),
     ("standard_cauchy", ()), ("triangular", (-1.0, 0.5, 3.0)), ("wald", (1.0, 2.0)),
     ("geometric", (0.3,)), ("integers", (-5, 17)),
+    # rejection sampling in rounds (Marsaglia-Tsang gamma and its family)
+    ("standard_gamma", (0.4,)), ("standard_gamma", (1.0,)), ("standard_gamma", (7.5,)),
+    ("gamma", (2.5, 3.0)), ("chisquare", (3.0,)), ("beta", (0.5, 0.7)), ("beta", (2.0, 9.0)),
+    ("f", (5.0, 12.0)), ("standard_t", (4.0,)),
 ])
 def test_distributions_match_numpy(name, args):
     ours = getattr(cp.random.default_rng(11), name)(*args, size=N)
@@ -199,14 +203,69 @@ def test_fallbacks_warn_and_are_seeded():
     a = numpy.asarray(cp.random.default_rng(1).binomial(10, 0.5, size=10))
     b = numpy.asarray(cp.random.default_rng(1).binomial(10, 0.5, size=10))
     assert numpy.array_equal(a, b)
-    x = cp.arange(10)
-    cp.random.default_rng(2).shuffle(x)
-    assert sorted(numpy.asarray(x).tolist()) == list(range(10))
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        assert sorted(numpy.asarray(cp.random.permutation(5)).tolist()) == list(range(5))
-        c = cp.random.choice(5, size=3)
-        assert numpy.asarray(c).shape == (3,)
+
+
+def test_gamma_with_array_parameters_and_seeds():
+    """Per-element shapes (broadcast), zero shape, reproducible for a seed."""
+    k = cp.array([0.0, 0.3, 1.0, 6.0]).reshape(4, 1)
+    ours = numpy.asarray(cp.random.default_rng(5).gamma(k, 2.0, size=(4, N // 4)))
+    ref = numpy.random.default_rng(0).gamma(numpy.asarray(k), 2.0, size=(4, N // 4))
+    assert (ours[0] == 0).all()
+    for row in range(1, 4):
+        same_distribution(ours[row], ref[row])
+    again = numpy.asarray(cp.random.default_rng(5).gamma(k, 2.0, size=(4, N // 4)))
+    assert numpy.array_equal(ours, again)
+    d = numpy.asarray(cp.random.default_rng(6).dirichlet([0.5, 2.0, 3.5], size=N // 4))
+    numpy.testing.assert_allclose(d.sum(axis=1), 1.0, rtol=1e-12)
+    numpy.testing.assert_allclose(d.mean(axis=0), [0.5 / 6, 2.0 / 6, 3.5 / 6], atol=0.01)
+    assert isinstance(cp.random.default_rng(0).standard_gamma(2.0), float)
+    with pytest.raises(ValueError, match="shape < 0"):
+        cp.random.default_rng(0).gamma(-1.0)
+    with pytest.raises(ValueError, match="a <= 0"):
+        cp.random.default_rng(0).beta(0.0, 1.0)
+
+
+def test_permutation_shuffle_choice():
+    g = cp.random.default_rng(2)
+    x = cp.arange(1000)
+    g.shuffle(x)
+    xs = numpy.asarray(x)
+    assert sorted(xs.tolist()) == list(range(1000)) and not (xs == numpy.arange(1000)).all()
+    m = cp.arange(24).reshape(4, 6)
+    pm = numpy.asarray(g.permutation(m, axis=1))
+    assert (numpy.sort(pm, axis=1) == numpy.arange(24).reshape(4, 6)).all()
+    assert (numpy.diff(pm, axis=0) == 6).all()  # whole columns moved
+    assert sorted(numpy.asarray(cp.random.permutation(5)).tolist()) == list(range(5))
+    with pytest.raises(IndexError):
+        g.permutation(cp.array(3.0))
+    # choice: uniform, weighted, without replacement (weighted: successive
+    # sampling, NumPy's law), from an array along an axis, scalars
+    c = numpy.asarray(g.choice(5, size=N))
+    assert numpy.abs(numpy.bincount(c, minlength=5) / N - 0.2).max() < 0.01
+    p = [0.1, 0.0, 0.2, 0.3, 0.4]
+    c = numpy.asarray(g.choice(5, size=N, p=p))
+    assert numpy.abs(numpy.bincount(c, minlength=5) / N - p).max() < 0.01
+    c = numpy.asarray(g.choice(50, size=(5, 10), replace=False))
+    assert sorted(c.ravel().tolist()) == list(range(50))
+    counts = numpy.zeros(4)
+    for _ in range(2000):
+        pick = numpy.asarray(g.choice(4, 2, replace=False, p=[0.1, 0.2, 0.3, 0.4]))
+        assert pick[0] != pick[1]
+        counts[pick] += 1
+    first = numpy.array([0.1, 0.2, 0.3, 0.4])
+    incl = first + sum(first[j] * first / (1 - first[j]) for j in range(4)) \
+        - first * first / (1 - first)
+    numpy.testing.assert_allclose(counts / 2000, incl, atol=0.04)
+    rows = numpy.asarray(g.choice(cp.arange(12).reshape(3, 4), 5, axis=1))
+    assert rows.shape == (3, 5) and (numpy.diff(rows, axis=0) == 4).all()
+    assert isinstance(g.choice(5), numpy.integer)
+    for kwargs, msg in [({"size": 6, "replace": False}, "larger sample"),
+                        ({"p": [0.5, 0.6, 0, 0, 0]}, "do not sum to 1"),
+                        ({"p": [1.5, -0.5, 0, 0, 0]}, "non-negative"),
+                        ({"p": [0.5, 0.5]}, "same size"),
+                        ({"size": 3, "replace": False, "p": [0.5, 0.5, 0, 0, 0]}, "non-zero")]:
+        with pytest.raises(ValueError, match=msg):
+            g.choice(5, **kwargs)
 
 
 def test_random_inside_jit_is_refused():
