@@ -18,6 +18,8 @@ Small draws (below CPN_EAGER_THRESHOLD elements) compute the same Philox words
 with NumPy at once, so a seed gives the same words on either path.
 """
 
+import fractions
+import math
 import operator
 import secrets
 import warnings
@@ -105,6 +107,50 @@ def _as(x):
 
 def _is_scalar(x):
     return isinstance(x, (int, float, _np.integer, _np.floating, bool))
+
+
+def _stirling_coefficients(count=10):
+    """B_2k / (2k (2k - 1)), k = 1..count: the terms of Stirling's series for
+    log Gamma (Bernoulli numbers by their recurrence, exactly)."""
+    bern = [fractions.Fraction(1)]
+    for m in range(1, 2 * count + 1):
+        bern.append(-sum(math.comb(m + 1, j) * bern[j] for j in range(m))
+                     / fractions.Fraction(m + 1))
+    return [float(bern[2 * k] / (2 * k * (2 * k - 1))) for k in range(1, count + 1)]
+
+
+_STIRLING = _stirling_coefficients()
+
+
+def _loggam(x):
+    """log Gamma(x) for x >= 1 (elementwise, float64): Stirling's series at
+    x + s >= 7 (s a whole number), less log(x (x + 1) ... (x + s - 1))."""
+    shift = _ufuncs.maximum(_ufuncs.ceil(_ufuncs.subtract(7.0, x)), 0.0)
+    x0 = _ufuncs.add(x, shift)
+    r = _ufuncs.divide(1.0, _ufuncs.multiply(x0, x0))
+    series = _STIRLING[-1]
+    for c in reversed(_STIRLING[:-1]):
+        series = _ufuncs.add(_ufuncs.multiply(series, r), c)
+    gl = _ufuncs.add(_ufuncs.divide(series, x0), 0.5 * math.log(2 * math.pi))
+    gl = _ufuncs.add(gl, _ufuncs.subtract(_ufuncs.multiply(_ufuncs.subtract(x0, 0.5),
+                                                           _ufuncs.log(x0)), x0))
+    for j in range(7):
+        gl = _ufuncs.subtract(gl, _ufuncs.where(_ufuncs.less(j, shift),
+                                                _ufuncs.log(_ufuncs.add(x, float(j))), 0.0))
+    return gl
+
+
+def _inversion_steps(first, ratio, mean):
+    """How many terms an inversion by sequential search needs for the
+    largest parameter: terms (first, then times ratio(k)) until they are
+    below 2^-64 past the mean, where the tail is beyond a 53-bit uniform."""
+    k, term = 0, first
+    while not (k > mean and term < 2.0 ** -64):
+        k += 1
+        term *= ratio(k)
+        if term == 0.0 and k > mean:
+            break
+    return k + 1
 
 
 class Generator:
@@ -662,6 +708,168 @@ class Generator:
         with _errstate.quiet():
             return _ufuncs.divide(g, _reductions.sum(g, axis=-1, keepdims=True))
 
+    # -- discrete distributions: inversion for small means, transformed
+    # rejection with squeeze (Hoermann 1993: PTRS, BTRS) for large ones -----------
+    def _flat_param(self, x, shape):
+        if _is_scalar(x):
+            return float(x)
+        return _manip.ravel(_manip.broadcast_to(_as(x).astype(_np.float64), shape))
+
+    def _inversion(self, n, first, ratio, steps):
+        """Sequential-search inversion of one uniform per element: the least
+        k with F(k) >= U, F summing first * ratio(1) * ... * ratio(k), over
+        `steps` terms (float64 counts)."""
+        u = self._uniform((n,))
+        term, cdf, x = first, first, _creation.zeros(n)
+        with _errstate.quiet():
+            for k in range(1, steps):
+                x = _ufuncs.add(x, _ufuncs.less(cdf, u))
+                term = _ufuncs.multiply(term, ratio(k))
+                cdf = _ufuncs.add(cdf, term)
+        return x
+
+    def _poisson(self, shape, lam):
+        n = prod(shape)
+        lam = self._flat_param(lam, shape)
+        top = float(lam) if _is_scalar(lam) else float(_reductions.max(lam)) if n else 0.0
+        small = _ufuncs.minimum(lam, 10.0)
+        out = None
+        if _is_scalar(lam) and lam < 10 or not _is_scalar(lam):
+            m = min(top, 10.0)
+            steps = _inversion_steps(math.exp(-m), lambda k: m / k, m)
+            out = self._inversion(n, _ufuncs.exp(_ufuncs.negative(small)),
+                                  lambda k: _ufuncs.divide(small, float(k)), steps)
+        if top >= 10:
+            big = _ufuncs.maximum(lam, 10.0)
+            ptrs = self._ptrs(n, big)
+            out = ptrs if out is None else _ufuncs.where(_ufuncs.less(lam, 10.0), out, ptrs)
+        return out.astype(_np.int64).reshape(shape)
+
+    def _ptrs(self, n, lam):
+        """Poisson(lam >= 10) by PTRS."""
+        slam, loglam = _ufuncs.sqrt(lam), _ufuncs.log(lam)
+        b = _ufuncs.add(_ufuncs.multiply(slam, 2.53), 0.931)
+        a = _ufuncs.add(_ufuncs.multiply(b, 0.02483), -0.059)
+        log_inv_alpha = _ufuncs.log(_ufuncs.add(_ufuncs.divide(1.1328, _ufuncs.subtract(
+            b, 3.4)), 1.1239))
+        vr = _ufuncs.subtract(0.9277, _ufuncs.divide(3.6224, _ufuncs.subtract(b, 2.0)))
+
+        def propose(idx, m):
+            L, B, A, LIA, VR, LL = (self._at(v, idx) for v in (lam, b, a, log_inv_alpha,
+                                                                vr, loglam))
+            u = _ufuncs.subtract(self._uniform((m,)), 0.5)
+            v = self._uniform((m,))
+            with _errstate.quiet():
+                us = _ufuncs.subtract(0.5, _ufuncs.absolute(u))
+                k = _ufuncs.floor(_ufuncs.add(_ufuncs.multiply(_ufuncs.add(
+                    _ufuncs.divide(_ufuncs.multiply(A, 2.0), us), B), u), _ufuncs.add(L, 0.43)))
+                squeeze = _ufuncs.logical_and(_ufuncs.greater_equal(us, 0.07),
+                                              _ufuncs.less_equal(v, VR))
+                valid = _ufuncs.logical_and(_ufuncs.greater_equal(k, 0.0), _ufuncs.logical_not(
+                    _ufuncs.logical_and(_ufuncs.less(us, 0.013), _ufuncs.greater(v, us))))
+                lhs = _ufuncs.subtract(_ufuncs.add(_ufuncs.log(v), LIA), _ufuncs.log(
+                    _ufuncs.add(_ufuncs.divide(A, _ufuncs.multiply(us, us)), B)))
+                kk = _ufuncs.where(valid, k, 0.0)
+                rhs = _ufuncs.subtract(_ufuncs.subtract(_ufuncs.multiply(kk, LL), L),
+                                       _loggam(_ufuncs.add(kk, 1.0)))
+                ok = _ufuncs.logical_or(squeeze, _ufuncs.logical_and(
+                    valid, _ufuncs.less_equal(lhs, rhs)))
+            return kk, ok
+        return self._rejection(n, propose)
+
+    def poisson(self, lam=1.0, size=None):
+        self._check(lambda s: (s < 0) | (s != s), [lam], "lam < 0 or lam is NaN")
+        self._check(lambda s: s >= 1e10, [lam], "lam value too large")
+        r = self._draw(size, [lam], lambda s, p: self._poisson(s, p[0]))
+        return _np.int64(r) if not isinstance(r, ndarray) else r
+
+    def _binomial(self, shape, trials, p):
+        n = prod(shape)
+        trials, p = self._flat_param(trials, shape), self._flat_param(p, shape)
+        if _is_scalar(trials) and _is_scalar(p):
+            flip = p > 0.5
+            q = 1.0 - p if flip else p  # q <= 1/2
+            if trials * q >= 10:
+                out = self._btrs(n, trials, q)
+            else:
+                out = self._binomial_inversion(n, trials, q, trials * q, trials)
+            return (_ufuncs.subtract(trials, out) if flip else out).astype(
+                _np.int64).reshape(shape)
+        flip = _ufuncs.greater(p, 0.5)
+        q = _ufuncs.where(flip, _ufuncs.subtract(1.0, p), p)
+        mean = _ufuncs.multiply(trials, q)
+        top = float(_reductions.max(mean)) if n else 0.0
+        small = _ufuncs.less(mean, 10.0)
+        tmax = float(trials) if _is_scalar(trials) else float(_reductions.max(trials)) if n \
+            else 0.0
+        out = self._binomial_inversion(n, trials, _ufuncs.where(small, q, 0.0), min(top, 10.0),
+                                       tmax)
+        if top >= 10:
+            btrs = self._btrs(n, _ufuncs.where(small, 40.0, trials),
+                              _ufuncs.where(small, 0.5, q))
+            out = _ufuncs.where(small, out, btrs)
+        out = _ufuncs.where(flip, _ufuncs.subtract(trials, out), out)
+        return out.astype(_np.int64).reshape(shape)
+
+    def _binomial_inversion(self, n, trials, q, mean, tmax):
+        """Binomial(trials, q <= 1/2) by inversion, for means below 10: the
+        steps of Poisson(mean)'s inversion (a binomial's tail is the lighter),
+        at most trials + 1."""
+        m = min(float(mean), 10.0)
+        steps = min(int(tmax) + 1, _inversion_steps(math.exp(-m), lambda k: m / k, m))
+        with _errstate.quiet():
+            ratio = _ufuncs.divide(q, _ufuncs.subtract(1.0, q))
+            first = _ufuncs.power(_ufuncs.subtract(1.0, q), trials)
+        return self._inversion(n, first, lambda k: _ufuncs.multiply(ratio, _ufuncs.divide(
+            _ufuncs.maximum(_ufuncs.subtract(trials, k - 1.0), 0.0), float(k))), max(steps, 2))
+
+    def _btrs(self, n, trials, p):
+        """Binomial(trials, p <= 1/2) with trials * p >= 10 by BTRS."""
+        q = _ufuncs.subtract(1.0, p)
+        spq = _ufuncs.sqrt(_ufuncs.multiply(_ufuncs.multiply(trials, p), q))
+        b = _ufuncs.add(_ufuncs.multiply(spq, 2.53), 1.15)
+        a = _ufuncs.add(_ufuncs.add(_ufuncs.multiply(b, 0.0248), _ufuncs.multiply(p, 0.01)),
+                        -0.0873)
+        c = _ufuncs.add(_ufuncs.multiply(trials, p), 0.5)
+        vr = _ufuncs.subtract(0.92, _ufuncs.divide(4.2, b))
+        log_alpha = _ufuncs.log(_ufuncs.multiply(_ufuncs.add(_ufuncs.divide(5.1, b), 2.83),
+                                                 spq))
+        lpq = _ufuncs.log(_ufuncs.divide(p, q))
+        mode = _ufuncs.floor(_ufuncs.multiply(_ufuncs.add(trials, 1.0), p))
+        h = _ufuncs.add(_loggam(_ufuncs.add(mode, 1.0)),
+                        _loggam(_ufuncs.add(_ufuncs.subtract(trials, mode), 1.0)))
+
+        def propose(idx, m):
+            N, A, B, C, VR, LA, LPQ, M, H = (self._at(v, idx) for v in (
+                trials, a, b, c, vr, log_alpha, lpq, mode, h))
+            u = _ufuncs.subtract(self._uniform((m,)), 0.5)
+            v = self._uniform((m,))
+            with _errstate.quiet():
+                us = _ufuncs.subtract(0.5, _ufuncs.absolute(u))
+                k = _ufuncs.floor(_ufuncs.add(_ufuncs.multiply(_ufuncs.add(
+                    _ufuncs.divide(_ufuncs.multiply(A, 2.0), us), B), u), C))
+                valid = _ufuncs.logical_and(_ufuncs.greater_equal(k, 0.0),
+                                            _ufuncs.less_equal(k, N))
+                squeeze = _ufuncs.logical_and(_ufuncs.greater_equal(us, 0.07),
+                                              _ufuncs.less_equal(v, VR))
+                kk = _ufuncs.where(valid, k, 0.0)
+                lhs = _ufuncs.subtract(_ufuncs.add(_ufuncs.log(v), LA), _ufuncs.log(
+                    _ufuncs.add(_ufuncs.divide(A, _ufuncs.multiply(us, us)), B)))
+                rhs = _ufuncs.add(_ufuncs.subtract(_ufuncs.subtract(
+                    H, _loggam(_ufuncs.add(kk, 1.0))), _loggam(_ufuncs.add(
+                        _ufuncs.subtract(N, kk), 1.0))), _ufuncs.multiply(
+                            _ufuncs.subtract(kk, M), LPQ))
+                ok = _ufuncs.logical_and(valid, _ufuncs.logical_or(
+                    squeeze, _ufuncs.less_equal(lhs, rhs)))
+            return kk, ok
+        return self._rejection(n, propose)
+
+    def binomial(self, n, p, size=None):
+        self._check(lambda s: s < 0, [n], "n < 0")
+        self._check(lambda s: (s < 0) | (s > 1) | (s != s), [p], "p < 0, p > 1 or p is NaN")
+        r = self._draw(size, [n, p], lambda s, q: self._binomial(s, q[0], q[1]))
+        return _np.int64(r) if not isinstance(r, ndarray) else r
+
     # -- the rest: NumPy's Generator, seeded from this one ---------------------
     def _numpy_generator(self):
         gen = _np.random.Generator(_np.random.PCG64([self._key, self._counter]))
@@ -759,7 +967,8 @@ NATIVE = ["default_rng", "seed", "get_state", "set_state", "random", "random_sam
           "standard_exponential", "logistic", "gumbel", "laplace", "weibull", "pareto",
           "power", "rayleigh", "standard_cauchy", "triangular", "wald", "geometric",
           "multivariate_normal", "bytes", "permutation", "shuffle", "choice",
-          "standard_gamma", "gamma", "chisquare", "beta", "f", "standard_t", "dirichlet"]
+          "standard_gamma", "gamma", "chisquare", "beta", "f", "standard_t", "dirichlet",
+          "poisson", "binomial"]
 
 for _name in NATIVE:
     if _name not in ("default_rng", "ranf", "sample"):

@@ -24,6 +24,20 @@ def same_distribution(ours, ref, rel=0.03):
     assert (numpy.abs(qo - qr) <= rel * spread * tails).all(), (qo, qr)
 
 
+def same_discrete(ours, ref):
+    """Two large integer samples have the same law: the largest gap between
+    their cumulative frequencies (two-sample Kolmogorov-Smirnov, at the gap
+    a false alarm has probability about 1e-7; quantiles of discrete laws
+    jump by one at the boundaries, so same_distribution does not apply)."""
+    ours, ref = numpy.asarray(ours).ravel(), numpy.asarray(ref).ravel()
+    tol = 3.0 * numpy.sqrt(1.0 / ours.size + 1.0 / ref.size)
+    lo = min(ours.min(), ref.min())
+    top = max(ours.max(), ref.max()) - lo + 1
+    fo = numpy.cumsum(numpy.bincount(ours - lo, minlength=top)) / ours.size
+    fr = numpy.cumsum(numpy.bincount(ref - lo, minlength=top)) / ref.size
+    assert numpy.abs(fo - fr).max() < tol, numpy.abs(fo - fr).max()
+
+
 def test_philox_known_answer():
     # Random123's known answer for philox4x32-10, counter 0, key 0: the first
     # two words are 0x6627e8d5 0xe169c58d.
@@ -88,6 +102,9 @@ def test_uniform_words_have_full_range_and_no_bias():
     ("standard_gamma", (0.4,)), ("standard_gamma", (1.0,)), ("standard_gamma", (7.5,)),
     ("gamma", (2.5, 3.0)), ("chisquare", (3.0,)), ("beta", (0.5, 0.7)), ("beta", (2.0, 9.0)),
     ("f", (5.0, 12.0)), ("standard_t", (4.0,)),
+    # inversion below a mean of 10, transformed rejection (PTRS, BTRS) above
+    ("poisson", (0.7,)), ("poisson", (6.0,)), ("poisson", (45.0,)),
+    ("binomial", (12, 0.3)), ("binomial", (300, 0.6)), ("binomial", (40, 0.97)),
 ])
 def test_distributions_match_numpy(name, args):
     ours = getattr(cp.random.default_rng(11), name)(*args, size=N)
@@ -95,7 +112,10 @@ def test_distributions_match_numpy(name, args):
     assert numpy.asarray(ours).dtype == ref.dtype, name
     if name == "standard_cauchy":  # heavy tails: compare the middle
         ours, ref = numpy.clip(ours, -20, 20), numpy.clip(ref, -20, 20)
-    same_distribution(ours, ref)
+    if name in ("poisson", "binomial"):
+        same_discrete(ours, ref)
+    else:
+        same_distribution(ours, ref)
 
 
 def test_legacy_module_functions_and_seed():
@@ -198,11 +218,40 @@ def test_bytes_and_spawn():
 def test_fallbacks_warn_and_are_seeded():
     g = cp.random.default_rng(0)
     with pytest.warns(RuntimeWarning, match="not implemented natively"):
-        p = numpy.asarray(g.poisson(3.0, size=N))
-    assert abs(p.mean() - 3.0) < 0.05
-    a = numpy.asarray(cp.random.default_rng(1).binomial(10, 0.5, size=10))
-    b = numpy.asarray(cp.random.default_rng(1).binomial(10, 0.5, size=10))
+        h = numpy.asarray(g.hypergeometric(10, 5, 6, size=N))
+    assert abs(h.mean() - 4.0) < 0.05
+    a = numpy.asarray(cp.random.default_rng(1).negative_binomial(10, 0.5, size=10))
+    b = numpy.asarray(cp.random.default_rng(1).negative_binomial(10, 0.5, size=10))
     assert numpy.array_equal(a, b)
+
+
+def test_discrete_with_array_parameters():
+    """Means on both sides of the inversion / rejection switch in one call,
+    p above 1/2 (by symmetry), the edges 0 and 1, scalars, seeds."""
+    lam = cp.array([0.0, 0.5, 4.0, 15.0, 200.0]).reshape(5, 1)
+    ours = numpy.asarray(cp.random.default_rng(7).poisson(lam, size=(5, N // 5)))
+    ref = numpy.random.default_rng(0).poisson(numpy.asarray(lam), size=(5, N // 5))
+    assert ours.dtype == numpy.int64 and (ours[0] == 0).all()
+    for row in range(1, 5):
+        same_discrete(ours[row], ref[row])
+    n = cp.array([0, 5, 60, 1000, 7]).reshape(5, 1)
+    p = cp.array([0.3, 0.8, 0.5, 0.02, 1.0]).reshape(5, 1)
+    ours = numpy.asarray(cp.random.default_rng(8).binomial(n, p, size=(5, N // 5)))
+    ref = numpy.random.default_rng(0).binomial(numpy.asarray(n), numpy.asarray(p),
+                                               size=(5, N // 5))
+    assert (ours[0] == 0).all() and (ours[4] == 7).all()
+    for row in range(1, 4):
+        same_discrete(ours[row], ref[row])
+    again = numpy.asarray(cp.random.default_rng(8).binomial(n, p, size=(5, N // 5)))
+    assert numpy.array_equal(ours, again)
+    assert isinstance(cp.random.default_rng(0).poisson(3.0), numpy.int64)
+    assert cp.random.binomial(10, 0.5, size=4).shape == (4,)
+    with pytest.raises(ValueError, match="lam < 0"):
+        cp.random.default_rng(0).poisson(-1.0)
+    with pytest.raises(ValueError, match="p < 0, p > 1"):
+        cp.random.default_rng(0).binomial(3, 1.5)
+    with pytest.raises(ValueError, match="n < 0"):
+        cp.random.default_rng(0).binomial(-3, 0.5)
 
 
 def test_gamma_with_array_parameters_and_seeds():
