@@ -42,7 +42,8 @@ from ._joining import (allclose, append, atleast_1d, atleast_2d, atleast_3d,  # 
                        array_split, split, hsplit, vsplit, dsplit, rollaxis,
                        matrix_transpose, ediff1d, trapezoid, polyval, vander, cov,
                        corrcoef, real, imag, nansum, nanprod, nanmean, nanmax, nanmin,
-                       hstack, isclose, ptp, roll, stack, trace, tril, triu, vstack)
+                       hstack, isclose, ptp, roll, stack, trace, tril, triu, vstack,
+                       mgrid, ogrid, r_, c_)
 
 _cpn.configure(_config.get("CPN_DUMP_IR"), _config.get_int("CPN_TRACE_LIMIT"),
                _config.get_int("CPN_OPT_LEVEL"), _config.get_int("CPN_THREADS"),

@@ -2,6 +2,8 @@
 native ops (views, updates into a fresh array, ufuncs, reductions): every one
 of them is traced and compiled, with NumPy's dtypes, shapes and errors."""
 
+import math
+
 import numpy as _np
 from numpy.lib.array_utils import normalize_axis_index, normalize_axis_tuple
 
@@ -361,6 +363,131 @@ def indices(dimensions, dtype=int, sparse=False):
         from ._creation import empty
         return empty((0,), dtype)
     return stack(grids)
+
+
+class _Grid:
+    """np.mgrid (dense) and np.ogrid (sparse): grids from slices, `a:b:c`
+    stepping as arange does and `a:b:nj` giving n points from a to b
+    inclusive, in NumPy's result dtype of the slices' numbers."""
+
+    def __init__(self, sparse):
+        self.sparse = sparse
+
+    @staticmethod
+    def _axis(key):
+        """(points, step, start, dtype) of one slice."""
+        start = 0 if key.start is None else key.start
+        step = 1 if key.step is None else key.step
+        if isinstance(step, complex):
+            n = int(abs(step))
+            dt = _np.result_type(start, key.stop, abs(step))
+            return n, (key.stop - start) / float(n - 1) if n != 1 else 1, start, dt
+        n = max(int(math.ceil((key.stop - start) / step)), 0)
+        return n, step, start, _np.result_type(start, key.stop, step)
+
+    def __getitem__(self, key):
+        from ._creation import arange
+        if isinstance(key, slice):
+            n, step, start, dt = self._axis(key)
+            return _ufuncs.add(_ufuncs.multiply(arange(n, dtype=dt), step), start).astype(
+                dt, copy=False)
+        axes = [self._axis(k) for k in key]
+        dt = _np.result_type(*[a[3] for a in axes])
+        nd = len(axes)
+        out = []
+        for i, (n, step, start, _) in enumerate(axes):
+            g = _ufuncs.add(_ufuncs.multiply(arange(n, dtype=dt), step), start).astype(
+                dt, copy=False)
+            g = _manip.reshape(g, tuple(-1 if j == i else 1 for j in range(nd)))
+            out.append(g if self.sparse else _manip.broadcast_to(g, tuple(a[0] for a in axes)))
+        if self.sparse:
+            return tuple(out)
+        return stack(out) if out else _core.asndarray(_np.zeros((0,), dt))
+
+    def __len__(self):
+        return 0
+
+
+mgrid = _Grid(False)
+ogrid = _Grid(True)
+
+
+class _AxisConcat:
+    """np.r_ and np.c_: slices (arange, or linspace for `a:b:nj`), scalars
+    and arrays concatenated along `axis`, each first made `ndmin`-d (a 1-d
+    item's axis placed at `trans1d`), in the result dtype of the items
+    (scalars weak). A first string sets axis[,ndmin[,trans1d]]; the matrix
+    directives 'r' and 'c' fall back to NumPy (np.matrix results)."""
+
+    def __init__(self, name, axis, ndmin, trans1d):
+        self.name, self.axis, self.ndmin, self.trans1d = name, axis, ndmin, trans1d
+
+    def _upgrade(self, obj, ndmin, trans1d):
+        """obj with at least ndmin dimensions, as NumPy's r_ adds them."""
+        nd = obj.ndim
+        if nd >= ndmin:
+            return obj
+        obj = _manip.reshape(obj, (1,) * (ndmin - nd) + obj.shape)
+        if trans1d != -1:
+            k2, k1 = ndmin - nd, trans1d
+            if k1 < 0:
+                k1 += k2 + 1
+            order = list(range(ndmin))
+            obj = _manip.transpose(obj, order[:k1] + order[k2:] + order[k1:k2])
+        return obj
+
+    def __getitem__(self, key):
+        from ._creation import arange, linspace
+        key = key if isinstance(key, tuple) else (key,)
+        axis, ndmin, trans1d = self.axis, self.ndmin, self.trans1d
+        objs, types = [], []
+        for k, item in enumerate(key):
+            if isinstance(item, str):
+                if k:
+                    raise ValueError("special directives must be the first entry.")
+                if item in ("r", "c"):
+                    from . import _fallback
+                    _fallback._warn(f"np.{self.name}['{item}', ...] (np.matrix results)")
+                    return getattr(_np, self.name)[_fallback._to_numpy(key)]
+                try:
+                    vec = [int(x) for x in item.split(",")]
+                except ValueError:
+                    raise ValueError(f"unknown special directive {item!r}") from None
+                if len(vec) > 3:
+                    raise ValueError(f"unknown special directive {item!r}")
+                axis = vec[0]
+                ndmin = vec[1] if len(vec) > 1 else ndmin
+                trans1d = vec[2] if len(vec) > 2 else trans1d
+                continue
+            if isinstance(item, slice):
+                start = 0 if item.start is None else item.start
+                step = 1 if item.step is None else item.step
+                if isinstance(step, (complex, _np.complexfloating)):
+                    obj = linspace(start, item.stop, num=int(abs(step)))
+                else:
+                    obj = arange(start, item.stop, step)
+                if ndmin > 1:
+                    obj = _manip.reshape(obj, (1,) * (ndmin - 1) + obj.shape)
+                    if trans1d != -1:
+                        obj = _manip.swapaxes(obj, -1, trans1d)
+                types.append(obj.dtype)
+            elif isinstance(item, (int, float, complex, bool, _np.generic)):
+                obj = item
+                types.append(item)
+            else:
+                obj = self._upgrade(_core.asndarray(item), ndmin, trans1d)
+                types.append(obj.dtype)
+            objs.append(obj)
+        dt = _np.result_type(*types) if types else None
+        objs = [self._upgrade(_core.asndarray(o, dtype=dt), ndmin, -1) for o in objs]
+        return concatenate(objs, axis=axis)
+
+    def __len__(self):
+        return 0
+
+
+r_ = _AxisConcat("r_", 0, 1, -1)
+c_ = _AxisConcat("c_", -1, 2, 0)
 
 
 def kron(a, b):

@@ -870,6 +870,189 @@ class Generator:
         r = self._draw(size, [n, p], lambda s, q: self._binomial(s, q[0], q[1]))
         return _np.int64(r) if not isinstance(r, ndarray) else r
 
+    def negative_binomial(self, n, p, size=None):
+        self._check(lambda s: (s <= 0) | (s != s), [n], "n <= 0")
+        self._check(lambda s: (s <= 0) | (s > 1) | (s != s), [p],
+                    "p <= 0, p > 1 or p contains NaNs")
+
+        def make(shape, q):  # a Poisson of Gamma(n, (1 - p) / p) mean
+            lam = _ufuncs.multiply(self._standard_gamma(shape, q[0]), _ufuncs.divide(
+                _ufuncs.subtract(1.0, q[1]), q[1]))
+            return self._poisson(shape, lam)
+        r = self._draw(size, [n, p], make)
+        return _np.int64(r) if not isinstance(r, ndarray) else r
+
+    def _noncentral_chisquare(self, shape, df, nonc):
+        """df > 1: chi2(df - 1) + (Z + sqrt(nonc))^2; df <= 1: chi2(df + 2 K),
+        K ~ Poisson(nonc / 2); nonc == 0: chi2(df)."""
+        n = prod(shape)
+        df, nonc = self._flat_param(df, shape), self._flat_param(nonc, shape)
+        with _errstate.quiet():
+            z = _ufuncs.add(self._normal((n,)), _ufuncs.sqrt(nonc))
+            wide = _ufuncs.add(self._chisquare((n,), _ufuncs.maximum(
+                _ufuncs.subtract(df, 1.0), 1.0)), _ufuncs.multiply(z, z))
+            k = self._poisson((n,), _ufuncs.multiply(nonc, 0.5))
+            narrow = self._chisquare((n,), _ufuncs.add(df, _ufuncs.multiply(k, 2.0)))
+            r = _ufuncs.where(_ufuncs.greater(df, 1.0), wide, narrow)
+            r = _ufuncs.where(_ufuncs.equal(nonc, 0.0), self._chisquare((n,), df), r)
+        return r.reshape(shape)
+
+    def noncentral_chisquare(self, df, nonc, size=None):
+        self._check(lambda s: (s <= 0) | (s != s), [df], "df <= 0")
+        self._check(lambda s: (s < 0) | (s != s), [nonc], "nonc < 0")
+        return self._draw(size, [df, nonc],
+                          lambda s, p: self._noncentral_chisquare(s, p[0], p[1]))
+
+    def noncentral_f(self, dfnum, dfden, nonc, size=None):
+        self._check(lambda s: (s <= 0) | (s != s), [dfnum], "dfnum <= 0")
+        self._check(lambda s: (s <= 0) | (s != s), [dfden], "dfden <= 0")
+        self._check(lambda s: (s < 0) | (s != s), [nonc], "nonc < 0")
+
+        def make(shape, p):
+            t = _ufuncs.multiply(self._noncentral_chisquare(shape, p[0], p[2]), p[1])
+            return _ufuncs.divide(t, _ufuncs.multiply(self._chisquare(shape, p[1]), p[0]))
+        return self._draw(size, [dfnum, dfden, nonc], make)
+
+    def multinomial(self, n, pvals, size=None):
+        """Sequential binomials: category j gets Binomial(n left, p_j / mass
+        left); the last category takes the rest (its p is not read)."""
+        pv = _as(pvals).astype(_np.float64)
+        if pv.ndim != 1:
+            raise ValueError("pvals must have a single dimension; use a loop for stacks")
+        pn = pv._numpy()  # k floats: checked here, as NumPy does
+        if (pn < 0).any() or (pn > 1).any() or _np.isnan(pn).any():
+            raise ValueError("pvals < 0, pvals > 1 or pvals contains NaNs")
+        if pn[:-1].sum() > 1.0 + 1e-12:
+            raise ValueError("sum(pvals[:-1]) > 1.0")
+        self._check(lambda s: s < 0, [n], "n < 0")
+        shape = _shape_of(size) or ()
+        nshape = () if _is_scalar(n) else _as(n)._shape
+        shape = _np.broadcast_shapes(shape, nshape) if size is None else shape
+        k = len(pn)
+        left = float(n) if _is_scalar(n) else _manip.broadcast_to(
+            _as(n).astype(_np.float64), shape)
+        mass, counts = 1.0, []
+        for j in range(k - 1):
+            q = min(max(pn[j] / mass, 0.0), 1.0) if mass > 0 else 0.0
+            x = self._binomial(shape, left, q) if prod(shape) else \
+                _creation.zeros(shape, _np.int64)
+            counts.append(x)
+            left = _ufuncs.subtract(left, x)
+            mass -= pn[j]
+        counts.append(_ufuncs.add(_creation.zeros(shape, _np.int64), left).astype(_np.int64))
+        from ._joining import stack
+        return stack(counts, axis=-1)
+
+    def logseries(self, p, size=None):
+        self._check(lambda s: (s < 0) | (s >= 1) | (s != s), [p],
+                    "p < 0, p >= 1 or p is NaN")
+
+        def make(shape, params):
+            n = prod(shape)
+            prob = self._flat_param(params[0], shape)
+            r = _ufuncs.log1p(_ufuncs.negative(prob))
+
+            def propose(idx, m):  # Kemp's second accelerated generator
+                P, R = self._at(prob, idx), self._at(r, idx)
+                v = self._uniform((m,))
+                u = self._uniform((m,))
+                with _errstate.quiet():
+                    q = _ufuncs.negative(_ufuncs.expm1(_ufuncs.multiply(R, u)))
+                    tail = _ufuncs.floor(_ufuncs.add(_ufuncs.divide(_ufuncs.log(v),
+                                                                    _ufuncs.log(q)), 1.0))
+                    in_tail = _ufuncs.logical_and(_ufuncs.less(v, P),
+                                                  _ufuncs.less_equal(v, _ufuncs.multiply(q, q)))
+                    one = _ufuncs.logical_or(_ufuncs.greater_equal(v, P),
+                                             _ufuncs.greater_equal(v, q))
+                    x = _ufuncs.where(in_tail, tail, _ufuncs.where(one, 1.0, 2.0))
+                    ok = _ufuncs.logical_not(_ufuncs.logical_and(in_tail, _ufuncs.logical_or(
+                        _ufuncs.less(tail, 1.0), _ufuncs.equal(v, 0.0))))
+                return x, ok
+            return self._rejection(n, propose).astype(_np.int64).reshape(shape)
+        r = self._draw(size, [p], make)
+        return _np.int64(r) if not isinstance(r, ndarray) else r
+
+    def vonmises(self, mu, kappa, size=None):
+        self._check(lambda s: (s < 0) | (s != s), [kappa], "kappa < 0")
+
+        def make(shape, params):
+            n = prod(shape)
+            mu_, kap = self._flat_param(params[0], shape), self._flat_param(params[1], shape)
+            with _errstate.quiet():
+                # Best and Fisher's wrapped-Cauchy envelope; its s by a Taylor
+                # expansion below 1e-5, where rho underflows
+                t = _ufuncs.add(_ufuncs.sqrt(_ufuncs.add(_ufuncs.multiply(
+                    _ufuncs.multiply(kap, kap), 4.0), 1.0)), 1.0)
+                rho = _ufuncs.divide(_ufuncs.subtract(t, _ufuncs.sqrt(_ufuncs.multiply(t, 2.0))),
+                                     _ufuncs.multiply(kap, 2.0))
+                s_big = _ufuncs.divide(_ufuncs.add(_ufuncs.multiply(rho, rho), 1.0),
+                                       _ufuncs.multiply(rho, 2.0))
+                s_small = _ufuncs.add(_ufuncs.divide(1.0, kap), kap)
+                s_ = _ufuncs.where(_ufuncs.less(kap, 1e-5), s_small, s_big)
+                s_ = _ufuncs.where(_ufuncs.less(kap, 1e-8), 2.0, s_)  # unused there
+
+            def propose(idx, m):
+                S, K = self._at(s_, idx), self._at(kap, idx)
+                u = self._uniform((m,))
+                v = self._uniform((m,))
+                with _errstate.quiet():
+                    z = _ufuncs.cos(_ufuncs.multiply(u, _np.pi))
+                    w = _ufuncs.divide(_ufuncs.add(_ufuncs.multiply(S, z), 1.0),
+                                       _ufuncs.add(S, z))
+                    y = _ufuncs.multiply(K, _ufuncs.subtract(S, w))
+                    ok = _ufuncs.logical_or(
+                        _ufuncs.greater_equal(_ufuncs.subtract(_ufuncs.multiply(
+                            y, _ufuncs.subtract(2.0, y)), v), 0.0),
+                        _ufuncs.greater_equal(_ufuncs.add(_ufuncs.subtract(_ufuncs.log(
+                            _ufuncs.divide(y, v)), y), 1.0), 0.0))
+                    ok = _ufuncs.logical_or(ok, _ufuncs.less(K, 1e-8))
+                return w, ok
+            w = self._rejection(n, propose)
+            sign = _ufuncs.where(_ufuncs.less(self._uniform((n,)), 0.5), -1.0, 1.0)
+            with _errstate.quiet():
+                theta = _ufuncs.multiply(_ufuncs.arccos(_ufuncs.clip(w, -1.0, 1.0)), sign)
+                flat = _ufuncs.where(_ufuncs.less(kap, 1e-8), _ufuncs.multiply(
+                    _ufuncs.subtract(_ufuncs.multiply(self._uniform((n,)), 2.0), 1.0), _np.pi),
+                    theta)
+                wide = _ufuncs.greater(kap, 1e6)  # a wrapped normal there
+                flat = _ufuncs.where(wide, _ufuncs.multiply(self._normal((n,)), _ufuncs.sqrt(
+                    _ufuncs.divide(1.0, kap))), flat)
+                x = _ufuncs.add(flat, mu_)
+                # into [-pi, pi], keeping the sign as NumPy does
+                mod = _ufuncs.subtract(_ufuncs.fmod(_ufuncs.add(_ufuncs.absolute(x), _np.pi),
+                                                    2 * _np.pi), _np.pi)
+                x = _ufuncs.where(_ufuncs.less(x, 0.0), _ufuncs.negative(mod), mod)
+            return x.reshape(shape)
+        return self._draw(size, [mu, kappa], make)
+
+    def zipf(self, a, size=None):
+        self._check(lambda s: (s <= 1) | (s != s), [a], "a <= 1 or a is NaN")
+
+        def make(shape, params):
+            n = prod(shape)
+            am1 = _ufuncs.subtract(self._flat_param(params[0], shape), 1.0)
+            b = _ufuncs.power(2.0, am1)
+
+            def propose(idx, m):  # Devroye's rejection from a Pareto envelope
+                A, B = self._at(am1, idx), self._at(b, idx)
+                u = _ufuncs.subtract(1.0, self._uniform((m,)))
+                v = self._uniform((m,))
+                with _errstate.quiet():
+                    x = _ufuncs.floor(_ufuncs.power(u, _ufuncs.divide(-1.0, A)))
+                    t = _ufuncs.power(_ufuncs.add(_ufuncs.divide(1.0, x), 1.0), A)
+                    ok = _ufuncs.logical_and(
+                        _ufuncs.logical_and(_ufuncs.greater_equal(x, 1.0),
+                                            _ufuncs.less(x, 9.2e18)),
+                        _ufuncs.less_equal(
+                            _ufuncs.divide(_ufuncs.multiply(_ufuncs.multiply(v, x),
+                                                            _ufuncs.subtract(t, 1.0)),
+                                           _ufuncs.subtract(B, 1.0)), _ufuncs.divide(t, B)))
+                    x = _ufuncs.where(ok, x, 1.0)
+                return x, ok
+            return self._rejection(n, propose).astype(_np.int64).reshape(shape)
+        r = self._draw(size, [a], make)
+        return _np.int64(r) if not isinstance(r, ndarray) else r
+
     # -- the rest: NumPy's Generator, seeded from this one ---------------------
     def _numpy_generator(self):
         gen = _np.random.Generator(_np.random.PCG64([self._key, self._counter]))
@@ -968,7 +1151,8 @@ NATIVE = ["default_rng", "seed", "get_state", "set_state", "random", "random_sam
           "power", "rayleigh", "standard_cauchy", "triangular", "wald", "geometric",
           "multivariate_normal", "bytes", "permutation", "shuffle", "choice",
           "standard_gamma", "gamma", "chisquare", "beta", "f", "standard_t", "dirichlet",
-          "poisson", "binomial"]
+          "poisson", "binomial", "negative_binomial", "noncentral_chisquare",
+          "noncentral_f", "multinomial", "logseries", "vonmises", "zipf"]
 
 for _name in NATIVE:
     if _name not in ("default_rng", "ranf", "sample"):

@@ -182,6 +182,44 @@ def test_meshgrid_indices_tri(indexing):
     check(cp.tri(4, dtype=int), numpy.tri(4, dtype=int))
 
 
+@pytest.mark.parametrize("key", [
+    slice(0, 5), slice(1, 9, 3), slice(-1, 1, 5j), slice(2.5, 7), slice(0, 1, 1j),
+    (slice(0, 3), slice(1, 5, 2)), (slice(0, 1, 4j), slice(2, 5)),
+    (slice(0, 2), slice(0, 3), slice(5, 1, -2)), (slice(0, 0), slice(0, 2)),
+    (slice(1.5, 4), slice(0, 2, 3j))])
+def test_mgrid_ogrid(key):
+    """cpnumeric arrays from NumPy's grid syntax, with its dtypes and shapes."""
+    for ours, ref in ((cp.mgrid, numpy.mgrid), (cp.ogrid, numpy.ogrid)):
+        got, want = ours[key], ref[key]
+        if isinstance(want, (tuple, list)):
+            assert isinstance(got, tuple) and len(got) == len(want)
+            for g, w in zip(got, want):
+                assert isinstance(g, cp.ndarray)
+                check(g, w)
+        else:
+            assert isinstance(got, cp.ndarray)
+            check(got, want)
+
+
+def test_r_and_c():
+    a, b = numpy.arange(3), numpy.array([[1.5, 2.5], [3.5, 4.5]])
+    cases = [lambda m, x: m.r_[x(a), 7, x(a[::-1])], lambda m, x: m.r_[1:4, 0.5, x(a)],
+             lambda m, x: m.r_[-1:1:5j], lambda m, x: m.r_[x(b), x(b)],
+             lambda m, x: m.r_["1", x(b), x(b)], lambda m, x: m.r_["0,2", x(a), x(a)],
+             lambda m, x: m.r_["0,2,0", x(a), x(a)], lambda m, x: m.r_["1,3,1", x(b), x(b)],
+             lambda m, x: m.c_[x(a), x(a) * 2], lambda m, x: m.c_[x(b), x(b)],
+             lambda m, x: m.c_[x(a), 0:3], lambda m, x: m.r_[numpy.int8(3), x(a)],
+             lambda m, x: m.r_[True, 2.5]]
+    for case in cases:
+        got, want = case(cp, cp.array), case(numpy, numpy.asarray)
+        assert isinstance(got, cp.ndarray)
+        check(got, want)
+    with pytest.raises(ValueError, match="first entry"):
+        cp.r_[1, "0,2"]
+    with pytest.raises(ValueError, match="unknown special directive"):
+        cp.r_["x,y", 1]
+
+
 @pytest.mark.parametrize("dtype", ["int32", "float32", "float64"])
 def test_average_round_angles_sinc(dtype):
     a = data((4, 5), dtype, 14)

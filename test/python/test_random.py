@@ -105,6 +105,12 @@ def test_uniform_words_have_full_range_and_no_bias():
     # inversion below a mean of 10, transformed rejection (PTRS, BTRS) above
     ("poisson", (0.7,)), ("poisson", (6.0,)), ("poisson", (45.0,)),
     ("binomial", (12, 0.3)), ("binomial", (300, 0.6)), ("binomial", (40, 0.97)),
+    # compositions (negative_binomial: Poisson of Gamma; the noncentral laws
+    # from chi-squares, normals and Poissons) and more rejection samplers
+    ("negative_binomial", (3, 0.4)), ("noncentral_chisquare", (3.0, 2.0)),
+    ("noncentral_chisquare", (0.5, 1.5)), ("noncentral_f", (3.0, 20.0, 3.0)),
+    ("logseries", (0.6,)), ("vonmises", (0.5, 4.0)), ("vonmises", (-3.0, 1e-9)),
+    ("vonmises", (2.0, 1e7)), ("zipf", (2.5,)),
 ])
 def test_distributions_match_numpy(name, args):
     ours = getattr(cp.random.default_rng(11), name)(*args, size=N)
@@ -112,7 +118,9 @@ def test_distributions_match_numpy(name, args):
     assert numpy.asarray(ours).dtype == ref.dtype, name
     if name == "standard_cauchy":  # heavy tails: compare the middle
         ours, ref = numpy.clip(ours, -20, 20), numpy.clip(ref, -20, 20)
-    if name in ("poisson", "binomial"):
+    if name == "zipf":  # heavy tail: compare below 1000
+        ours, ref = numpy.minimum(ours, 1000), numpy.minimum(ref, 1000)
+    if name in ("poisson", "binomial", "negative_binomial", "logseries", "zipf"):
         same_discrete(ours, ref)
     else:
         same_distribution(ours, ref)
@@ -223,6 +231,23 @@ def test_fallbacks_warn_and_are_seeded():
     a = numpy.asarray(cp.random.default_rng(1).negative_binomial(10, 0.5, size=10))
     b = numpy.asarray(cp.random.default_rng(1).negative_binomial(10, 0.5, size=10))
     assert numpy.array_equal(a, b)
+
+
+def test_multinomial():
+    m = numpy.asarray(cp.random.default_rng(3).multinomial(20, [0.2, 0.3, 0.5], size=N // 2))
+    assert m.shape == (N // 2, 3) and m.dtype == numpy.int64 and (m.sum(axis=1) == 20).all()
+    ref = numpy.random.default_rng(0).multinomial(20, [0.2, 0.3, 0.5], size=N // 2)
+    for j in range(3):
+        same_discrete(m[:, j], ref[:, j])
+    numpy.testing.assert_allclose(numpy.cov(m.T), numpy.cov(ref.T), atol=0.1)
+    # the last p is not read (NumPy); n broadcast against size
+    assert numpy.asarray(cp.random.default_rng(0).multinomial(5, [0.5, 0.7])).sum() == 5
+    rows = numpy.asarray(cp.random.default_rng(0).multinomial(cp.array([3, 10]), [0.5, 0.5]))
+    assert (rows.sum(axis=1) == [3, 10]).all()
+    with pytest.raises(ValueError, match="pvals < 0"):
+        cp.random.default_rng(0).multinomial(3, [-0.1, 1.1])
+    with pytest.raises(ValueError, match=r"sum\(pvals\[:-1\]\) > 1.0"):
+        cp.random.default_rng(0).multinomial(3, [0.8, 0.7, 0.1])
 
 
 def test_discrete_with_array_parameters():
