@@ -16,9 +16,11 @@
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/Utils/Utils.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
+#include "mlir/Transforms/RegionUtils.h"
 
 #include "llvm/ADT/MapVector.h"
 
@@ -38,10 +40,41 @@ struct LowerFpFlagsPass : public cpn::impl::LowerFpFlagsBase<LowerFpFlagsPass> {
   using LowerFpFlagsBase::LowerFpFlagsBase;
 
   void runOnOperation() override {
-    getOperation().walk([&](func::FuncOp f) {
+    // (Outlining adds functions: collect the kernels first.)
+    SmallVector<func::FuncOp> funcs(getOperation().getOps<func::FuncOp>());
+    for (func::FuncOp f : funcs)
       if (failed(lowerFunction(f)))
         signalPassFailure();
-    });
+    shareEqualChecks();
+  }
+
+  /// The outlined check copies, in order.
+  SmallVector<func::FuncOp> outlined;
+
+  /// Check copies with the same signature and body (a loop's iterations
+  /// traced into one kernel run the same nests on other buffers) become
+  /// calls of the first: each distinct check is compiled once.
+  void shareEqualChecks() {
+    SmallVector<func::FuncOp> kept;
+    for (func::FuncOp f : outlined) {
+      func::FuncOp same;
+      for (func::FuncOp k : kept)
+        if (k.getFunctionType() == f.getFunctionType() &&
+            OperationEquivalence::isRegionEquivalentTo(
+                &k.getBody(), &f.getBody(),
+                OperationEquivalence::IgnoreLocations)) {
+          same = k;
+          break;
+        }
+      if (!same) {
+        kept.push_back(f);
+        continue;
+      }
+      if (failed(SymbolTable::replaceAllSymbolUses(f, same.getSymNameAttr(),
+                                                   getOperation())))
+        continue;
+      f.erase();
+    }
   }
 
   LogicalResult lowerFunction(func::FuncOp f) {
@@ -141,6 +174,56 @@ struct LowerFpFlagsPass : public cpn::impl::LowerFpFlagsBase<LowerFpFlagsPass> {
         {}, {}, {}, {}, {}, {}, {}, {});
     check->walk([&](scf::ForOp f) { f->setAttr("loop_annotation", scalar); });
     exactBits(check, status);
+    // ... in a function of its own (noinline), which equal copies share.
+    if (!outlinable(ifOp))
+      return;
+    IRRewriter rw(ctx);
+    auto parent = ifOp->getParentOfType<func::FuncOp>();
+    std::string name =
+        (parent.getName() + "_fp_check" + std::to_string(outlined.size()))
+            .str();
+    FailureOr<func::FuncOp> fn =
+        outlineSingleBlockRegion(rw, loc, ifOp.getThenRegion(), name);
+    if (failed(fn))
+      return;
+    fn->setPrivate();
+    (*fn)->setAttr("passthrough", rw.getStrArrayAttr({"noinline"}));
+    outlined.push_back(*fn);
+  }
+
+  /// Prepares the then-region of `ifOp` for outlining: the views, casts,
+  /// constants and index arithmetic it uses from outside are cloned into
+  /// it, so that the function takes plain buffers (the bare-pointer calling
+  /// convention has no strided memrefs) and sizes. False when a value of
+  /// another kind would still cross (the copy then stays inline).
+  static bool outlinable(scf::IfOp ifOp) {
+    Region &region = ifOp.getThenRegion();
+    Block &entry = region.front();
+    auto plain = [](Value v) {
+      auto m = dyn_cast<MemRefType>(v.getType());
+      return !m || m.getLayout().isIdentity();
+    };
+    for (int round = 0; round < 16; ++round) {
+      llvm::SetVector<Value> above;
+      getUsedValuesDefinedAbove(region, above);
+      bool changed = false;
+      for (Value v : above) {
+        Operation *def = v.getDefiningOp();
+        if (plain(v) && !(def && isa<arith::ConstantOp>(def)))
+          continue;
+        if (!def || def->getNumRegions() ||
+            !(isa<ViewLikeOpInterface>(def) || isPure(def)))
+          return false;
+        OpBuilder b(&entry, entry.begin());
+        Operation *copy = b.clone(*def);
+        for (auto [from, to] : llvm::zip(def->getResults(), copy->getResults()))
+          replaceAllUsesInRegionWith(from, to, region);
+        changed = true;
+      }
+      if (!changed)
+        return true;
+    }
+    return false;
   }
 
   /// The exact bits of the nest's flags, per status word: ORed over each

@@ -25,7 +25,7 @@ mlir::cpn::getLoweringStages(bool openmp, bool barePtr) {
        "cpn-early-dealloc,cpn-strided-copy-to-linalg"},
       {"loops", "func.func(convert-linalg-to-parallel-loops),"
                 "cpn-parallel-outer-loops,cpn-lower-fp-flags,convert-scf-to-openmp,"
-                "canonicalize,"
+                "cpn-inline-alloca-scopes,canonicalize,"
                 "lower-affine,convert-scf-to-cf,canonicalize,cse"},
       {"llvm",
        "convert-complex-to-standard,"

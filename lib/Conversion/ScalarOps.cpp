@@ -667,8 +667,9 @@ Value mlir::cpn::emitScalarUfunc(OpBuilder &b, Location loc, StringRef name,
   if (name == "complex")
     return mkC(b, loc, resultType, x, args[1]);
   if (name == "bitcast")
-    return t == resultType ? x
-                           : (Value)arith::BitcastOp::create(b, loc, resultType, x);
+    return t == resultType
+               ? x
+               : (Value)arith::BitcastOp::create(b, loc, resultType, x);
   if (!isa<ComplexType>(t) && (name == "real" || name == "conjugate"))
     return x;
   if (!isa<ComplexType>(t) && name == "imag")

@@ -73,8 +73,13 @@ func.func @in_place(%a: memref<64x64xf64>, %status: memref<1xi32> {cpn.fp_status
 
 // Otherwise the loops only sum the probes (a probe that feeds another
 // through an add is covered by it) and OR the test of the sum; a copy of the
-// nest without its stores computes the exact bits when that is set. An
+// nest without its stores computes the exact bits when that is set, in a
+// function of its own (noinline) that takes the block's bounds. An
 // innermost parallel loop is first cut into blocks of 4096 iterations.
+// LOWER-LABEL: func.func private @fast_fp_check0(%{{.+}}: memref<100000xf64>, %{{.+}}: index, %{{.+}}: index, %{{.+}}: memref<1xi32>) attributes {passthrough = ["noinline"]}
+// LOWER: scf.for
+// LOWER-NOT: memref.store
+// LOWER: memref.atomic_rmw ori
 // LOWER-LABEL: func @fast
 // LOWER: scf.parallel (%[[B:.+]]) = (%c0) to (%{{.+}}) step (%{{.+}})
 // LOWER: %[[END:.+]] = arith.minsi
@@ -88,13 +93,13 @@ func.func @in_place(%a: memref<64x64xf64>, %status: memref<1xi32> {cpn.fp_status
 // LOWER: scf.yield
 // LOWER: %[[SET:.+]] = arith.cmpi ne, %[[ANY]], %c0_i32
 // LOWER: scf.if %[[SET]] {
-// LOWER: scf.for
-// LOWER-NOT: memref.store
-// LOWER: memref.atomic_rmw ori
+// LOWER-NEXT: func.call @fast_fp_check0(%arg0, %[[B]], %[[END]], %arg2)
+// OMP-LABEL: func.func private @fast_fp_check0
+// OMP: memref.atomic_rmw ori
 // OMP-LABEL: func @fast
 // OMP: omp.wsloop
 // OMP: scf.for
-// OMP: memref.atomic_rmw ori
+// OMP: func.call @fast_fp_check0
 func.func @fast(%a: memref<100000xf64>, %out: memref<100000xf64>, %status: memref<1xi32> {cpn.fp_status}) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
@@ -107,6 +112,36 @@ func.func @fast(%a: memref<100000xf64>, %out: memref<100000xf64>, %status: memre
     %z = arith.addf %y, %one : f64
     cpn.fp_flag "add"(%y, %one) -> %z {checks = 7 : i64, site = 1 : i64} : f64, f64 -> f64
     memref.store %z, %out[%i] : memref<100000xf64>
+    scf.reduce
+  }
+  return
+}
+
+// -----
+
+// Equal nests on other buffers (a loop's iterations traced into one kernel)
+// share one check function.
+// LOWER-LABEL: func.func private @twice_fp_check0
+// LOWER-NOT: func.func private @twice_fp_check1
+// LOWER-LABEL: func @twice
+// LOWER: func.call @twice_fp_check0(%arg0,
+// LOWER: func.call @twice_fp_check0(%arg1,
+func.func @twice(%a: memref<100000xf64>, %b: memref<100000xf64>, %out: memref<100000xf64>, %status: memref<1xi32> {cpn.fp_status}) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %n = arith.constant 100000 : index
+  scf.parallel (%i) = (%c0) to (%n) step (%c1) {
+    %x = memref.load %a[%i] : memref<100000xf64>
+    %y = math.log %x : f64
+    cpn.fp_flag "log"(%x) -> %y {checks = 7 : i64, site = 0 : i64} : f64 -> f64
+    memref.store %y, %out[%i] : memref<100000xf64>
+    scf.reduce
+  }
+  scf.parallel (%i) = (%c0) to (%n) step (%c1) {
+    %x = memref.load %b[%i] : memref<100000xf64>
+    %y = math.log %x : f64
+    cpn.fp_flag "log"(%x) -> %y {checks = 7 : i64, site = 0 : i64} : f64 -> f64
+    memref.store %y, %out[%i] : memref<100000xf64>
     scf.reduce
   }
   return

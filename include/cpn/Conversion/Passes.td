@@ -150,6 +150,20 @@ def ParallelOuterLoops : Pass<"cpn-parallel-outer-loops", "ModuleOp"> {
   let dependentDialects = ["mlir::scf::SCFDialect"];
 }
 
+def InlineAllocaScopes : Pass<"cpn-inline-alloca-scopes", "ModuleOp"> {
+  let summary = "Inline memref.alloca_scope regions that allocate nothing";
+  let description = [{
+    Runs after `convert-scf-to-openmp`, which wraps each parallel loop body
+    in a `memref.alloca_scope`. Canonicalization inlines a scope only when
+    nothing in it may allocate on the stack, and a `func.call` (the
+    outlined floating-point checks of `cpn-lower-fp-flags`) counts as
+    maybe allocating; a scope left in place breaks `convert-scf-to-cf`
+    (its region must stay one block). A scope whose region holds no
+    `memref.alloca` bounds nothing: callees allocate in their own frames.
+  }];
+  let dependentDialects = ["mlir::memref::MemRefDialect"];
+}
+
 def LowerFpFlags : Pass<"cpn-lower-fp-flags", "ModuleOp"> {
   let summary = "Turn cpn.fp_flag into loop OR-reductions and atomic ORs";
   let description = [{
@@ -161,7 +175,10 @@ def LowerFpFlags : Pass<"cpn-lower-fp-flags", "ModuleOp"> {
     the loop without its stores ORs the exact error bits and then, once,
     `memref.atomic_rmw ori`s them into the function's `cpn.fp_status`
     argument. A loop that reads a buffer it writes (an in-place update)
-    cannot run twice: it carries the exact bits itself. An innermost
+    cannot run twice: it carries the exact bits itself. The copy is
+    outlined into a private `noinline` function, and copies with the same
+    body (the iterations of a loop traced into one kernel) share one
+    function: they are compiled once. An innermost
     one-dimensional `scf.parallel` is first cut into blocks of `block`
     iterations (a parallel loop over blocks, a reduction loop in each). Flags
     outside loops (0-d kernels) OR their bits directly.
