@@ -3,7 +3,9 @@
     python benchmarks/overhead.py
 
 1. Recording cost: microseconds to record one elementwise op (`c = a + b`) into
-   the trace, measured over many ops with no sync point.
+   the trace, measured over many ops with no sync point (arrays above the
+   eager threshold, so the op is traced), and the cost of one op on small
+   eager arrays (NumPy computes it at once) next to NumPy's own.
 2. The tiny-array loop of issue 3: 1000 iterations of ten ops on 100-element
    arrays, then one sync, with NumPy and with cpnumeric; the target is within
    1.5x of NumPy (below CPN_EAGER_THRESHOLD elements arrays run eagerly).
@@ -16,9 +18,11 @@ import numpy
 import cpnumeric
 
 
-def record_cost(n_ops=20000):
-    a = cpnumeric.ones(1000)
-    b = cpnumeric.ones(1000)
+def record_cost(n_ops=20000, n=100_000):
+    """Microseconds per `c = a + b` on n-element arrays (per-op cost of the
+    traced path for n above the eager threshold, of the eager one below)."""
+    a = cpnumeric.ones(n)
+    b = cpnumeric.ones(n)
     cpnumeric.synchronize()
     t0 = time.perf_counter()
     for _ in range(n_ops):
@@ -26,6 +30,14 @@ def record_cost(n_ops=20000):
     dt = time.perf_counter() - t0
     cpnumeric.synchronize()
     return dt / n_ops * 1e6
+
+
+def numpy_op_cost(n_ops=20000, n=100):
+    a, b = numpy.ones(n), numpy.ones(n)
+    t0 = time.perf_counter()
+    for _ in range(n_ops):
+        c = a + b  # noqa: F841
+    return (time.perf_counter() - t0) / n_ops * 1e6
 
 
 def tiny_loop(np, iters=1000, n=100):
@@ -47,7 +59,10 @@ def timed(fn, *args):
 
 
 def main():
+    record_cost(n_ops=1000)  # warm-up: compiles the window of 64 adds
     print(f"recording one op: {record_cost():.2f} us (target < 5 us)")
+    print(f"one op on 100-element eager arrays: {record_cost(n=100):.2f} us "
+          f"(NumPy {numpy_op_cost():.2f} us)")
     tiny_loop(cpnumeric)  # warm-up: compiles the cpnumeric windows
     ref, t_np = timed(tiny_loop, numpy)
     res, t_cp = timed(tiny_loop, cpnumeric)

@@ -131,7 +131,12 @@ def _method(f):
 
 
 def _binop(uf):
+    eager = uf._eager  # small eager operands: straight to NumPy
+
     def op(self, other):
+        r = eager((self, other))
+        if r is not None:
+            return r
         try:
             return uf(self, other)
         except TypeError:
@@ -142,7 +147,12 @@ def _binop(uf):
 
 
 def _rbinop(uf):
+    eager = uf._eager
+
     def op(self, other):
+        r = eager((other, self))
+        if r is not None:
+            return r
         return uf(other, self)
     return op
 

@@ -29,6 +29,10 @@ def is_supported(dt):
     return dtype_key(dt) in _SUPPORTED
 
 
+# The supported dtypes in native byte order (a set test on the hot path).
+SUPPORTED_DTYPES = frozenset(_np.dtype(c) for c in "?bhilqBHILQefdFD")
+
+
 def supported_dtype(dt):
     """The dtype, if the runtime holds it; TypeError naming it otherwise."""
     dt = check_dtype(dt)
@@ -289,9 +293,11 @@ class ndarray:
         if not arr.flags.c_contiguous:
             arr = _np.ascontiguousarray(arr)
         a = object.__new__(cls)
-        a._base = _Base(None, arr.shape, arr.dtype, arr)
-        a._shape = arr.shape
-        a._strides = c_strides(arr.shape)
+        shape = arr.shape
+        a._base = _Base(None, shape, arr.dtype, arr)
+        a._shape = shape
+        strides = _C_STRIDES.get(shape)
+        a._strides = strides if strides is not None else c_strides(shape)
         a._offset = 0
         a._dtype = arr.dtype
         a._readonly = False

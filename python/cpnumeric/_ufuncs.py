@@ -121,24 +121,29 @@ class ufunc:
     def _eager(self, args):
         """Small eager arrays (and Python scalars): NumPy computes at once.
         None when an operand is traced or NumPy's result is a dtype we do not
-        hold (the general path then decides)."""
+        hold (the general path then decides). The hot path of small work:
+        kept to plain type tests."""
         vals = []
+        arrays = False
         for a in args:
-            if type(a) is ndarray:
-                b = a._base
-                if b.np is None:
+            t = type(a)
+            if t is ndarray:
+                np_ = a._base.np
+                if np_ is None:
                     return None
-                vals.append(b.np if a._whole else a._eager())
-            elif type(a) in (float, int, bool, complex):
+                vals.append(np_ if a._whole else a._eager())
+                arrays = True
+            elif t is float or t is int or t is bool or t is complex:
                 vals.append(a)
             else:
                 return None
-        if len(vals) == len(args) and any(type(a) is ndarray for a in args):
-            r = self._np(*vals)
-            if type(r) is not _np.ndarray:
-                r = _np.asarray(r)
-            if _core.is_supported(r.dtype):
-                return ndarray._from_eager(r)
+        if not arrays:
+            return None
+        r = self._np(*vals)
+        if type(r) is not _np.ndarray:
+            r = _np.asarray(r)
+        if r.dtype in _core.SUPPORTED_DTYPES or _core.is_supported(r.dtype):
+            return ndarray._from_eager(r)
         return None
 
     def _fast(self, args):
