@@ -131,10 +131,15 @@ def _method(f):
 
 
 def _binop(uf):
-    eager = uf._eager  # small eager operands: straight to NumPy
+    # The common calls first: small eager operands straight to NumPy, then
+    # same-shape arrays and Python scalars recorded by the cached loop.
+    eager, fast = uf._eager, uf._fast
 
     def op(self, other):
-        r = eager((self, other))
+        args = (self, other)
+        r = eager(args)
+        if r is None:
+            r = fast(args)
         if r is not None:
             return r
         try:
@@ -147,10 +152,13 @@ def _binop(uf):
 
 
 def _rbinop(uf):
-    eager = uf._eager
+    eager, fast = uf._eager, uf._fast
 
     def op(self, other):
-        r = eager((other, self))
+        args = (other, self)
+        r = eager(args)
+        if r is None:
+            r = fast(args)
         if r is not None:
             return r
         return uf(other, self)

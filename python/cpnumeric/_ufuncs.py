@@ -151,14 +151,15 @@ class ufunc:
         cached by operand types; None when the general path must run."""
         key, shape = [self._op], None
         for a in args:
-            if isinstance(a, ndarray):
+            t = type(a)
+            if t is ndarray:
                 key.append(a._dtype)
                 if shape is None:
                     shape = a._shape
                 elif a._shape != shape:
                     return None
-            elif type(a) in (int, float, bool, complex):
-                key.append(type(a))
+            elif t is float or t is int or t is bool or t is complex:
+                key.append(t)
             else:
                 return None
         key = tuple(key)
@@ -173,7 +174,7 @@ class ufunc:
         out_dt = loop[self.nin]
         nodes = []
         for a, dt in zip(args, loop):
-            if isinstance(a, ndarray):
+            if type(a) is ndarray:
                 nodes.append(a._node() if dt == a._dtype else a._node_as(shape, dt))
             else:
                 nodes.append(_core.splat(a, shape, dt))
