@@ -131,15 +131,10 @@ def _method(f):
 
 
 def _binop(uf):
-    # The common calls first: small eager operands straight to NumPy, then
-    # same-shape arrays and Python scalars recorded by the cached loop.
-    eager, fast = uf._eager, uf._fast
+    quick = uf._quick  # the common calls, without __call__'s keyword checks
 
     def op(self, other):
-        args = (self, other)
-        r = eager(args)
-        if r is None:
-            r = fast(args)
+        r = quick((self, other))
         if r is not None:
             return r
         try:
@@ -152,16 +147,11 @@ def _binop(uf):
 
 
 def _rbinop(uf):
-    eager, fast = uf._eager, uf._fast
+    quick = uf._quick
 
     def op(self, other):
-        args = (other, self)
-        r = eager(args)
-        if r is None:
-            r = fast(args)
-        if r is not None:
-            return r
-        return uf(other, self)
+        r = quick((other, self))
+        return r if r is not None else uf(other, self)
     return op
 
 
@@ -310,10 +300,10 @@ def _field(a, dt, offset):
     if not _core.is_supported(dt) or dt.kind not in "biufc":
         raise TypeError(f"cpnumeric: no {dt} arrays")
     src = _np.dtype(a._base.dtype)
-    if a._part is not None and not isinstance(a._part, int):
-        offset += a._dtype.itemsize if a._part == "imag" else 0
-    elif isinstance(a._part, int):
+    if isinstance(a._part, int):  # a field already: offsets add up
         offset += a._part
+    elif a._part == "imag":
+        offset += a._dtype.itemsize
     if src.kind == "c":
         half = src.itemsize // 2
         if dt.kind == "c" and dt != src or dt.kind != "c" and offset // half != (

@@ -25,12 +25,13 @@ def dtype_key(dt):
     return k
 
 
+# The supported dtypes in native byte order: a set test first (the eager
+# path asks for every result).
+_SUPPORTED_DTYPES = frozenset(_np.dtype(c) for c in "?bhilqBHILQefdFD")
+
+
 def is_supported(dt):
-    return dtype_key(dt) in _SUPPORTED
-
-
-# The supported dtypes in native byte order (a set test on the hot path).
-SUPPORTED_DTYPES = frozenset(_np.dtype(c) for c in "?bhilqBHILQefdFD")
+    return dt in _SUPPORTED_DTYPES or dtype_key(dt) in _SUPPORTED
 
 
 def supported_dtype(dt):
@@ -293,11 +294,9 @@ class ndarray:
         if not arr.flags.c_contiguous:
             arr = _np.ascontiguousarray(arr)
         a = object.__new__(cls)
-        shape = arr.shape
-        a._base = _Base(None, shape, arr.dtype, arr)
-        a._shape = shape
-        strides = _C_STRIDES.get(shape)
-        a._strides = strides if strides is not None else c_strides(shape)
+        a._base = _Base(None, arr.shape, arr.dtype, arr)
+        a._shape = arr.shape
+        a._strides = c_strides(arr.shape)
         a._offset = 0
         a._dtype = arr.dtype
         a._readonly = False
@@ -345,22 +344,16 @@ class ndarray:
         return a
 
     def _field_view(self, dtype, offset):
-        """The bytes [offset, offset + dtype.itemsize) of each element seen as
-        `dtype` (ndarray.view, getfield): a view whose reads and writes
-        reinterpret the base's bits; offsets and strides stay in base
-        elements."""
+        """The bytes [offset, offset + dtype.itemsize) of each element of the
+        base seen as `dtype` (ndarray.view, getfield; `self` reads the base's
+        elements, no part): a view whose reads and writes reinterpret the
+        base's bits; offsets and strides stay in base elements."""
         base = self._base.dtype
-        if isinstance(self._part, int):
-            offset += self._part
-        elif self._part == "imag":
-            offset += self._dtype.itemsize
         a = self._view(self._shape, self._strides, self._offset)
-        a._dtype = dtype
         if dtype == base and offset == 0:
-            a._part = None
-            a._whole = (a._offset == 0 and a._shape == a._base.shape
-                        and a._strides == c_strides(a._shape))
-        elif base.kind == "c" and dtype == _np.dtype(base.char.lower()):
+            return a
+        a._dtype = dtype
+        if base.kind == "c" and dtype == _np.dtype(base.char.lower()):
             a._part, a._whole = "imag" if offset else "real", False
         else:
             a._part, a._whole = offset, False

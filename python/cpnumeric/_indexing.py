@@ -527,14 +527,14 @@ class _Key:
                                 f"boolean index did not match indexed array along axis "
                                 f"{axis + i}; size of axis is {a._shape[axis + i]} but size "
                                 f"of corresponding boolean axis is {d}")
-                    indices = nonzero(mask)
+                    indices = nonzero(mask)  # in range by construction
                 else:
-                    indices = (k[1],)
-                for ind in indices:
-                    n = a._shape[axis]
+                    ind, n = k[1], a._shape[axis]
                     _check_bounds(ind, n, axis)
                     if ind.size:
                         ind = _ufuncs.where(_ufuncs.less(ind, 0), _ufuncs.add(ind, n), ind)
+                    indices = (ind,)
+                for ind in indices:
                     self.basic.append(slice(None))
                     self.arrays.append((vdim, ind))
                     adv.append(pos)

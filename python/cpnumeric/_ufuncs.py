@@ -111,12 +111,18 @@ class ufunc:
                  dtype=None, **kwargs):
         if out is None and where is True and dtype is None and not kwargs \
                 and casting == "same_kind" and len(args) == self.nin:
-            r = self._eager(args)
-            if r is None:
-                r = self._fast(args)
+            r = self._quick(args)
             if r is not None:
                 return r
         return self._call(args, out, where, casting, dtype, kwargs)
+
+    def _quick(self, args):
+        """The common calls (no keywords, `nin` operands): small eager
+        operands straight to NumPy, then same-shape arrays and Python scalars
+        recorded by the cached loop; None when the general path must run.
+        The operators call it directly."""
+        r = self._eager(args)
+        return r if r is not None else self._fast(args)
 
     def _eager(self, args):
         """Small eager arrays (and Python scalars): NumPy computes at once.
@@ -142,7 +148,7 @@ class ufunc:
         r = self._np(*vals)
         if type(r) is not _np.ndarray:
             r = _np.asarray(r)
-        if r.dtype in _core.SUPPORTED_DTYPES or _core.is_supported(r.dtype):
+        if _core.is_supported(r.dtype):
             return ndarray._from_eager(r)
         return None
 

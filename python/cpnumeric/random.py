@@ -232,6 +232,11 @@ class Generator:
                              f"{shape} and arg 1 with shape {pshape}.")
         return make(shape, params)
 
+    def _draw_int(self, size, params, make):
+        """_draw for integer laws: a scalar result is an np.int64, as NumPy's."""
+        r = self._draw(size, params, make)
+        return r if isinstance(r, ndarray) else _np.int64(r)
+
     @staticmethod
     def _check(bad, params, msg):
         """ValueError(msg) where bad(x) holds for an element of a parameter
@@ -732,9 +737,9 @@ class Generator:
         n = prod(shape)
         lam = self._flat_param(lam, shape)
         top = float(lam) if _is_scalar(lam) else float(_reductions.max(lam)) if n else 0.0
-        small = _ufuncs.minimum(lam, 10.0)
         out = None
-        if _is_scalar(lam) and lam < 10 or not _is_scalar(lam):
+        if not _is_scalar(lam) or lam < 10:
+            small = _ufuncs.minimum(lam, 10.0)
             m = min(top, 10.0)
             steps = _inversion_steps(math.exp(-m), lambda k: m / k, m)
             out = self._inversion(n, _ufuncs.exp(_ufuncs.negative(small)),
@@ -780,8 +785,7 @@ class Generator:
     def poisson(self, lam=1.0, size=None):
         self._check(lambda s: (s < 0) | (s != s), [lam], "lam < 0 or lam is NaN")
         self._check(lambda s: s >= 1e10, [lam], "lam value too large")
-        r = self._draw(size, [lam], lambda s, p: self._poisson(s, p[0]))
-        return _np.int64(r) if not isinstance(r, ndarray) else r
+        return self._draw_int(size, [lam], lambda s, p: self._poisson(s, p[0]))
 
     def _binomial(self, shape, trials, p):
         n = prod(shape)
@@ -867,8 +871,7 @@ class Generator:
     def binomial(self, n, p, size=None):
         self._check(lambda s: s < 0, [n], "n < 0")
         self._check(lambda s: (s < 0) | (s > 1) | (s != s), [p], "p < 0, p > 1 or p is NaN")
-        r = self._draw(size, [n, p], lambda s, q: self._binomial(s, q[0], q[1]))
-        return _np.int64(r) if not isinstance(r, ndarray) else r
+        return self._draw_int(size, [n, p], lambda s, q: self._binomial(s, q[0], q[1]))
 
     def negative_binomial(self, n, p, size=None):
         self._check(lambda s: (s <= 0) | (s != s), [n], "n <= 0")
@@ -879,8 +882,7 @@ class Generator:
             lam = _ufuncs.multiply(self._standard_gamma(shape, q[0]), _ufuncs.divide(
                 _ufuncs.subtract(1.0, q[1]), q[1]))
             return self._poisson(shape, lam)
-        r = self._draw(size, [n, p], make)
-        return _np.int64(r) if not isinstance(r, ndarray) else r
+        return self._draw_int(size, [n, p], make)
 
     def _noncentral_chisquare(self, shape, df, nonc):
         """df > 1: chi2(df - 1) + (Z + sqrt(nonc))^2; df <= 1: chi2(df + 2 K),
@@ -969,8 +971,7 @@ class Generator:
                         _ufuncs.less(tail, 1.0), _ufuncs.equal(v, 0.0))))
                 return x, ok
             return self._rejection(n, propose).astype(_np.int64).reshape(shape)
-        r = self._draw(size, [p], make)
-        return _np.int64(r) if not isinstance(r, ndarray) else r
+        return self._draw_int(size, [p], make)
 
     def vonmises(self, mu, kappa, size=None):
         self._check(lambda s: (s < 0) | (s != s), [kappa], "kappa < 0")
@@ -1050,8 +1051,7 @@ class Generator:
                     x = _ufuncs.where(ok, x, 1.0)
                 return x, ok
             return self._rejection(n, propose).astype(_np.int64).reshape(shape)
-        r = self._draw(size, [a], make)
-        return _np.int64(r) if not isinstance(r, ndarray) else r
+        return self._draw_int(size, [a], make)
 
     # -- the rest: NumPy's Generator, seeded from this one ---------------------
     def _numpy_generator(self):
