@@ -21,6 +21,7 @@
 #include "cpnrt/Store.h"
 #include "cpnrt/TaskGraph.h"
 
+#include "mlir/Bytecode/BytecodeWriter.h"
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Bufferization/Transforms/FuncBufferizableOpInterfaceImpl.h"
 #include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
@@ -37,6 +38,7 @@
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/OpenMP/OpenMPToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Export.h"
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/Analysis/TargetLibraryInfo.h"
 #include "llvm/Config/llvm-config.h"
 #include "llvm/ExecutionEngine/Orc/ExecutionUtils.h"
@@ -52,7 +54,9 @@
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Target/TargetMachine.h"
+#include "llvm/Transforms/IPO/MergeFunctions.h"
 
+#include <atomic>
 #include <chrono>
 #include <dlfcn.h>
 #include <filesystem>
@@ -60,6 +64,7 @@
 #include <functional>
 #include <mutex>
 #include <set>
+#include <sstream>
 #include <stdexcept>
 #include <thread>
 #include <unistd.h>
@@ -71,11 +76,28 @@ namespace cpn {
 
 constexpr uint64_t kMaxWindowsAhead = 2;
 
+/// The exact floating-point error classification of a kernel's checked loop
+/// nests (the `<kernel>_fp_checkN` functions cpn-lower-fp-flags outlines),
+/// compiled on first use: it runs only in blocks where the nest's cheap
+/// probe saw a NaN or an infinity, which most runs never do. The kernel
+/// calls `cpn_lazy_check(handle, n)`, which compiles all of them once (on
+/// whichever thread gets there first; the others wait) and returns the n-th.
+struct LazyChecks {
+  std::string source; // their MLIR (bytecode), as cpn-lower-fp-flags left it
+  std::vector<std::string> names;
+  int optLevel = 3;
+  std::once_flag once;
+  std::vector<void *> fns;
+  std::string error; // set when compiling them failed
+};
+
 class Executable {
 public:
   std::vector<char> object; // the object code, until written to the disk cache
   void (*fn)(void **) = nullptr;
-  std::string name = "kernel"; // "kernel <key>", as its tasks are named
+  std::string name = "kernel";        // "kernel <key>", as its tasks are named
+  std::shared_ptr<LazyChecks> checks; // null when the kernel has none
+  llvm::orc::JITDylib *dylib = nullptr; // where its object is linked
 };
 
 namespace {
@@ -111,28 +133,36 @@ Type elementType(MLIRContext *ctx, cpnrt::DType t) {
   return {};
 }
 
-MLIRContext &context() {
-  static MLIRContext *ctx = [] {
-    llvm::InitializeNativeTarget();
-    llvm::InitializeNativeTargetAsmPrinter();
-    DialectRegistry registry;
-    registerAllDialects(registry);
-    registerAllExtensions(registry);
-    registerBuiltinDialectTranslation(registry);
-    registerLLVMDialectTranslation(registry);
-    registerOpenMPDialectTranslation(registry);
+/// A context for compiling: the compiling thread has one (context()); lazily
+/// compiled error checks make their own (compileChecks).
+std::unique_ptr<MLIRContext> newContext() {
+  llvm::InitializeNativeTarget();
+  llvm::InitializeNativeTargetAsmPrinter();
+  DialectRegistry registry;
+  registerAllDialects(registry);
+  registerAllExtensions(registry);
+  registerBuiltinDialectTranslation(registry);
+  registerLLVMDialectTranslation(registry);
+  registerOpenMPDialectTranslation(registry);
+  static std::once_flag passes;
+  std::call_once(passes, [] {
     registerAllPasses();
     mlir::cpn::registerCPNPassesAndPipelines();
-    registry.insert<mlir::cpn::CPNDialect>();
-    auto *c = new MLIRContext(registry, MLIRContext::Threading::DISABLED);
-    // Only what the traced IR uses: passes load their dependent dialects, and
-    // canonicalize collects the patterns of every loaded dialect, so loading
-    // all of them made each compile several times slower.
-    c->loadDialect<mlir::cpn::CPNDialect, func::FuncDialect,
-                   bufferization::BufferizationDialect, arith::ArithDialect,
-                   tensor::TensorDialect, memref::MemRefDialect>();
-    return c;
-  }();
+  });
+  registry.insert<mlir::cpn::CPNDialect>();
+  auto c =
+      std::make_unique<MLIRContext>(registry, MLIRContext::Threading::DISABLED);
+  // Only what the traced IR uses: passes load their dependent dialects, and
+  // canonicalize collects the patterns of every loaded dialect, so loading
+  // all of them made each compile several times slower.
+  c->loadDialect<mlir::cpn::CPNDialect, func::FuncDialect,
+                 bufferization::BufferizationDialect, arith::ArithDialect,
+                 tensor::TensorDialect, memref::MemRefDialect>();
+  return c;
+}
+
+MLIRContext &context() {
+  static MLIRContext *ctx = newContext().release();
   return *ctx;
 }
 
@@ -425,9 +455,14 @@ std::string fileSafe(std::string s) {
 /// when IR is dumped, where stages run one by one).
 using StageHook = std::function<void(const std::string &, ModuleOp)>;
 
+/// The pass that outlines the error checks' exact classification: `lower`'s
+/// `afterChecks` runs right after it.
+constexpr const char *kFpFlagsPass = "cpn-lower-fp-flags";
+
 void lower(ModuleOp module, const std::filesystem::path &dumpDir, int &fileNo,
            const std::string &lastStage = "", bool openmp = true,
-           const StageHook &afterStage = nullptr, bool barePtr = true) {
+           const StageHook &afterStage = nullptr, bool barePtr = true,
+           const std::function<void(ModuleOp)> &afterChecks = nullptr) {
   std::string diag;
   ScopedDiagnosticHandler handler(module.getContext(), [&](Diagnostic &d) {
     llvm::raw_string_ostream os(diag);
@@ -443,20 +478,32 @@ void lower(ModuleOp module, const std::filesystem::path &dumpDir, int &fileNo,
     throw std::runtime_error(msg);
   };
   if (dumpDir.empty()) {
-    // A fresh pass manager per module: some upstream passes (math-to-funcs)
-    // keep per-module state in the pass instance.
-    PassManager pm(module.getContext());
-    std::string inner;
+    // Two runs when checks are split off: the passes up to the one that
+    // outlines them, then the rest.
+    std::vector<std::string> parts(1);
     for (auto &[stage, passes] :
          mlir::cpn::getLoweringStages(openmp, barePtr)) {
-      inner += (inner.empty() ? "" : ",") + passes;
+      for (const std::string &pass : splitPasses(passes)) {
+        parts.back() += (parts.back().empty() ? "" : ",") + pass;
+        if (afterChecks && pass == kFpFlagsPass)
+          parts.emplace_back();
+      }
       if (stage == lastStage)
         break;
     }
-    if (failed(parsePassPipeline(inner, pm)))
-      fail("parsing the lowering pipeline", "");
-    if (failed(pm.run(module)))
-      fail("the lowering pipeline", "");
+    for (size_t i = 0; i < parts.size(); ++i) {
+      if (i > 0)
+        afterChecks(module);
+      if (parts[i].empty())
+        continue;
+      // A fresh pass manager per module: some upstream passes
+      // (math-to-funcs) keep per-module state in the pass instance.
+      PassManager pm(module.getContext());
+      if (failed(parsePassPipeline(parts[i], pm)))
+        fail("parsing the lowering pipeline", "");
+      if (failed(pm.run(module)))
+        fail("the lowering pipeline", "");
+    }
     return;
   }
   std::string cpnFile = (dumpDir / "001-cpn.mlir").string();
@@ -465,6 +512,8 @@ void lower(ModuleOp module, const std::filesystem::path &dumpDir, int &fileNo,
       PassManager pm(module.getContext());
       if (failed(parsePassPipeline(pass, pm)) || failed(pm.run(module)))
         fail("pass '" + pass + "' (stage " + stage + ")", cpnFile);
+      if (afterChecks && pass == kFpFlagsPass)
+        afterChecks(module);
       char num[8];
       snprintf(num, sizeof(num), "%03d", ++fileNo);
       writeFile(dumpDir / (std::string(num) + "-" + fileSafe(pass) + ".mlir"),
@@ -512,9 +561,12 @@ llvm::TargetMachine *hostTargetMachine(bool pic = false) {
 
 /// LLVM's default pipeline at `optLevel` for the host, with glibc's vector
 /// math library (libmvec) declared, so that loops calling exp/log/sin/pow...
-/// vectorize into calls of their SIMD versions.
-void optimizeModule(llvm::Module &m, int optLevel) {
-  llvm::TargetMachine *tm = hostTargetMachine();
+/// vectorize into calls of their SIMD versions. `tm`: a target machine of
+/// the caller's own, on threads other than the compiling one.
+void optimizeModule(llvm::Module &m, int optLevel,
+                    llvm::TargetMachine *tm = nullptr) {
+  if (!tm)
+    tm = hostTargetMachine();
   if (tm) {
     m.setDataLayout(tm->createDataLayout());
     m.setTargetTriple(tm->getTargetTriple());
@@ -545,9 +597,14 @@ void optimizeModule(llvm::Module &m, int optLevel) {
                                   : optLevel == 1 ? llvm::OptimizationLevel::O1
                                   : optLevel == 2 ? llvm::OptimizationLevel::O2
                                                   : llvm::OptimizationLevel::O3;
-  llvm::ModulePassManager mpm = level == llvm::OptimizationLevel::O0
-                                    ? pb.buildO0DefaultPipeline(level)
-                                    : pb.buildPerModuleDefaultPipeline(level);
+  llvm::ModulePassManager mpm;
+  // The iterations of a loop traced into one window give equal loop nests,
+  // and OpenMP's outlining makes each a function: equal ones are compiled
+  // once (k-means: 39 parallel bodies, 8 distinct).
+  mpm.addPass(llvm::MergeFunctionsPass());
+  mpm.addPass(level == llvm::OptimizationLevel::O0
+                  ? pb.buildO0DefaultPipeline(level)
+                  : pb.buildPerModuleDefaultPipeline(level));
   mpm.run(m, mam);
 }
 
@@ -589,8 +646,10 @@ void addPackedWrapper(llvm::Module &m, llvm::StringRef name) {
 
 /// Machine code for the host, as an ELF object (what the disk cache holds;
 /// position-independent with `pic`, for a shared object).
-std::vector<char> emitObject(llvm::Module &m, bool pic = false) {
-  llvm::TargetMachine *tm = hostTargetMachine(pic);
+std::vector<char> emitObject(llvm::Module &m, bool pic = false,
+                             llvm::TargetMachine *tm = nullptr) {
+  if (!tm)
+    tm = hostTargetMachine(pic);
   if (!tm)
     throw std::runtime_error("cpnumeric: no target machine for this host");
   llvm::SmallVector<char, 0> buffer;
@@ -603,6 +662,8 @@ std::vector<char> emitObject(llvm::Module &m, bool pic = false) {
   return std::vector<char>(buffer.begin(), buffer.end());
 }
 
+void *lazyCheck(void *handle, int32_t index);
+
 /// The runtime's entry points kernels call: Python loads libcpnrt with
 /// RTLD_LOCAL, so the JIT cannot find them by a process-wide lookup.
 llvm::orc::SymbolMap runtimeSymbols(llvm::orc::MangleAndInterner interner) {
@@ -611,6 +672,7 @@ llvm::orc::SymbolMap runtimeSymbols(llvm::orc::MangleAndInterner interner) {
     map[interner(name)] = {llvm::orc::ExecutorAddr::fromPtr(fn),
                            llvm::JITSymbolFlags::Exported};
   };
+  add("cpn_lazy_check", &lazyCheck);
   add("cpn_gemm_f64", &cpn_gemm_f64);
   add("cpn_gemm_f32", &cpn_gemm_f32);
   size_t nLib = 0;
@@ -740,11 +802,28 @@ llvm::orc::LLJIT *sharedJit(std::string &error) {
   return jit;
 }
 
+/// The global through which a kernel's check stubs find its LazyChecks.
+constexpr const char *kLazyChecksHandle = "__cpn_lazy_checks";
+
+/// A JITDylib for one object (every kernel object defines `_mlir_kernel`);
+/// its link order reaches the main one, which resolves the runtime's entry
+/// points, libm, libmvec and OpenMP.
+llvm::Expected<llvm::orc::JITDylib *> newKernelDylib(llvm::orc::LLJIT &jit) {
+  static std::atomic<int> counter{0};
+  auto jd = jit.createJITDylib("kernel" + std::to_string(counter++));
+  if (!jd)
+    return jd.takeError();
+  jd->addToLinkOrder(jit.getMainJITDylib());
+  return &*jd;
+}
+
 /// Links an object file of a kernel (compiled here or read from the disk
 /// cache) into the shared LLJIT and finds the packed entry point
-/// `_mlir_kernel`.
+/// `_mlir_kernel`; `checks`: the kernel's check functions, compiled on first
+/// use (splitChecks).
 std::shared_ptr<Executable>
-loadObject(std::unique_ptr<llvm::MemoryBuffer> buffer, std::string &error) {
+loadObject(std::unique_ptr<llvm::MemoryBuffer> buffer, std::string &error,
+           std::shared_ptr<LazyChecks> checks = nullptr) {
   auto fail = [&](llvm::Error e) -> std::shared_ptr<Executable> {
     llvm::raw_string_ostream os(error);
     os << e;
@@ -753,22 +832,210 @@ loadObject(std::unique_ptr<llvm::MemoryBuffer> buffer, std::string &error) {
   llvm::orc::LLJIT *jit = sharedJit(error);
   if (!jit)
     return nullptr;
-  // Each kernel gets its own JITDylib (every object defines `_mlir_kernel`);
-  // its link order reaches the main one, which resolves the runtime's entry
-  // points, libm, libmvec and OpenMP.
-  static int counter = 0;
-  auto jd = jit->createJITDylib("kernel" + std::to_string(counter++));
+  auto jd = newKernelDylib(*jit);
   if (!jd)
     return fail(jd.takeError());
-  jd->addToLinkOrder(jit->getMainJITDylib());
-  if (llvm::Error e = jit->addObjectFile(*jd, std::move(buffer)))
+  if (llvm::Error e = jit->addObjectFile(**jd, std::move(buffer)))
     return fail(std::move(e));
-  auto sym = jit->lookup(*jd, "_mlir_kernel");
+  auto sym = jit->lookup(**jd, "_mlir_kernel");
   if (!sym)
     return fail(sym.takeError());
   auto exe = std::make_shared<Executable>();
   exe->fn = sym->toPtr<void (*)(void **)>();
+  exe->dylib = *jd;
+  if (checks) {
+    auto handle = jit->lookup(**jd, kLazyChecksHandle);
+    if (!handle)
+      return fail(handle.takeError());
+    *handle->toPtr<void **>() = checks.get();
+    exe->checks = std::move(checks);
+  }
   return exe;
+}
+
+/// Compiles the check functions (once per executable; the thread that gets
+/// here first does it, the others wait) into their own JITDylib.
+/// The lowering passes after cpn-lower-fp-flags, which the check functions
+/// still need (a list for a module's pass manager).
+std::string passesAfterChecks() {
+  std::string rest;
+  bool after = false;
+  for (auto &[stage, passes] : mlir::cpn::getLoweringStages(true, true))
+    for (const std::string &pass : splitPasses(passes)) {
+      if (after)
+        rest += (rest.empty() ? "" : ",") + pass;
+      after |= pass == kFpFlagsPass;
+    }
+  return rest;
+}
+
+std::atomic<uint64_t> checkCompilations{0}, checkCompileNanos{0};
+
+void compileChecks(LazyChecks &lc) {
+  auto t0 = std::chrono::steady_clock::now();
+  auto done = llvm::make_scope_exit([&] {
+    ++checkCompilations;
+    checkCompileNanos += std::chrono::duration_cast<std::chrono::nanoseconds>(
+                             std::chrono::steady_clock::now() - t0)
+                             .count();
+  });
+  auto fail = [&](const std::string &what) {
+    lc.error =
+        "cpnumeric: compiling the floating-point error checks failed: " + what;
+  };
+  try {
+    cpnrt::ProfileScope scope("compile", "errstate checks");
+    // A context and a target machine of its own: the compiling thread may be
+    // using the shared ones.
+    std::unique_ptr<MLIRContext> mctx = newContext();
+    std::string diag;
+    ScopedDiagnosticHandler handler(mctx.get(), [&](Diagnostic &d) {
+      llvm::raw_string_ostream os(diag);
+      os << d << "\n";
+      return success();
+    });
+    OwningOpRef<ModuleOp> module =
+        parseSourceString<ModuleOp>(lc.source, mctx.get());
+    PassManager pm(mctx.get());
+    if (!module || failed(parsePassPipeline(passesAfterChecks(), pm)) ||
+        failed(pm.run(*module))) {
+      fail(diag);
+      return;
+    }
+    llvm::LLVMContext ctx;
+    std::unique_ptr<llvm::Module> m =
+        translateModuleToLLVMIR(*module, ctx, "checks");
+    if (!m) {
+      fail("translation to LLVM IR failed: " + diag);
+      return;
+    }
+    std::unique_ptr<llvm::TargetMachine> tm = makeHostTargetMachine(false);
+    optimizeModule(*m, lc.optLevel, tm.get());
+    std::vector<char> object = emitObject(*m, false, tm.get());
+    std::string error;
+    llvm::orc::LLJIT *jit = sharedJit(error);
+    if (!jit) {
+      fail(error);
+      return;
+    }
+    auto jd = newKernelDylib(*jit);
+    if (!jd) {
+      fail(llvm::toString(jd.takeError()));
+      return;
+    }
+    if (llvm::Error e = jit->addObjectFile(
+            **jd,
+            llvm::MemoryBuffer::getMemBufferCopy(
+                llvm::StringRef(object.data(), object.size()), "checks.o"))) {
+      fail(llvm::toString(std::move(e)));
+      return;
+    }
+    std::vector<void *> fns;
+    for (const std::string &name : lc.names) {
+      auto sym = jit->lookup(**jd, name);
+      if (!sym) {
+        fail(llvm::toString(sym.takeError()));
+        return;
+      }
+      fns.push_back(sym->toPtr<void *>());
+    }
+    lc.fns = std::move(fns);
+  } catch (const std::exception &e) {
+    fail(e.what());
+  }
+}
+
+/// What a kernel calls when its checks could not be compiled: nothing (the
+/// run then fails with LazyChecks::error).
+void noCheck() {}
+
+void *lazyCheck(void *handle, int32_t index) {
+  auto *lc = static_cast<LazyChecks *>(handle);
+  if (!lc)
+    return reinterpret_cast<void *>(&noCheck);
+  std::call_once(lc->once, [lc] { compileChecks(*lc); });
+  if (index < 0 || static_cast<size_t>(index) >= lc->fns.size())
+    return reinterpret_cast<void *>(&noCheck);
+  return lc->fns[index];
+}
+
+/// Moves the bodies of the kernel's check functions (cpn-lower-fp-flags'
+/// private `<kernel>_fp_checkN`) out of `module` into `lc`, as MLIR bytecode
+/// of their own module; they stay in `module` as declarations. False when
+/// there are none.
+bool extractChecks(ModuleOp module, LazyChecks &lc) {
+  SmallVector<func::FuncOp> checks;
+  for (func::FuncOp f : module.getOps<func::FuncOp>())
+    if (!f.isDeclaration() && f.getSymName().contains("_fp_check"))
+      checks.push_back(f);
+  if (checks.empty())
+    return false;
+  OpBuilder b(module.getContext());
+  OwningOpRef<ModuleOp> cm = ModuleOp::create(module.getLoc());
+  (*cm)->setAttrs(module->getAttrDictionary());
+  b.setInsertionPointToEnd(cm->getBody());
+  // What they reference (libm declarations, helpers, constant globals),
+  // and what that references, copied as it is.
+  SymbolTable table(module);
+  llvm::SetVector<Operation *> needed;
+  SmallVector<Operation *> work(checks.begin(), checks.end());
+  while (!work.empty()) {
+    Operation *op = work.pop_back_val();
+    auto uses = SymbolTable::getSymbolUses(op);
+    if (!uses)
+      continue;
+    for (const SymbolTable::SymbolUse &use : *uses) {
+      Operation *def = table.lookup(use.getSymbolRef().getRootReference());
+      if (def && !llvm::is_contained(checks, def) && needed.insert(def))
+        work.push_back(def);
+    }
+  }
+  for (Operation *def : needed)
+    b.clone(*def);
+  for (func::FuncOp f : checks) {
+    auto copy = cast<func::FuncOp>(b.clone(*f));
+    copy.setPublic();
+    lc.names.push_back(f.getSymName().str());
+    f.getBody().getBlocks().clear(); // a declaration
+  }
+  llvm::raw_string_ostream os(lc.source);
+  if (failed(writeBytecodeToFile(*cm, os)))
+    return false;
+  return true;
+}
+
+/// Defines each check function `module` declares (extractChecks) as a stub
+/// that asks `cpn_lazy_check` for the compiled function and calls it; the
+/// executable's LazyChecks is read from the global `__cpn_lazy_checks`, set
+/// when the object is loaded.
+void stubChecks(llvm::Module &m, const LazyChecks &lc) {
+  llvm::LLVMContext &ctx = m.getContext();
+  auto *ptrTy = llvm::PointerType::get(ctx, 0);
+  auto *handle = new llvm::GlobalVariable(
+      m, ptrTy, false, llvm::GlobalValue::ExternalLinkage,
+      llvm::ConstantPointerNull::get(ptrTy), kLazyChecksHandle);
+  llvm::FunctionCallee resolve = m.getOrInsertFunction(
+      "cpn_lazy_check", ptrTy, ptrTy, llvm::Type::getInt32Ty(ctx));
+  for (size_t k = 0; k < lc.names.size(); ++k) {
+    llvm::Function *f = m.getFunction(lc.names[k]);
+    if (!f || !f->isDeclaration())
+      continue;
+    f->setLinkage(llvm::GlobalValue::InternalLinkage);
+    f->addFnAttr(llvm::Attribute::Cold);
+    f->addFnAttr(llvm::Attribute::NoInline);
+    llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx, "entry", f));
+    llvm::Value *fn =
+        b.CreateCall(resolve, {b.CreateLoad(ptrTy, handle),
+                               b.getInt32(static_cast<uint32_t>(k))});
+    llvm::SmallVector<llvm::Value *> args;
+    for (llvm::Argument &a : f->args())
+      args.push_back(&a);
+    llvm::CallInst *call = b.CreateCall(f->getFunctionType(), fn, args);
+    if (f->getReturnType()->isVoidTy())
+      b.CreateRetVoid();
+    else
+      b.CreateRet(call);
+  }
 }
 
 std::shared_ptr<Executable> loadCached(const std::string &dir, uint64_t key,
@@ -785,16 +1052,63 @@ std::shared_ptr<Executable> loadCached(const std::string &dir, uint64_t key,
   auto buffer = llvm::MemoryBuffer::getFile(obj.string());
   if (!buffer)
     return nullptr;
+  std::shared_ptr<LazyChecks> checks;
+  std::ifstream cf(cachePath(dir, key, optLevel, ".checks"), std::ios::binary);
+  if (cf) {
+    checks = std::make_shared<LazyChecks>();
+    std::string line; // the names, on the first line
+    std::getline(cf, line);
+    std::istringstream names(line);
+    for (std::string n; names >> n;)
+      checks->names.push_back(n);
+    checks->source.assign(std::istreambuf_iterator<char>(cf),
+                          std::istreambuf_iterator<char>());
+    checks->optLevel = optLevel;
+  }
   std::string error;
-  return loadObject(std::move(*buffer), error); // a bad entry is recompiled
+  bool lazy = checks != nullptr;
+  std::shared_ptr<Executable> exe =
+      loadObject(std::move(*buffer), error, std::move(checks));
+  // A bad entry is recompiled; so is one whose `.checks` file is missing.
+  llvm::orc::LLJIT *jit = exe && !lazy ? sharedJit(error) : nullptr;
+  if (jit) {
+    auto handle = jit->lookup(*exe->dylib, kLazyChecksHandle);
+    if (handle)
+      return nullptr;
+    llvm::consumeError(handle.takeError());
+  }
+  return exe;
 }
 
 bool storeCached(const std::string &dir, uint64_t key, int optLevel,
-                 const std::string &text, llvm::StringRef object) {
+                 const std::string &text, llvm::StringRef object,
+                 const LazyChecks *checks) {
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   if (ec)
     return false;
+  // The check functions' names (one line), then their MLIR; written
+  // before the object, so that an object never lacks them.
+  if (checks) {
+    std::filesystem::path cp = cachePath(dir, key, optLevel, ".checks");
+    std::filesystem::path tmp =
+        cp.string() + "." + std::to_string(getpid()) + ".tmp";
+    {
+      std::ofstream cf(tmp, std::ios::binary);
+      for (const std::string &n : checks->names)
+        cf << n << ' ';
+      cf << '\n';
+      cf.write(checks->source.data(),
+               static_cast<std::streamsize>(checks->source.size()));
+      if (!cf)
+        return false;
+    }
+    std::filesystem::rename(tmp, cp, ec);
+    if (ec) {
+      std::filesystem::remove(tmp);
+      return false;
+    }
+  }
   std::filesystem::path obj = cachePath(dir, key, optLevel, ".o");
   std::filesystem::path meta = cachePath(dir, key, optLevel, ".trace");
   std::string tmp = "." + std::to_string(getpid()) + ".tmp";
@@ -1015,13 +1329,17 @@ StageHook summaryWriter(const Trace &trace, const std::vector<int32_t> &outputs,
 
 /// The LLVM IR of a module lowered to the LLVM dialect, with the packed
 /// `_mlir_kernel` entry point, optimized for this machine.
+/// `checks`: the check functions extractChecks moved out, which get stubs.
 std::unique_ptr<llvm::Module>
-toOptimizedLLVM(ModuleOp module, llvm::LLVMContext &ctx, int optLevel) {
+toOptimizedLLVM(ModuleOp module, llvm::LLVMContext &ctx, int optLevel,
+                const LazyChecks *checks = nullptr) {
   std::unique_ptr<llvm::Module> m =
       translateModuleToLLVMIR(module, ctx, "kernel");
   if (!m)
     throw std::runtime_error("cpnumeric: translation to LLVM IR failed");
   addPackedWrapper(*m, "kernel");
+  if (checks)
+    stubChecks(*m, *checks);
   optimizeModule(*m, optLevel);
   return m;
 }
@@ -1064,15 +1382,26 @@ std::shared_ptr<Executable> compile(const Trace &trace,
   }
   beginCompile(*module, trace, dumpDir);
   auto t0 = std::chrono::steady_clock::now();
+  // The checks' exact classification is lowered and compiled only when a
+  // run needs it (LazyChecks).
+  auto checks = std::make_shared<LazyChecks>();
+  checks->optLevel = opts.optLevel;
   lower(*module, dumpDir, fileNo, "", true,
-        summaryWriter(trace, outputs, donors, dumpDir));
+        summaryWriter(trace, outputs, donors, dumpDir), true, [&](ModuleOp m) {
+          if (!extractChecks(m, *checks))
+            checks.reset();
+          else if (!dumpDir.empty())
+            if (auto cm =
+                    parseSourceString<ModuleOp>(checks->source, m.getContext()))
+              writeFile(dumpDir / "checks.mlir", printOp(*cm));
+        });
   mlirSeconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t0)
           .count();
 
   llvm::LLVMContext llvmContext;
   std::unique_ptr<llvm::Module> llvmModule =
-      toOptimizedLLVM(*module, llvmContext, opts.optLevel);
+      toOptimizedLLVM(*module, llvmContext, opts.optLevel, checks.get());
   if (!dumpDir.empty())
     writeFile(dumpDir / "llvm.ll", llvmText(*llvmModule));
   std::vector<char> object = emitObject(*llvmModule);
@@ -1080,7 +1409,7 @@ std::shared_ptr<Executable> compile(const Trace &trace,
   auto exe =
       loadObject(llvm::MemoryBuffer::getMemBufferCopy(
                      llvm::StringRef(object.data(), object.size()), "kernel.o"),
-                 error);
+                 error, std::move(checks));
   if (!exe)
     throw std::runtime_error("cpnumeric: loading the compiled kernel failed: " +
                              error);
@@ -1273,6 +1602,8 @@ void runKernel(const std::shared_ptr<Executable> &exe,
         for (void *&p : ptrs)
           args.push_back(&p);
         exe->fn(args.data());
+        if (exe->checks && !exe->checks->error.empty())
+          throw std::runtime_error(exe->checks->error);
         if (fp && llvm::any_of(status, [](int32_t w) { return w != 0; }))
           reportFpErrors(*fp, status);
         // A library call (LAPACK) that failed left its error for this thread.
@@ -1284,6 +1615,15 @@ void runKernel(const std::shared_ptr<Executable> &exe,
   cpnrt::TaskGraph::global().waitInFlightAtMost(kMaxWindowsAhead);
 }
 } // namespace
+
+CheckCompileStats checkCompileStats() {
+  return {checkCompilations.load(), checkCompileNanos.load() * 1e-9};
+}
+
+void resetCheckCompileStats() {
+  checkCompilations = 0;
+  checkCompileNanos = 0;
+}
 
 std::vector<FpReport> takeFpReports() {
   std::lock_guard<std::mutex> lock(fpReportsMutex);
@@ -1408,7 +1748,8 @@ std::shared_ptr<Executable> Engine::obtain(const std::vector<int32_t> &outputs,
       stats_.compileMlirSeconds += mlirSeconds;
       if (!options_.cacheDir.empty() &&
           storeCached(options_.cacheDir, key, options_.optLevel, text,
-                      llvm::StringRef(exe->object.data(), exe->object.size())))
+                      llvm::StringRef(exe->object.data(), exe->object.size()),
+                      exe->checks.get()))
         ++stats_.diskWrites;
       std::vector<char>().swap(exe->object); // written; not kept in memory
     } catch (...) {

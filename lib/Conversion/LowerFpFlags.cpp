@@ -56,6 +56,8 @@ struct LowerFpFlagsPass : public cpn::impl::LowerFpFlagsBase<LowerFpFlagsPass> {
   /// calls of the first: each distinct check is compiled once.
   void shareEqualChecks() {
     SmallVector<func::FuncOp> kept;
+    llvm::DenseMap<StringAttr, FlatSymbolRefAttr> sameAs;
+    SmallVector<func::FuncOp> dropped;
     for (func::FuncOp f : outlined) {
       func::FuncOp same;
       for (func::FuncOp k : kept)
@@ -70,11 +72,19 @@ struct LowerFpFlagsPass : public cpn::impl::LowerFpFlagsBase<LowerFpFlagsPass> {
         kept.push_back(f);
         continue;
       }
-      if (failed(SymbolTable::replaceAllSymbolUses(f, same.getSymNameAttr(),
-                                                   getOperation())))
-        continue;
-      f.erase();
+      sameAs[f.getSymNameAttr()] = FlatSymbolRefAttr::get(same);
+      dropped.push_back(f);
     }
+    if (dropped.empty())
+      return;
+    // The copies are only called (one walk, not one per copy).
+    getOperation().walk([&](func::CallOp call) {
+      auto it = sameAs.find(call.getCalleeAttr().getAttr());
+      if (it != sameAs.end())
+        call.setCalleeAttr(it->second);
+    });
+    for (func::FuncOp f : dropped)
+      f.erase();
   }
 
   LogicalResult lowerFunction(func::FuncOp f) {

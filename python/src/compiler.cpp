@@ -129,6 +129,9 @@ void initCompiler(py::module_ &m) {
     d["disk_hits"] = s.diskHits;
     d["disk_writes"] = s.diskWrites;
     d["disk_load_seconds"] = s.diskLoadSeconds;
+    cpn::CheckCompileStats c = cpn::checkCompileStats();
+    d["check_compilations"] = c.compilations;
+    d["check_compile_seconds"] = c.seconds;
     d["tasks_run"] = cpnrt::TaskGraph::global().tasksRun();
     d["buffer_allocations"] = p.allocations;
     d["buffer_reuses"] = p.reuses;
@@ -138,6 +141,7 @@ void initCompiler(py::module_ &m) {
   });
   m.def("reset_stats", [] {
     cpn::Engine::global().resetStats();
+    cpn::resetCheckCompileStats();
     cpnrt::resetPoolStats();
   });
 }

@@ -5,6 +5,7 @@ import re
 import subprocess
 import sys
 import textwrap
+import warnings
 
 import numpy
 import pytest
@@ -174,6 +175,79 @@ def test_disk_cache_entry_that_does_not_match_is_recompiled(tmp_path):
     assert again["compilations"] == first["compilations"]
     assert again["disk_hits"] == 0
     assert again["r"] == first["r"]
+
+
+_CHECKS_PROGRAM = textwrap.dedent("""
+    import json, sys, warnings, numpy, cpnumeric as np
+    a0 = numpy.linspace(1.0, 2.0, 4001)
+    if sys.argv[1] == "bad":
+        a0 = a0 - 1.5
+        a0[2000] = 0.0
+    a = np.asarray(a0)
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        r = float(((1.0 / a) + np.sqrt(a) * 2.0)[::7].sum())
+    s = np.stats()
+    print(json.dumps({"r": r, "warnings": sorted(str(x.message) for x in w),
+                      "compilations": s["compilations"], "disk_hits": s["disk_hits"],
+                      "check_compilations": s["check_compilations"]}))
+""")
+
+
+def _run_checks_program(cache_dir, data):
+    env = dict(os.environ, CPN_CACHE_DIR=str(cache_dir), CPN_EAGER_THRESHOLD="0",
+               PYTHONPATH=os.path.join(ROOT, "python"))
+    out = subprocess.run([sys.executable, "-c", _CHECKS_PROGRAM, data], env=env,
+                         check=True, capture_output=True, text=True).stdout
+    import json
+    return json.loads(out.strip().splitlines()[-1])
+
+
+def _numpy_checks_warnings():
+    a0 = numpy.linspace(1.0, 2.0, 4001) - 1.5
+    a0[2000] = 0.0
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        ((1.0 / a0) + numpy.sqrt(a0) * 2.0)[::7].sum()
+    return sorted(str(x.message) for x in w)
+
+
+def test_error_checks_compile_only_when_a_run_needs_them(tmp_path):
+    # The exact classification of the errstate checks is compiled when a run
+    # first sees a NaN or an infinity, also for a kernel from the disk cache.
+    good = _run_checks_program(tmp_path, "good")
+    assert good["compilations"] > 0 and good["check_compilations"] == 0
+    assert good["warnings"] == []
+    assert any(p.suffix == ".checks" for p in tmp_path.iterdir())
+    bad = _run_checks_program(tmp_path, "bad")
+    assert bad["compilations"] == 0 and bad["disk_hits"] == good["compilations"]
+    assert bad["check_compilations"] == 1
+    expected = _numpy_checks_warnings()
+    assert expected and bad["warnings"] == expected
+    # An entry whose checks file is gone is compiled again, checks included.
+    for p in tmp_path.glob("*.checks"):
+        p.unlink()
+    again = _run_checks_program(tmp_path, "bad")
+    assert again["compilations"] == good["compilations"] and again["disk_hits"] == 0
+    assert again["warnings"] == expected
+    assert numpy.isnan(again["r"]) and numpy.isnan(bad["r"])
+
+
+def test_error_checks_compiled_once_per_kernel():
+    cp.reset_stats()
+    for shift in (0.0, 1.5, 1.5):
+        a0 = numpy.linspace(1.0, 2.0, 3001) - shift
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            a = cp.asarray(a0)  # alive: the result is not written over it
+            got = cp.asnumpy(cp.log(a) * 3.0 - 1.0)
+        with warnings.catch_warnings(record=True) as ref:
+            warnings.simplefilter("always")
+            want = numpy.log(a0) * 3.0 - 1.0
+        numpy.testing.assert_allclose(got, want)
+        assert sorted(str(x.message) for x in w) == sorted(str(x.message) for x in ref)
+    # One kernel; its checks compiled by the first run that had errors.
+    assert cp.stats()["check_compilations"] == 1
 
 
 def test_disk_cache_off(tmp_path):

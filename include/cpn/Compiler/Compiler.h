@@ -47,6 +47,15 @@ struct CompilerStats {
   double diskLoadSeconds = 0;
 };
 
+/// The exact classification of np.errstate checks, compiled only when a run
+/// needs it (on the thread that runs the kernel): how often, and how long.
+struct CheckCompileStats {
+  uint64_t compilations = 0;
+  double seconds = 0;
+};
+CheckCompileStats checkCompileStats();
+void resetCheckCompileStats();
+
 /// A compiled trace: a native function taking one pointer per input and per
 /// output buffer.
 class Executable;
