@@ -1009,8 +1009,98 @@ Value tallTransposedProduct(IRRewriter &rw, MatmulOp op) {
   return total.getResult(0);
 }
 
+/// `a @ b` of two vectors (a 1 x k by k x 1 product, CG's `r @ r`): a sum
+/// of products over k that the vectors' producers fuse into. As a BLAS call
+/// each operand needs a buffer of its own, and a producer used by both (`r @
+/// r`) was computed twice. Long vectors (2^15 elements or more) are summed
+/// in row blocks, in parallel, as tallTransposedProduct does.
+Value innerProduct(IRRewriter &rw, MatmulOp op) {
+  RankedTensorType lhsTy = tensorOf(op.getLhs()),
+                   resTy = tensorOf(op.getResult());
+  Type et = resTy.getElementType();
+  if (!lhsTy.hasStaticShape() || lhsTy.getDimSize(0) != 1 ||
+      resTy.getShape() != ArrayRef<int64_t>{1, 1} || et.isInteger(1))
+    return {};
+  Location loc = op.getLoc();
+  MLIRContext *ctx = rw.getContext();
+  int64_t k = lhsTy.getDimSize(1);
+  int64_t bytes =
+      isa<ComplexType>(et) ? 16 : std::max(1u, et.getIntOrFloatBitWidth() / 8);
+  int64_t blocks = k >= (1 << 15) ? rowBlocks(k, 1, bytes) : 0;
+  int64_t q = blocks ? k / blocks : k;
+  auto d = [&](unsigned i) { return rw.getAffineDimExpr(i); };
+  AffineExpr zeroExpr = rw.getAffineConstantExpr(0);
+  auto par = utils::IteratorType::parallel,
+       red = utils::IteratorType::reduction;
+  Value zero = emitZero(rw, loc, et);
+  auto zeros = [&](ArrayRef<int64_t> shape) {
+    return linalg::FillOp::create(
+               rw, loc, zero,
+               tensor::EmptyOp::create(rw, loc, shape, et).getResult())
+        .getResult(0);
+  };
+  auto sumBody = [&](OpBuilder &b, Location l, ValueRange args) {
+    Value prod =
+        emitScalarUfunc(b, l, "multiply", {args[0], args[1]}, et, false);
+    linalg::YieldOp::create(b, l,
+                            combineReassoc(b, l, "sum", args[2], prod, false));
+  };
+  Value total;
+  if (!blocks) {
+    // (i): out[] += a[0, i] * b[i, 0].
+    total = linalg::GenericOp::create(
+                rw, loc, TypeRange{RankedTensorType::get({}, et)},
+                ValueRange{op.getLhs(), op.getRhs()}, zeros({}),
+                ArrayRef<AffineMap>{AffineMap::get(1, 0, {zeroExpr, d(0)}, ctx),
+                                    AffineMap::get(1, 0, {d(0), zeroExpr}, ctx),
+                                    AffineMap::get(1, 0, {}, ctx)},
+                ArrayRef<utils::IteratorType>{red}, sumBody)
+                .getResult(0);
+  } else {
+    // (p, r): partial[p] += a[p*q + r] * b[p*q + r] (each vector regrouped
+    // as (blocks, q)), then the sum of the partials.
+    auto grouped = [&](Value v) {
+      Value flat = tensor::CollapseShapeOp::create(
+          rw, loc, RankedTensorType::get({k}, et), v,
+          ArrayRef<ReassociationIndices>{{0, 1}});
+      return tensor::ExpandShapeOp::create(
+                 rw, loc, RankedTensorType::get({blocks, q}, et), flat,
+                 ArrayRef<ReassociationIndices>{{0, 1}})
+          .getResult();
+    };
+    Value partial = linalg::GenericOp::create(
+                        rw, loc, TypeRange{RankedTensorType::get({blocks}, et)},
+                        ValueRange{grouped(op.getLhs()), grouped(op.getRhs())},
+                        zeros({blocks}),
+                        ArrayRef<AffineMap>{rw.getMultiDimIdentityMap(2),
+                                            rw.getMultiDimIdentityMap(2),
+                                            AffineMap::get(2, 0, {d(0)}, ctx)},
+                        ArrayRef<utils::IteratorType>{par, red}, sumBody)
+                        .getResult(0);
+    total =
+        linalg::GenericOp::create(
+            rw, loc, TypeRange{RankedTensorType::get({}, et)}, partial,
+            zeros({}),
+            ArrayRef<AffineMap>{rw.getMultiDimIdentityMap(1),
+                                AffineMap::get(1, 0, {}, ctx)},
+            ArrayRef<utils::IteratorType>{red},
+            [&](OpBuilder &b, Location l, ValueRange args) {
+              linalg::YieldOp::create(
+                  b, l, combineReassoc(b, l, "sum", args[1], args[0], false));
+            })
+            .getResult(0);
+  }
+  return tensor::ExpandShapeOp::create(rw, loc, resTy, total,
+                                       ArrayRef<ReassociationIndices>{})
+      .getResult();
+}
+
 LogicalResult lowerMatmul(IRRewriter &rw, MatmulOp op) {
   if (Value r = tallTransposedProduct(rw, op)) {
+    rw.replaceOp(op, r);
+    return success();
+  }
+  if (Value r = innerProduct(rw, op)) {
     rw.replaceOp(op, r);
     return success();
   }

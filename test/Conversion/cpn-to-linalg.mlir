@@ -189,6 +189,34 @@ func.func @tall_transposed_matvec(%x: tensor<4096x8xf64>, %v: tensor<4096x1xf64>
   return %r : tensor<8x1xf64>
 }
 
+// A vector @ vector product (1 x k by k x 1) is a reduction of products,
+// which the vectors' producers fuse into (no BLAS call, no buffer per operand).
+// CHECK-LABEL: func @inner_product
+// CHECK-NOT: linalg.matmul
+// CHECK: linalg.generic {indexing_maps = [#[[$A:.+]], #[[$B:.+]], #{{.+}}], iterator_types = ["reduction"]}
+// CHECK-SAME: outs(%{{.+}} : tensor<f64>)
+// CHECK: arith.mulf
+// CHECK: arith.addf %{{.+}}, %{{.+}} fastmath<reassoc>
+// CHECK: tensor.expand_shape %{{.+}} [] output_shape [1, 1] : tensor<f64> into tensor<1x1xf64>
+func.func @inner_product(%a: tensor<1x300xf64>, %b: tensor<300x1xf64>) -> tensor<1x1xf64> {
+  %r = cpn.matmul %a, %b : tensor<1x300xf64>, tensor<300x1xf64> -> tensor<1x1xf64>
+  return %r : tensor<1x1xf64>
+}
+
+// Long vectors (2^15 elements or more): 16 blocks summed in parallel, then
+// the partials.
+// CHECK-LABEL: func @inner_product_blocks
+// CHECK: linalg.generic
+// CHECK-SAME: iterator_types = ["parallel", "reduction"]
+// CHECK-SAME: outs(%{{.+}} : tensor<16xf32>)
+// CHECK: linalg.generic
+// CHECK-SAME: iterator_types = ["reduction"]
+// CHECK-SAME: outs(%{{.+}} : tensor<f32>)
+func.func @inner_product_blocks(%a: tensor<1x65536xf32>, %b: tensor<65536x1xf32>) -> tensor<1x1xf32> {
+  %r = cpn.matmul %a, %b : tensor<1x65536xf32>, tensor<65536x1xf32> -> tensor<1x1xf32>
+  return %r : tensor<1x1xf32>
+}
+
 // No rows: one (empty) reduction, no blocks.
 // CHECK-LABEL: func @reduce_outer_empty
 // CHECK-NOT: tensor.expand_shape

@@ -279,6 +279,35 @@ def test_matmul_family(dtype):
         A @ A
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int64", "complex128"])
+@pytest.mark.parametrize("n", [0, 1, 5, 300, 65536, 65537])
+def test_vector_inner_products(dtype, n):
+    # v @ w of two vectors is a fused sum of products (long ones in parallel
+    # row blocks): producers are computed once, in the same pass.
+    v, w = data((n,), "float64", 6), data((n,), "float64", 7)
+    if dtype == "complex128":
+        v, w = v + 1j * data((n,), "float64", 8), w - 2j * data((n,), "float64", 9)
+    v, w = v.astype(dtype), w.astype(dtype)
+    V, W = cp.array(v), cp.array(w)
+    r = v * 2 - w
+    R = V * 2 - W
+    cases = [(V @ W, v @ w, numpy.abs(v) @ numpy.abs(w)),
+             ((V + W) @ (V - W), (v + w) @ (v - w), numpy.abs(v + w) @ numpy.abs(v - w)),
+             (R @ R, r @ r, numpy.abs(r) @ numpy.abs(r)),
+             (cp.dot(V[::2], W[::-2]), numpy.dot(v[::2], w[::-2]),
+              numpy.abs(v[::2]) @ numpy.abs(w[::-2]))]
+    for got, want, scale in cases:
+        got = numpy.asarray(got)
+        assert got.shape == () and got.dtype == numpy.asarray(want).dtype
+        if numpy.dtype(dtype).kind in "iu":
+            assert got == want
+        else:
+            # Sums in another order than NumPy's: rounding errors grow
+            # as sqrt(n) on average.
+            eps = numpy.finfo(dtype).eps * (8 + numpy.sqrt(n))
+            assert abs(got - want) <= eps * (scale + 1), (got, want)
+
+
 def test_sync_points():
     x = cp.arange(6.0).reshape(2, 3)
     assert float(x[1, 2]) == 5.0
