@@ -937,6 +937,20 @@ Value transposedBase(Value v) {
   return view.getBase();
 }
 
+/// Bytes of one element of `et` (complex: both parts).
+int64_t elementBytes(Type et) {
+  return isa<ComplexType>(et) ? 16
+                              : std::max(1u, et.getIntOrFloatBitWidth() / 8);
+}
+
+/// A tensor of `shape` filled with zeros of `et`.
+Value zerosOf(OpBuilder &b, Location loc, ArrayRef<int64_t> shape, Type et) {
+  return linalg::FillOp::create(
+             b, loc, emitZero(b, loc, et),
+             tensor::EmptyOp::create(b, loc, shape, et).getResult())
+      .getResult(0);
+}
+
 /// cpn.matmul becomes linalg.matmul. An operand that is a transposed view
 /// (`x.T @ r`) is read through a transposed indexing map instead of being
 /// copied: cpn-matmul-to-blas passes it to BLAS as a transposed operand.
@@ -958,9 +972,8 @@ Value tallTransposedProduct(IRRewriter &rw, MatmulOp op) {
     return {};
   int64_t rows = tensorOf(base).getDimSize(0), m = resTy.getDimSize(0),
           n = resTy.getDimSize(1);
-  int64_t bytes =
-      isa<ComplexType>(et) ? 16 : std::max(1u, et.getIntOrFloatBitWidth() / 8);
-  int64_t blocks = (m <= 256 && n == 1) ? rowBlocks(rows, m, bytes) : 0;
+  int64_t blocks =
+      (m <= 256 && n == 1) ? rowBlocks(rows, m, elementBytes(et)) : 0;
   if (!blocks)
     return {};
   Location loc = op.getLoc();
@@ -972,12 +985,8 @@ Value tallTransposedProduct(IRRewriter &rw, MatmulOp op) {
                rw, loc, RankedTensorType::get({blocks, q, cols}, et), v, assoc)
         .getResult();
   };
-  Value zero = emitZero(rw, loc, et);
   auto zeros = [&](ArrayRef<int64_t> shape) {
-    return linalg::FillOp::create(
-               rw, loc, zero,
-               tensor::EmptyOp::create(rw, loc, shape, et).getResult())
-        .getResult(0);
+    return zerosOf(rw, loc, shape, et);
   };
   auto d = [&](unsigned i) { return rw.getAffineDimExpr(i); };
   auto par = utils::IteratorType::parallel,
@@ -1024,20 +1033,14 @@ Value innerProduct(IRRewriter &rw, MatmulOp op) {
   Location loc = op.getLoc();
   MLIRContext *ctx = rw.getContext();
   int64_t k = lhsTy.getDimSize(1);
-  int64_t bytes =
-      isa<ComplexType>(et) ? 16 : std::max(1u, et.getIntOrFloatBitWidth() / 8);
-  int64_t blocks = k >= (1 << 15) ? rowBlocks(k, 1, bytes) : 0;
+  int64_t blocks = k >= (1 << 15) ? rowBlocks(k, 1, elementBytes(et)) : 0;
   int64_t q = blocks ? k / blocks : k;
   auto d = [&](unsigned i) { return rw.getAffineDimExpr(i); };
   AffineExpr zeroExpr = rw.getAffineConstantExpr(0);
   auto par = utils::IteratorType::parallel,
        red = utils::IteratorType::reduction;
-  Value zero = emitZero(rw, loc, et);
   auto zeros = [&](ArrayRef<int64_t> shape) {
-    return linalg::FillOp::create(
-               rw, loc, zero,
-               tensor::EmptyOp::create(rw, loc, shape, et).getResult())
-        .getResult(0);
+    return zerosOf(rw, loc, shape, et);
   };
   auto sumBody = [&](OpBuilder &b, Location l, ValueRange args) {
     Value prod =
