@@ -99,9 +99,10 @@ public:
   void (*fn)(void **) = nullptr;
   std::string name = "kernel";        // "kernel <key>", as its tasks are named
   std::shared_ptr<LazyChecks> checks; // null when the kernel has none
-  llvm::orc::JITDylib *dylib = nullptr; // where its object is linked
   bool callsBlas = false; // a product of the trace may be a BLAS call
 };
+
+namespace {
 
 /// Whether the trace has a matrix-matrix product (a BLAS gemm of 16+ rows
 /// and columns): its kernel lets OpenMP's idle threads sleep at once (see
@@ -115,8 +116,6 @@ bool hasProducts(const Trace &trace) {
       return true;
   return false;
 }
-
-namespace {
 
 Type elementType(MLIRContext *ctx, cpnrt::DType t) {
   using cpnrt::DType;
@@ -839,7 +838,7 @@ llvm::Expected<llvm::orc::JITDylib *> newKernelDylib(llvm::orc::LLJIT &jit) {
 /// Links an object file of a kernel (compiled here or read from the disk
 /// cache) into the shared LLJIT and finds the packed entry point
 /// `_mlir_kernel`; `checks`: the kernel's check functions, compiled on first
-/// use (splitChecks).
+/// use (extractChecks, stubChecks).
 std::shared_ptr<Executable>
 loadObject(std::unique_ptr<llvm::MemoryBuffer> buffer, std::string &error,
            std::shared_ptr<LazyChecks> checks = nullptr) {
@@ -861,19 +860,24 @@ loadObject(std::unique_ptr<llvm::MemoryBuffer> buffer, std::string &error,
     return fail(sym.takeError());
   auto exe = std::make_shared<Executable>();
   exe->fn = sym->toPtr<void (*)(void **)>();
-  exe->dylib = *jd;
-  if (checks) {
-    auto handle = jit->lookup(**jd, kLazyChecksHandle);
-    if (!handle)
-      return fail(handle.takeError());
-    *handle->toPtr<void **>() = checks.get();
-    exe->checks = std::move(checks);
+  auto handle = jit->lookup(**jd, kLazyChecksHandle);
+  if (!checks) {
+    // An object with check stubs needs its checks (a disk cache entry
+    // whose `.checks` file is gone is compiled again).
+    if (handle) {
+      error = "the kernel's error checks are missing";
+      return nullptr;
+    }
+    llvm::consumeError(handle.takeError());
+    return exe;
   }
+  if (!handle)
+    return fail(handle.takeError());
+  *handle->toPtr<void **>() = checks.get();
+  exe->checks = std::move(checks);
   return exe;
 }
 
-/// Compiles the check functions (once per executable; the thread that gets
-/// here first does it, the others wait) into their own JITDylib.
 /// The lowering passes after cpn-lower-fp-flags, which the check functions
 /// still need (a list for a module's pass manager).
 std::string passesAfterChecks() {
@@ -890,6 +894,8 @@ std::string passesAfterChecks() {
 
 std::atomic<uint64_t> checkCompilations{0}, checkCompileNanos{0};
 
+/// Compiles the check functions (once per executable; the thread that gets
+/// here first does it, the others wait) into their own JITDylib.
 void compileChecks(LazyChecks &lc) {
   auto t0 = std::chrono::steady_clock::now();
   auto done = llvm::make_scope_exit([&] {
@@ -1085,18 +1091,31 @@ std::shared_ptr<Executable> loadCached(const std::string &dir, uint64_t key,
     checks->optLevel = optLevel;
   }
   std::string error;
-  bool lazy = checks != nullptr;
-  std::shared_ptr<Executable> exe =
-      loadObject(std::move(*buffer), error, std::move(checks));
-  // A bad entry is recompiled; so is one whose `.checks` file is missing.
-  llvm::orc::LLJIT *jit = exe && !lazy ? sharedJit(error) : nullptr;
-  if (jit) {
-    auto handle = jit->lookup(*exe->dylib, kLazyChecksHandle);
-    if (handle)
-      return nullptr;
-    llvm::consumeError(handle.takeError());
+  // A bad entry is recompiled.
+  return loadObject(std::move(*buffer), error, std::move(checks));
+}
+
+/// Writes `path` through a temporary file and a rename, so that readers
+/// never see half of it; `parts` are written one after another.
+bool writeAtomically(const std::filesystem::path &path,
+                     std::initializer_list<llvm::StringRef> parts) {
+  std::filesystem::path tmp =
+      path.string() + "." + std::to_string(getpid()) + ".tmp";
+  {
+    std::ofstream f(tmp, std::ios::binary);
+    for (llvm::StringRef part : parts)
+      f.write(part.data(), static_cast<std::streamsize>(part.size()));
+    if (!f) {
+      f.close();
+      std::filesystem::remove(tmp);
+      return false;
+    }
   }
-  return exe;
+  std::error_code ec;
+  std::filesystem::rename(tmp, path, ec);
+  if (ec)
+    std::filesystem::remove(tmp);
+  return !ec;
 }
 
 bool storeCached(const std::string &dir, uint64_t key, int optLevel,
@@ -1106,54 +1125,20 @@ bool storeCached(const std::string &dir, uint64_t key, int optLevel,
   std::filesystem::create_directories(dir, ec);
   if (ec)
     return false;
-  // The check functions' names (one line), then their MLIR; written
-  // before the object, so that an object never lacks them.
+  // In this order: the check functions' names (one line) and their MLIR,
+  // the object, the trace text. A .trace never names an object that is not
+  // there, nor an object checks that are not.
   if (checks) {
-    std::filesystem::path cp = cachePath(dir, key, optLevel, ".checks");
-    std::filesystem::path tmp =
-        cp.string() + "." + std::to_string(getpid()) + ".tmp";
-    {
-      std::ofstream cf(tmp, std::ios::binary);
-      for (const std::string &n : checks->names)
-        cf << n << ' ';
-      cf << '\n';
-      cf.write(checks->source.data(),
-               static_cast<std::streamsize>(checks->source.size()));
-      if (!cf)
-        return false;
-    }
-    std::filesystem::rename(tmp, cp, ec);
-    if (ec) {
-      std::filesystem::remove(tmp);
-      return false;
-    }
-  }
-  std::filesystem::path obj = cachePath(dir, key, optLevel, ".o");
-  std::filesystem::path meta = cachePath(dir, key, optLevel, ".trace");
-  std::string tmp = "." + std::to_string(getpid()) + ".tmp";
-  std::filesystem::path objTmp = obj.string() + tmp,
-                        metaTmp = meta.string() + tmp;
-  {
-    std::ofstream of(objTmp, std::ios::binary);
-    of.write(object.data(), static_cast<std::streamsize>(object.size()));
-    if (!of)
+    std::string names;
+    for (const std::string &n : checks->names)
+      names += n + ' ';
+    names += '\n';
+    if (!writeAtomically(cachePath(dir, key, optLevel, ".checks"),
+                         {names, checks->source}))
       return false;
   }
-  {
-    std::ofstream mf(metaTmp, std::ios::binary);
-    mf << text;
-    if (!mf)
-      return false;
-  }
-  if (!std::filesystem::exists(objTmp))
-    return false;
-  // The object first: a .trace never names an object that is not there.
-  std::filesystem::rename(objTmp, obj, ec);
-  if (!ec)
-    std::filesystem::rename(metaTmp, meta, ec);
-  std::filesystem::remove(objTmp);
-  std::filesystem::remove(metaTmp);
-  return !ec;
+  return writeAtomically(cachePath(dir, key, optLevel, ".o"), {object}) &&
+         writeAtomically(cachePath(dir, key, optLevel, ".trace"), {text});
 }
 
 /// Bytes of a statically shaped memref (0 for dynamic ones).
