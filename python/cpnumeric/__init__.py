@@ -131,14 +131,9 @@ def _method(f):
 
 
 def _binop(uf):
-    quick = uf._quick  # the common calls, without __call__'s keyword checks
-
     def op(self, other):
-        r = quick((self, other))
-        if r is not None:
-            return r
         try:
-            return uf(self, other)
+            return uf(self, other)  # the common calls in C (ufunc's call)
         except TypeError:
             if not isinstance(other, (ndarray, int, float, _np.ndarray, list, tuple, _np.generic)):
                 return NotImplemented
@@ -147,11 +142,8 @@ def _binop(uf):
 
 
 def _rbinop(uf):
-    quick = uf._quick
-
     def op(self, other):
-        r = quick((other, self))
-        return r if r is not None else uf(other, self)
+        return uf(other, self)
     return op
 
 
@@ -165,11 +157,14 @@ _OPS = {"add": "add", "sub": "subtract", "mul": "multiply", "truediv": "divide",
         "floordiv": "floor_divide", "mod": "remainder", "pow": "power",
         "and": "bitwise_and", "or": "bitwise_or", "xor": "bitwise_xor",
         "lshift": "left_shift", "rshift": "right_shift"}
+# The binary operators but ** are ndarray's base's (_cpn.ArrayBase, in C): the
+# ufunc's C path first, these Python functions when it does not apply.
+_cpn.set_operators({_op: (getattr(_ufuncs, _uf), _binop(getattr(_ufuncs, _uf)),
+                          _rbinop(getattr(_ufuncs, _uf)))
+                    for _op, _uf in _OPS.items() if _op != "pow"})
+ndarray.__rpow__ = _rbinop(_ufuncs.power)
 for _op, _uf in _OPS.items():
-    _f = getattr(_ufuncs, _uf)
-    setattr(ndarray, f"__{_op}__", _binop(_f))
-    setattr(ndarray, f"__r{_op}__", _rbinop(_f))
-    setattr(ndarray, f"__i{_op}__", _ibinop(_f))
+    setattr(ndarray, f"__i{_op}__", _ibinop(getattr(_ufuncs, _uf)))
 for _op, _uf in {"eq": "equal", "ne": "not_equal", "lt": "less", "le": "less_equal",
                  "gt": "greater", "ge": "greater_equal"}.items():
     setattr(ndarray, f"__{_op}__", _binop(getattr(_ufuncs, _uf)))

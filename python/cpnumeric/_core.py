@@ -259,7 +259,7 @@ def _field_write(node, old, shape, base, dtype, offset):
     return _reinterpret(record("bitwise_or", [rest, bits], shape, ub), shape, ub, base)
 
 
-class ndarray:
+class ndarray(_cpn.ArrayBase):
     """A NumPy-compatible array whose work is traced and compiled.
 
     Operations return at once; data is computed at sync points (printing,
@@ -275,34 +275,17 @@ class ndarray:
                         "empty, ... rather than ndarray(...)")
 
     # -- construction -------------------------------------------------------
-    @classmethod
-    def _from_node(cls, node, shape, dtype):
-        a = object.__new__(cls)
-        a._base = _Base(node, shape, dtype)
-        a._shape = tuple(shape)
-        a._strides = c_strides(shape)
-        a._offset = 0
-        a._dtype = dtype
-        a._readonly = False
-        a._whole = True
-        a._part = None
-        return a
+    # ndarray._from_node(node, shape, dtype): a traced array, whole view of a
+    # new base (made in C: python/src/fast.cpp fills these __slots__).
+    _from_node = _cpn.wrap_node
 
-    @classmethod
-    def _from_eager(cls, arr):
+    @staticmethod
+    def _from_eager(arr):
         """An eager array holding `arr` (a fresh NumPy array it now owns)."""
-        if not arr.flags.c_contiguous:
-            arr = _np.ascontiguousarray(arr)
-        a = object.__new__(cls)
-        a._base = _Base(None, arr.shape, arr.dtype, arr)
-        a._shape = arr.shape
-        a._strides = c_strides(arr.shape)
-        a._offset = 0
-        a._dtype = arr.dtype
-        a._readonly = False
-        a._whole = True
-        a._part = None
-        return a
+        r = _cpn.wrap_eager(arr)
+        if r is None:  # not C-contiguous, or a subclass
+            r = _cpn.wrap_eager(_np.ascontiguousarray(arr))
+        return r
 
     def _eager(self):
         """This view's elements as a NumPy view of the eager base, or None when
@@ -610,6 +593,30 @@ class ndarray:
     def __array_function__(self, func, types, args, kwargs):
         from . import _fallback
         return _fallback.dispatch_numpy_function(func, args, kwargs)
+
+
+def _finish_eager(r):
+    """The result of a NumPy call on eager operands that the C fast path
+    (_cpn.eager) does not wrap itself: a NumPy scalar (0-d operands), a
+    non-contiguous array, or a dtype we do not hold (None: the general path
+    then decides)."""
+    if type(r) is not _np.ndarray:
+        r = _np.asarray(r)
+    if is_supported(r.dtype):
+        return ndarray._from_eager(r)
+    return None
+
+
+# The ufunc loops of the common calls: (op, dtype or scalar type, ...) ->
+# NumPy's resolved loop (dtypes), for loops cpnumeric compiles (_ufuncs._fast
+# fills it, the C path of ufunc calls reads it).
+FAST_LOOPS = {}
+
+_cpn.fast_init(ndarray, _Base, _np.ndarray, _finish_eager, FAST_LOOPS, splat,
+               globals(), _RAISING)
+# eager(numpy_ufunc, *operands): NumPy on small eager operands, wrapped; None
+# when an operand is traced (python/src/fast.cpp).
+eager = _cpn.eager
 
 
 def asndarray(x, dtype=None):

@@ -168,11 +168,13 @@ _QUIET = [0]
 @contextlib.contextmanager
 def quiet():
     """No floating-point error checks in the ops recorded inside: library
-    code whose intermediate NaNs and infinities NumPy does not report."""
+    code whose intermediate NaNs and infinities NumPy does not report (the
+    small arrays that NumPy computes eagerly inside are quiet too)."""
     _QUIET[0] += 1
     _cpn.set_fp_quiet(True)
     try:
-        yield
+        with _np.errstate(all="ignore"):
+            yield
     finally:
         _QUIET[0] -= 1
         if not _QUIET[0]:

@@ -3,8 +3,8 @@ each call records casts, zero-stride views for broadcasting, and one cpn op."""
 
 import numpy as _np
 
-from . import _core
-from ._core import ndarray, record, statement_end
+from . import _core, _cpn
+from ._core import eager as _eager, ndarray, record, statement_end
 
 _UNARY = [
     "negative", "positive", "absolute", "sign", "square", "reciprocal", "sqrt",
@@ -55,7 +55,7 @@ def native_loop(op, loop):
 
 
 _resolved = {}
-_fast_loops = {}
+_fast_loops = _core.FAST_LOOPS
 
 
 def _is_py_scalar(x):
@@ -94,20 +94,26 @@ def _raise_like_numpy(npufunc, args, out, casting, dtype):
                     f"{out._dtype} with casting rule {casting!r}")
 
 
-class ufunc:
-    """A traced NumPy ufunc with NumPy's signature and semantics."""
+class ufunc(_cpn.UfuncBase):
+    """A traced NumPy ufunc with NumPy's signature and semantics. Calls
+    without keywords on small eager operands, or on whole traced arrays of
+    the loop's dtypes and Python scalars once `_fast` has cached the loop,
+    run in C (_cpn.UfuncBase, python/src/fast.cpp); every other call comes
+    to `_general`."""
 
     def __init__(self, name):
-        self.__name__ = name
-        self._np = getattr(_np, name)
+        npufunc = getattr(_np, name)
         self._op = _ALIASES.get(name, name)
-        self.nin, self.nout = self._np.nin, self._np.nout
-        self.__doc__ = self._np.__doc__
+        super().__init__(npufunc, self._op)
+        self.__name__ = name
+        self._np = npufunc
+        self.nin, self.nout = npufunc.nin, npufunc.nout
+        self.__doc__ = npufunc.__doc__
 
     def __repr__(self):
         return f"<cpnumeric ufunc '{self.__name__}'>"
 
-    def __call__(self, *args, out=None, where=True, casting="same_kind",
+    def _general(self, *args, out=None, where=True, casting="same_kind",
                  dtype=None, **kwargs):
         if out is None and where is True and dtype is None and not kwargs \
                 and casting == "same_kind" and len(args) == self.nin:
@@ -119,38 +125,9 @@ class ufunc:
     def _quick(self, args):
         """The common calls (no keywords, `nin` operands): small eager
         operands straight to NumPy, then same-shape arrays and Python scalars
-        recorded by the cached loop; None when the general path must run.
-        The operators call it directly."""
-        r = self._eager(args)
+        recorded by the cached loop; None when the general path must run."""
+        r = _eager(self._np, *args)
         return r if r is not None else self._fast(args)
-
-    def _eager(self, args):
-        """Small eager arrays (and Python scalars): NumPy computes at once.
-        None when an operand is traced or NumPy's result is a dtype we do not
-        hold (the general path then decides). The hot path of small work:
-        kept to plain type tests."""
-        vals = []
-        arrays = False
-        for a in args:
-            t = type(a)
-            if t is ndarray:
-                np_ = a._base.np
-                if np_ is None:
-                    return None
-                vals.append(np_ if a._whole else a._eager())
-                arrays = True
-            elif t is float or t is int or t is bool or t is complex:
-                vals.append(a)
-            else:
-                return None
-        if not arrays:
-            return None
-        r = self._np(*vals)
-        if type(r) is not _np.ndarray:
-            r = _np.asarray(r)
-        if _core.is_supported(r.dtype):
-            return ndarray._from_eager(r)
-        return None
 
     def _fast(self, args):
         """The common call: arrays and Python scalars, no keywords. The loop is

@@ -11,4 +11,5 @@ PYBIND11_MODULE(_cpn, m) {
   initTrace(m);
   initCompiler(m);
   initRuntime(m);
+  initFast(m);
 }

@@ -12,6 +12,85 @@
 namespace py = pybind11;
 using cpn::NodeRef;
 
+namespace {
+/// The ints of a sequence, or false with a TypeError set.
+bool int64s(PyObject *seq, const char *what, std::vector<int64_t> &out) {
+  PyObject *fast = PySequence_Fast(seq, what);
+  if (!fast)
+    return false;
+  Py_ssize_t n = PySequence_Fast_GET_SIZE(fast);
+  out.resize(n);
+  PyObject **items = PySequence_Fast_ITEMS(fast);
+  for (Py_ssize_t i = 0; i < n; ++i) {
+    out[i] = PyLong_AsLongLong(items[i]);
+    if (out[i] == -1 && PyErr_Occurred()) {
+      Py_DECREF(fast);
+      return false;
+    }
+  }
+  Py_DECREF(fast);
+  return true;
+}
+
+std::string utf8(PyObject *s) {
+  Py_ssize_t n;
+  const char *p = PyUnicode_AsUTF8AndSize(s, &n);
+  if (!p)
+    throw py::error_already_set();
+  return std::string(p, n);
+}
+
+/// op(name, operands, iattrs, sattr, shape, dtype): Engine::record, with the
+/// arguments read by the CPython API (this is called for every recorded op;
+/// pybind11's generic casting of six arguments cost more than the record).
+PyObject *op(PyObject *, PyObject *const *args, Py_ssize_t nargs) {
+  if (nargs != 6) {
+    PyErr_SetString(PyExc_TypeError,
+                    "op(name, operands, iattrs, sattr, shape, dtype)");
+    return nullptr;
+  }
+  if (!PyUnicode_Check(args[0]) || !PyUnicode_Check(args[3]) ||
+      !PyUnicode_Check(args[5])) {
+    PyErr_SetString(PyExc_TypeError, "op: name, sattr and dtype are strings");
+    return nullptr;
+  }
+  return translatingExceptions([&]() -> PyObject * {
+    std::vector<int64_t> iattrs, shape;
+    if (!int64s(args[2], "op: iattrs must be a sequence of ints", iattrs) ||
+        !int64s(args[4], "op: shape must be a sequence of ints", shape))
+      return nullptr;
+    PyObject *fast =
+        PySequence_Fast(args[1], "op: operands must be a sequence");
+    if (!fast)
+      return nullptr;
+    std::vector<NodeRef> operands;
+    try {
+      Py_ssize_t n = PySequence_Fast_GET_SIZE(fast);
+      operands.reserve(n);
+      for (Py_ssize_t i = 0; i < n; ++i)
+        operands.push_back(
+            py::cast<NodeRef>(py::handle(PySequence_Fast_GET_ITEM(fast, i))));
+    } catch (...) {
+      Py_DECREF(fast);
+      throw;
+    }
+    Py_DECREF(fast);
+    cpnrt::DType dtype = cpnrt::parseDType(utf8(args[5]));
+    NodeRef r =
+        cpn::Engine::global().record(utf8(args[0]), operands, std::move(iattrs),
+                                     utf8(args[3]), std::move(shape), dtype);
+    return py::cast(std::move(r)).release().ptr();
+  });
+}
+
+PyMethodDef opMethods[] = {
+    {"op", reinterpret_cast<PyCFunction>(reinterpret_cast<void *>(op)),
+     METH_FASTCALL,
+     "op(name, operands, iattrs, sattr, shape, dtype): records one cpn op in "
+     "the current trace and returns its pending value."},
+    {nullptr, nullptr, 0, nullptr}};
+} // namespace
+
 void initTrace(py::module_ &m) {
   py::class_<cpn::ValueNode, NodeRef>(m, "Node")
       .def_property_readonly("shape",
@@ -35,18 +114,8 @@ void initTrace(py::module_ &m) {
           },
           "The node's identity (Python wrappers of one node may differ).");
 
-  m.def(
-      "op",
-      [](std::string name, const std::vector<NodeRef> &operands,
-         std::vector<int64_t> iattrs, std::string sattr,
-         std::vector<int64_t> shape, const std::string &dtype) {
-        return cpn::Engine::global().record(
-            std::move(name), operands, std::move(iattrs), std::move(sattr),
-            std::move(shape), cpnrt::parseDType(dtype));
-      },
-      py::arg("name"), py::arg("operands"), py::arg("iattrs"), py::arg("sattr"),
-      py::arg("shape"), py::arg("dtype"),
-      "Records one cpn op in the current trace and returns its pending value.");
+  if (PyModule_AddFunctions(m.ptr(), opMethods) < 0)
+    throw py::error_already_set();
   m.def(
       "set_location",
       [](std::string file, int32_t line) {

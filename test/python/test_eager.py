@@ -85,3 +85,152 @@ def test_workloads_with_the_eager_path(eager, name):
     got = mod.run(cp, *mod.inputs(cp, **params), **params)
     for g, r in zip(got, ref):
         numpy.testing.assert_allclose(cp.asnumpy(g), numpy.asarray(r), rtol=1e-9, atol=1e-12)
+
+
+# -- the C fast path (python/src/fast.cpp): operators and ufunc calls on eager
+# operands, with every kind of operand it meets.
+def _operands(case, asarray):
+    """Two operands of each kind, made with numpy.asarray or cp.asarray (views
+    are taken of the array it returns, so cpnumeric's are views of an eager
+    base)."""
+    base = asarray(numpy.arange(24.0).reshape(4, 6) - 7.5)
+    if case == "whole":
+        return base, asarray(numpy.arange(24.0).reshape(4, 6) + 1)
+    if case == "0-d":
+        return asarray(numpy.array(2.5)), asarray(numpy.array(-1.25))
+    if case == "0-d and array":
+        return asarray(numpy.array(3.0)), base
+    if case == "empty":
+        return asarray(numpy.zeros((0, 3))), asarray(numpy.ones((0, 3)))[::-1]
+    if case == "broadcast":
+        return base, base[:1]
+    if case == "strided":
+        return base[::2, ::-3], base[1::2, 1::3]
+    if case == "transposed":
+        return base.T, asarray(numpy.arange(24.0).reshape(6, 4))
+    if case == "int8 and float32":
+        return (asarray(numpy.arange(-6, 6, dtype=numpy.int8)),
+                asarray(numpy.linspace(-1, 1, 12, dtype=numpy.float32)))
+    if case == "uint16 and bool":
+        return asarray(numpy.arange(12, dtype=numpy.uint16)), asarray(numpy.arange(12) % 3 == 0)
+    if case == "complex parts":
+        c = asarray(numpy.arange(24.0).reshape(4, 6) * (1 - 0.5j))
+        return c.real[::2], c[1::2].imag
+    raise AssertionError(case)
+
+
+_CASES = ["whole", "0-d", "0-d and array", "empty", "broadcast", "strided", "transposed",
+          "int8 and float32", "uint16 and bool", "complex parts"]
+_OPERATORS = {"add": lambda a, b: a + b, "multiply": lambda a, b: a * b,
+              "true_divide": lambda a, b: a / b, "less": lambda a, b: a < b,
+              "power": lambda a, b: a ** b, "maximum": None}
+
+
+@pytest.mark.parametrize("case", _CASES)
+@pytest.mark.parametrize("op", sorted(_OPERATORS))
+def test_fast_path_operands(eager, case, op):
+    a0, b0 = _operands(case, numpy.asarray)
+    a, b = _operands(case, cp.asarray)
+    assert all(v._eager() is not None for v in (a, b))
+    cp.reset_stats()
+    with numpy.errstate(all="ignore"), cp.errstate(all="ignore"):
+        ref = getattr(numpy, op)(a0, b0)
+        got = [getattr(cp, op)(a, b)]
+        if _OPERATORS[op] is not None:
+            got.append(_OPERATORS[op](a, b))
+    assert cp.stats()["ops_recorded"] == 0
+    for g in got:
+        assert type(g) is cp.ndarray and g.dtype == ref.dtype and g.shape == ref.shape
+        numpy.testing.assert_array_equal(cp.asnumpy(g), ref)
+
+
+@pytest.mark.parametrize("scalar", [True, 3, -2.5, 1 + 2j, 2 ** 40])
+@pytest.mark.parametrize("dtype", ["int8", "int64", "uint32", "float32", "float64", "complex64"])
+def test_fast_path_python_scalars(eager, scalar, dtype):
+    x0 = numpy.arange(1, 9).astype(dtype)
+    x = cp.asarray(x0)
+    for f in (lambda m, a, s: a + s, lambda m, a, s: s * a, lambda m, a, s: s - a,
+              lambda m, a, s: m.subtract(s, a), lambda m, a, s: m.maximum(a, s)):
+        try:
+            with numpy.errstate(all="ignore"):
+                ref = f(numpy, x0, scalar)
+        except Exception as e:  # noqa: BLE001  NumPy's own error, e.g. int8 + 2**40
+            with pytest.raises(type(e)):
+                f(cp, x, scalar)
+            continue
+        with cp.errstate(all="ignore"):
+            got = f(cp, x, scalar)
+        assert got.dtype == ref.dtype
+        numpy.testing.assert_array_equal(cp.asnumpy(got), ref)
+
+
+def test_fast_path_unary_and_keywords(eager):
+    x0 = numpy.linspace(-2, 2, 9)
+    x = cp.asarray(x0)
+    numpy.testing.assert_array_equal(cp.asnumpy(cp.sin(x)), numpy.sin(x0))
+    numpy.testing.assert_array_equal(cp.asnumpy(cp.abs(x[::-2])), numpy.abs(x0[::-2]))
+    out = cp.zeros(9)
+    assert cp.add(x, 1.0, out=out) is out  # keywords: the general path
+    numpy.testing.assert_array_equal(cp.asnumpy(out), x0 + 1.0)
+    assert cp.add(x, x, out) is out
+    numpy.testing.assert_array_equal(cp.asnumpy(out), x0 + x0)
+    got = cp.multiply(x, 2, dtype=numpy.float32)
+    assert got.dtype == numpy.float32
+    with pytest.raises(TypeError, match="takes 2 positional"):
+        cp.add(x)
+    with pytest.raises(TypeError):
+        cp.sin(x, x, x)
+    with pytest.raises(TypeError):
+        cp.bitwise_and(x, x)  # NumPy's TypeError, from NumPy itself
+    with pytest.raises(TypeError):
+        x + "a"
+    assert isinstance(cp.sin, cp.ufunc) and cp.sin.nin == 1 and repr(cp.sin).startswith("<cpnumeric ufunc")
+
+
+def test_fast_path_warns_once_as_numpy(eager):
+    import warnings
+    x0 = numpy.array([1.0, 0.0, -1.0])
+    x = cp.asarray(x0)
+    with warnings.catch_warnings(record=True) as ref:
+        warnings.simplefilter("always")
+        x0 / 0.0
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        r = x / 0.0
+    assert [str(v.message) for v in w] == [str(v.message) for v in ref]
+    assert [str(v.message) for v in w] == ["divide by zero encountered in divide",
+                                           "invalid value encountered in divide"]
+    numpy.testing.assert_array_equal(cp.asnumpy(r), numpy.array([numpy.inf, numpy.nan, -numpy.inf]))
+    with pytest.raises(FloatingPointError):
+        with cp.errstate(divide="raise"):
+            x / 0.0
+
+
+def test_fast_path_keeps_no_references(eager):
+    import gc
+    import sys
+    x0 = numpy.arange(10.0)
+    x = cp.asarray(x0)
+    v = x[::2]
+    held, dt = x._base.np, x.dtype
+    gc.collect()
+    before = (sys.getrefcount(held), sys.getrefcount(dt), sys.getrefcount(x), sys.getrefcount(v))
+    for _ in range(1000):
+        x * 2.0 + cp.sin(x) - v[1]
+        cp.add(v, 1.0)
+        v * v
+    gc.collect()
+    after = (sys.getrefcount(held), sys.getrefcount(dt), sys.getrefcount(x), sys.getrefcount(v))
+    assert x._base.np is held  # still eager
+    assert before == after
+
+
+def test_fast_path_results_are_independent_arrays(eager):
+    x = cp.asarray(numpy.arange(6.0))
+    y = x + 0.0
+    y[0] = 42.0
+    assert float(x[0]) == 0.0
+    assert y._base is not x._base and y._whole and y._strides == (1,) and y._offset == 0
+    z = cp.asarray(numpy.arange(6.0).reshape(2, 3)).T * 1.0  # F-ordered NumPy result
+    assert z._base.np.flags.c_contiguous and z._strides == (2, 1)
+    numpy.testing.assert_array_equal(cp.asnumpy(z), numpy.arange(6.0).reshape(2, 3).T)

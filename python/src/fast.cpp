@@ -1,0 +1,657 @@
+//===- fast.cpp - the hot path of ufunc calls, in C -----------------------===//
+//
+// Part of cpnumeric.
+//
+// A ufunc on small eager arrays costs NumPy ~0.5-1 us; the same call through
+// cpnumeric's Python layer (operator, type tests, wrapping the result in a
+// new ndarray and _Base) cost 2-4 us more, and recording an op on traced
+// arrays 5-8 us. These functions are the common calls in C, with the CPython
+// API directly (pybind11's argument casting alone costs more than the whole
+// call should):
+// - `eager` calls a NumPy ufunc on the eager elements of its operands and
+//   wraps the result;
+// - `UfuncBase`, the base class of cpnumeric.ufunc, runs a call without
+//   keywords through `eager`, then records it when its operands are whole
+//   traced arrays of the loop's dtypes (and Python scalars) and the Python
+//   layer has cached the loop; other calls go to the Python method
+//   `_general`;
+// - `ArrayBase`, the base class of cpnumeric.ndarray, gives it binary
+//   operators that take the same path;
+// - `wrap_eager` and `wrap_node` make ndarray objects (filling the __slots__
+//   of python/cpnumeric/_core.py's classes) without running Python code.
+// The Python layer registers its classes once with `fast_init` and keeps
+// every decision of NumPy's semantics: what is not handled here goes there.
+//
+//===----------------------------------------------------------------------===//
+
+#include "bindings.h"
+#include "cpn/Compiler/Compiler.h"
+
+#include <pybind11/numpy.h>
+
+#include <structmember.h>
+
+namespace py = pybind11;
+
+namespace {
+/// The slots of a Python class, as byte offsets into its instances.
+struct Slots {
+  PyTypeObject *type = nullptr;
+  std::vector<Py_ssize_t> offsets;
+
+  void init(PyObject *cls, std::initializer_list<const char *> names) {
+    if (!PyType_Check(cls))
+      throw py::type_error("cpnumeric: fast_init takes classes");
+    type = reinterpret_cast<PyTypeObject *>(cls);
+    Py_INCREF(cls);
+    offsets.clear();
+    for (const char *name : names) {
+      PyObject *d = PyDict_GetItemString(type->tp_dict, name);
+      if (!d || !PyObject_TypeCheck(d, &PyMemberDescr_Type))
+        throw py::type_error(std::string("cpnumeric: ") + type->tp_name +
+                             " has no slot " + name);
+      offsets.push_back(
+          reinterpret_cast<PyMemberDescrObject *>(d)->d_member->offset);
+    }
+  }
+  /// The slot's value (borrowed; null when unset).
+  PyObject *get(PyObject *obj, size_t i) const {
+    return *reinterpret_cast<PyObject **>(reinterpret_cast<char *>(obj) +
+                                          offsets[i]);
+  }
+  /// Stores a new reference in the slot of a fresh object.
+  void set(PyObject *obj, size_t i, PyObject *value) const {
+    PyObject **p = reinterpret_cast<PyObject **>(reinterpret_cast<char *>(obj) +
+                                                 offsets[i]);
+    Py_XSETREF(*p, value);
+  }
+};
+
+// ndarray's slots, in this order.
+enum { kBase, kShape, kStrides, kOffset, kDType, kReadonly, kWhole, kPart };
+// _Base's slots.
+enum { kNode, kBShape, kBDType, kNp };
+
+struct State {
+  Slots array, base;
+  PyObject *numpyArray = nullptr; // numpy.ndarray
+  PyObject *finish = nullptr;     // Python: the other results of eager calls
+  PyObject *eagerName = nullptr;  // "_eager"
+  PyObject *loops = nullptr;      // _ufuncs._fast_loops: key -> loop dtypes
+  PyObject *splat = nullptr;      // _core.splat(value, shape, dtype)
+  PyObject *coreDict = nullptr;   // _core's globals (LOCATIONS)
+  PyObject *raising = nullptr;    // _errstate.RAISING: [bool]
+  PyObject *locationsName = nullptr;
+  PyObject *ufuncType = nullptr; // UfuncBase
+  bool ready = false;
+} state;
+
+/// NumPy's type numbers that the runtime holds (bool, ints, half, float,
+/// double, complex64/128), in native byte order.
+bool supportedDescr(PyObject *descr) {
+  auto *d = reinterpret_cast<py::detail::PyArrayDescr_Proxy *>(descr);
+  if (d->byteorder == '>')
+    return false;
+  int t = d->type_num;
+  return (t >= 0 && t <= 12) || t == 14 || t == 15 || t == 23;
+}
+
+/// The C-order element strides of `shape` (a tuple), as _core.c_strides.
+PyObject *cStrides(PyObject *shape) {
+  Py_ssize_t nd = PyTuple_GET_SIZE(shape);
+  PyObject *r = PyTuple_New(nd);
+  if (!r)
+    return nullptr;
+  long long acc = 1;
+  for (Py_ssize_t i = nd - 1; i >= 0; --i) {
+    PyObject *s = PyLong_FromLongLong(acc);
+    if (!s) {
+      Py_DECREF(r);
+      return nullptr;
+    }
+    PyTuple_SET_ITEM(r, i, s);
+    long long d = PyLong_AsLongLong(PyTuple_GET_ITEM(shape, i));
+    if (d == -1 && PyErr_Occurred()) {
+      Py_DECREF(r);
+      return nullptr;
+    }
+    acc *= d > 1 ? d : 1;
+  }
+  return r;
+}
+
+/// A new whole-base ndarray over a new _Base; steals `shape`.
+PyObject *newArray(PyObject *node, PyObject *shape, PyObject *dtype,
+                   PyObject *np) {
+  PyObject *strides = cStrides(shape);
+  if (!strides) {
+    Py_DECREF(shape);
+    return nullptr;
+  }
+  PyObject *base = state.base.type->tp_alloc(state.base.type, 0);
+  PyObject *a =
+      base ? state.array.type->tp_alloc(state.array.type, 0) : nullptr;
+  if (!a) {
+    Py_XDECREF(base);
+    Py_DECREF(shape);
+    Py_DECREF(strides);
+    return nullptr;
+  }
+  state.base.set(base, kNode, Py_NewRef(node));
+  state.base.set(base, kBShape, Py_NewRef(shape));
+  state.base.set(base, kBDType, Py_NewRef(dtype));
+  state.base.set(base, kNp, Py_NewRef(np));
+  state.array.set(a, kBase, base);
+  state.array.set(a, kShape, shape);
+  state.array.set(a, kStrides, strides);
+  state.array.set(a, kOffset, PyLong_FromLong(0));
+  state.array.set(a, kDType, Py_NewRef(dtype));
+  state.array.set(a, kReadonly, Py_NewRef(Py_False));
+  state.array.set(a, kWhole, Py_NewRef(Py_True));
+  state.array.set(a, kPart, Py_NewRef(Py_None));
+  return a;
+}
+
+/// The shape of a NumPy array, as a new tuple.
+PyObject *shapeOf(PyObject *arr) {
+  auto *p = py::detail::array_proxy(arr);
+  PyObject *t = PyTuple_New(p->nd);
+  if (!t)
+    return nullptr;
+  for (int i = 0; i < p->nd; ++i) {
+    PyObject *d = PyLong_FromSsize_t(p->dimensions[i]);
+    if (!d) {
+      Py_DECREF(t);
+      return nullptr;
+    }
+    PyTuple_SET_ITEM(t, i, d);
+  }
+  return t;
+}
+
+bool isArray(PyObject *o) {
+  return Py_TYPE(o) == reinterpret_cast<PyTypeObject *>(state.numpyArray);
+}
+
+/// An eager ndarray owning `arr` (an exact, C-contiguous NumPy array of a
+/// supported dtype); steals `arr`.
+PyObject *wrapEager(PyObject *arr) {
+  PyObject *shape = shapeOf(arr);
+  PyObject *r = nullptr;
+  if (shape) {
+    PyObject *dtype =
+        reinterpret_cast<PyObject *>(py::detail::array_proxy(arr)->descr);
+    r = newArray(Py_None, shape, dtype, arr);
+  }
+  Py_DECREF(arr);
+  return r;
+}
+
+constexpr int kCContiguous = 0x1; // NPY_ARRAY_C_CONTIGUOUS
+
+bool checkReady() {
+  if (!state.ready)
+    PyErr_SetString(PyExc_RuntimeError,
+                    "cpnumeric: _cpn.fast_init was not called");
+  return state.ready;
+}
+
+/// NumPy's `ufunc` on the eager elements of `ops` (cpnumeric ndarrays and
+/// Python scalars, at least one array), wrapped as an eager ndarray; None,
+/// before calling NumPy, when an operand is traced or of another type.
+/// Results that are not a C-contiguous array of a held dtype go to the
+/// Python layer's `finish` (which may return None: the general path then
+/// decides).
+PyObject *eagerCall(PyObject *ufunc, PyObject *const *ops, Py_ssize_t n) {
+  PyObject *vals[3];
+  PyObject *owned[3] = {nullptr, nullptr, nullptr};
+  bool arrays = false;
+  auto release = [&] {
+    for (PyObject *o : owned)
+      Py_XDECREF(o);
+  };
+  for (Py_ssize_t i = 0; i < n; ++i) {
+    PyObject *a = ops[i];
+    PyTypeObject *t = Py_TYPE(a);
+    if (t == state.array.type) {
+      PyObject *base = state.array.get(a, kBase);
+      PyObject *np = base ? state.base.get(base, kNp) : nullptr;
+      if (!np || np == Py_None) {
+        release();
+        Py_RETURN_NONE;
+      }
+      if (state.array.get(a, kWhole) == Py_True) {
+        vals[i] = np;
+      } else {
+        owned[i] = PyObject_CallMethodNoArgs(a, state.eagerName);
+        if (!owned[i]) {
+          release();
+          return nullptr;
+        }
+        vals[i] = owned[i];
+      }
+      arrays = true;
+    } else if (t == &PyFloat_Type || t == &PyLong_Type || t == &PyBool_Type ||
+               t == &PyComplex_Type) {
+      vals[i] = a;
+    } else {
+      release();
+      Py_RETURN_NONE;
+    }
+  }
+  if (!arrays) {
+    release();
+    Py_RETURN_NONE;
+  }
+  PyObject *r = PyObject_Vectorcall(ufunc, vals, n, nullptr);
+  release();
+  if (!r)
+    return nullptr;
+  if (isArray(r) && (py::detail::array_proxy(r)->flags & kCContiguous) &&
+      supportedDescr(
+          reinterpret_cast<PyObject *>(py::detail::array_proxy(r)->descr)))
+    return wrapEager(r);
+  PyObject *f = PyObject_CallOneArg(state.finish, r);
+  Py_DECREF(r);
+  return f;
+}
+
+/// eager(ufunc, *operands): eagerCall from Python.
+PyObject *eager(PyObject *, PyObject *const *args, Py_ssize_t nargs) {
+  if (!checkReady())
+    return nullptr;
+  if (nargs < 2 || nargs > 4) {
+    PyErr_SetString(PyExc_TypeError, "eager(ufunc, *operands): 1-3 operands");
+    return nullptr;
+  }
+  return eagerCall(args[0], args + 1, nargs - 1);
+}
+
+/// The runtime's dtype of a NumPy descr (its type number), or false.
+bool runtimeDType(PyObject *descr, cpnrt::DType &out) {
+  static_assert(sizeof(long) == 8, "NPY_LONG is int64 here");
+  static const char *const keys[24] = {
+      "b1",    "i1",    "u1",    "i2",    "u2",    "i4",    "u4",    "i8",
+      "u8",    "i8",    "u8",    "f4",    "f8",    nullptr, "c8",    "c16",
+      nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, "f2"};
+  if (!supportedDescr(descr))
+    return false;
+  static cpnrt::DType cache[24];
+  static bool known[24] = {};
+  int t = reinterpret_cast<py::detail::PyArrayDescr_Proxy *>(descr)->type_num;
+  if (!known[t]) {
+    cache[t] = cpnrt::parseDType(keys[t]);
+    known[t] = true;
+  }
+  out = cache[t];
+  return true;
+}
+
+/// A Python Node's NodeRef (pybind11 instance), or null.
+bool nodeRef(PyObject *node, cpn::NodeRef &out) {
+  py::detail::make_caster<cpn::NodeRef> caster;
+  if (!caster.load(node, false))
+    return false;
+  out = py::detail::cast_op<cpn::NodeRef>(caster);
+  return static_cast<bool>(out);
+}
+
+/// The base class of cpnumeric's ufunc objects: its call runs small eager
+/// operands (eagerCall) and the common traced call (tracedCall) without a
+/// Python frame, and hands every other call to the Python method
+/// `_general(*args, **kwargs)`.
+struct UfuncBase {
+  PyObject_HEAD PyObject *np; // the NumPy ufunc
+  PyObject *op;               // the cpn op's name (str)
+  Py_ssize_t nin;
+};
+
+/// The common traced call of ufunc._fast, in C: whole traced arrays of one
+/// shape whose dtypes are the loop's, and Python scalars, with the loop
+/// already in _fast_loops (the Python path resolves and caches it). None
+/// (nothing recorded) for every other call, and while ops are recorded with
+/// source lines or errstate's 'raise' (record's Python hooks).
+PyObject *tracedCall(UfuncBase *u, PyObject *const *ops, Py_ssize_t n) {
+  PyObject *loc = PyDict_GetItemWithError(state.coreDict, state.locationsName);
+  if ((loc && loc != Py_False) || PyErr_Occurred() ||
+      PyList_GET_ITEM(state.raising, 0) != Py_False)
+    return PyErr_Occurred() ? nullptr : Py_NewRef(Py_None);
+  PyObject *shape = nullptr;
+  PyObject *key = PyTuple_New(n + 1);
+  if (!key)
+    return nullptr;
+  PyTuple_SET_ITEM(key, 0, Py_NewRef(u->op));
+  for (Py_ssize_t i = 0; i < n; ++i) {
+    PyObject *a = ops[i];
+    PyTypeObject *t = Py_TYPE(a);
+    PyObject *item;
+    if (t == state.array.type) {
+      PyObject *s = state.array.get(a, kShape);
+      if (shape && s != shape) {
+        int eq = PyObject_RichCompareBool(s, shape, Py_EQ);
+        if (eq != 1) {
+          Py_DECREF(key);
+          return eq < 0 ? nullptr : Py_NewRef(Py_None);
+        }
+      }
+      shape = s;
+      item = state.array.get(a, kDType);
+    } else if (t == &PyFloat_Type || t == &PyLong_Type || t == &PyBool_Type ||
+               t == &PyComplex_Type) {
+      item = reinterpret_cast<PyObject *>(t);
+    } else {
+      Py_DECREF(key);
+      Py_RETURN_NONE;
+    }
+    PyTuple_SET_ITEM(key, i + 1, Py_NewRef(item));
+  }
+  PyObject *loop = PyDict_GetItemWithError(state.loops, key);
+  Py_DECREF(key);
+  if (!loop || !shape || !PyTuple_Check(loop) || PyTuple_GET_SIZE(loop) <= n)
+    return PyErr_Occurred() ? nullptr : Py_NewRef(Py_None);
+  PyObject *outDescr = PyTuple_GET_ITEM(loop, n);
+  cpnrt::DType outDType;
+  if (!runtimeDType(outDescr, outDType))
+    Py_RETURN_NONE;
+  return translatingExceptions([&]() -> PyObject * {
+    std::vector<cpn::NodeRef> nodes(n);
+    for (Py_ssize_t i = 0; i < n; ++i) {
+      PyObject *a = ops[i];
+      PyObject *dt = PyTuple_GET_ITEM(loop, i);
+      if (Py_TYPE(a) == state.array.type) {
+        PyObject *base = state.array.get(a, kBase);
+        if (state.array.get(a, kWhole) != Py_True ||
+            state.array.get(a, kDType) != dt ||
+            state.base.get(base, kNp) != Py_None ||
+            !nodeRef(state.base.get(base, kNode), nodes[i]))
+          Py_RETURN_NONE; // a view, a cast, an eager base: Python's path
+      } else {
+        PyObject *node =
+            PyObject_CallFunctionObjArgs(state.splat, a, shape, dt, nullptr);
+        if (!node)
+          return nullptr;
+        bool ok = nodeRef(node, nodes[i]);
+        Py_DECREF(node);
+        if (!ok)
+          Py_RETURN_NONE;
+      }
+    }
+    std::vector<int64_t> dims(PyTuple_GET_SIZE(shape));
+    for (size_t i = 0; i < dims.size(); ++i) {
+      dims[i] = PyLong_AsLongLong(PyTuple_GET_ITEM(shape, i));
+      if (dims[i] == -1 && PyErr_Occurred())
+        return nullptr;
+    }
+    const char *name = PyUnicode_AsUTF8(u->op);
+    if (!name)
+      return nullptr;
+    cpn::NodeRef r = cpn::Engine::global().record(name, nodes, {}, "",
+                                                  std::move(dims), outDType);
+    py::object node = py::cast(std::move(r));
+    return newArray(node.ptr(), Py_NewRef(shape), outDescr, Py_None);
+  });
+}
+
+/// The C path of a ufunc call without keywords: eager, then traced; None
+/// when neither applies.
+PyObject *fastCall(UfuncBase *u, PyObject *const *ops) {
+  PyObject *r = eagerCall(u->np, ops, u->nin);
+  if (r != Py_None)
+    return r;
+  Py_DECREF(r);
+  return tracedCall(u, ops, u->nin);
+}
+
+PyObject *generalName = nullptr; // "_general"
+
+PyObject *ufuncCall(PyObject *self, PyObject *args, PyObject *kwargs) {
+  auto *u = reinterpret_cast<UfuncBase *>(self);
+  if (state.ready && u->np && u->op &&
+      (!kwargs || PyDict_GET_SIZE(kwargs) == 0) &&
+      PyTuple_GET_SIZE(args) == u->nin) {
+    PyObject *r = fastCall(u, &PyTuple_GET_ITEM(args, 0));
+    if (r != Py_None)
+      return r; // the result, or null with the error set
+    Py_DECREF(r);
+  }
+  PyObject *general = PyObject_GetAttr(self, generalName);
+  if (!general)
+    return nullptr;
+  PyObject *r = PyObject_Call(general, args, kwargs);
+  Py_DECREF(general);
+  return r;
+}
+
+int ufuncInit(PyObject *self, PyObject *args, PyObject *kwargs) {
+  PyObject *np, *op;
+  static const char *names[] = {"ufunc", "op", nullptr};
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OU",
+                                   const_cast<char **>(names), &np, &op))
+    return -1;
+  PyObject *nin = PyObject_GetAttrString(np, "nin");
+  if (!nin)
+    return -1;
+  Py_ssize_t n = PyLong_AsSsize_t(nin);
+  Py_DECREF(nin);
+  if (n == -1 && PyErr_Occurred())
+    return -1;
+  if (n < 1 || n > 3) {
+    PyErr_SetString(PyExc_ValueError, "cpnumeric: ufuncs take 1-3 operands");
+    return -1;
+  }
+  auto *u = reinterpret_cast<UfuncBase *>(self);
+  Py_XSETREF(u->np, Py_NewRef(np));
+  Py_XSETREF(u->op, Py_NewRef(op));
+  u->nin = n;
+  return 0;
+}
+
+int ufuncTraverse(PyObject *self, visitproc visit, void *arg) {
+  Py_VISIT(reinterpret_cast<UfuncBase *>(self)->np);
+  Py_VISIT(Py_TYPE(self));
+  return 0;
+}
+
+int ufuncClear(PyObject *self) {
+  Py_CLEAR(reinterpret_cast<UfuncBase *>(self)->np);
+  Py_CLEAR(reinterpret_cast<UfuncBase *>(self)->op);
+  return 0;
+}
+
+void ufuncDealloc(PyObject *self) {
+  PyTypeObject *t = Py_TYPE(self);
+  PyObject_GC_UnTrack(self);
+  ufuncClear(self);
+  t->tp_free(self);
+  Py_DECREF(t);
+}
+
+PyType_Slot ufuncSlots[] = {
+    {Py_tp_call, reinterpret_cast<void *>(ufuncCall)},
+    {Py_tp_init, reinterpret_cast<void *>(ufuncInit)},
+    {Py_tp_traverse, reinterpret_cast<void *>(ufuncTraverse)},
+    {Py_tp_clear, reinterpret_cast<void *>(ufuncClear)},
+    {Py_tp_dealloc, reinterpret_cast<void *>(ufuncDealloc)},
+    {Py_tp_new, reinterpret_cast<void *>(PyType_GenericNew)},
+    {Py_tp_doc, const_cast<char *>(
+                    "UfuncBase(numpy_ufunc, op): the C call of cpnumeric's "
+                    "ufuncs (small eager operands, the common traced call); "
+                    "others go to self._general.")},
+    {0, nullptr}};
+
+PyType_Spec ufuncSpec = {
+    "cpnumeric._cpn.UfuncBase", sizeof(UfuncBase), 0,
+    Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC, ufuncSlots};
+
+/// The base class of cpnumeric's ndarray: its binary operators (+ - * / // %
+/// & | ^ << >>) go straight to the ufunc's C path (fastCall) and, when that
+/// does not apply, to the Python functions registered with set_operators
+/// (forward `f(self, other)` when the left operand is ours, reflected
+/// `f(self, other)` with self the right operand otherwise).
+enum Operator {
+  kAdd,
+  kSubtract,
+  kMultiply,
+  kTrueDivide,
+  kFloorDivide,
+  kRemainder,
+  kAnd,
+  kOr,
+  kXor,
+  kLShift,
+  kRShift,
+  kNumOperators
+};
+const char *const operatorNames[kNumOperators] = {
+    "add", "sub", "mul", "truediv", "floordiv", "mod",
+    "and", "or",  "xor", "lshift",  "rshift"};
+struct OperatorEntry {
+  PyObject *ufunc = nullptr, *forward = nullptr, *reflected = nullptr;
+} operators[kNumOperators];
+
+template <int K> PyObject *binaryOperator(PyObject *a, PyObject *b) {
+  const OperatorEntry &e = operators[K];
+  if (!e.ufunc || !state.ready)
+    Py_RETURN_NOTIMPLEMENTED;
+  auto *u = reinterpret_cast<UfuncBase *>(e.ufunc);
+  if (u->nin == 2 && u->op) {
+    PyObject *ops[2] = {a, b};
+    PyObject *r = fastCall(u, ops);
+    if (r != Py_None)
+      return r;
+    Py_DECREF(r);
+  }
+  if (PyObject_TypeCheck(a, state.array.type))
+    return PyObject_CallFunctionObjArgs(e.forward, a, b, nullptr);
+  return PyObject_CallFunctionObjArgs(e.reflected, b, a, nullptr);
+}
+
+PyType_Slot arraySlots[] = {
+    {Py_nb_add, reinterpret_cast<void *>(binaryOperator<kAdd>)},
+    {Py_nb_subtract, reinterpret_cast<void *>(binaryOperator<kSubtract>)},
+    {Py_nb_multiply, reinterpret_cast<void *>(binaryOperator<kMultiply>)},
+    {Py_nb_true_divide, reinterpret_cast<void *>(binaryOperator<kTrueDivide>)},
+    {Py_nb_floor_divide,
+     reinterpret_cast<void *>(binaryOperator<kFloorDivide>)},
+    {Py_nb_remainder, reinterpret_cast<void *>(binaryOperator<kRemainder>)},
+    {Py_nb_and, reinterpret_cast<void *>(binaryOperator<kAnd>)},
+    {Py_nb_or, reinterpret_cast<void *>(binaryOperator<kOr>)},
+    {Py_nb_xor, reinterpret_cast<void *>(binaryOperator<kXor>)},
+    {Py_nb_lshift, reinterpret_cast<void *>(binaryOperator<kLShift>)},
+    {Py_nb_rshift, reinterpret_cast<void *>(binaryOperator<kRShift>)},
+    {Py_tp_doc,
+     const_cast<char *>("The C binary operators of cpnumeric.ndarray (see "
+                        "_cpn.set_operators).")},
+    {0, nullptr}};
+
+PyType_Spec arraySpec = {"cpnumeric._cpn.ArrayBase", sizeof(PyObject), 0,
+                         Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE, arraySlots};
+
+/// set_operators({name: (ufunc, forward, reflected)}): the ufunc and the
+/// Python fallbacks of each operator of ArrayBase.
+PyObject *setOperators(PyObject *, PyObject *table) {
+  if (!PyDict_Check(table)) {
+    PyErr_SetString(PyExc_TypeError, "set_operators takes a dict");
+    return nullptr;
+  }
+  for (int k = 0; k < kNumOperators; ++k) {
+    PyObject *entry = PyDict_GetItemString(table, operatorNames[k]);
+    PyObject *uf, *fwd, *rev;
+    if (!entry || !PyArg_ParseTuple(entry, "OOO", &uf, &fwd, &rev)) {
+      if (!PyErr_Occurred())
+        PyErr_Format(PyExc_KeyError, "set_operators: no entry for '%s'",
+                     operatorNames[k]);
+      return nullptr;
+    }
+    if (!PyObject_TypeCheck(
+            uf, reinterpret_cast<PyTypeObject *>(state.ufuncType))) {
+      PyErr_SetString(PyExc_TypeError, "set_operators: not a UfuncBase");
+      return nullptr;
+    }
+    OperatorEntry &e = operators[k];
+    Py_XSETREF(e.ufunc, Py_NewRef(uf));
+    Py_XSETREF(e.forward, Py_NewRef(fwd));
+    Py_XSETREF(e.reflected, Py_NewRef(rev));
+  }
+  Py_RETURN_NONE;
+}
+
+/// wrap_eager(arr): ndarray._from_eager for an exact, C-contiguous NumPy
+/// array of a held dtype (None otherwise: the caller converts it).
+PyObject *wrapEagerPy(PyObject *, PyObject *arr) {
+  if (!checkReady())
+    return nullptr;
+  if (!isArray(arr) || !(py::detail::array_proxy(arr)->flags & kCContiguous))
+    Py_RETURN_NONE;
+  return wrapEager(Py_NewRef(arr));
+}
+
+/// wrap_node(node, shape, dtype): ndarray._from_node.
+PyObject *wrapNode(PyObject *, PyObject *const *args, Py_ssize_t nargs) {
+  if (!checkReady())
+    return nullptr;
+  if (nargs != 3) {
+    PyErr_SetString(PyExc_TypeError, "wrap_node(node, shape, dtype)");
+    return nullptr;
+  }
+  PyObject *shape = PyTuple_CheckExact(args[1]) ? Py_NewRef(args[1])
+                                                : PySequence_Tuple(args[1]);
+  if (!shape)
+    return nullptr;
+  return newArray(args[0], shape, args[2], Py_None);
+}
+
+PyMethodDef methods[] = {
+    {"eager", reinterpret_cast<PyCFunction>(reinterpret_cast<void *>(eager)),
+     METH_FASTCALL,
+     "eager(ufunc, *operands): NumPy's ufunc on small eager operands, "
+     "wrapped; None when an operand is traced."},
+    {"wrap_eager", wrapEagerPy, METH_O,
+     "wrap_eager(arr): an eager ndarray owning a C-contiguous NumPy array."},
+    {"wrap_node",
+     reinterpret_cast<PyCFunction>(reinterpret_cast<void *>(wrapNode)),
+     METH_FASTCALL, "wrap_node(node, shape, dtype): a traced ndarray."},
+    {"set_operators", setOperators, METH_O,
+     "set_operators({name: (ufunc, forward, reflected)}): ArrayBase's "
+     "operators."},
+    {nullptr, nullptr, 0, nullptr}};
+} // namespace
+
+void initFast(py::module_ &m) {
+  m.def(
+      "fast_init",
+      [](py::object array, py::object base, py::object numpyArray,
+         py::object finish, py::dict loops, py::object splat,
+         py::dict coreGlobals, py::list raising) {
+        state.array.init(array.ptr(),
+                         {"_base", "_shape", "_strides", "_offset", "_dtype",
+                          "_readonly", "_whole", "_part"});
+        state.base.init(base.ptr(), {"node", "shape", "dtype", "np"});
+        state.numpyArray = numpyArray.inc_ref().ptr();
+        state.finish = finish.inc_ref().ptr();
+        state.eagerName = PyUnicode_InternFromString("_eager");
+        state.loops = loops.inc_ref().ptr();
+        state.splat = splat.inc_ref().ptr();
+        state.coreDict = coreGlobals.inc_ref().ptr();
+        if (raising.size() != 1)
+          throw py::value_error("fast_init: raising is a list of one bool");
+        state.raising = raising.inc_ref().ptr();
+        state.locationsName = PyUnicode_InternFromString("LOCATIONS");
+        state.ready = true;
+      },
+      py::arg("ndarray"), py::arg("base"), py::arg("numpy_ndarray"),
+      py::arg("finish"), py::arg("loops"), py::arg("splat"),
+      py::arg("core_globals"), py::arg("raising"),
+      "Registers the Python layer's classes with the C fast path.");
+  if (PyModule_AddFunctions(m.ptr(), methods) < 0)
+    throw py::error_already_set();
+  generalName = PyUnicode_InternFromString("_general");
+  PyObject *ufuncType = PyType_FromSpec(&ufuncSpec);
+  state.ufuncType = ufuncType;
+  if (!generalName || !ufuncType ||
+      PyModule_AddObject(m.ptr(), "UfuncBase", Py_NewRef(ufuncType)) < 0)
+    throw py::error_already_set();
+  PyObject *arrayType = PyType_FromSpec(&arraySpec);
+  if (!arrayType || PyModule_AddObject(m.ptr(), "ArrayBase", arrayType) < 0)
+    throw py::error_already_set();
+}

@@ -1,0 +1,157 @@
+"""The C path of ufunc calls and operators on traced arrays
+(python/src/fast.cpp): once `ufunc._fast` has resolved and cached a loop, the
+same call on whole traced arrays of the loop's dtypes and Python scalars is
+recorded from C. Every other call takes the Python path; both must agree
+with NumPy. (The eager path's tests are in test_eager.py.)"""
+
+import gc
+import sys
+
+import numpy
+import pytest
+
+import cpnumeric as cp
+from cpnumeric import _core, _ufuncs
+
+
+@pytest.fixture(autouse=True)
+def traced(monkeypatch):
+    """Arrays of every size are traced here (the suite may run with
+    CPN_EAGER_THRESHOLD set)."""
+    monkeypatch.setitem(_core.EAGER, "threshold", 0)
+
+
+@pytest.fixture
+def python_path_calls(monkeypatch):
+    """Counts the calls that reach the Python `_fast`."""
+    calls = []
+    fast = _ufuncs.ufunc._fast
+
+    def counted(self, args):
+        calls.append(self.__name__)
+        return fast(self, args)
+    monkeypatch.setattr(_ufuncs.ufunc, "_fast", counted)
+    return calls
+
+
+_DTYPES = ["bool", "int8", "uint16", "int32", "int64", "float16", "float32", "float64",
+           "complex64", "complex128"]
+
+
+def _data(dtype, shape, seed):
+    rng = numpy.random.default_rng(seed)
+    return (rng.standard_normal(shape) * 4).astype(dtype)
+
+
+@pytest.mark.parametrize("dtype", _DTYPES)
+@pytest.mark.parametrize("shape", [(), (0,), (7,), (3, 5)])
+def test_second_call_is_recorded_in_c(python_path_calls, dtype, shape):
+    a0, b0 = _data(dtype, shape, 1), _data(dtype, shape, 2)
+    a, b = cp.asarray(a0), cp.asarray(b0)
+    cases = [(lambda m, x, y: x * y, "multiply"), (lambda m, x, y: x - y if dtype != "bool" else x ^ y, None),
+             (lambda m, x, y: m.maximum(x, y), "maximum"), (lambda m, x, y: m.negative(x) if dtype != "bool" else ~x, None)]
+    for f, name in cases:
+        with numpy.errstate(all="ignore"):
+            ref = f(numpy, a0, b0)
+        for attempt in range(2):
+            del python_path_calls[:]
+            with cp.errstate(all="ignore"):
+                got = f(cp, a, b)
+            if attempt == 1 and name is not None:
+                assert python_path_calls == []  # the loop was cached: C recorded it
+            assert got.dtype == ref.dtype and got.shape == ref.shape
+            numpy.testing.assert_array_equal(cp.asnumpy(got), ref)
+
+
+@pytest.mark.parametrize("dtype", ["int8", "uint8", "int64", "float32", "float64", "complex64"])
+@pytest.mark.parametrize("scalar", [True, 3, -2.5, 0.5j])
+def test_python_scalars(python_path_calls, dtype, scalar):
+    x0 = _data(dtype, (9,), 3)
+    x = cp.asarray(x0)
+    for f in (lambda x, s: x * s, lambda x, s: s + x, lambda x, s: s - x, lambda x, s: x / s):
+        try:
+            with numpy.errstate(all="ignore"):
+                ref = f(x0, scalar)
+        except TypeError:
+            with pytest.raises(TypeError):
+                f(x, scalar)
+            continue
+        for _ in range(2):
+            with cp.errstate(all="ignore"):
+                got = f(x, scalar)
+            assert got.dtype == ref.dtype
+            # complex division: the compiled kernel's rounding is within an
+            # ulp of NumPy's (test_complex.py), the rest is exact
+            numpy.testing.assert_allclose(cp.asnumpy(got), ref, rtol=2e-7 if ref.dtype.kind == "c" else 0)
+
+
+def test_calls_the_c_path_leaves_to_python(python_path_calls):
+    x0 = numpy.arange(12.0).reshape(3, 4)
+    i0 = numpy.arange(12, dtype=numpy.int32).reshape(3, 4)
+    x, i = cp.asarray(x0), cp.asarray(i0)
+    x + x  # caches the float64 loop
+    cases = [
+        (lambda m, x, i: x + i, "a cast (int32 to float64)"),
+        (lambda m, x, i: x + x[0], "broadcasting"),
+        (lambda m, x, i: x[:, ::2] * x[:, 1::2], "views"),
+        (lambda m, x, i: x * numpy.float32(2.0), "a NumPy scalar"),
+        (lambda m, x, i: m.add(x, 1.0, out=x), "out="),
+        (lambda m, x, i: m.multiply(x, 2, dtype=numpy.float32), "dtype="),
+    ]
+    for f, why in cases:
+        ref = f(numpy, x0.copy(), i0)
+        got = f(cp, x, i)
+        assert got.dtype == ref.dtype, why
+        numpy.testing.assert_array_equal(cp.asnumpy(got), ref, err_msg=why)
+        x0 = ref if why == "out=" else x0
+
+
+def test_errstate_raise_and_ir_locations_take_the_python_path(python_path_calls, tmp_path):
+    x = cp.asarray(numpy.array([1.0, 0.0, 2.0]))
+    x / x  # cached loop
+    with pytest.raises(FloatingPointError):
+        with cp.errstate(invalid="raise"):
+            x / x  # errstate's raise mode checks right after the op
+    old = _core.LOCATIONS
+    _core.LOCATIONS = True
+    try:
+        del python_path_calls[:]
+        numpy.testing.assert_array_equal(cp.asnumpy(x * x), [1.0, 0.0, 4.0])
+        assert python_path_calls == ["multiply"]  # records its source line
+    finally:
+        _core.LOCATIONS = old
+
+
+def test_fast_path_keeps_no_references():
+    x = cp.asarray(numpy.arange(10.0))
+    y = None
+    for n in (3, 300):  # the first round caches loops and scalar nodes
+        if n == 300:
+            node, dt = x._base.node, x.dtype
+            gc.collect()
+            before = sys.getrefcount(node), sys.getrefcount(dt), sys.getrefcount(x)
+        for _ in range(n):
+            y = x * 2.0 + x
+            cp.sin(y)
+        cp.synchronize()
+    gc.collect()
+    assert (sys.getrefcount(node), sys.getrefcount(dt), sys.getrefcount(x)) == before
+    numpy.testing.assert_array_equal(cp.asnumpy(y), numpy.arange(10.0) * 3.0)
+
+
+def test_operators_keep_numpys_dispatch():
+    x = cp.asarray(numpy.arange(4.0))
+    n = numpy.arange(4.0)
+    assert type(n + x) is cp.ndarray and type(x + n) is cp.ndarray
+    numpy.testing.assert_array_equal(cp.asnumpy(n - x), n - n)
+    numpy.testing.assert_array_equal(cp.asnumpy([1, 2, 3, 4] * x), n * [1, 2, 3, 4])
+    with pytest.raises(TypeError):
+        x + "a"
+    with pytest.raises(TypeError):
+        "a" - x
+
+    class Other:
+        def __radd__(self, other):
+            return "radd"
+    assert x + Other() == "radd"
+    assert isinstance(x, cp.ndarray) and cp.ndarray.__add__ is not None
