@@ -40,6 +40,8 @@
 #include "mlir/Target/LLVMIR/Export.h"
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/Analysis/TargetLibraryInfo.h"
+#include "llvm/Bitcode/BitcodeReader.h"
+#include "llvm/Bitcode/BitcodeWriter.h"
 #include "llvm/Config/llvm-config.h"
 #include "llvm/ExecutionEngine/Orc/ExecutionUtils.h"
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
@@ -57,6 +59,7 @@
 #include "llvm/Target/TargetMachine.h"
 #include "llvm/TargetParser/Host.h"
 #include "llvm/Transforms/IPO/MergeFunctions.h"
+#include "llvm/Transforms/Utils/Cloning.h"
 
 #include <atomic>
 #include <chrono>
@@ -677,6 +680,201 @@ std::vector<char> emitObject(llvm::Module &m, bool pic = false,
   return std::vector<char>(buffer.begin(), buffer.end());
 }
 
+std::string llvmText(const llvm::Module &m) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  m.print(os, nullptr);
+  return text;
+}
+
+/// Target machines for the compiling threads other than the caller's (one
+/// each; building one costs ~20 ms, so they are kept for the process).
+std::unique_ptr<llvm::TargetMachine>
+borrowTargetMachine(std::unique_ptr<llvm::TargetMachine> back = nullptr) {
+  static std::mutex mutex;
+  static std::vector<std::unique_ptr<llvm::TargetMachine>> spare;
+  std::lock_guard<std::mutex> lock(mutex);
+  if (back) {
+    spare.push_back(std::move(back));
+    return nullptr;
+  }
+  if (spare.empty())
+    return makeHostTargetMachine(false);
+  std::unique_ptr<llvm::TargetMachine> tm = std::move(spare.back());
+  spare.pop_back();
+  return tm;
+}
+
+/// Several objects of one kernel in one buffer (what the disk cache holds):
+/// the magic, the count and sizes as decimal text on one line, the objects.
+constexpr llvm::StringLiteral kObjectBundle = "CPN-OBJECTS ";
+
+std::vector<char> bundleObjects(const std::vector<std::vector<char>> &objects) {
+  if (objects.size() == 1)
+    return objects[0];
+  std::string head = kObjectBundle.str() + std::to_string(objects.size());
+  for (const std::vector<char> &o : objects)
+    head += " " + std::to_string(o.size());
+  head += "\n";
+  std::vector<char> out(head.begin(), head.end());
+  for (const std::vector<char> &o : objects)
+    out.insert(out.end(), o.begin(), o.end());
+  return out;
+}
+
+/// The objects of a buffer (a bundle, or one object file); empty when a
+/// bundle is malformed.
+std::vector<llvm::StringRef> unbundleObjects(llvm::StringRef data) {
+  if (!data.starts_with(kObjectBundle))
+    return {data};
+  size_t eol = data.find('\n');
+  if (eol == llvm::StringRef::npos)
+    return {};
+  std::istringstream head(data.substr(kObjectBundle.size(), eol).str());
+  size_t n = 0, at = eol + 1;
+  std::vector<llvm::StringRef> parts;
+  if (!(head >> n) || n == 0 || n > 64)
+    return {};
+  for (size_t i = 0; i < n; ++i) {
+    size_t size = 0;
+    if (!(head >> size) || at + size > data.size())
+      return {};
+    parts.push_back(data.substr(at, size));
+    at += size;
+  }
+  return at == data.size() ? parts : std::vector<llvm::StringRef>{};
+}
+
+/// How many parts a kernel's LLVM module is optimized and compiled in, on
+/// as many threads: one per 500 instructions before optimization, at most
+/// the kernels' thread count (CPN_THREADS, all cores by default) and 4.
+unsigned compileParts(const llvm::Module &m) {
+  size_t insts = 0;
+  for (const llvm::Function &f : m)
+    insts += f.getInstructionCount();
+  unsigned threads = static_cast<unsigned>(std::max(1, kernelThreads()));
+  return std::max(1u,
+                  std::min({threads, 4u, static_cast<unsigned>(insts / 500)}));
+}
+
+/// `m` as `n` modules that each define a share of its functions, balanced
+/// by instruction count (largest first, each to the lightest part), and
+/// declare the rest; its global variables are defined in the first. Local
+/// symbols become hidden external ones, so that the parts' objects link
+/// with each other in the kernel's JITDylib.
+std::vector<std::unique_ptr<llvm::Module>> partition(llvm::Module &m,
+                                                     unsigned n) {
+  unsigned unnamed = 0;
+  for (llvm::GlobalValue &gv : m.global_values()) {
+    if (gv.isDeclaration())
+      continue;
+    if (gv.hasLocalLinkage()) {
+      gv.setLinkage(llvm::GlobalValue::ExternalLinkage);
+      gv.setVisibility(llvm::GlobalValue::HiddenVisibility);
+    }
+    if (!gv.hasName())
+      gv.setName("__cpn_part" + std::to_string(unnamed++));
+  }
+  std::vector<std::pair<unsigned, llvm::Function *>> functions;
+  for (llvm::Function &f : m)
+    if (!f.isDeclaration())
+      functions.push_back({f.getInstructionCount(), &f});
+  std::stable_sort(functions.begin(), functions.end(),
+                   [](auto &a, auto &b) { return a.first > b.first; });
+  std::vector<size_t> load(n, 0);
+  llvm::DenseMap<const llvm::GlobalValue *, unsigned> owner;
+  for (auto &[insts, f] : functions) {
+    unsigned lightest = static_cast<unsigned>(
+        std::min_element(load.begin(), load.end()) - load.begin());
+    owner[f] = lightest;
+    load[lightest] += insts;
+  }
+  std::vector<std::unique_ptr<llvm::Module>> parts;
+  for (unsigned i = 0; i < n; ++i) {
+    llvm::ValueToValueMapTy vmap;
+    parts.push_back(
+        llvm::CloneModule(m, vmap, [&](const llvm::GlobalValue *gv) {
+          auto it = owner.find(gv);
+          return it == owner.end() ? i == 0 : it->second == i;
+        }));
+  }
+  return parts;
+}
+
+/// LLVM's optimizer and code generator on `m`, split (partition) into parts
+/// compiled on threads of their own, each in its own LLVMContext: ~60% of a
+/// kernel's compile time is here, and its functions are independent (the loop
+/// nests' bodies are called through OpenMP). Equal functions are merged before
+/// the split. The result is one object, or a bundle of them (bundleObjects).
+/// `llText`: the optimized IR, parts one after another.
+std::vector<char> optimizeAndEmit(llvm::Module &m, int optLevel,
+                                  std::string *llText) {
+  unsigned n = compileParts(m);
+  if (n <= 1) {
+    optimizeModule(m, optLevel);
+    if (llText)
+      *llText = llvmText(m);
+    return emitObject(m);
+  }
+  {
+    llvm::ModuleAnalysisManager mam;
+    llvm::PassBuilder pb;
+    pb.registerModuleAnalyses(mam);
+    llvm::ModulePassManager mpm;
+    mpm.addPass(llvm::MergeFunctionsPass());
+    mpm.run(m, mam);
+  }
+  std::vector<llvm::SmallVector<char, 0>> bitcode;
+  for (std::unique_ptr<llvm::Module> &part : partition(m, n)) {
+    bitcode.emplace_back();
+    llvm::raw_svector_ostream os(bitcode.back());
+    llvm::WriteBitcodeToFile(*part, os);
+  }
+  size_t parts = bitcode.size();
+  std::vector<std::vector<char>> objects(parts);
+  std::vector<std::string> texts(parts), errors(parts);
+  auto work = [&](size_t i, llvm::TargetMachine *tm) {
+    try {
+      llvm::LLVMContext ctx;
+      auto part = llvm::parseBitcodeFile(
+          llvm::MemoryBufferRef(
+              llvm::StringRef(bitcode[i].data(), bitcode[i].size()), "part"),
+          ctx);
+      if (!part) {
+        errors[i] = llvm::toString(part.takeError());
+        return;
+      }
+      optimizeModule(**part, optLevel, tm);
+      if (llText)
+        texts[i] = "; part " + std::to_string(i) + "\n" + llvmText(**part);
+      objects[i] = emitObject(**part, false, tm);
+    } catch (const std::exception &e) {
+      errors[i] = e.what();
+    }
+  };
+  std::vector<std::thread> pool;
+  std::vector<std::unique_ptr<llvm::TargetMachine>> tms;
+  for (size_t i = 1; i < parts; ++i) {
+    tms.push_back(borrowTargetMachine());
+    if (!tms.back())
+      throw std::runtime_error("cpnumeric: no target machine for this host");
+    pool.emplace_back(work, i, tms.back().get());
+  }
+  work(0, hostTargetMachine());
+  for (std::thread &t : pool)
+    t.join();
+  for (auto &tm : tms)
+    borrowTargetMachine(std::move(tm));
+  for (const std::string &e : errors)
+    if (!e.empty())
+      throw std::runtime_error("cpnumeric: compiling a kernel part failed: " +
+                               e);
+  if (llText)
+    for (const std::string &t : texts)
+      *llText += t;
+  return bundleObjects(objects);
+}
+
 void *lazyCheck(void *handle, int32_t index);
 
 /// The runtime's entry points kernels call: Python loads libcpnrt with
@@ -853,8 +1051,15 @@ loadObject(std::unique_ptr<llvm::MemoryBuffer> buffer, std::string &error,
   auto jd = newKernelDylib(*jit);
   if (!jd)
     return fail(jd.takeError());
-  if (llvm::Error e = jit->addObjectFile(**jd, std::move(buffer)))
-    return fail(std::move(e));
+  std::vector<llvm::StringRef> objects = unbundleObjects(buffer->getBuffer());
+  if (objects.empty()) {
+    error = "a malformed bundle of objects";
+    return nullptr;
+  }
+  for (llvm::StringRef object : objects)
+    if (llvm::Error e = jit->addObjectFile(
+            **jd, llvm::MemoryBuffer::getMemBufferCopy(object, "kernel.o")))
+      return fail(std::move(e));
   auto sym = jit->lookup(**jd, "_mlir_kernel");
   if (!sym)
     return fail(sym.takeError());
@@ -1334,9 +1539,8 @@ StageHook summaryWriter(const Trace &trace, const std::vector<int32_t> &outputs,
 /// The LLVM IR of a module lowered to the LLVM dialect, with the packed
 /// `_mlir_kernel` entry point, optimized for this machine.
 /// `checks`: the check functions extractChecks moved out, which get stubs.
-std::unique_ptr<llvm::Module>
-toOptimizedLLVM(ModuleOp module, llvm::LLVMContext &ctx, int optLevel,
-                const LazyChecks *checks = nullptr) {
+std::unique_ptr<llvm::Module> toLLVM(ModuleOp module, llvm::LLVMContext &ctx,
+                                     const LazyChecks *checks = nullptr) {
   std::unique_ptr<llvm::Module> m =
       translateModuleToLLVMIR(module, ctx, "kernel");
   if (!m)
@@ -1344,6 +1548,12 @@ toOptimizedLLVM(ModuleOp module, llvm::LLVMContext &ctx, int optLevel,
   addPackedWrapper(*m, "kernel");
   if (checks)
     stubChecks(*m, *checks);
+  return m;
+}
+
+std::unique_ptr<llvm::Module>
+toOptimizedLLVM(ModuleOp module, llvm::LLVMContext &ctx, int optLevel) {
+  std::unique_ptr<llvm::Module> m = toLLVM(module, ctx);
   optimizeModule(*m, optLevel);
   return m;
 }
@@ -1360,13 +1570,6 @@ void beginCompile(ModuleOp module, const Trace &trace,
   if (failed(verify(module)))
     throw std::runtime_error("cpnumeric: the traced cpn IR does not verify; "
                              "this is a bug in cpnumeric's front end");
-}
-
-std::string llvmText(const llvm::Module &m) {
-  std::string text;
-  llvm::raw_string_ostream os(text);
-  m.print(os, nullptr);
-  return text;
 }
 
 std::shared_ptr<Executable> compile(const Trace &trace,
@@ -1405,10 +1608,12 @@ std::shared_ptr<Executable> compile(const Trace &trace,
 
   llvm::LLVMContext llvmContext;
   std::unique_ptr<llvm::Module> llvmModule =
-      toOptimizedLLVM(*module, llvmContext, opts.optLevel, checks.get());
+      toLLVM(*module, llvmContext, checks.get());
+  std::string llText;
+  std::vector<char> object = optimizeAndEmit(
+      *llvmModule, opts.optLevel, dumpDir.empty() ? nullptr : &llText);
   if (!dumpDir.empty())
-    writeFile(dumpDir / "llvm.ll", llvmText(*llvmModule));
-  std::vector<char> object = emitObject(*llvmModule);
+    writeFile(dumpDir / "llvm.ll", llText);
   std::string error;
   auto exe =
       loadObject(llvm::MemoryBuffer::getMemBufferCopy(

@@ -177,6 +177,58 @@ def test_disk_cache_entry_that_does_not_match_is_recompiled(tmp_path):
     assert again["r"] == first["r"]
 
 
+# Eight independent loop nests with transcendental math: a kernel large
+# enough to be compiled in parts on two threads (optimizeAndEmit).
+_PARTS_PROGRAM = textwrap.dedent("""
+    import json, numpy, cpnumeric as np
+    x0 = numpy.linspace(0.1, 2.0, 200_000)
+    x = np.asarray(x0)
+    outs = [np.exp(x * k) + np.log(x + k) * np.sin(x[::-1] - k) for k in range(8)]
+    r = [float(o.sum()) for o in outs]
+    ref = [float((numpy.exp(x0 * k) + numpy.log(x0 + k) * numpy.sin(x0[::-1] - k)).sum())
+           for k in range(8)]
+    s = np.stats()
+    print(json.dumps({"r": r, "ref": ref, "compilations": s["compilations"],
+                      "disk_hits": s["disk_hits"]}))
+""")
+
+
+def _run_parts_program(cache_dir, threads):
+    env = dict(os.environ, CPN_CACHE_DIR=str(cache_dir), CPN_EAGER_THRESHOLD="0",
+               CPN_THREADS=str(threads), PYTHONPATH=os.path.join(ROOT, "python"))
+    out = subprocess.run([sys.executable, "-c", _PARTS_PROGRAM], env=env, check=True,
+                         capture_output=True, text=True).stdout
+    import json
+    return json.loads(out.strip().splitlines()[-1])
+
+
+@pytest.mark.parametrize("threads", [1, 2, 3])
+def test_kernel_compiled_in_parts_runs_and_loads_from_disk(tmp_path, threads):
+    first = _run_parts_program(tmp_path, threads)
+    assert first["compilations"] >= 1
+    numpy.testing.assert_allclose(first["r"], first["ref"], rtol=1e-12)
+    heads = [p.read_bytes()[:12] for p in tmp_path.glob("*.o")]
+    # One object per kernel on one thread; on more, a bundle of the parts.
+    if threads == 1:
+        assert heads and all(h.startswith(b"\x7fELF") for h in heads)
+    else:
+        assert any(h == b"CPN-OBJECTS " for h in heads)
+    second = _run_parts_program(tmp_path, threads)
+    assert second["compilations"] == 0 and second["disk_hits"] == first["compilations"]
+    assert second["r"] == first["r"]
+
+
+def test_malformed_object_bundle_is_recompiled(tmp_path):
+    first = _run_parts_program(tmp_path, 2)
+    for p in tmp_path.glob("*.o"):
+        data = p.read_bytes()
+        if data.startswith(b"CPN-OBJECTS "):
+            p.write_bytes(data[:-100])  # a truncated entry
+    again = _run_parts_program(tmp_path, 2)
+    assert again["compilations"] >= 1
+    assert again["r"] == first["r"]
+
+
 _CHECKS_PROGRAM = textwrap.dedent("""
     import json, sys, warnings, numpy, cpnumeric as np
     a0 = numpy.linspace(1.0, 2.0, 4001)
