@@ -5,10 +5,12 @@
 1. Recording cost: microseconds to record one elementwise op (`c = a + b`) into
    the trace, measured over many ops with no sync point (arrays above the
    eager threshold, so the op is traced), and the cost of one op on small
-   eager arrays (NumPy computes it at once) next to NumPy's own.
+   eager arrays (NumPy computes it at once) next to NumPy's own, and of an
+   in-place `a += b` on them.
 2. The tiny-array loop of issue 3: 1000 iterations of ten ops on 100-element
    arrays, then one sync, with NumPy and with cpnumeric (alternating, median
-   of REPS runs each); the target is within 1.5x of NumPy (below CPN_EAGER_THRESHOLD elements arrays run eagerly).
+   of REPS runs each); the target is within 1.5x of NumPy (below
+   CPN_EAGER_THRESHOLD elements arrays run eagerly).
 """
 
 import statistics
@@ -44,6 +46,17 @@ def numpy_op_cost(n_ops=20000, n=100):
     return (time.perf_counter() - t0) / n_ops * 1e6
 
 
+def inplace_cost(np, n_ops=20000, n=100):
+    """Microseconds per `a += b` on n-element arrays (eager below the
+    threshold: NumPy in place, the array stays eager)."""
+    a, b = np.asarray(numpy.ones(n)), np.asarray(numpy.ones(n))
+    t0 = time.perf_counter()
+    for _ in range(n_ops):
+        a += b
+    dt = time.perf_counter() - t0
+    return dt / n_ops * 1e6
+
+
 def tiny_loop(np, iters=1000, n=100):
     x = np.asarray(numpy.linspace(0.0, 1.0, n))
     y = np.asarray(numpy.linspace(1.0, 2.0, n))
@@ -67,6 +80,8 @@ def main():
     print(f"recording one op: {record_cost():.2f} us (target < 5 us)")
     print(f"one op on 100-element eager arrays: {record_cost(n=100):.2f} us "
           f"(NumPy {numpy_op_cost():.2f} us)")
+    print(f"a += b on 100-element eager arrays: {inplace_cost(cpnumeric):.2f} us "
+          f"(NumPy {inplace_cost(numpy):.2f} us)")
     tiny_loop(cpnumeric)  # warm-up: compiles the cpnumeric windows
     t_np, t_cp = [], []
     for _ in range(REPS):  # alternating; medians (the machine is noisy)

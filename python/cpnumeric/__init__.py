@@ -148,8 +148,12 @@ def _rbinop(uf):
 
 
 def _ibinop(uf):
+    npf = uf._np
+
     def op(self, other):
-        return uf(self, other, out=self)
+        # Eager operands: NumPy in place, in C (self stays eager).
+        r = _cpn.inplace(npf, self, other)
+        return r if r is not None else uf(self, other, out=self)
     return op
 
 

@@ -113,9 +113,14 @@ LOCATIONS = False
 _PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
 
 
+_EXTOBJ, _SYNCED = _errstate.EXTOBJ, _errstate.SYNCED
+
+
 def record(name, operands, shape, dtype, iattrs=(), sattr=""):
     if LOCATIONS:
         _set_location()
+    if _EXTOBJ is not None and _EXTOBJ.get() is not _SYNCED[0]:
+        _errstate.sync_engine()  # NumPy's error state changed behind our back
     r = _op(name, operands, iattrs, sattr, shape, dtype_key(dtype))
     if _RAISING[0]:
         _errstate.run_now()
@@ -613,7 +618,7 @@ def _finish_eager(r):
 FAST_LOOPS = {}
 
 _cpn.fast_init(ndarray, _Base, _np.ndarray, _finish_eager, FAST_LOOPS, splat,
-               globals(), _RAISING)
+               globals(), _RAISING, _EXTOBJ, _SYNCED)
 # eager(numpy_ufunc, *operands): NumPy on small eager operands, wrapped; None
 # when an operand is traced (python/src/fast.cpp).
 eager = _cpn.eager

@@ -33,6 +33,16 @@ _PACKAGE_DIRS = (os.path.dirname(os.path.abspath(__file__)), os.path.dirname(__f
 # FloatingPointError comes from the statement that caused it, as in NumPy.
 RAISING = [False]
 
+# NumPy's error state lives in a ContextVar (private to NumPy, hence the
+# guard): its value changes with every numpy.errstate/seterr, so recording
+# compares it with the one the engine was last told (SYNCED) and syncs when
+# NumPy's own errstate changed it (e.g. a numpy.errstate block around ours).
+try:
+    from numpy._core.umath import _extobj_contextvar as EXTOBJ
+except ImportError:  # pragma: no cover - another NumPy layout: sync on our calls only
+    EXTOBJ = None
+SYNCED = [None]
+
 
 def run_now():
     """Runs the pending work and reports its errors (raise mode)."""
@@ -54,6 +64,8 @@ def sync_engine():
         actions.append(a)
     _cpn.set_fp_state(checks, actions)
     RAISING[0] = 2 in actions
+    if EXTOBJ is not None:
+        SYNCED[0] = EXTOBJ.get()
 
 
 def _user_stacklevel():

@@ -81,6 +81,8 @@ struct State {
   PyObject *splat = nullptr;      // _core.splat(value, shape, dtype)
   PyObject *coreDict = nullptr;   // _core's globals (LOCATIONS)
   PyObject *raising = nullptr;    // _errstate.RAISING: [bool]
+  PyObject *extobj = nullptr;     // NumPy's error-state ContextVar, or None
+  PyObject *synced = nullptr;     // _errstate.SYNCED: [its value last synced]
   PyObject *locationsName = nullptr;
   PyObject *ufuncType = nullptr; // UfuncBase
   bool ready = false;
@@ -202,49 +204,56 @@ bool checkReady() {
 /// Results that are not a C-contiguous array of a held dtype go to the
 /// Python layer's `finish` (which may return None: the general path then
 /// decides).
-PyObject *eagerCall(PyObject *ufunc, PyObject *const *ops, Py_ssize_t n) {
+/// The NumPy operands of an eager call: cpnumeric ndarrays whose base is
+/// eager (their NumPy view; non-whole views made by the Python method
+/// `_eager`, held in `owned`) and Python scalars. 1 when all are, 0 when
+/// one is traced or of another kind, -1 with the error set.
+struct EagerOperands {
   PyObject *vals[3];
   PyObject *owned[3] = {nullptr, nullptr, nullptr};
   bool arrays = false;
-  auto release = [&] {
+
+  ~EagerOperands() {
     for (PyObject *o : owned)
       Py_XDECREF(o);
-  };
-  for (Py_ssize_t i = 0; i < n; ++i) {
-    PyObject *a = ops[i];
-    PyTypeObject *t = Py_TYPE(a);
-    if (t == state.array.type) {
-      PyObject *base = state.array.get(a, kBase);
-      PyObject *np = base ? state.base.get(base, kNp) : nullptr;
-      if (!np || np == Py_None) {
-        release();
-        Py_RETURN_NONE;
-      }
-      if (state.array.get(a, kWhole) == Py_True) {
-        vals[i] = np;
-      } else {
-        owned[i] = PyObject_CallMethodNoArgs(a, state.eagerName);
-        if (!owned[i]) {
-          release();
-          return nullptr;
+  }
+  int load(PyObject *const *ops, Py_ssize_t n) {
+    for (Py_ssize_t i = 0; i < n; ++i) {
+      PyObject *a = ops[i];
+      PyTypeObject *t = Py_TYPE(a);
+      if (t == state.array.type) {
+        PyObject *base = state.array.get(a, kBase);
+        PyObject *np = base ? state.base.get(base, kNp) : nullptr;
+        if (!np || np == Py_None)
+          return 0;
+        if (state.array.get(a, kWhole) == Py_True) {
+          vals[i] = np;
+        } else {
+          owned[i] = PyObject_CallMethodNoArgs(a, state.eagerName);
+          if (!owned[i])
+            return -1;
+          vals[i] = owned[i];
         }
-        vals[i] = owned[i];
+        arrays = true;
+      } else if (t == &PyFloat_Type || t == &PyLong_Type || t == &PyBool_Type ||
+                 t == &PyComplex_Type) {
+        vals[i] = a;
+      } else {
+        return 0;
       }
-      arrays = true;
-    } else if (t == &PyFloat_Type || t == &PyLong_Type || t == &PyBool_Type ||
-               t == &PyComplex_Type) {
-      vals[i] = a;
-    } else {
-      release();
-      Py_RETURN_NONE;
     }
+    return 1;
   }
-  if (!arrays) {
-    release();
+};
+
+PyObject *eagerCall(PyObject *ufunc, PyObject *const *ops, Py_ssize_t n) {
+  EagerOperands eo;
+  int loaded = eo.load(ops, n);
+  if (loaded <= 0)
+    return loaded < 0 ? nullptr : Py_NewRef(Py_None);
+  if (!eo.arrays)
     Py_RETURN_NONE;
-  }
-  PyObject *r = PyObject_Vectorcall(ufunc, vals, n, nullptr);
-  release();
+  PyObject *r = PyObject_Vectorcall(ufunc, eo.vals, n, nullptr);
   if (!r)
     return nullptr;
   if (isArray(r) && (py::detail::array_proxy(r)->flags & kCContiguous) &&
@@ -296,6 +305,37 @@ bool nodeRef(PyObject *node, cpn::NodeRef &out) {
   return static_cast<bool>(out);
 }
 
+/// inplace(ufunc, self, other): `self op= other` for a writable `self` with
+/// an eager base and an eager or Python-scalar `other`: NumPy's ufunc with
+/// out= self's elements (NumPy's in-place semantics: same_kind casting and
+/// its errors, overlap); returns self, which stays eager. None, before
+/// calling NumPy, for every other operand (the Python path then decides).
+PyObject *inplace(PyObject *, PyObject *const *args, Py_ssize_t nargs) {
+  if (!checkReady())
+    return nullptr;
+  if (nargs != 3) {
+    PyErr_SetString(PyExc_TypeError, "inplace(ufunc, self, other)");
+    return nullptr;
+  }
+  PyObject *self = args[1];
+  if (Py_TYPE(self) != state.array.type ||
+      state.array.get(self, kReadonly) != Py_False)
+    Py_RETURN_NONE;
+  EagerOperands eo;
+  int loaded = eo.load(args + 1, 2);
+  if (loaded <= 0)
+    return loaded < 0 ? nullptr : Py_NewRef(Py_None);
+  static PyObject *outName = Py_BuildValue("(s)", "out");
+  if (!outName)
+    return nullptr;
+  PyObject *call[3] = {eo.vals[0], eo.vals[1], eo.vals[0]};
+  PyObject *r = PyObject_Vectorcall(args[0], call, 2, outName);
+  if (!r)
+    return nullptr;
+  Py_DECREF(r);
+  return Py_NewRef(self);
+}
+
 /// The base class of cpnumeric's ufunc objects: its call runs small eager
 /// operands (eagerCall) and the common traced call (tracedCall) without a
 /// Python frame, and hands every other call to the Python method
@@ -316,6 +356,15 @@ PyObject *tracedCall(UfuncBase *u, PyObject *const *ops, Py_ssize_t n) {
   if ((loc && loc != Py_False) || PyErr_Occurred() ||
       PyList_GET_ITEM(state.raising, 0) != Py_False)
     return PyErr_Occurred() ? nullptr : Py_NewRef(Py_None);
+  if (state.extobj != Py_None) { // NumPy's error state changed: Python syncs
+    PyObject *now = nullptr;
+    if (PyContextVar_Get(state.extobj, nullptr, &now) < 0)
+      return nullptr;
+    bool same = now == PyList_GET_ITEM(state.synced, 0);
+    Py_XDECREF(now);
+    if (!same)
+      Py_RETURN_NONE;
+  }
   PyObject *shape = nullptr;
   PyObject *key = PyTuple_New(n + 1);
   if (!key)
@@ -606,6 +655,11 @@ PyMethodDef methods[] = {
      METH_FASTCALL,
      "eager(ufunc, *operands): NumPy's ufunc on small eager operands, "
      "wrapped; None when an operand is traced."},
+    {"inplace",
+     reinterpret_cast<PyCFunction>(reinterpret_cast<void *>(inplace)),
+     METH_FASTCALL,
+     "inplace(ufunc, self, other): self op= other on eager operands, in "
+     "NumPy; None when an operand is traced."},
     {"wrap_eager", wrapEagerPy, METH_O,
      "wrap_eager(arr): an eager ndarray owning a C-contiguous NumPy array."},
     {"wrap_node",
@@ -622,7 +676,8 @@ void initFast(py::module_ &m) {
       "fast_init",
       [](py::object array, py::object base, py::object numpyArray,
          py::object finish, py::dict loops, py::object splat,
-         py::dict coreGlobals, py::list raising) {
+         py::dict coreGlobals, py::list raising, py::object extobj,
+         py::list synced) {
         state.array.init(array.ptr(),
                          {"_base", "_shape", "_strides", "_offset", "_dtype",
                           "_readonly", "_whole", "_part"});
@@ -636,12 +691,19 @@ void initFast(py::module_ &m) {
         if (raising.size() != 1)
           throw py::value_error("fast_init: raising is a list of one bool");
         state.raising = raising.inc_ref().ptr();
+        if (!extobj.is_none() && !PyContextVar_CheckExact(extobj.ptr()))
+          throw py::type_error("fast_init: extobj is a ContextVar or None");
+        if (synced.size() != 1)
+          throw py::value_error("fast_init: synced is a list of one value");
+        state.extobj = extobj.inc_ref().ptr();
+        state.synced = synced.inc_ref().ptr();
         state.locationsName = PyUnicode_InternFromString("LOCATIONS");
         state.ready = true;
       },
       py::arg("ndarray"), py::arg("base"), py::arg("numpy_ndarray"),
       py::arg("finish"), py::arg("loops"), py::arg("splat"),
-      py::arg("core_globals"), py::arg("raising"),
+      py::arg("core_globals"), py::arg("raising"), py::arg("extobj"),
+      py::arg("synced"),
       "Registers the Python layer's classes with the C fast path.");
   if (PyModule_AddFunctions(m.ptr(), methods) < 0)
     throw py::error_already_set();

@@ -234,3 +234,70 @@ def test_fast_path_results_are_independent_arrays(eager):
     z = cp.asarray(numpy.arange(6.0).reshape(2, 3)).T * 1.0  # F-ordered NumPy result
     assert z._base.np.flags.c_contiguous and z._strides == (2, 1)
     numpy.testing.assert_array_equal(cp.asnumpy(z), numpy.arange(6.0).reshape(2, 3).T)
+
+
+_INPLACE = {"+=": lambda a, b: a.__iadd__(b), "-=": lambda a, b: a.__isub__(b),
+            "*=": lambda a, b: a.__imul__(b), "/=": lambda a, b: a.__itruediv__(b),
+            "//=": lambda a, b: a.__ifloordiv__(b), "%=": lambda a, b: a.__imod__(b),
+            "&=": lambda a, b: a.__iand__(b), "<<=": lambda a, b: a.__ilshift__(b)}
+
+
+@pytest.mark.parametrize("op", sorted(_INPLACE))
+@pytest.mark.parametrize("case", ["whole", "strided", "int8 and float32", "uint16 and bool",
+                                  "complex parts", "0-d", "broadcast", "empty"])
+def test_in_place_operators_stay_eager(eager, op, case):
+    """`a op= b` on eager operands is NumPy's in-place call (python/src/fast.cpp):
+    the same values and errors, and `a` stays eager (no trace, no demotion)."""
+    a0, b0 = _operands(case, numpy.asarray)
+    a, b = _operands(case, cp.asarray)
+    a0, a = a0.copy() if a0.base is None else a0, a
+    cp.reset_stats()
+    f = _INPLACE[op]
+    with numpy.errstate(all="ignore"), cp.errstate(all="ignore"):
+        try:
+            ref = f(a0, b0)
+        except Exception as e:  # noqa: BLE001  NumPy's own error (casting, bitwise on floats)
+            with pytest.raises(type(e)):
+                f(a, b)
+            return
+        got = f(a, b)
+    assert got is a and a._eager() is not None
+    assert cp.stats()["ops_recorded"] == 0
+    numpy.testing.assert_array_equal(cp.asnumpy(a), ref)
+    for scalar in (2, 0.5, True):
+        try:
+            with numpy.errstate(all="ignore"):
+                ref = f(a0, scalar)
+        except Exception as e:  # noqa: BLE001
+            with pytest.raises(type(e)):
+                f(a, scalar)
+            continue
+        with cp.errstate(all="ignore"):
+            f(a, scalar)
+        numpy.testing.assert_array_equal(cp.asnumpy(a), ref)
+
+
+def test_in_place_writes_reach_the_base_and_its_views(eager):
+    base0 = numpy.arange(12.0).reshape(3, 4)
+    base = cp.asarray(base0.copy())
+    view = base[1:, ::2]
+    view += 100.0
+    base0[1:, ::2] += 100.0
+    numpy.testing.assert_array_equal(cp.asnumpy(base), base0)
+    c = cp.asarray(numpy.ones(4) * (1 + 2j))
+    c.imag[::2] *= 3.0
+    numpy.testing.assert_array_equal(cp.asnumpy(c), [1 + 6j, 1 + 2j, 1 + 6j, 1 + 2j])
+
+
+def test_in_place_falls_back_for_traced_and_read_only(eager):
+    a = cp.asarray(numpy.arange(6.0))
+    big = cp.ones(5000)[:6]  # a view of a traced array
+    a += big  # the Python path: `a` becomes traced
+    numpy.testing.assert_array_equal(cp.asnumpy(a), numpy.arange(6.0) + 1.0)
+    r = cp.asarray(numpy.arange(3.0))
+    r.setflags(write=False)
+    with pytest.raises(ValueError, match="read-only"):
+        r += 1.0
+    x = cp.asarray(numpy.ones((1, 3)))
+    with pytest.raises(ValueError):
+        x += cp.asarray(numpy.ones((2, 3)))  # NumPy: non-broadcastable output

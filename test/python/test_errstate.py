@@ -331,3 +331,21 @@ def test_library_warning_waits_for_the_sync_point():
     assert [str(w.message) for w in caught] == ["All-NaN slice encountered"]
     assert caught[0].filename == __file__
     assert numpy.isnan(r[0]) and r[1] == 4.0 * 2
+
+
+def test_numpys_own_errstate_is_followed():
+    """numpy.errstate / numpy.seterr change NumPy's state without telling
+    cpnumeric: recording notices (NumPy's error-state ContextVar changed) and
+    takes the new state, in the C path of ufunc calls too."""
+    a, x = _case([0.0, 1.0])
+    for _ in range(2):  # the second time through the C path (cached loop)
+        with numpy.errstate(all="ignore"):
+            with np.errstate(all="ignore"):
+                pass
+        # numpy's block is over: NumPy's default state (warn) again
+        assert _warnings(lambda: np.asnumpy(1.0 / x)) == {"divide by zero encountered in divide"}
+        with numpy.errstate(divide="ignore"):
+            assert _warnings(lambda: np.asnumpy(1.0 / x)) == set()
+        with pytest.raises(FloatingPointError):
+            with numpy.errstate(divide="raise"):
+                np.asnumpy(1.0 / x)
