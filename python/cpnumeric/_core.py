@@ -459,8 +459,7 @@ class ndarray(_cpn.ArrayBase):
 
     @property
     def flags(self):
-        return {"C_CONTIGUOUS": self._strides == c_strides(self._shape),
-                "WRITEABLE": not self._readonly, "OWNDATA": self._is_whole_base()}
+        return flagsobj(self)
 
     @property
     def T(self):
@@ -598,6 +597,97 @@ class ndarray(_cpn.ArrayBase):
     def __array_function__(self, func, types, args, kwargs):
         from . import _fallback
         return _fallback.dispatch_numpy_function(func, args, kwargs)
+
+
+def _contiguous(shape, strides, order):
+    """NumPy's contiguity rule on element strides: dimensions of length 1
+    do not count, an empty array is contiguous."""
+    if 0 in shape:
+        return True
+    dims = list(zip(shape, strides))
+    expected = 1
+    for d, s in (reversed(dims) if order == "C" else dims):
+        if d != 1 and s != expected:
+            return False
+        expected *= d
+    return True
+
+
+class flagsobj:
+    """ndarray.flags as NumPy's: attributes (`a.flags.writeable`) and keys
+    (`a.flags["C_CONTIGUOUS"]`, `a.flags["W"]`); WRITEABLE can be set (as
+    setflags(write=...))."""
+
+    __slots__ = ("_a",)
+    _KEYS = {"C_CONTIGUOUS": "c_contiguous", "C": "c_contiguous",
+             "CONTIGUOUS": "c_contiguous", "F_CONTIGUOUS": "f_contiguous",
+             "F": "f_contiguous", "FORTRAN": "f_contiguous",
+             "WRITEABLE": "writeable", "W": "writeable", "OWNDATA": "owndata",
+             "O": "owndata", "ALIGNED": "aligned", "A": "aligned",
+             "WRITEBACKIFCOPY": "writebackifcopy", "X": "writebackifcopy",
+             "FNC": "fnc", "FORC": "forc", "BEHAVED": "behaved", "B": "behaved",
+             "CARRAY": "carray", "CA": "carray", "FARRAY": "farray", "FA": "farray"}
+
+    def __init__(self, a):
+        self._a = a
+
+    @property
+    def c_contiguous(self):
+        a = self._a
+        return a._part is None and _contiguous(a._shape, a._strides, "C")
+
+    @property
+    def f_contiguous(self):
+        a = self._a
+        return a._part is None and _contiguous(a._shape, a._strides, "F")
+
+    @property
+    def writeable(self):
+        return not self._a._readonly
+
+    @writeable.setter
+    def writeable(self, value):
+        self._a.setflags(write=value)
+
+    @property
+    def owndata(self):
+        return self._a._is_whole_base()
+
+    aligned = property(lambda self: True)
+    writebackifcopy = property(lambda self: False)
+    forc = property(lambda self: self.c_contiguous or self.f_contiguous)
+    fnc = property(lambda self: self.f_contiguous and not self.c_contiguous)
+    behaved = property(lambda self: self.writeable)
+    carray = property(lambda self: self.writeable and self.c_contiguous)
+    # NumPy's FARRAY tests (ALIGNED or WRITEABLE or F_CONTIGUOUS) and not
+    # C_CONTIGUOUS; our arrays are always aligned.
+    farray = property(lambda self: not self.c_contiguous)
+
+    def _name(self, key):
+        name = self._KEYS.get(key.upper() if isinstance(key, str) else key)
+        if name is None:
+            raise KeyError(f"Unknown flag {key!r}")
+        return name
+
+    def __getitem__(self, key):
+        return getattr(self, self._name(key))
+
+    def __setitem__(self, key, value):
+        if self._name(key) != "writeable":
+            raise KeyError(f"cpnumeric can set only the WRITEABLE flag, not {key!r}")
+        self.writeable = value
+
+    def __eq__(self, other):
+        if isinstance(other, flagsobj):
+            return all(self[k] == other[k] for k in self._SHOWN)
+        return NotImplemented
+
+    __hash__ = None
+    _SHOWN = ("C_CONTIGUOUS", "F_CONTIGUOUS", "OWNDATA", "WRITEABLE", "ALIGNED",
+              "WRITEBACKIFCOPY")
+
+    def __repr__(self):
+        return "\n".join(f"  {k} : {self[k]}" for k in self._SHOWN) + "\n"
 
 
 def _finish_eager(r):

@@ -371,3 +371,28 @@ def test_empty_arrays_beside_others_in_one_kernel():
     assert numpy.asarray(e).shape == (0, 0)
     assert numpy.asarray(z).shape == (3, 0)
     assert numpy.asarray(b).shape == (2, 0)
+
+
+_FLAG_KEYS = ["C_CONTIGUOUS", "F_CONTIGUOUS", "OWNDATA", "WRITEABLE", "ALIGNED",
+              "WRITEBACKIFCOPY", "FORC", "FNC", "BEHAVED", "CARRAY", "FARRAY", "C", "F", "W"]
+
+
+@pytest.mark.parametrize("make", [
+    lambda m: m.ones((3, 4)), lambda m: m.ones((3, 4)).T, lambda m: m.ones((3, 4))[:, ::2],
+    lambda m: m.ones((1, 4)), lambda m: m.ones((0, 3)), lambda m: m.ones((3, 1))[:, 0],
+    lambda m: m.ones(()), lambda m: m.ones((3, 4))[1:], lambda m: m.ones((2, 3, 4))[:, :, ::-1]])
+def test_flags_are_numpys(make):
+    a, b = make(numpy), make(cp)
+    for k in _FLAG_KEYS:
+        assert b.flags[k] == a.flags[k], k
+        assert getattr(b.flags, cp.ndarray.flags.fget(b)._name(k)) == a.flags[k], k
+    b.flags.writeable = False
+    assert not b.flags["W"]
+    with pytest.raises(ValueError, match="read-only"):
+        b[...] = 0
+    if b.flags.owndata:  # (views stay read-only here: setflags' rule)
+        b.flags["W"] = True
+        b[...] = 2
+        assert float(cp.asnumpy(b).sum()) == 2 * a.size
+    with pytest.raises(KeyError):
+        b.flags["NOPE"]
