@@ -1,4 +1,5 @@
-//===- Pipelines.cpp - the lowering pipelines ------------------------------===//
+//===- Pipelines.cpp - the lowering pipelines
+//------------------------------===//
 //
 // Part of cpnumeric. Only pipelines live here; passes have their own files.
 //
@@ -16,17 +17,22 @@ using namespace mlir;
 std::vector<std::pair<std::string, std::string>>
 mlir::cpn::getLoweringStages(bool openmp, bool barePtr) {
   std::vector<std::pair<std::string, std::string>> stages = {
-      {"linalg", "convert-cpn-to-linalg{keep-updates=1},canonicalize,cse"},
+      {"linalg", "cpn-outline-repeats,convert-cpn-to-linalg{keep-updates=1},"
+                 "canonicalize,cse"},
       {"fused", "func.func(cpn-fuse-elementwise),canonicalize,cse,"
                 "convert-cpn-updates,cpn-ping-pong-updates"},
       {"bufferized",
-       "cpn-unshare-inits,eliminate-empty-tensors,one-shot-bufferize,"
+       "cpn-unshare-inits,eliminate-empty-tensors,"
+       "one-shot-bufferize{bufferize-function-boundaries=1 "
+       "function-boundary-type-conversion=identity-layout-map},"
+       "drop-equivalent-buffer-results,"
        "cpn-matmul-to-blas,cse,canonicalize,buffer-deallocation-pipeline,"
        "cpn-early-dealloc,cpn-strided-copy-to-linalg"},
-      {"loops", "func.func(convert-linalg-to-parallel-loops),"
-                "cpn-parallel-outer-loops,cpn-lower-fp-flags,convert-scf-to-openmp,"
-                "cpn-inline-alloca-scopes,canonicalize,"
-                "lower-affine,convert-scf-to-cf,canonicalize,cse"},
+      {"loops",
+       "func.func(convert-linalg-to-parallel-loops),"
+       "cpn-parallel-outer-loops,cpn-lower-fp-flags,convert-scf-to-openmp,"
+       "cpn-inline-alloca-scopes,canonicalize,"
+       "lower-affine,convert-scf-to-cf,canonicalize,cse"},
       {"llvm",
        "convert-complex-to-standard,"
        "convert-math-to-funcs,convert-math-to-llvm,convert-math-to-libm,"

@@ -181,16 +181,27 @@ def test_disk_cache_entry_that_does_not_match_is_recompiled(tmp_path):
 # enough to be compiled in parts on two threads (optimizeAndEmit).
 _PARTS_PROGRAM = textwrap.dedent("""
     import json, numpy, cpnumeric as np
+    def exprs(m, x):
+        # Eight different expressions (equal ones would be one called
+        # function: cpn-outline-repeats), one kernel of 1000+ instructions.
+        r = x[::-1]
+        return [m.exp(x * 2) + m.log(x + 1) * m.sin(r - 3),
+                m.cos(x * 2) - m.sqrt(x + 1) / m.tanh(r + 3),
+                m.arctan(x * 2) + m.log1p(x) * m.cosh(r * 0.5),
+                m.expm1(x * 0.5) * m.sinh(x) - m.log10(x + 2),
+                m.arcsinh(x) * m.exp2(x) + m.cbrt(r),
+                m.log2(x + 3) / m.cos(x * 0.3) + m.tan(x * 0.2),
+                m.arccos(x / 3) * m.arcsin(r / 3) - m.exp(-x),
+                m.hypot(x, r) * m.tanh(x) + m.sqrt(x * 5)]
     x0 = numpy.linspace(0.1, 2.0, 200_000)
-    x = np.asarray(x0)
-    outs = [np.exp(x * k) + np.log(x + k) * np.sin(x[::-1] - k) for k in range(8)]
+    outs = exprs(np, np.asarray(x0))
     r = [float(o.sum()) for o in outs]
-    ref = [float((numpy.exp(x0 * k) + numpy.log(x0 + k) * numpy.sin(x0[::-1] - k)).sum())
-           for k in range(8)]
+    ref = [float(o.sum()) for o in exprs(numpy, x0)]
     s = np.stats()
     print(json.dumps({"r": r, "ref": ref, "compilations": s["compilations"],
                       "disk_hits": s["disk_hits"]}))
 """)
+
 
 
 def _run_parts_program(cache_dir, threads):
@@ -305,3 +316,95 @@ def test_error_checks_compiled_once_per_kernel():
 def test_disk_cache_off(tmp_path):
     off = _run_disk_program("off")
     assert off["disk_writes"] == 0 and off["disk_hits"] == 0
+
+
+def _lloyd(np, pts, c, iters):
+    lab = None
+    for _ in range(iters):
+        d = ((pts[:, None, :] - c[None, :, :]) ** 2).sum(axis=2)
+        lab = d.argmin(axis=1)
+        onehot = (lab[:, None] == np.arange(c.shape[0])[None, :]).astype(pts.dtype)
+        c = (onehot.T @ pts) / np.maximum(onehot.sum(axis=0), 1.0)[:, None]
+    return c, lab
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_iterations_of_one_window_match_numpy(dtype):
+    # Twelve iterations that write no array are one window; cpn-outline-repeats
+    # compiles one iteration and calls it per iteration.
+    g = numpy.random.default_rng(4)
+    pts = (g.normal(size=(3000, 3)) + g.integers(0, 4, (3000, 1)) * 3.0).astype(dtype)
+    c0 = pts[:5].copy()
+    c, lab = _lloyd(cp, cp.asarray(pts), cp.asarray(c0), 12)
+    rc, rlab = _lloyd(numpy, pts, c0, 12)
+    numpy.testing.assert_array_equal(cp.asnumpy(lab), rlab)
+    tol = 1e-4 if dtype == "float32" else 1e-10
+    numpy.testing.assert_allclose(cp.asnumpy(c), rc, rtol=tol)
+
+
+def _recurrence(np, xs, w, h, scale):
+    for t in range(xs.shape[0]):
+        # xs[t] moves with t (a view kept in the kernel and passed in); the
+        # Python float changes with t (an input of its own per iteration).
+        h = np.tanh(xs[t] @ w + h * (scale * (t + 1)))
+        h = h - h.mean(axis=1, keepdims=True)
+    return h
+
+
+def test_iterations_with_moving_views_and_scalars_match_numpy():
+    g = numpy.random.default_rng(7)
+    xs, w = g.normal(size=(9, 40, 30)), g.normal(size=(30, 50)) / 6.0
+    h0 = g.normal(size=(40, 50))
+    got = _recurrence(cp, cp.asarray(xs), cp.asarray(w), cp.asarray(h0), 0.1)
+    want = _recurrence(numpy, xs, w, h0, 0.1)
+    numpy.testing.assert_allclose(cp.asnumpy(got), want, rtol=1e-10, atol=1e-12)
+
+
+def test_error_in_a_called_iteration_is_reported():
+    a0 = numpy.linspace(-1.0, 1.0, 2001)  # a0[1000] == 0
+    for mode in ("warn", "raise"):
+        a = cp.asarray(a0)
+        with warnings.catch_warnings(record=True) as w, cp.errstate(divide=mode):
+            warnings.simplefilter("always")
+            try:
+                x = a
+                for _ in range(6):
+                    x = cp.sin(x) + 1.0 / (a * 3.0) - cp.cos(x) * 0.5
+                got = cp.asnumpy(x)
+            except FloatingPointError as e:
+                assert mode == "raise" and "divide by zero" in str(e)
+                continue
+        assert mode == "warn"
+        assert any("divide by zero" in str(m.message) for m in w)
+        with numpy.errstate(divide="ignore"):
+            x = a0
+            for _ in range(6):
+                x = numpy.sin(x) + 1.0 / (a0 * 3.0) - numpy.cos(x) * 0.5
+        numpy.testing.assert_allclose(got, x, rtol=1e-12)
+
+
+def test_dump_shows_one_function_per_iteration(tmp_path):
+    prog = textwrap.dedent("""
+        import numpy
+        import cpnumeric as np
+        g = numpy.random.default_rng(1)
+        pts = np.asarray(g.normal(size=(2000, 3)))
+        c = pts[:4].copy()
+        for _ in range(8):
+            d = ((pts[:, None, :] - c[None, :, :]) ** 2).sum(axis=2)
+            lab = d.argmin(axis=1)
+            onehot = (lab[:, None] == np.arange(4)[None, :]).astype(pts.dtype)
+            c = (onehot.T @ pts) / np.maximum(onehot.sum(axis=0), 1.0)[:, None]
+        print(float(c.sum()))
+    """)
+    env = dict(os.environ, CPN_DUMP_IR=str(tmp_path), CPN_CACHE_DIR="",
+               PYTHONPATH=os.path.join(ROOT, "python"))
+    subprocess.run([sys.executable, "-c", prog], env=env, check=True,
+                   capture_output=True, text=True)
+    texts = [f.read_text() for d in tmp_path.iterdir() if d.is_dir()
+             for f in d.glob("*-cpn-outline-repeats.mlir")]
+    assert texts
+    # One window of eight iterations: one function, a call per iteration
+    # but the one cut where fewer bytes cross between calls.
+    assert any(t.count("call @kernel_repeat(") >= 7 and
+               t.count("func.func private @kernel_repeat(") == 1 for t in texts)

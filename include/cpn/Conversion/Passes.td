@@ -194,6 +194,43 @@ def LowerFpFlags : Pass<"cpn-lower-fp-flags", "ModuleOp"> {
                            "mlir::LLVM::LLVMDialect"];
 }
 
+def OutlineRepeats : Pass<"cpn-outline-repeats", "ModuleOp"> {
+  let summary = "Compile the repeated periods of a kernel (a loop's iterations) once";
+  let description = [{
+    Runs first, on cpn ops. A Python loop whose body writes no array is
+    traced into one kernel as the same ops again and again (k-means: 10
+    iterations of 23 ops; an LSTM: a time step of 30 ops, 8 per window), and
+    every later pass and LLVM compiled each copy. The longest run of at least
+    two equal periods of `min-ops` ops or more in a public function's body
+    becomes one private `noinline` function `<kernel>_repeat` and one
+    `func.call` per period (then the next longest, up to four runs). Values
+    read from before the run are passed in unchanged; values one period
+    hands to the next are results of the call passed to the next call;
+    an input that is another value in each period (a Python scalar that
+    changes) is passed per call; what the ops after the run (or the kernel's
+    outputs) read are results too. An op that differs between periods only
+    in its attributes (`xs[t]`: a view whose offset moves) and reads nothing
+    of the run stays in the kernel and its value is passed in. Results are
+    written into destinations the caller allocates
+    (`bufferization.alloc_tensor`, `materialize_in_destination` in the
+    callee), so that after `drop-equivalent-buffer-results` the kernel's
+    buffers are plain allocations. A run may start at any phase: the one
+    whose results are the fewest bytes is taken (an LSTM cut after `h`
+    hands over `h` and `c`, not its gates). The periods must not hold
+    `cpn.update` (in-place updates stay visible to the buffer passes), no
+    period may return a view, and shapes must be static. The function's
+    tensors are bufferized across the call (`bufferize-function-boundaries`
+    with identity layouts) and the kernel's `cpn.fp_status` argument is
+    passed on to it.
+  }];
+  let options = [
+    Option<"minOps", "min-ops", "int64_t", /*default=*/"6",
+           "Fewest ops in a period worth a function">
+  ];
+  let dependentDialects = ["mlir::func::FuncDialect",
+                           "mlir::bufferization::BufferizationDialect"];
+}
+
 def FuseElementwise : Pass<"cpn-fuse-elementwise", "func::FuncOp"> {
   let summary = "Elementwise fusion that recomputes small multi-use producers";
   let description = [{

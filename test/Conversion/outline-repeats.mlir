@@ -1,0 +1,175 @@
+// RUN: cpn-opt %s -split-input-file -cpn-outline-repeats | FileCheck %s
+// RUN: cpn-opt %s -split-input-file -cpn-outline-repeats=min-ops=7 | FileCheck %s --check-prefix=BIG
+// RUN: cpn-opt %s -split-input-file -cpn-lower-to-llvm | FileCheck %s --check-prefix=LLVM
+
+// Three iterations of x = f(x, p) traced into one kernel: one function for
+// the iteration, called three times; p is passed unchanged, x from one call
+// to the next, and each call writes its result into a destination the
+// kernel allocates. The kernel's status argument goes to the checks inside.
+// CHECK-LABEL: func.func @carried(
+// CHECK-SAME: %[[P:[a-z0-9]+]]: tensor<8xf64>, %[[X:[a-z0-9]+]]: tensor<8xf64>, %[[S:[a-z0-9]+]]: memref<1xi32>
+// CHECK: %[[D0:.+]] = bufferization.alloc_tensor() : tensor<8xf64>
+// CHECK: %[[R0:.+]] = call @carried_repeat(%[[X]], %[[P]], %[[D0]], %[[S]])
+// CHECK: %[[D1:.+]] = bufferization.alloc_tensor() : tensor<8xf64>
+// CHECK: %[[R1:.+]] = call @carried_repeat(%[[R0]], %[[P]], %[[D1]], %[[S]])
+// CHECK: %[[D2:.+]] = bufferization.alloc_tensor() : tensor<8xf64>
+// CHECK: %[[R2:.+]] = call @carried_repeat(%[[R1]], %[[P]], %[[D2]], %[[S]])
+// CHECK-NEXT: %[[T:.+]] = cpn.sqrt %[[R2]]
+// CHECK-NEXT: return %[[T]]
+// CHECK: func.func private @carried_repeat(%[[A0:.+]]: tensor<8xf64>, %[[A1:.+]]: tensor<8xf64>, %[[A2:.+]]: tensor<8xf64>, %{{.+}}: memref<1xi32> {cpn.fp_status}) -> tensor<8xf64> attributes {passthrough = ["noinline"]}
+// CHECK-NEXT: cpn.multiply %[[A0]], %[[A1]] {cpn.fpcheck = 7 : i64}
+// CHECK-COUNT-4: cpn.
+// CHECK: %[[Y:.+]] = cpn.divide
+// CHECK-NEXT: %[[Z:.+]] = bufferization.materialize_in_destination %[[Y]] in %[[A2]]
+// CHECK-NEXT: return %[[Z]]
+// A period of six ops is below min-ops=7: nothing is outlined.
+// BIG-LABEL: func.func @carried(
+// BIG-NOT: call
+// BIG: return
+func.func @carried(%p: tensor<8xf64>, %x0: tensor<8xf64>, %s: memref<1xi32> {cpn.fp_status}) -> tensor<8xf64> {
+  %a0 = cpn.multiply %x0, %p {cpn.fpcheck = 7 : i64} : tensor<8xf64>, tensor<8xf64> -> tensor<8xf64>
+  %b0 = cpn.add %a0, %p : tensor<8xf64>, tensor<8xf64> -> tensor<8xf64>
+  %c0 = cpn.exp %b0 : tensor<8xf64> -> tensor<8xf64>
+  %d0 = cpn.negative %c0 : tensor<8xf64> -> tensor<8xf64>
+  %e0 = cpn.subtract %d0, %x0 : tensor<8xf64>, tensor<8xf64> -> tensor<8xf64>
+  %x1 = cpn.divide %e0, %p : tensor<8xf64>, tensor<8xf64> -> tensor<8xf64>
+  %a1 = cpn.multiply %x1, %p {cpn.fpcheck = 7 : i64} : tensor<8xf64>, tensor<8xf64> -> tensor<8xf64>
+  %b1 = cpn.add %a1, %p : tensor<8xf64>, tensor<8xf64> -> tensor<8xf64>
+  %c1 = cpn.exp %b1 : tensor<8xf64> -> tensor<8xf64>
+  %d1 = cpn.negative %c1 : tensor<8xf64> -> tensor<8xf64>
+  %e1 = cpn.subtract %d1, %x1 : tensor<8xf64>, tensor<8xf64> -> tensor<8xf64>
+  %x2 = cpn.divide %e1, %p : tensor<8xf64>, tensor<8xf64> -> tensor<8xf64>
+  %a2 = cpn.multiply %x2, %p {cpn.fpcheck = 7 : i64} : tensor<8xf64>, tensor<8xf64> -> tensor<8xf64>
+  %b2 = cpn.add %a2, %p : tensor<8xf64>, tensor<8xf64> -> tensor<8xf64>
+  %c2 = cpn.exp %b2 : tensor<8xf64> -> tensor<8xf64>
+  %d2 = cpn.negative %c2 : tensor<8xf64> -> tensor<8xf64>
+  %e2 = cpn.subtract %d2, %x2 : tensor<8xf64>, tensor<8xf64> -> tensor<8xf64>
+  %x3 = cpn.divide %e2, %p : tensor<8xf64>, tensor<8xf64> -> tensor<8xf64>
+  %t = cpn.sqrt %x3 : tensor<8xf64> -> tensor<8xf64>
+  return %t : tensor<8xf64>
+}
+
+// -----
+
+// h = f(xs[t], h) over t: the view of xs moves with t, so it stays in the
+// kernel and its value is passed in. The run starts where it repeats (the
+// first op is not part of it) and the phase that hands the fewest bytes
+// from one call to the next is taken: after h, not in the middle of a step.
+// CHECK-LABEL: func.func @moving_view(
+// CHECK: %[[H:.+]] = cpn.negative
+// CHECK: %[[V0:.+]] = cpn.view %{{.+}} {offset = 0 : i64
+// CHECK: %[[R0:.+]] = call @moving_view_repeat(%[[H]], %[[V0]], %{{.+}})
+// CHECK: %[[V1:.+]] = cpn.view %{{.+}} {offset = 8 : i64
+// CHECK: %[[R1:.+]] = call @moving_view_repeat(%[[R0]], %[[V1]], %{{.+}})
+// CHECK: %[[V2:.+]] = cpn.view %{{.+}} {offset = 16 : i64
+// CHECK: %[[R2:.+]] = call @moving_view_repeat(%[[R1]], %[[V2]], %{{.+}})
+// CHECK-NEXT: return %[[R2]]
+// CHECK: func.func private @moving_view_repeat(%{{.+}}: tensor<8xf32>, %{{.+}}: tensor<8xf32>, %{{.+}}: tensor<8xf32>) -> tensor<8xf32>
+// CHECK-NOT: cpn.view
+// CHECK: return
+func.func @moving_view(%xs: tensor<3x8xf32>, %h: tensor<8xf32>) -> tensor<8xf32> {
+  %h0 = cpn.negative %h : tensor<8xf32> -> tensor<8xf32>
+  %v0 = cpn.view %xs {offset = 0 : i64, strides = array<i64: 1>} : tensor<3x8xf32> -> tensor<8xf32>
+  %a0 = cpn.multiply %v0, %h0 : tensor<8xf32>, tensor<8xf32> -> tensor<8xf32>
+  %b0 = cpn.tanh %a0 : tensor<8xf32> -> tensor<8xf32>
+  %c0 = cpn.add %b0, %v0 : tensor<8xf32>, tensor<8xf32> -> tensor<8xf32>
+  %d0 = cpn.multiply %c0, %b0 : tensor<8xf32>, tensor<8xf32> -> tensor<8xf32>
+  %e0 = cpn.exp %d0 : tensor<8xf32> -> tensor<8xf32>
+  %h1 = cpn.subtract %e0, %h0 : tensor<8xf32>, tensor<8xf32> -> tensor<8xf32>
+  %v1 = cpn.view %xs {offset = 8 : i64, strides = array<i64: 1>} : tensor<3x8xf32> -> tensor<8xf32>
+  %a1 = cpn.multiply %v1, %h1 : tensor<8xf32>, tensor<8xf32> -> tensor<8xf32>
+  %b1 = cpn.tanh %a1 : tensor<8xf32> -> tensor<8xf32>
+  %c1 = cpn.add %b1, %v1 : tensor<8xf32>, tensor<8xf32> -> tensor<8xf32>
+  %d1 = cpn.multiply %c1, %b1 : tensor<8xf32>, tensor<8xf32> -> tensor<8xf32>
+  %e1 = cpn.exp %d1 : tensor<8xf32> -> tensor<8xf32>
+  %h2 = cpn.subtract %e1, %h1 : tensor<8xf32>, tensor<8xf32> -> tensor<8xf32>
+  %v2 = cpn.view %xs {offset = 16 : i64, strides = array<i64: 1>} : tensor<3x8xf32> -> tensor<8xf32>
+  %a2 = cpn.multiply %v2, %h2 : tensor<8xf32>, tensor<8xf32> -> tensor<8xf32>
+  %b2 = cpn.tanh %a2 : tensor<8xf32> -> tensor<8xf32>
+  %c2 = cpn.add %b2, %v2 : tensor<8xf32>, tensor<8xf32> -> tensor<8xf32>
+  %d2 = cpn.multiply %c2, %b2 : tensor<8xf32>, tensor<8xf32> -> tensor<8xf32>
+  %e2 = cpn.exp %d2 : tensor<8xf32> -> tensor<8xf32>
+  %h3 = cpn.subtract %e2, %h2 : tensor<8xf32>, tensor<8xf32> -> tensor<8xf32>
+  return %h3 : tensor<8xf32>
+}
+
+// -----
+
+// x = g(x) * t with a Python scalar t that changes each iteration: each
+// scalar is an input of its own, passed to its call.
+// CHECK-LABEL: func.func @varying_scalar(
+// CHECK-SAME: %[[X:[a-z0-9]+]]: tensor<8xf64>, %[[T0:[a-z0-9]+]]: tensor<f64>, %[[T1:[a-z0-9]+]]: tensor<f64>
+// CHECK: %[[R0:.+]] = call @varying_scalar_repeat(%[[X]], %[[T0]], %{{.+}})
+// CHECK: %[[R1:.+]] = call @varying_scalar_repeat(%[[R0]], %[[T1]], %{{.+}})
+// CHECK-NEXT: return %[[R1]]
+func.func @varying_scalar(%x: tensor<8xf64>, %t0: tensor<f64>, %t1: tensor<f64>) -> tensor<8xf64> {
+  %a0 = cpn.sin %x : tensor<8xf64> -> tensor<8xf64>
+  %b0 = cpn.cos %a0 : tensor<8xf64> -> tensor<8xf64>
+  %c0 = cpn.exp %b0 : tensor<8xf64> -> tensor<8xf64>
+  %d0 = cpn.sqrt %c0 : tensor<8xf64> -> tensor<8xf64>
+  %v0 = cpn.view %t0 {offset = 0 : i64, strides = array<i64: 0>} : tensor<f64> -> tensor<8xf64>
+  %x1 = cpn.multiply %d0, %v0 : tensor<8xf64>, tensor<8xf64> -> tensor<8xf64>
+  %a1 = cpn.sin %x1 : tensor<8xf64> -> tensor<8xf64>
+  %b1 = cpn.cos %a1 : tensor<8xf64> -> tensor<8xf64>
+  %c1 = cpn.exp %b1 : tensor<8xf64> -> tensor<8xf64>
+  %d1 = cpn.sqrt %c1 : tensor<8xf64> -> tensor<8xf64>
+  %v1 = cpn.view %t1 {offset = 0 : i64, strides = array<i64: 0>} : tensor<f64> -> tensor<8xf64>
+  %x2 = cpn.multiply %d1, %v1 : tensor<8xf64>, tensor<8xf64> -> tensor<8xf64>
+  return %x2 : tensor<8xf64>
+}
+
+// -----
+
+// Periods that update an array in place are left to the buffer passes.
+// CHECK-LABEL: func.func @updates(
+// CHECK-NOT: call
+// CHECK-COUNT-2: cpn.update
+// CHECK: return
+func.func @updates(%u: tensor<4x4xf64>, %d: tensor<4xf64>) -> tensor<4x4xf64> {
+  %a0 = cpn.exp %d : tensor<4xf64> -> tensor<4xf64>
+  %b0 = cpn.sin %a0 : tensor<4xf64> -> tensor<4xf64>
+  %c0 = cpn.cos %b0 : tensor<4xf64> -> tensor<4xf64>
+  %e0 = cpn.tan %c0 : tensor<4xf64> -> tensor<4xf64>
+  %f0 = cpn.sqrt %e0 : tensor<4xf64> -> tensor<4xf64>
+  %u0 = cpn.update %u, %f0 {offset = 0 : i64, strides = array<i64: 4>} : tensor<4x4xf64>, tensor<4xf64> -> tensor<4x4xf64>
+  %a1 = cpn.exp %d : tensor<4xf64> -> tensor<4xf64>
+  %b1 = cpn.sin %a1 : tensor<4xf64> -> tensor<4xf64>
+  %c1 = cpn.cos %b1 : tensor<4xf64> -> tensor<4xf64>
+  %e1 = cpn.tan %c1 : tensor<4xf64> -> tensor<4xf64>
+  %f1 = cpn.sqrt %e1 : tensor<4xf64> -> tensor<4xf64>
+  %u1 = cpn.update %u0, %f1 {offset = 0 : i64, strides = array<i64: 4>} : tensor<4x4xf64>, tensor<4xf64> -> tensor<4x4xf64>
+  return %u1 : tensor<4x4xf64>
+}
+
+// -----
+
+// A kernel as the JIT builds it, lowered all the way: the iteration is one
+// LLVM function, never inlined, called twice with bare pointers; the
+// second call writes straight into the kernel's output.
+// LLVM-LABEL: llvm.func @kernel(
+// LLVM: llvm.call @kernel_repeat(
+// LLVM: llvm.call @kernel_repeat(
+// LLVM-NOT: llvm.call @kernel_repeat(
+// LLVM: llvm.return
+// LLVM: llvm.func @kernel_repeat(%{{.+}}: !llvm.ptr, %{{.+}}: !llvm.ptr, %{{.+}}: !llvm.ptr, %{{.+}}: !llvm.ptr {cpn.fp_status})
+// LLVM-SAME: passthrough = ["noinline"]
+func.func @kernel(%arg0: memref<64xf64> {llvm.noalias}, %arg1: memref<64xf64> {llvm.noalias}, %arg2: memref<64xf64> {llvm.noalias}, %arg3: memref<1xi32> {cpn.fp_status, llvm.noalias}) {
+  %p = bufferization.to_tensor %arg0 restrict : memref<64xf64> to tensor<64xf64>
+  %x0 = bufferization.to_tensor %arg1 restrict : memref<64xf64> to tensor<64xf64>
+  %a0 = cpn.multiply %x0, %p {cpn.fpcheck = 7 : i64, cpn.fpsite = 0 : i64} : tensor<64xf64>, tensor<64xf64> -> tensor<64xf64>
+  %b0 = cpn.add %a0, %p : tensor<64xf64>, tensor<64xf64> -> tensor<64xf64>
+  %c0 = cpn.exp %b0 : tensor<64xf64> -> tensor<64xf64>
+  %d0 = cpn.negative %c0 : tensor<64xf64> -> tensor<64xf64>
+  %e0 = cpn.reduce %d0 {axes = array<i64: 0>, kind = "sum"} : tensor<64xf64> -> tensor<f64>
+  %f0 = cpn.view %e0 {offset = 0 : i64, strides = array<i64: 0>} : tensor<f64> -> tensor<64xf64>
+  %x1 = cpn.divide %d0, %f0 {cpn.fpcheck = 7 : i64, cpn.fpsite = 1 : i64} : tensor<64xf64>, tensor<64xf64> -> tensor<64xf64>
+  %a1 = cpn.multiply %x1, %p {cpn.fpcheck = 7 : i64, cpn.fpsite = 0 : i64} : tensor<64xf64>, tensor<64xf64> -> tensor<64xf64>
+  %b1 = cpn.add %a1, %p : tensor<64xf64>, tensor<64xf64> -> tensor<64xf64>
+  %c1 = cpn.exp %b1 : tensor<64xf64> -> tensor<64xf64>
+  %d1 = cpn.negative %c1 : tensor<64xf64> -> tensor<64xf64>
+  %e1 = cpn.reduce %d1 {axes = array<i64: 0>, kind = "sum"} : tensor<64xf64> -> tensor<f64>
+  %f1 = cpn.view %e1 {offset = 0 : i64, strides = array<i64: 0>} : tensor<f64> -> tensor<64xf64>
+  %x2 = cpn.divide %d1, %f1 {cpn.fpcheck = 7 : i64, cpn.fpsite = 1 : i64} : tensor<64xf64>, tensor<64xf64> -> tensor<64xf64>
+  bufferization.materialize_in_destination %x2 in restrict writable %arg2 : (tensor<64xf64>, memref<64xf64>) -> ()
+  return
+}
