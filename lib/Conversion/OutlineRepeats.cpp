@@ -64,6 +64,9 @@ struct Plan {
   llvm::SmallVector<std::pair<size_t, unsigned>> results; // (pos, result)
 };
 
+/// The largest input that may differ from period to period.
+constexpr int64_t kMaxVaryingElements = 64;
+
 bool outlinable(Operation *op) {
   return isa<CPNDialect>(op->getDialect()) && !isa<UpdateOp, FpFlagOp>(op) &&
          op->getNumRegions() == 0 && op->getNumResults() > 0 &&
@@ -214,7 +217,16 @@ struct OutlineRepeatsPass
             if (periodOf(v))
               return std::nullopt;
     }
-    if (llvm::all_of(plan.hoisted, [](bool h) { return h; }))
+    // A period of elementwise ops only is left to fusion: the iterations of
+    // x = f(x) fuse into one pass over memory (and Black-Scholes' Horner
+    // steps into its one loop), which calls would cut into one pass each.
+    // A reduction, product or library call ends fusion anyway.
+    bool endsFusion = false;
+    for (size_t t = 0; t < p; ++t)
+      if (!plan.hoisted[t] &&
+          isa<ReduceOp, MatmulOp, LibcallOp>(ops[r.start + t]))
+        endsFusion = true;
+    if (!endsFusion)
       return std::nullopt;
     // Operands: the same position of the same period, or an outside value
     // bound the same way in every period.
@@ -241,6 +253,12 @@ struct OutlineRepeatsPass
           Value v1 = ops[r.start + p + t]->getOperand(j);
           Binding b;
           if (v1 != v0 && !periodOf(v1)) {
+            // Loops vary scalars. Periods that differ in a large input are
+            // a helper applied to different data (Black-Scholes' CND(d1)
+            // and CND(d2)), which fusion across the calls serves better.
+            if (cast<RankedTensorType>(v0.getType()).getNumElements() >
+                kMaxVaryingElements)
+              return std::nullopt;
             b.kind = Binding::Varying;
             b.values.assign(r.count, Value());
             b.values[0] = v0;

@@ -2,8 +2,8 @@
 // RUN: cpn-opt %s -split-input-file -cpn-outline-repeats=min-ops=7 | FileCheck %s --check-prefix=BIG
 // RUN: cpn-opt %s -split-input-file -cpn-lower-to-llvm | FileCheck %s --check-prefix=LLVM
 
-// Three iterations of x = f(x, p) traced into one kernel: one function for
-// the iteration, called three times; p is passed unchanged, x from one call
+// Three iterations of x = f(x, p) with a sum traced into one kernel: one
+// function for the iteration, called three times; p is passed unchanged, x from one call
 // to the next, and each call writes its result into a destination the
 // kernel allocates. The kernel's status argument goes to the checks inside.
 // CHECK-LABEL: func.func @carried(
@@ -19,7 +19,7 @@
 // CHECK: func.func private @carried_repeat(%[[A0:.+]]: tensor<8xf64>, %[[A1:.+]]: tensor<8xf64>, %[[A2:.+]]: tensor<8xf64>, %{{.+}}: memref<1xi32> {cpn.fp_status}) -> tensor<8xf64> attributes {passthrough = ["noinline"]}
 // CHECK-NEXT: cpn.multiply %[[A0]], %[[A1]] {cpn.fpcheck = 7 : i64}
 // CHECK-COUNT-4: cpn.
-// CHECK: %[[Y:.+]] = cpn.divide
+// CHECK-NEXT: %[[Y:.+]] = cpn.divide
 // CHECK-NEXT: %[[Z:.+]] = bufferization.materialize_in_destination %[[Y]] in %[[A2]]
 // CHECK-NEXT: return %[[Z]]
 // A period of six ops is below min-ops=7: nothing is outlined.
@@ -30,21 +30,21 @@ func.func @carried(%p: tensor<8xf64>, %x0: tensor<8xf64>, %s: memref<1xi32> {cpn
   %a0 = cpn.multiply %x0, %p {cpn.fpcheck = 7 : i64} : tensor<8xf64>, tensor<8xf64> -> tensor<8xf64>
   %b0 = cpn.add %a0, %p : tensor<8xf64>, tensor<8xf64> -> tensor<8xf64>
   %c0 = cpn.exp %b0 : tensor<8xf64> -> tensor<8xf64>
-  %d0 = cpn.negative %c0 : tensor<8xf64> -> tensor<8xf64>
-  %e0 = cpn.subtract %d0, %x0 : tensor<8xf64>, tensor<8xf64> -> tensor<8xf64>
-  %x1 = cpn.divide %e0, %p : tensor<8xf64>, tensor<8xf64> -> tensor<8xf64>
+  %d0 = cpn.reduce %c0 {axes = array<i64: 0>, kind = "sum"} : tensor<8xf64> -> tensor<f64>
+  %e0 = cpn.view %d0 {offset = 0 : i64, strides = array<i64: 0>} : tensor<f64> -> tensor<8xf64>
+  %x1 = cpn.divide %c0, %e0 : tensor<8xf64>, tensor<8xf64> -> tensor<8xf64>
   %a1 = cpn.multiply %x1, %p {cpn.fpcheck = 7 : i64} : tensor<8xf64>, tensor<8xf64> -> tensor<8xf64>
   %b1 = cpn.add %a1, %p : tensor<8xf64>, tensor<8xf64> -> tensor<8xf64>
   %c1 = cpn.exp %b1 : tensor<8xf64> -> tensor<8xf64>
-  %d1 = cpn.negative %c1 : tensor<8xf64> -> tensor<8xf64>
-  %e1 = cpn.subtract %d1, %x1 : tensor<8xf64>, tensor<8xf64> -> tensor<8xf64>
-  %x2 = cpn.divide %e1, %p : tensor<8xf64>, tensor<8xf64> -> tensor<8xf64>
+  %d1 = cpn.reduce %c1 {axes = array<i64: 0>, kind = "sum"} : tensor<8xf64> -> tensor<f64>
+  %e1 = cpn.view %d1 {offset = 0 : i64, strides = array<i64: 0>} : tensor<f64> -> tensor<8xf64>
+  %x2 = cpn.divide %c1, %e1 : tensor<8xf64>, tensor<8xf64> -> tensor<8xf64>
   %a2 = cpn.multiply %x2, %p {cpn.fpcheck = 7 : i64} : tensor<8xf64>, tensor<8xf64> -> tensor<8xf64>
   %b2 = cpn.add %a2, %p : tensor<8xf64>, tensor<8xf64> -> tensor<8xf64>
   %c2 = cpn.exp %b2 : tensor<8xf64> -> tensor<8xf64>
-  %d2 = cpn.negative %c2 : tensor<8xf64> -> tensor<8xf64>
-  %e2 = cpn.subtract %d2, %x2 : tensor<8xf64>, tensor<8xf64> -> tensor<8xf64>
-  %x3 = cpn.divide %e2, %p : tensor<8xf64>, tensor<8xf64> -> tensor<8xf64>
+  %d2 = cpn.reduce %c2 {axes = array<i64: 0>, kind = "sum"} : tensor<8xf64> -> tensor<f64>
+  %e2 = cpn.view %d2 {offset = 0 : i64, strides = array<i64: 0>} : tensor<f64> -> tensor<8xf64>
+  %x3 = cpn.divide %c2, %e2 : tensor<8xf64>, tensor<8xf64> -> tensor<8xf64>
   %t = cpn.sqrt %x3 : tensor<8xf64> -> tensor<8xf64>
   return %t : tensor<8xf64>
 }
@@ -65,7 +65,7 @@ func.func @carried(%p: tensor<8xf64>, %x0: tensor<8xf64>, %s: memref<1xi32> {cpn
 // CHECK: %[[R2:.+]] = call @moving_view_repeat(%[[R1]], %[[V2]], %{{.+}})
 // CHECK-NEXT: return %[[R2]]
 // CHECK: func.func private @moving_view_repeat(%{{.+}}: tensor<8xf32>, %{{.+}}: tensor<8xf32>, %{{.+}}: tensor<8xf32>) -> tensor<8xf32>
-// CHECK-NOT: cpn.view
+// CHECK-NOT: offset = 8
 // CHECK: return
 func.func @moving_view(%xs: tensor<3x8xf32>, %h: tensor<8xf32>) -> tensor<8xf32> {
   %h0 = cpn.negative %h : tensor<8xf32> -> tensor<8xf32>
@@ -73,23 +73,23 @@ func.func @moving_view(%xs: tensor<3x8xf32>, %h: tensor<8xf32>) -> tensor<8xf32>
   %a0 = cpn.multiply %v0, %h0 : tensor<8xf32>, tensor<8xf32> -> tensor<8xf32>
   %b0 = cpn.tanh %a0 : tensor<8xf32> -> tensor<8xf32>
   %c0 = cpn.add %b0, %v0 : tensor<8xf32>, tensor<8xf32> -> tensor<8xf32>
-  %d0 = cpn.multiply %c0, %b0 : tensor<8xf32>, tensor<8xf32> -> tensor<8xf32>
-  %e0 = cpn.exp %d0 : tensor<8xf32> -> tensor<8xf32>
-  %h1 = cpn.subtract %e0, %h0 : tensor<8xf32>, tensor<8xf32> -> tensor<8xf32>
+  %s0 = cpn.reduce %c0 {axes = array<i64: 0>, kind = "sum"} : tensor<8xf32> -> tensor<f32>
+  %e0 = cpn.view %s0 {offset = 0 : i64, strides = array<i64: 0>} : tensor<f32> -> tensor<8xf32>
+  %h1 = cpn.subtract %e0, %b0 : tensor<8xf32>, tensor<8xf32> -> tensor<8xf32>
   %v1 = cpn.view %xs {offset = 8 : i64, strides = array<i64: 1>} : tensor<3x8xf32> -> tensor<8xf32>
   %a1 = cpn.multiply %v1, %h1 : tensor<8xf32>, tensor<8xf32> -> tensor<8xf32>
   %b1 = cpn.tanh %a1 : tensor<8xf32> -> tensor<8xf32>
   %c1 = cpn.add %b1, %v1 : tensor<8xf32>, tensor<8xf32> -> tensor<8xf32>
-  %d1 = cpn.multiply %c1, %b1 : tensor<8xf32>, tensor<8xf32> -> tensor<8xf32>
-  %e1 = cpn.exp %d1 : tensor<8xf32> -> tensor<8xf32>
-  %h2 = cpn.subtract %e1, %h1 : tensor<8xf32>, tensor<8xf32> -> tensor<8xf32>
+  %s1 = cpn.reduce %c1 {axes = array<i64: 0>, kind = "sum"} : tensor<8xf32> -> tensor<f32>
+  %e1 = cpn.view %s1 {offset = 0 : i64, strides = array<i64: 0>} : tensor<f32> -> tensor<8xf32>
+  %h2 = cpn.subtract %e1, %b1 : tensor<8xf32>, tensor<8xf32> -> tensor<8xf32>
   %v2 = cpn.view %xs {offset = 16 : i64, strides = array<i64: 1>} : tensor<3x8xf32> -> tensor<8xf32>
   %a2 = cpn.multiply %v2, %h2 : tensor<8xf32>, tensor<8xf32> -> tensor<8xf32>
   %b2 = cpn.tanh %a2 : tensor<8xf32> -> tensor<8xf32>
   %c2 = cpn.add %b2, %v2 : tensor<8xf32>, tensor<8xf32> -> tensor<8xf32>
-  %d2 = cpn.multiply %c2, %b2 : tensor<8xf32>, tensor<8xf32> -> tensor<8xf32>
-  %e2 = cpn.exp %d2 : tensor<8xf32> -> tensor<8xf32>
-  %h3 = cpn.subtract %e2, %h2 : tensor<8xf32>, tensor<8xf32> -> tensor<8xf32>
+  %s2 = cpn.reduce %c2 {axes = array<i64: 0>, kind = "sum"} : tensor<8xf32> -> tensor<f32>
+  %e2 = cpn.view %s2 {offset = 0 : i64, strides = array<i64: 0>} : tensor<f32> -> tensor<8xf32>
+  %h3 = cpn.subtract %e2, %b2 : tensor<8xf32>, tensor<8xf32> -> tensor<8xf32>
   return %h3 : tensor<8xf32>
 }
 
@@ -104,18 +104,47 @@ func.func @moving_view(%xs: tensor<3x8xf32>, %h: tensor<8xf32>) -> tensor<8xf32>
 // CHECK-NEXT: return %[[R1]]
 func.func @varying_scalar(%x: tensor<8xf64>, %t0: tensor<f64>, %t1: tensor<f64>) -> tensor<8xf64> {
   %a0 = cpn.sin %x : tensor<8xf64> -> tensor<8xf64>
-  %b0 = cpn.cos %a0 : tensor<8xf64> -> tensor<8xf64>
-  %c0 = cpn.exp %b0 : tensor<8xf64> -> tensor<8xf64>
-  %d0 = cpn.sqrt %c0 : tensor<8xf64> -> tensor<8xf64>
+  %s0 = cpn.reduce %a0 {axes = array<i64: 0>, kind = "max"} : tensor<8xf64> -> tensor<f64>
+  %w0 = cpn.view %s0 {offset = 0 : i64, strides = array<i64: 0>} : tensor<f64> -> tensor<8xf64>
+  %b0 = cpn.add %a0, %w0 : tensor<8xf64>, tensor<8xf64> -> tensor<8xf64>
   %v0 = cpn.view %t0 {offset = 0 : i64, strides = array<i64: 0>} : tensor<f64> -> tensor<8xf64>
-  %x1 = cpn.multiply %d0, %v0 : tensor<8xf64>, tensor<8xf64> -> tensor<8xf64>
+  %x1 = cpn.multiply %b0, %v0 : tensor<8xf64>, tensor<8xf64> -> tensor<8xf64>
   %a1 = cpn.sin %x1 : tensor<8xf64> -> tensor<8xf64>
-  %b1 = cpn.cos %a1 : tensor<8xf64> -> tensor<8xf64>
-  %c1 = cpn.exp %b1 : tensor<8xf64> -> tensor<8xf64>
-  %d1 = cpn.sqrt %c1 : tensor<8xf64> -> tensor<8xf64>
+  %s1 = cpn.reduce %a1 {axes = array<i64: 0>, kind = "max"} : tensor<8xf64> -> tensor<f64>
+  %w1 = cpn.view %s1 {offset = 0 : i64, strides = array<i64: 0>} : tensor<f64> -> tensor<8xf64>
+  %b1 = cpn.add %a1, %w1 : tensor<8xf64>, tensor<8xf64> -> tensor<8xf64>
   %v1 = cpn.view %t1 {offset = 0 : i64, strides = array<i64: 0>} : tensor<f64> -> tensor<8xf64>
-  %x2 = cpn.multiply %d1, %v1 : tensor<8xf64>, tensor<8xf64> -> tensor<8xf64>
+  %x2 = cpn.multiply %b1, %v1 : tensor<8xf64>, tensor<8xf64> -> tensor<8xf64>
   return %x2 : tensor<8xf64>
+}
+
+// -----
+
+// Iterations of elementwise ops only are left to fusion (one pass over
+// memory for all of them), as are Black-Scholes' Horner steps.
+// CHECK-LABEL: func.func @elementwise(
+// CHECK-NOT: call
+// CHECK: return
+func.func @elementwise(%p: tensor<8xf64>, %x0: tensor<8xf64>) -> tensor<8xf64> {
+  %a0 = cpn.multiply %x0, %p : tensor<8xf64>, tensor<8xf64> -> tensor<8xf64>
+  %b0 = cpn.add %a0, %p : tensor<8xf64>, tensor<8xf64> -> tensor<8xf64>
+  %c0 = cpn.exp %b0 : tensor<8xf64> -> tensor<8xf64>
+  %d0 = cpn.negative %c0 : tensor<8xf64> -> tensor<8xf64>
+  %e0 = cpn.subtract %d0, %x0 : tensor<8xf64>, tensor<8xf64> -> tensor<8xf64>
+  %x1 = cpn.divide %e0, %p : tensor<8xf64>, tensor<8xf64> -> tensor<8xf64>
+  %a1 = cpn.multiply %x1, %p : tensor<8xf64>, tensor<8xf64> -> tensor<8xf64>
+  %b1 = cpn.add %a1, %p : tensor<8xf64>, tensor<8xf64> -> tensor<8xf64>
+  %c1 = cpn.exp %b1 : tensor<8xf64> -> tensor<8xf64>
+  %d1 = cpn.negative %c1 : tensor<8xf64> -> tensor<8xf64>
+  %e1 = cpn.subtract %d1, %x1 : tensor<8xf64>, tensor<8xf64> -> tensor<8xf64>
+  %x2 = cpn.divide %e1, %p : tensor<8xf64>, tensor<8xf64> -> tensor<8xf64>
+  %a2 = cpn.multiply %x2, %p : tensor<8xf64>, tensor<8xf64> -> tensor<8xf64>
+  %b2 = cpn.add %a2, %p : tensor<8xf64>, tensor<8xf64> -> tensor<8xf64>
+  %c2 = cpn.exp %b2 : tensor<8xf64> -> tensor<8xf64>
+  %d2 = cpn.negative %c2 : tensor<8xf64> -> tensor<8xf64>
+  %e2 = cpn.subtract %d2, %x2 : tensor<8xf64>, tensor<8xf64> -> tensor<8xf64>
+  %x3 = cpn.divide %e2, %p : tensor<8xf64>, tensor<8xf64> -> tensor<8xf64>
+  return %x3 : tensor<8xf64>
 }
 
 // -----
@@ -128,13 +157,15 @@ func.func @varying_scalar(%x: tensor<8xf64>, %t0: tensor<f64>, %t1: tensor<f64>)
 func.func @updates(%u: tensor<4x4xf64>, %d: tensor<4xf64>) -> tensor<4x4xf64> {
   %a0 = cpn.exp %d : tensor<4xf64> -> tensor<4xf64>
   %b0 = cpn.sin %a0 : tensor<4xf64> -> tensor<4xf64>
-  %c0 = cpn.cos %b0 : tensor<4xf64> -> tensor<4xf64>
+  %r0 = cpn.reduce %b0 {axes = array<i64: 0>, kind = "sum"} : tensor<4xf64> -> tensor<f64>
+  %c0 = cpn.view %r0 {offset = 0 : i64, strides = array<i64: 0>} : tensor<f64> -> tensor<4xf64>
   %e0 = cpn.tan %c0 : tensor<4xf64> -> tensor<4xf64>
   %f0 = cpn.sqrt %e0 : tensor<4xf64> -> tensor<4xf64>
   %u0 = cpn.update %u, %f0 {offset = 0 : i64, strides = array<i64: 4>} : tensor<4x4xf64>, tensor<4xf64> -> tensor<4x4xf64>
   %a1 = cpn.exp %d : tensor<4xf64> -> tensor<4xf64>
   %b1 = cpn.sin %a1 : tensor<4xf64> -> tensor<4xf64>
-  %c1 = cpn.cos %b1 : tensor<4xf64> -> tensor<4xf64>
+  %r1 = cpn.reduce %b1 {axes = array<i64: 0>, kind = "sum"} : tensor<4xf64> -> tensor<f64>
+  %c1 = cpn.view %r1 {offset = 0 : i64, strides = array<i64: 0>} : tensor<f64> -> tensor<4xf64>
   %e1 = cpn.tan %c1 : tensor<4xf64> -> tensor<4xf64>
   %f1 = cpn.sqrt %e1 : tensor<4xf64> -> tensor<4xf64>
   %u1 = cpn.update %u0, %f1 {offset = 0 : i64, strides = array<i64: 4>} : tensor<4x4xf64>, tensor<4xf64> -> tensor<4x4xf64>

@@ -216,9 +216,14 @@ def OutlineRepeats : Pass<"cpn-outline-repeats", "ModuleOp"> {
     callee), so that after `drop-equivalent-buffer-results` the kernel's
     buffers are plain allocations. A run may start at any phase: the one
     whose results are the fewest bytes is taken (an LSTM cut after `h`
-    hands over `h` and `c`, not its gates). The periods must not hold
+    hands over `h` and `c`, not its gates). A period must hold a
+    reduction, a product or a library call: elementwise periods are left to
+    fusion (the iterations of `x = f(x)` fuse into one pass over memory,
+    which calls would cut into one pass each). The periods must not hold
     `cpn.update` (in-place updates stay visible to the buffer passes), no
-    period may return a view, and shapes must be static. The function's
+    period may return a view, an input that differs per period must have at
+    most 64 elements (loops vary scalars; a large one is a helper applied to
+    different data), and shapes must be static. The function's
     tensors are bufferized across the call (`bufferize-function-boundaries`
     with identity layouts) and the kernel's `cpn.fp_status` argument is
     passed on to it.
