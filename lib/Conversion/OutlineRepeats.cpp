@@ -151,7 +151,8 @@ struct OutlineRepeatsPass
       const Run &r = runs[tried];
       std::optional<Plan> best;
       int64_t bestBytes = 0;
-      for (size_t shift = 0; shift < r.period; ++shift) {
+      // (At most 64 phases: a long @jit trace stays linear in its length.)
+      for (size_t shift = 0; shift < std::min<size_t>(r.period, 64); ++shift) {
         Run s{r.start + shift, r.period, (r.length - shift) / r.period,
               r.length - shift};
         if (s.count < 2)
