@@ -143,11 +143,12 @@ struct OutlineRepeatsPass
     for (size_t tried = 0; tried < runs.size() && tried < 16; ++tried) {
       // A run may start at any phase that keeps at least two periods; the
       // earliest that verifies is taken.
-      // The phase decides what crosses from one call to the next: cut
-      // mid-step, an LSTM's gates and three of its gate values would be
-      // written out and read back; cut after `h`, only `h` and `c`. Each
-      // phase that verifies is priced by the bytes of its results (runs
-      // repeat; a compile is once), the earliest first among equals.
+      // The phase decides what crosses from one call to the next and what
+      // is left over around the run. Leftover parts of a period are
+      // compiled in the kernel and fuse badly (k-means cut mid-iteration
+      // fused its two halves into a loop that moved 272 MB): the phases that
+      // keep the most periods come first, then the fewest bytes of results
+      // (an LSTM step cut after `h` passes `h` and `c`, not its gates).
       const Run &r = runs[tried];
       std::optional<Plan> best;
       int64_t bestBytes = 0;
@@ -167,7 +168,8 @@ struct OutlineRepeatsPass
           bytes += type.getNumElements() *
                    std::max<int64_t>(1, type.getElementTypeBitWidth() / 8);
         }
-        if (!best || bytes < bestBytes) {
+        if (!best || s.count > best->run.count ||
+            (s.count == best->run.count && bytes < bestBytes)) {
           best = std::move(plan);
           bestBytes = bytes;
         }

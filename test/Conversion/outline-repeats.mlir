@@ -53,8 +53,7 @@ func.func @carried(%p: tensor<8xf64>, %x0: tensor<8xf64>, %s: memref<1xi32> {cpn
 
 // h = f(xs[t], h) over t: the view of xs moves with t, so it stays in the
 // kernel and its value is passed in. The run starts where it repeats (the
-// first op is not part of it) and the phase that hands the fewest bytes
-// from one call to the next is taken: after h, not in the middle of a step.
+// first op is not part of it), at the phase that keeps three periods.
 // CHECK-LABEL: func.func @moving_view(
 // CHECK: %[[H:.+]] = cpn.negative
 // CHECK: %[[V0:.+]] = cpn.view %{{.+}} {offset = 0 : i64

@@ -214,9 +214,10 @@ def OutlineRepeats : Pass<"cpn-outline-repeats", "ModuleOp"> {
     written into destinations the caller allocates
     (`bufferization.alloc_tensor`, `materialize_in_destination` in the
     callee), so that after `drop-equivalent-buffer-results` the kernel's
-    buffers are plain allocations. A run may start at any phase: the one
-    whose results are the fewest bytes is taken (an LSTM cut after `h`
-    hands over `h` and `c`, not its gates). A period must hold a
+    buffers are plain allocations. A run may start at any phase: those
+    that keep the most periods come first (what is left of a period around
+    the run is compiled in the kernel), then the one whose results are the
+    fewest bytes. A period must hold a
     reduction, a product or a library call: elementwise periods are left to
     fusion (the iterations of `x = f(x)` fuse into one pass over memory,
     which calls would cut into one pass each). The periods must not hold
