@@ -36,11 +36,12 @@ using namespace mlir;
 using namespace mlir::cpn;
 
 namespace {
-/// A run of `count` periods of `period` ops starting at `start`.
+/// `length` ops from `start` that repeat every `period` ops: `count()`
+/// whole periods.
 struct Run {
-  size_t start = 0, period = 0, count = 0;
-  size_t length = 0; // ops periodic from `start` (count * period or more)
-  size_t saved() const { return (count - 1) * period; }
+  size_t start = 0, period = 0, length = 0;
+  size_t count() const { return length / period; }
+  size_t saved() const { return (count() - 1) * period; }
 };
 
 /// How a value read by the first period from outside the run is bound in
@@ -112,6 +113,9 @@ struct OutlineRepeatsPass
       ops.push_back(&op);
     if (ops.size() < 2 * static_cast<size_t>(minOps))
       return false;
+    llvm::DenseMap<Operation *, size_t> index; // position in `ops`
+    for (auto [i, op] : llvm::enumerate(ops))
+      index[op] = i;
     SmallVector<size_t> shapes(ops.size());
     for (auto [i, op] : llvm::enumerate(ops))
       shapes[i] = outlinable(op) ? static_cast<size_t>(shapeOf(op)) : i + 1;
@@ -130,8 +134,8 @@ struct OutlineRepeatsPass
         while (i + p + len < n && shapes[i + len] == shapes[i + p + len] &&
                outlinable(ops[i + len]))
           ++len;
-        Run r{i, p, (len + p) / p, len + p};
-        if (r.count >= 2 && static_cast<int64_t>(p) >= minOps)
+        Run r{i, p, len + p};
+        if (r.count() >= 2 && static_cast<int64_t>(p) >= minOps)
           runs.push_back(r);
         i += len;
       }
@@ -154,11 +158,10 @@ struct OutlineRepeatsPass
       int64_t bestBytes = 0;
       // (At most 64 phases: a long @jit trace stays linear in its length.)
       for (size_t shift = 0; shift < std::min<size_t>(r.period, 64); ++shift) {
-        Run s{r.start + shift, r.period, (r.length - shift) / r.period,
-              r.length - shift};
-        if (s.count < 2)
+        Run s{r.start + shift, r.period, r.length - shift};
+        if (s.count() < 2)
           break;
-        std::optional<Plan> plan = verify(ops, s);
+        std::optional<Plan> plan = verify(ops, index, s);
         if (!plan)
           continue;
         int64_t bytes = 0;
@@ -168,8 +171,8 @@ struct OutlineRepeatsPass
           bytes += type.getNumElements() *
                    std::max<int64_t>(1, type.getElementTypeBitWidth() / 8);
         }
-        if (!best || s.count > best->run.count ||
-            (s.count == best->run.count && bytes < bestBytes)) {
+        if (!best || s.count() > best->run.count() ||
+            (s.count() == best->run.count() && bytes < bestBytes)) {
           best = std::move(plan);
           bestBytes = bytes;
         }
@@ -184,19 +187,20 @@ struct OutlineRepeatsPass
 
   /// The run `r` as a plan, or nothing when its periods are not the same
   /// computation.
-  std::optional<Plan> verify(ArrayRef<Operation *> ops, const Run &r) {
-    size_t p = r.period, end = r.start + r.count * p;
-    llvm::DenseMap<Operation *, size_t> index;
-    for (size_t i = r.start; i < end; ++i)
-      index[ops[i]] = i;
+  std::optional<Plan> verify(ArrayRef<Operation *> ops,
+                             const llvm::DenseMap<Operation *, size_t> &index,
+                             const Run &r) {
+    size_t p = r.period, end = r.start + r.count() * p;
     auto periodOfOp = [&](Operation *op) -> std::optional<size_t> {
       auto it = op ? index.find(op) : index.end();
-      if (it == index.end())
+      if (it == index.end() || it->second < r.start || it->second >= end)
         return std::nullopt;
       return (it->second - r.start) / p;
     };
     auto periodOf = [&](Value v) { return periodOfOp(v.getDefiningOp()); };
-    auto posOfOp = [&](Operation *op) { return (index[op] - r.start) % p; };
+    auto posOfOp = [&](Operation *op) {
+      return (index.lookup(op) - r.start) % p;
+    };
     auto posOf = [&](Value v) { return posOfOp(v.getDefiningOp()); };
     Plan plan;
     plan.run = r;
@@ -205,7 +209,7 @@ struct OutlineRepeatsPass
     // of the run stay in the kernel.
     for (size_t t = 0; t < p; ++t) {
       Operation *first = ops[r.start + t];
-      for (size_t k = 1; k < r.count; ++k) {
+      for (size_t k = 1; k < r.count(); ++k) {
         Operation *op = ops[r.start + k * p + t];
         if (op->getName() != first->getName() ||
             op->getResultTypes() != first->getResultTypes() ||
@@ -215,7 +219,7 @@ struct OutlineRepeatsPass
           plan.hoisted[t] = true;
       }
       if (plan.hoisted[t])
-        for (size_t k = 0; k < r.count; ++k)
+        for (size_t k = 0; k < r.count(); ++k)
           for (Value v : ops[r.start + k * p + t]->getOperands())
             if (periodOf(v))
               return std::nullopt;
@@ -242,7 +246,7 @@ struct OutlineRepeatsPass
         if (periodOf(v0)) { // inside the first period
           size_t t0 = posOf(v0);
           unsigned res = cast<OpResult>(v0).getResultNumber();
-          for (size_t k = 1; k < r.count; ++k) {
+          for (size_t k = 1; k < r.count(); ++k) {
             Value vk = ops[r.start + k * p + t]->getOperand(j);
             if (periodOf(vk) != k || posOf(vk) != t0 ||
                 cast<OpResult>(vk).getResultNumber() != res)
@@ -263,7 +267,7 @@ struct OutlineRepeatsPass
                 kMaxVaryingElements)
               return std::nullopt;
             b.kind = Binding::Varying;
-            b.values.assign(r.count, Value());
+            b.values.assign(r.count(), Value());
             b.values[0] = v0;
           } else if (v1 != v0) {
             if (periodOf(v1) != 0 || plan.hoisted[posOf(v1)])
@@ -275,7 +279,7 @@ struct OutlineRepeatsPass
           plan.bound.push_back(std::move(b));
         }
         Binding &b = plan.bound[it->second];
-        for (size_t k = 1; k < r.count; ++k) {
+        for (size_t k = 1; k < r.count(); ++k) {
           Value vk = ops[r.start + k * p + t]->getOperand(j);
           bool ok = false;
           switch (b.kind) {
@@ -299,7 +303,7 @@ struct OutlineRepeatsPass
     // Results: what anything but its own period's ops reads (the next
     // period's carried values, the ops after the run, the terminator).
     llvm::SmallDenseSet<std::pair<size_t, unsigned>> escaping;
-    for (size_t k = 0; k < r.count; ++k)
+    for (size_t k = 0; k < r.count(); ++k)
       for (size_t t = 0; t < p; ++t) {
         if (plan.hoisted[t])
           continue;
@@ -334,7 +338,7 @@ struct OutlineRepeatsPass
     // The kernel's floating-point status goes to the checks of the body.
     Value status;
     for (unsigned i = 0; i < kernel.getNumArguments(); ++i)
-      if (kernel.getArgAttr(i, "cpn.fp_status"))
+      if (kernel.getArgAttr(i, kFpStatusAttr))
         status = kernel.getArgument(i);
     SmallVector<Type> argTypes, resultTypes;
     for (Value v : plan.outside)
@@ -360,7 +364,7 @@ struct OutlineRepeatsPass
     // Compiled once and called from each period: never inlined back.
     fn->setAttr("passthrough", b.getStrArrayAttr({"noinline"}));
     if (status)
-      fn.setArgAttr(argTypes.size() - 1, "cpn.fp_status", b.getUnitAttr());
+      fn.setArgAttr(argTypes.size() - 1, kFpStatusAttr, b.getUnitAttr());
     Block *entry = fn.addEntryBlock();
     b.setInsertionPointToStart(entry);
     IRMapping map;
@@ -383,7 +387,7 @@ struct OutlineRepeatsPass
     func::ReturnOp::create(b, fn.getLoc(), returned);
     // Each period becomes a call after its last op.
     SmallVector<Value> previous; // the results of the call before
-    for (size_t k = 0; k < r.count; ++k) {
+    for (size_t k = 0; k < r.count(); ++k) {
       size_t base = r.start + k * p;
       SmallVector<Value> args;
       for (auto [i, v] : llvm::enumerate(plan.outside)) {
@@ -412,20 +416,15 @@ struct OutlineRepeatsPass
         args.push_back(status);
       auto call = func::CallOp::create(b, ops[base]->getLoc(), fn, args);
       previous.assign(call.getResults().begin(), call.getResults().end());
-      // Uses outside the period (the next periods' reads were bound to the
-      // call's results above: they are gone with the period's ops).
-      for (auto [i, tr] : llvm::enumerate(plan.results)) {
-        Value old = ops[base + tr.first]->getResult(tr.second);
-        old.replaceUsesWithIf(call.getResult(i), [&](OpOperand &use) {
-          Operation *user = use.getOwner();
-          return user != call && !(user->getBlock() == call->getBlock() &&
-                                   user->isBeforeInBlock(call) &&
-                                   !user->isBeforeInBlock(ops[base]));
-        });
-      }
+      // Every use of a result reads the call's instead: the next periods'
+      // reads were bound to these results above, and the period's own ops
+      // (which read them before the call) are erased below.
+      for (auto [i, tr] : llvm::enumerate(plan.results))
+        ops[base + tr.first]->getResult(tr.second).replaceAllUsesWith(
+            call.getResult(i));
     }
     // The periods' own ops, last first (hoisted ones stay).
-    for (size_t i = r.start + r.count * p; i-- > r.start;)
+    for (size_t i = r.start + r.count() * p; i-- > r.start;)
       if (!plan.hoisted[(i - r.start) % p])
         ops[i]->erase();
   }
