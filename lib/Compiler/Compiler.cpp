@@ -1790,9 +1790,16 @@ void runKernel(const std::shared_ptr<Executable> &exe,
                std::vector<cpnrt::StoreRef> outArgs,
                std::vector<cpnrt::StoreRef> writes,
                std::shared_ptr<const FpSites> fp) {
+  // The inputs it does not write in place: what a library call learns about
+  // their elements (a symmetric matrix) holds for the whole run.
+  std::vector<cpnrt::StoreRef> readOnly;
+  for (const cpnrt::StoreRef &s : reads)
+    if (!llvm::is_contained(writes, s) && !llvm::is_contained(readOnly, s))
+      readOnly.push_back(s);
   cpnrt::TaskGraph::global().submit(
       exe->name,
-      [exe, reads, outArgs, fp] {
+      [exe, reads, outArgs, fp, readOnly = std::move(readOnly)] {
+        cpnrt::ReadOnlyInputs readOnlyScope(readOnly);
         std::vector<void *> ptrs;
         ptrs.reserve(reads.size() + outArgs.size() + 1);
         for (auto &s : reads)

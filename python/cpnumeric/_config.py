@@ -39,6 +39,9 @@ KNOBS = {
         Knob("CPN_PROFILE", "", False,
              "File: write a Chrome/Perfetto trace-event timeline of kernels, "
              "compilations and copies at exit (see cpnumeric.profile)."),
+        Knob("CPN_DETECT_SYMMETRY", "1", False,
+             "Check a square matrix multiplied by vectors twice for symmetry; "
+             "a symmetric one is then read as one triangle (0: never)."),
         Knob("CPN_LOG", "", False,
              "Comma-separated log topics printed to stderr: 'retrace' (a @jit "
              "function traced again, and which argument changed)."),

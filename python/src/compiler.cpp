@@ -6,6 +6,7 @@
 
 #include "cpn/Compiler/Compiler.h"
 #include "bindings.h"
+#include "cpnrt/Blas.h"
 #include "cpnrt/TaskGraph.h"
 
 #include <pybind11/stl.h>
@@ -133,6 +134,9 @@ void initCompiler(py::module_ &m) {
     d["check_compilations"] = c.compilations;
     d["check_compile_seconds"] = c.seconds;
     d["tasks_run"] = cpnrt::TaskGraph::global().tasksRun();
+    cpnrt::BlasStats b = cpnrt::blasStats();
+    d["symmetry_checks"] = b.symmetryChecks;
+    d["symmetric_products"] = b.symmetricProducts;
     d["buffer_allocations"] = p.allocations;
     d["buffer_reuses"] = p.reuses;
     d["bytes_live"] = p.bytesLive;
@@ -143,5 +147,6 @@ void initCompiler(py::module_ &m) {
     cpn::Engine::global().resetStats();
     cpn::resetCheckCompileStats();
     cpnrt::resetPoolStats();
+    cpnrt::resetBlasStats();
   });
 }

@@ -5,11 +5,18 @@
 //===----------------------------------------------------------------------===//
 
 #include "cpnrt/Blas.h"
+#include "cpnrt/Facts.h"
+
+#include "Symmetry.h"
 
 #include <cblas.h>
+#include <cstdlib>
+#include <cstring>
 #include <vector>
 
 namespace {
+std::atomic<uint64_t> symmetryChecks{0}, symmetricProducts{0};
+
 /// A strided matrix operand as BLAS wants it: row-major with a leading
 /// dimension, possibly transposed; other layouts are packed first.
 template <typename T> struct Operand {
@@ -36,22 +43,78 @@ template <typename T> struct Operand {
   }
 };
 
-/// y += op(M) x for a matrix operand `mat` (rows x cols as the product sees
-/// it) and strided vectors: matrix-vector products go to gemv, which streams
-/// the matrix once, instead of a gemm with one column that packs it.
-template <typename T, typename Gemv>
-void gemv(Gemv blas, const Operand<T> &mat, int64_t rows, int64_t cols,
-          const T *x, int64_t incx, T beta, T *y, int64_t incy) {
-  bool stored = mat.trans == CblasNoTrans; // stored rows x cols
-  blas(CblasRowMajor, mat.trans, stored ? rows : cols, stored ? cols : rows,
-       T(1), mat.ptr, mat.ld, x, incx, beta, y, incy);
+/// Square matrices at least this big are checked for symmetry when a kernel
+/// multiplies the same stored one by a vector a second time.
+constexpr int64_t kSymvMinRows = 512;
+
+/// Whether matrix-vector products may use a symmetric matrix's one triangle
+/// (CPN_DETECT_SYMMETRY=0: never).
+bool detectSymmetry() {
+  static const bool on = [] {
+    const char *v = std::getenv("CPN_DETECT_SYMMETRY");
+    return !v || std::strcmp(v, "0") != 0;
+  }();
+  return on;
 }
 
-template <typename T, typename Gemm, typename Gemv>
-void gemm(Gemm blas, Gemv blasv, int64_t a, int64_t aOff, int64_t aRs,
-          int64_t aCs, int64_t b, int64_t bOff, int64_t bRs, int64_t bCs,
-          int64_t c, int64_t cOff, int64_t cRs, int64_t cCs, int64_t m,
-          int64_t n, int64_t k, int64_t accumulate) {
+/// Whether the n x n matrix operand `mat` is known symmetric. A matrix-vector
+/// product reads the whole matrix; symv reads one triangle and uses each
+/// element twice, halving the bytes of a memory-bound product. Deciding costs
+/// one read of the matrix, so it is done on the second product with the same
+/// store (a matrix written before each product is never checked) and the
+/// answer kept on the store until something writes it.
+template <typename T> bool knownSymmetric(const Operand<T> &mat, int64_t n) {
+  if (n < kSymvMinRows || mat.ld != n || !mat.packed.empty() ||
+      !detectSymmetry())
+    return false;
+  std::atomic<uint32_t> *facts =
+      cpnrt::readOnlyFacts(mat.ptr, size_t(n) * size_t(n) * sizeof(T));
+  if (!facts)
+    return false;
+  uint32_t f = facts->fetch_or(cpnrt::kFactMatvecSeen);
+  if (f & (cpnrt::kFactSymmetric | cpnrt::kFactNotSymmetric))
+    return f & cpnrt::kFactSymmetric;
+  if (!(f & cpnrt::kFactMatvecSeen))
+    return false;
+  ++symmetryChecks;
+  bool sym = cpnrt::isSymmetric(mat.ptr, n, n);
+  facts->fetch_or(sym ? cpnrt::kFactSymmetric : cpnrt::kFactNotSymmetric);
+  return sym;
+}
+
+/// y += op(M) x for a matrix operand `mat` (rows x cols as the product sees
+/// it) and strided vectors: matrix-vector products go to gemv, which streams
+/// the matrix once, instead of a gemm with one column that packs it; a square
+/// matrix known to be symmetric goes to symv, which streams half of it.
+template <typename T, typename Blas>
+void gemv(Blas blas, const Operand<T> &mat, int64_t rows, int64_t cols,
+          const T *x, int64_t incx, T beta, T *y, int64_t incy) {
+  if (rows == cols && knownSymmetric(mat, rows)) {
+    ++symmetricProducts;
+    blas.symv(CblasRowMajor, CblasLower, rows, T(1), mat.ptr, mat.ld, x, incx,
+              beta, y, incy);
+    return;
+  }
+  bool stored = mat.trans == CblasNoTrans; // stored rows x cols
+  blas.gemv(CblasRowMajor, mat.trans, stored ? rows : cols,
+            stored ? cols : rows, T(1), mat.ptr, mat.ld, x, incx, beta, y,
+            incy);
+}
+
+/// The BLAS routines of one element type.
+template <typename Gemm, typename Gemv, typename Symv> struct Routines {
+  Gemm gemm;
+  Gemv gemv;
+  Symv symv;
+};
+template <typename G, typename V, typename S>
+Routines(G, V, S) -> Routines<G, V, S>;
+
+template <typename T, typename Blas>
+void gemm(Blas blas, int64_t a, int64_t aOff, int64_t aRs, int64_t aCs,
+          int64_t b, int64_t bOff, int64_t bRs, int64_t bCs, int64_t c,
+          int64_t cOff, int64_t cRs, int64_t cCs, int64_t m, int64_t n,
+          int64_t k, int64_t accumulate) {
   T *C = reinterpret_cast<T *>(c) + cOff;
   T beta = accumulate ? T(1) : T(0);
   if (m == 0 || n == 0)
@@ -66,20 +129,20 @@ void gemm(Gemm blas, Gemv blasv, int64_t a, int64_t aOff, int64_t aRs,
   const T *Ap = reinterpret_cast<const T *>(a) + aOff;
   const T *Bp = reinterpret_cast<const T *>(b) + bOff;
   if (n == 1 && bRs > 0 && cRs > 0) { // C[:, 0] += A @ B[:, 0]
-    gemv(blasv, Operand<T>(a, aOff, aRs, aCs, m, k), m, k, Bp, bRs, beta, C,
+    gemv(blas, Operand<T>(a, aOff, aRs, aCs, m, k), m, k, Bp, bRs, beta, C,
          cRs);
     return;
   }
   if (m == 1 && aCs > 0 && cCs > 0) { // C[0, :] += B^T @ A[0, :]
     Operand<T> B(b, bOff, bRs, bCs, k, n);
     B.trans = B.trans == CblasNoTrans ? CblasTrans : CblasNoTrans;
-    gemv(blasv, B, n, k, Ap, aCs, beta, C, cCs);
+    gemv(blas, B, n, k, Ap, aCs, beta, C, cCs);
     return;
   }
   Operand<T> A(a, aOff, aRs, aCs, m, k), B(b, bOff, bRs, bCs, k, n);
   if (cCs == 1 && cRs >= n) {
-    blas(CblasRowMajor, A.trans, B.trans, m, n, k, T(1), A.ptr, A.ld, B.ptr,
-         B.ld, beta, C, cRs);
+    blas.gemm(CblasRowMajor, A.trans, B.trans, m, n, k, T(1), A.ptr, A.ld,
+              B.ptr, B.ld, beta, C, cRs);
     return;
   }
   std::vector<T> tmp(m * n);
@@ -87,21 +150,27 @@ void gemm(Gemm blas, Gemv blasv, int64_t a, int64_t aOff, int64_t aRs,
     for (int64_t i = 0; i < m; ++i)
       for (int64_t j = 0; j < n; ++j)
         tmp[i * n + j] = C[i * cRs + j * cCs];
-  blas(CblasRowMajor, A.trans, B.trans, m, n, k, T(1), A.ptr, A.ld, B.ptr, B.ld,
-       beta, tmp.data(), n);
+  blas.gemm(CblasRowMajor, A.trans, B.trans, m, n, k, T(1), A.ptr, A.ld, B.ptr,
+            B.ld, beta, tmp.data(), n);
   for (int64_t i = 0; i < m; ++i)
     for (int64_t j = 0; j < n; ++j)
       C[i * cRs + j * cCs] = tmp[i * n + j];
 }
 } // namespace
 
+cpnrt::BlasStats cpnrt::blasStats() {
+  return {symmetryChecks.load(), symmetricProducts.load()};
+}
+
+void cpnrt::resetBlasStats() { symmetryChecks = symmetricProducts = 0; }
+
 extern "C" void cpn_gemm_f64(int64_t a, int64_t aOff, int64_t aRs, int64_t aCs,
                              int64_t b, int64_t bOff, int64_t bRs, int64_t bCs,
                              int64_t c, int64_t cOff, int64_t cRs, int64_t cCs,
                              int64_t m, int64_t n, int64_t k,
                              int64_t accumulate) {
-  gemm<double>(cblas_dgemm, cblas_dgemv, a, aOff, aRs, aCs, b, bOff, bRs, bCs,
-               c, cOff, cRs, cCs, m, n, k, accumulate);
+  gemm<double>(Routines{cblas_dgemm, cblas_dgemv, cblas_dsymv}, a, aOff, aRs,
+               aCs, b, bOff, bRs, bCs, c, cOff, cRs, cCs, m, n, k, accumulate);
 }
 
 extern "C" void cpn_gemm_f32(int64_t a, int64_t aOff, int64_t aRs, int64_t aCs,
@@ -109,6 +178,6 @@ extern "C" void cpn_gemm_f32(int64_t a, int64_t aOff, int64_t aRs, int64_t aCs,
                              int64_t c, int64_t cOff, int64_t cRs, int64_t cCs,
                              int64_t m, int64_t n, int64_t k,
                              int64_t accumulate) {
-  gemm<float>(cblas_sgemm, cblas_sgemv, a, aOff, aRs, aCs, b, bOff, bRs, bCs, c,
-              cOff, cRs, cCs, m, n, k, accumulate);
+  gemm<float>(Routines{cblas_sgemm, cblas_sgemv, cblas_ssymv}, a, aOff, aRs,
+              aCs, b, bOff, bRs, bCs, c, cOff, cRs, cCs, m, n, k, accumulate);
 }

@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "cpnrt/Store.h"
+#include "cpnrt/Facts.h"
 #include "cpnrt/TaskGraph.h"
 
 #include <cstdlib>
@@ -174,6 +175,27 @@ Store::Store(DType dtype, std::vector<int64_t> shape)
 Store::~Store() { pool().give(data_, nbytes_ ? nbytes_ : 1); }
 
 void Store::wait() { TaskGraph::global().waitStore(*this); }
+
+namespace {
+thread_local const std::vector<StoreRef> *readOnlyInputs = nullptr;
+} // namespace
+
+ReadOnlyInputs::ReadOnlyInputs(const std::vector<StoreRef> &stores)
+    : previous_(readOnlyInputs) {
+  readOnlyInputs = &stores;
+}
+
+ReadOnlyInputs::~ReadOnlyInputs() { readOnlyInputs = previous_; }
+
+std::atomic<uint32_t> *readOnlyFacts(const void *data, size_t nbytes) {
+  if (!readOnlyInputs)
+    return nullptr;
+  for (const StoreRef &s : *readOnlyInputs)
+    if (s->data() == data && s->nbytes() == nbytes &&
+        s->distribution() == Distribution::Replicated)
+      return &s->facts;
+  return nullptr;
+}
 
 PoolStats poolStats() { return pool().stats(); }
 void resetPoolStats() { pool().reset(); }

@@ -106,6 +106,9 @@ void TaskGraph::workerLoop() {
     }
     bool failed = task->failed_;
     std::string error = task->error_;
+    // What readers learned about the old elements no longer holds.
+    for (auto &s : task->writes)
+      s->facts.store(0, std::memory_order_relaxed);
     if (!failed) {
       try {
         ProfileScope scope(task->name.compare(0, 6, "kernel") == 0 ? "kernel"

@@ -423,6 +423,50 @@ def test_tensordot_vecdot_matvec_vecmat(dtype):
         cp.linalg.outer(ca, ca)
 
 
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_repeated_products_with_a_symmetric_matrix(dtype):
+    """A stored matrix multiplied by vectors again and again is checked for
+    symmetry on its second product; a symmetric one is then read as one
+    triangle (symv). Writes to it, in a later trace or in the same kernel as a
+    product, must be seen by every later product."""
+    n = 600
+    m = numpy.random.default_rng(3).standard_normal((n, n))
+    a = ((m + m.T) / 2).astype(dtype)
+    x = numpy.linspace(-1, 1, n).astype(dtype)
+    ca, cx = cp.array(a), cp.array(x)
+    cp.reset_stats()
+
+    def products():
+        for _ in range(3):
+            close(ca @ cx, a @ x, dtype)
+            close(cx @ ca, x @ a, dtype)
+            close(ca.T @ cx, a.T @ x, dtype)
+            close(cp.matvec(ca, cx), numpy.matvec(a, x), dtype)
+
+    products()
+    ca[0, 1] += 1  # above the diagonal: symv with the lower triangle would miss it
+    a[0, 1] += 1
+    products()
+    ca[1, 0] += 1  # symmetric again
+    a[1, 0] += 1
+    products()
+    # One trace: a product, an in-place write, a product of the new matrix.
+    y1 = ca @ cx
+    ca[2, 5] -= 3
+    y2 = ca @ cx
+    close(y1, a @ x, dtype)
+    a[2, 5] -= 3
+    close(y2, a @ x, dtype)
+    products()
+    s = cp.stats()
+    # Checked once after each write (the second product), symmetric in the
+    # first and third rounds (cp.matvec is a fused loop, not a BLAS call).
+    assert s["symmetry_checks"] == 4, s
+    assert s["symmetric_products"] >= 12, s
+    # A view that is not the whole stored matrix is multiplied as it is.
+    close(ca[:512, :512] @ cx[:512], a[:512, :512] @ x[:512], dtype)
+
+
 @pytest.mark.parametrize("dtype", ["float64", "float32", "int32"])
 def test_einsum(dtype):
     rng = numpy.random.default_rng(0)

@@ -5,10 +5,13 @@
 //===----------------------------------------------------------------------===//
 
 #include "cpnrt/Blas.h"
+#include "cpnrt/Facts.h"
 #include "cpnrt/Lapack.h"
 #include "cpnrt/Profile.h"
 #include "cpnrt/Store.h"
 #include "cpnrt/TaskGraph.h"
+
+#include "Symmetry.h"
 
 #include <gtest/gtest.h>
 
@@ -16,7 +19,10 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
+#include <limits>
+#include <random>
 #include <sstream>
 #include <stdexcept>
 #include <thread>
@@ -175,6 +181,115 @@ TEST(Blas, GemmOnTransposedAndStridedOperands) {
                /*accumulate=*/0);
   EXPECT_EQ(y[0], 6);
   EXPECT_EQ(y[1], 15);
+}
+
+namespace {
+/// A random symmetric n x n matrix in row-major order.
+template <typename T> std::vector<T> symmetricMatrix(int64_t n, unsigned seed) {
+  std::mt19937 gen(seed);
+  std::uniform_real_distribution<T> dist(-1, 1);
+  std::vector<T> a(n * n);
+  for (int64_t i = 0; i < n; ++i)
+    for (int64_t j = 0; j <= i; ++j)
+      a[i * n + j] = a[j * n + i] = dist(gen);
+  return a;
+}
+
+template <typename T> void checkSymmetryTest() {
+  // Sizes around the 4 x 4 blocks and the 256-column panels.
+  for (int64_t n : {1, 2, 5, 37, 255, 256, 257, 600, 1003}) {
+    std::vector<T> a = symmetricMatrix<T>(n, unsigned(n));
+    EXPECT_TRUE(isSymmetric(a.data(), n, n)) << n;
+    if (n == 1)
+      continue;
+    // Any single element changed is found: near the diagonal, in blocks, in
+    // the tails, above or below the diagonal.
+    std::mt19937 gen(unsigned(n) + 1);
+    for (int trial = 0; trial < 200; ++trial) {
+      int64_t i = gen() % n, j = gen() % n;
+      if (i == j)
+        continue;
+      T old = a[i * n + j];
+      a[i * n + j] = std::nextafter(old, T(2));
+      EXPECT_FALSE(isSymmetric(a.data(), n, n)) << n << " " << i << " " << j;
+      a[i * n + j] = old;
+    }
+    // Bit for bit: -0.0 is not 0.0; equal NaNs are.
+    a[1] = T(0), a[n] = -T(0);
+    EXPECT_FALSE(isSymmetric(a.data(), n, n));
+    a[1] = a[n] = std::numeric_limits<T>::quiet_NaN();
+    EXPECT_TRUE(isSymmetric(a.data(), n, n));
+  }
+  // A leading dimension wider than n: the columns past n are not compared.
+  int64_t n = 300, ld = 310;
+  std::vector<T> wide(n * ld, T(5));
+  std::vector<T> sym = symmetricMatrix<T>(n, 7);
+  for (int64_t i = 0; i < n; ++i)
+    for (int64_t j = 0; j < n; ++j)
+      wide[i * ld + j] = sym[i * n + j];
+  EXPECT_TRUE(isSymmetric(wide.data(), n, ld));
+}
+} // namespace
+
+TEST(Symmetry, EveryDifferenceIsFoundFloat64) { checkSymmetryTest<double>(); }
+TEST(Symmetry, EveryDifferenceIsFoundFloat32) { checkSymmetryTest<float>(); }
+
+TEST(Blas, SymmetricMatrixVectorProductsAndTheirFacts) {
+  // y = A @ x in tasks that read A, as a compiled kernel runs them: the second
+  // product checks A, later ones use one triangle (symv), and a task that
+  // writes A makes the runtime forget.
+  TaskGraph g(1);
+  const int64_t n = 600;
+  auto a = std::make_shared<Store>(DType::f64, std::vector<int64_t>{n, n});
+  auto x = store(n), y = store(n);
+  std::vector<double> host = symmetricMatrix<double>(n, 3);
+  std::memcpy(a->data(), host.data(), host.size() * sizeof(double));
+  for (int64_t i = 0; i < n; ++i)
+    data(x)[i] = std::sin(double(i));
+  auto product = [&](bool writesA) {
+    std::vector<StoreRef> readOnly;
+    if (!writesA)
+      readOnly = {a, x};
+    g.submit(
+        "kernel",
+        [&, readOnly] {
+          ReadOnlyInputs scope(readOnly);
+          cpn_gemm_f64(reinterpret_cast<int64_t>(a->data()), 0, n, 1,
+                       reinterpret_cast<int64_t>(x->data()), 0, 1, 1,
+                       reinterpret_cast<int64_t>(y->data()), 0, 1, 1, n, 1, n,
+                       /*accumulate=*/0);
+        },
+        {a, x},
+        writesA ? std::vector<StoreRef>{y, a} : std::vector<StoreRef>{y});
+    g.waitAll();
+    double worst = 0;
+    const double *m = static_cast<const double *>(a->data());
+    for (int64_t i = 0; i < n; ++i) {
+      double ref = 0;
+      for (int64_t j = 0; j < n; ++j)
+        ref += m[i * n + j] * data(x)[j];
+      worst = std::max(worst, std::abs(ref - data(y)[i]));
+    }
+    return worst;
+  };
+  EXPECT_LT(product(false), 1e-12);
+  EXPECT_EQ(a->facts.load(), kFactMatvecSeen);
+  EXPECT_LT(product(false), 1e-12);
+  EXPECT_EQ(a->facts.load(), kFactMatvecSeen | kFactSymmetric);
+  EXPECT_LT(product(false), 1e-12);
+  // A writer clears what was learned; the product sees the new elements.
+  g.submit("write", [&] { static_cast<double *>(a->data())[1] += 1; }, {}, {a});
+  g.waitAll();
+  EXPECT_EQ(a->facts.load(), 0u);
+  EXPECT_LT(product(false), 1e-12);
+  EXPECT_LT(product(false), 1e-12);
+  EXPECT_EQ(a->facts.load(), kFactMatvecSeen | kFactNotSymmetric);
+  // A kernel that also writes A learns nothing about it.
+  static_cast<double *>(a->data())[1] -= 1;
+  a->facts = 0;
+  EXPECT_LT(product(true), 1e-12);
+  EXPECT_LT(product(true), 1e-12);
+  EXPECT_EQ(a->facts.load(), 0u);
 }
 
 TEST(Lapack, InverseOfATransposedViewAndSingularError) {

@@ -9,6 +9,17 @@
 
 #include <cstdint>
 
+namespace cpnrt {
+/// Matrix-vector products that took the symmetric path (for tests and
+/// cpnumeric.stats()).
+struct BlasStats {
+  uint64_t symmetryChecks = 0;    // matrices checked (one read each)
+  uint64_t symmetricProducts = 0; // products that read one triangle
+};
+BlasStats blasStats();
+void resetBlasStats();
+} // namespace cpnrt
+
 extern "C" {
 /// C = A @ B (C += A @ B with `accumulate`) for strided row/column views given
 /// as (aligned pointer as an integer, element offset, row stride, column

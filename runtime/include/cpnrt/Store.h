@@ -59,6 +59,12 @@ public:
   /// std::runtime_error with the task's message if it failed.
   void wait();
 
+  /// What kernels have learned about the elements since the last write (bits
+  /// of cpnrt::Fact in Facts.h). A task that writes the store clears it when
+  /// it starts: readers of the old elements have finished by then, and later
+  /// readers wait for it.
+  std::atomic<uint32_t> facts{0};
+
   // Dependency tracking, used by TaskGraph under its lock.
   std::shared_ptr<Task> lastWriter;
   std::vector<std::weak_ptr<Task>> readersSinceWrite;
@@ -73,6 +79,20 @@ private:
 };
 
 using StoreRef = std::shared_ptr<Store>;
+
+/// While alive, names the stores that the kernel running on this thread reads
+/// and does not write, for cpnrt::readOnlyFacts (Facts.h): facts a library
+/// call learns about them hold for the whole run and after it.
+class ReadOnlyInputs {
+public:
+  explicit ReadOnlyInputs(const std::vector<StoreRef> &stores);
+  ~ReadOnlyInputs();
+  ReadOnlyInputs(const ReadOnlyInputs &) = delete;
+  ReadOnlyInputs &operator=(const ReadOnlyInputs &) = delete;
+
+private:
+  const std::vector<StoreRef> *previous_;
+};
 
 /// Statistics of the buffer pool (for tests and cpnumeric.stats()).
 struct PoolStats {
