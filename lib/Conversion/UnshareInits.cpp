@@ -23,6 +23,8 @@ void unshare(Operation *op) {
   SmallVector<OpOperand *> uses;
   for (OpOperand &use : result.getUses())
     uses.push_back(&use);
+  if (uses.size() < 2) // drop_begin of an empty list is undefined
+    return;
   for (OpOperand *use : llvm::drop_begin(uses)) {
     OpBuilder b(op);
     use->set(b.clone(*op)->getResult(0));

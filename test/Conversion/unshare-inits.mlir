@@ -71,3 +71,13 @@ func.func @two_chains(%z: memref<f64>, %x: memref<4xf64>, %y: memref<4xf64>,
   bufferization.materialize_in_destination %b in restrict writable %o2 : (tensor<6xf64>, memref<6xf64>) -> ()
   return
 }
+
+// An empty tensor nothing uses (left by a rewrite before canonicalization) is
+// left alone: the pass clones only values with two uses or more.
+// CHECK-LABEL: func @unused_empty
+// CHECK: tensor.empty
+// CHECK-NEXT: return
+func.func @unused_empty() {
+  %e = tensor.empty() : tensor<4xf64>
+  return
+}
