@@ -4,6 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "FusionCost.h"
 #include "cpn/Conversion/Passes.h"
 #include "cpn/Dialect/CPN/CPNOps.h"
 
@@ -23,14 +24,13 @@ namespace mlir::cpn {
 
 using namespace mlir;
 
-namespace {
 /// The cost of recomputing one element of `op`: its body's ops, with
 /// transcendental functions (exp, log, tanh, erf, pow, ...: tens of cycles
 /// each, even vectorized) counting 16 and divisions and square roots 4.
 /// Weighting keeps a chain of recurrences (an LSTM's cell state: c_t from
 /// c_{t-1} through sigmoids and tanh) from being recomputed in every step
 /// that reads it, while cheap producers (Black-Scholes' d1) still are.
-int64_t bodySize(Operation *op) {
+int64_t mlir::cpn::fusionBodySize(Operation *op) {
   auto generic = dyn_cast<linalg::GenericOp>(op);
   if (!generic)
     return 0;
@@ -56,6 +56,9 @@ int64_t bodySize(Operation *op) {
   }
   return cost;
 }
+
+namespace {
+int64_t bodySize(Operation *op) { return cpn::fusionBodySize(op); }
 
 void mergeLocation(Operation *into, Operation *from) {
   into->setLoc(

@@ -19,7 +19,8 @@ mlir::cpn::getLoweringStages(bool openmp, bool barePtr) {
   std::vector<std::pair<std::string, std::string>> stages = {
       {"linalg", "cpn-outline-repeats,convert-cpn-to-linalg{keep-updates=1},"
                  "canonicalize,cse"},
-      {"fused", "func.func(cpn-fuse-elementwise),canonicalize,cse,"
+      {"fused", "func.func(cpn-fuse-elementwise,cpn-fuse-horizontal,"
+                "cpn-fuse-elementwise),canonicalize,cse,"
                 "convert-cpn-updates,cpn-ping-pong-updates"},
       {"bufferized",
        "cpn-unshare-inits,eliminate-empty-tensors,"

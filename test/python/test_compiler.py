@@ -183,16 +183,19 @@ _PARTS_PROGRAM = textwrap.dedent("""
     import json, numpy, cpnumeric as np
     def exprs(m, x):
         # Eight different expressions (equal ones would be one called
-        # function: cpn-outline-repeats), one kernel of 1000+ instructions.
-        r = x[::-1]
-        return [m.exp(x * 2) + m.log(x + 1) * m.sin(r - 3),
-                m.cos(x * 2) - m.sqrt(x + 1) / m.tanh(r + 3),
-                m.arctan(x * 2) + m.log1p(x) * m.cosh(r * 0.5),
-                m.expm1(x * 0.5) * m.sinh(x) - m.log10(x + 2),
-                m.arcsinh(x) * m.exp2(x) + m.cbrt(r),
-                m.log2(x + 3) / m.cos(x * 0.3) + m.tan(x * 0.2),
-                m.arccos(x / 3) * m.arcsin(r / 3) - m.exp(-x),
-                m.hypot(x, r) * m.tanh(x) + m.sqrt(x * 5)]
+        # function: cpn-outline-repeats) over eight lengths (loops over one
+        # domain reading x would be one loop: cpn-fuse-horizontal), one
+        # kernel of 1000+ instructions.
+        v = [x[k:] for k in range(8)]
+        w = [a[::-1] for a in v]
+        return [m.exp(v[0] * 2) + m.log(v[0] + 1) * m.sin(w[0] - 3),
+                m.cos(v[1] * 2) - m.sqrt(v[1] + 1) / m.tanh(w[1] + 3),
+                m.arctan(v[2] * 2) + m.log1p(v[2]) * m.cosh(w[2] * 0.5),
+                m.expm1(v[3] * 0.5) * m.sinh(v[3]) - m.log10(v[3] + 2),
+                m.arcsinh(v[4]) * m.exp2(v[4]) + m.cbrt(w[4]),
+                m.log2(v[5] + 3) / m.cos(v[5] * 0.3) + m.tan(v[5] * 0.2),
+                m.arccos(v[6] / 3) * m.arcsin(w[6] / 3) - m.exp(-v[6]),
+                m.hypot(v[7], w[7]) * m.tanh(v[7]) + m.sqrt(v[7] * 5)]
     x0 = numpy.linspace(0.1, 2.0, 200_000)
     outs = exprs(np, np.asarray(x0))
     r = [float(o.sum()) for o in outs]

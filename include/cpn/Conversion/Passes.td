@@ -237,6 +237,26 @@ def OutlineRepeats : Pass<"cpn-outline-repeats", "ModuleOp"> {
                            "mlir::bufferization::BufferizationDialect"];
 }
 
+def FuseHorizontal : Pass<"cpn-fuse-horizontal", "func::FuncOp"> {
+  let summary = "Join independent elementwise loops over one domain that read the same arrays";
+  let description = [{
+    Two `linalg.generic`s over the same static, all-parallel domain, with fresh
+    outputs, an input in common, and the later one's inputs all defined
+    before the earlier one, become one generic with both results (Black-Scholes'
+    call and put; d1 and d2): their shared inputs are read once. Run
+    `cpn-fuse-elementwise` after it: a producer whose consumers were joined
+    now has one consumer and fuses. Loops whose results are written into
+    another tensor (array updates) are left alone, as are joins whose body
+    would exceed `max-fused-ops` (the cost of cpn-fuse-elementwise).
+  }];
+  let options = [
+    Option<"maxFusedOps", "max-fused-ops", "int64_t", /*default=*/"400",
+           "Largest body a joined loop may have">
+  ];
+  let dependentDialects = ["mlir::linalg::LinalgDialect",
+                           "mlir::tensor::TensorDialect"];
+}
+
 def FuseElementwise : Pass<"cpn-fuse-elementwise", "func::FuncOp"> {
   let summary = "Elementwise fusion that recomputes small multi-use producers";
   let description = [{
