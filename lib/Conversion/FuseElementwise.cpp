@@ -58,7 +58,6 @@ int64_t mlir::cpn::fusionBodySize(Operation *op) {
 }
 
 namespace {
-int64_t bodySize(Operation *op) { return cpn::fusionBodySize(op); }
 
 void mergeLocation(Operation *into, Operation *from) {
   into->setLoc(
@@ -142,7 +141,7 @@ struct FuseElementwisePass
       Operation *producer = use->get().getDefiningOp();
       if (!producer)
         return false;
-      int64_t p = bodySize(producer);
+      int64_t p = cpn::fusionBodySize(producer);
       // A consumer that reads the producer through a broadcast (its map is
       // not a permutation) would recompute it for every broadcast element:
       // only small bodies are worth that, even for a single use (k-means'
@@ -151,9 +150,9 @@ struct FuseElementwisePass
       if (consumer && p > maxProducer &&
           !consumer.getMatchingIndexingMap(use).isPermutation())
         return false;
-      bool fuse =
-          producer->hasOneUse() || (p > 0 && p <= maxProducer &&
-                                    p + bodySize(use->getOwner()) <= maxFused);
+      bool fuse = producer->hasOneUse() ||
+                  (p > 0 && p <= maxProducer &&
+                   p + cpn::fusionBodySize(use->getOwner()) <= maxFused);
       if (fuse) // The fused op keeps the consumer's location: add the
                 // producer's, so that a kernel names all its source lines.
         mergeLocation(use->getOwner(), producer);

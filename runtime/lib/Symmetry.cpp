@@ -36,23 +36,20 @@ template <typename T> Bits<T> bitsAt(const T *p) {
   return b;
 }
 
-/// Whether a[j][i] and a[i][j] differ for some i in [i0, min(i1, j)).
+/// Whether a[j][i] and a[i][j] differ for some row j in [j0, j1) and column
+/// i in [i0, min(i1, j)), element by element. A panel of columns [c0, c1) is
+/// rows [c0 + 1, n); the block versions use it near the diagonal and past
+/// the last whole block.
 template <typename T>
-bool rowDiffers(const T *a, int64_t ld, int64_t j, int64_t i0, int64_t i1) {
-  Bits<T> diff = 0;
-  for (int64_t i = i0, e = std::min(i1, j); i < e; ++i)
-    diff |= bitsAt(a + j * ld + i) ^ bitsAt(a + i * ld + j);
-  return diff != 0;
-}
-
-/// The panel of columns [c0, c1): whether some a[j][i] (j >= c0, c0 <= i <
-/// min(c1, j)) differs from a[i][j].
-template <typename T>
-bool panelDiffersScalar(const T *a, int64_t n, int64_t ld, int64_t c0,
-                        int64_t c1) {
-  for (int64_t j = c0 + 1; j < n; ++j)
-    if (rowDiffers(a, ld, j, c0, c1))
+bool rowsDiffer(const T *a, int64_t ld, int64_t j0, int64_t j1, int64_t i0,
+                int64_t i1) {
+  for (int64_t j = j0; j < j1; ++j) {
+    Bits<T> diff = 0;
+    for (int64_t i = i0, e = std::min(i1, j); i < e; ++i)
+      diff |= bitsAt(a + j * ld + i) ^ bitsAt(a + i * ld + j);
+    if (diff)
       return true;
+  }
   return false;
 }
 
@@ -86,17 +83,13 @@ __attribute__((target("avx"))) bool panelDiffersAvx(const double *a, int64_t n,
                                           _mm256_loadu_pd(m + 3 * ld)));
     }
     // The rest of the four rows (near the diagonal, or past a partial block).
-    for (int64_t k = j; k < j + 4; ++k)
-      if (rowDiffers(a, ld, k, i, c1))
-        return true;
+    if (rowsDiffer(a, ld, j, j + 4, i, c1))
+      return true;
     __m256i bits = _mm256_castpd_si256(acc);
     if (!_mm256_testz_si256(bits, bits))
       return true;
   }
-  for (; j < n; ++j)
-    if (rowDiffers(a, ld, j, c0, c1))
-      return true;
-  return false;
+  return rowsDiffer(a, ld, j, n, c0, c1);
 }
 
 /// The same for floats with SSE (4 x 4 blocks, part of x86-64's baseline).
@@ -116,25 +109,21 @@ bool panelDiffersSse(const float *a, int64_t n, int64_t ld, int64_t c0,
       acc = _mm_or_ps(acc, _mm_xor_ps(r2, _mm_loadu_ps(m + 2 * ld)));
       acc = _mm_or_ps(acc, _mm_xor_ps(r3, _mm_loadu_ps(m + 3 * ld)));
     }
-    for (int64_t k = j; k < j + 4; ++k)
-      if (rowDiffers(a, ld, k, i, c1))
-        return true;
+    if (rowsDiffer(a, ld, j, j + 4, i, c1))
+      return true;
     // Bitwise: compare as integers (a NaN pattern must not compare unequal).
     __m128i bits = _mm_castps_si128(acc);
     if (_mm_movemask_epi8(_mm_cmpeq_epi32(bits, _mm_setzero_si128())) != 0xffff)
       return true;
   }
-  for (; j < n; ++j)
-    if (rowDiffers(a, ld, j, c0, c1))
-      return true;
-  return false;
+  return rowsDiffer(a, ld, j, n, c0, c1);
 }
 
 bool panelDiffers(const double *a, int64_t n, int64_t ld, int64_t c0,
                   int64_t c1) {
   static const bool avx = __builtin_cpu_supports("avx");
   return avx ? panelDiffersAvx(a, n, ld, c0, c1)
-             : panelDiffersScalar(a, n, ld, c0, c1);
+             : rowsDiffer(a, ld, c0 + 1, n, c0, c1);
 }
 
 bool panelDiffers(const float *a, int64_t n, int64_t ld, int64_t c0,
