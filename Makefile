@@ -6,14 +6,14 @@ VENV := .venv
 PY := $(VENV)/bin/python
 BUILD := build
 APT_PACKAGES := llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools libomp-22-dev \
-  libopenblas-dev liblapacke-dev libfftw3-dev libopenmpi-dev openmpi-bin ccache ninja-build cmake \
+  libhwy-dev libfftw3-dev libopenmpi-dev openmpi-bin ccache ninja-build cmake \
   g++ libgtest-dev python3-venv
 JOBS ?= 2
 
 export OMPI_ALLOW_RUN_AS_ROOT := 1
 export OMPI_ALLOW_RUN_AS_ROOT_CONFIRM := 1
 
-.PHONY: all run test build deps venv bench bench-quick bench-peers clean
+.PHONY: all run test build deps venv bench bench-quick bench-library bench-peers clean
 
 all: build
 
@@ -67,6 +67,11 @@ bench: build
 
 bench-quick: build
 	$(BENCH_ENV) $(PY) benchmarks/run.py --quick --json build/bench-quick.json
+
+# Sorting, indexing, scans and linear algebra against NumPy (library-backed).
+bench-library: build
+	$(BENCH_ENV) $(PY) benchmarks/library.py --json build/bench-library.json \
+	  --markdown build/bench-library.md
 
 # The peer columns (NumExpr, Numba, Dask); the test run does not need them.
 # Each is installed alone against the pinned NumPy; one that does not support

@@ -9,15 +9,15 @@ import os as _os
 
 import numpy as _np
 
-# The OpenBLAS that compiled kernels call (Debian's, loaded with the runtime
-# below; NumPy's own copy was initialized by the import above and is not
-# affected): its idle threads sleep after 2^4 cycles instead of spinning
+# The OpenBLAS that compiled kernels call (scipy-openblas64, loaded with the
+# runtime below; NumPy's own copy was initialized by the import above and is
+# not affected): its idle threads sleep after 2^4 cycles instead of spinning
 # ~0.1 s, which took the cores from the OpenMP loops between products (LSTM
 # 0.83x -> ~1x NumPy). Set OPENBLAS_THREAD_TIMEOUT to override.
 _os.environ.setdefault("OPENBLAS_THREAD_TIMEOUT", "4")
 
 from . import (_config, _core, _cpn, _creation, _extras, _fallback, _indexing, _jit, _library,
-               _joining, _manip, _pad, _products, _reductions, _sorting, _ufuncs)
+               _joining, _manip, _pad, _products, _reductions, _sorting, _sysinfo, _ufuncs)
 from . import fft, linalg, random  # noqa: F401
 from ._core import ndarray
 from ._jit import Lowered, TracingError, jit  # noqa: F401
@@ -79,6 +79,13 @@ AxisError = _np.exceptions.AxisError
 def asnumpy(a):
     """A NumPy copy of an array (a sync point)."""
     return a._numpy() if isinstance(a, ndarray) else _np.asarray(a)
+
+
+def show_config(file=None):
+    """Print the BLAS/LAPACK library, the CPU kernels it chose and the CPU's
+    vector extensions (``cpnumeric._sysinfo.blas_config()`` gives them as a
+    dict)."""
+    _sysinfo.show_config(file)
 
 
 def stats():
@@ -445,3 +452,6 @@ def __getattr__(name):
         globals()[name] = f
         return f
     return attr
+
+
+_sysinfo.warn_if_generic()

@@ -35,7 +35,8 @@ KNOBS = {
         Knob("CPN_CACHE_DIR", "~/.cache/cpnumeric", False,
              "Compiled kernels on disk, shared by processes ('' or 'off': none)."),
         Knob("CPN_THREADS", "0", False,
-             "OpenMP threads each compiled kernel runs on (0: all cores)."),
+             "OpenMP threads each compiled kernel runs on, and threads of the "
+             "runtime's sorts (0: all cores)."),
         Knob("CPN_PROFILE", "", False,
              "File: write a Chrome/Perfetto trace-event timeline of kernels, "
              "compilations and copies at exit (see cpnumeric.profile)."),

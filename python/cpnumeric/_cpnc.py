@@ -723,8 +723,12 @@ def _link(c_path, objects, out_path, openmp, workdir):
     cmd = [cc, "-c", "-O2", "-fPIC", "-fvisibility=hidden", "-o", wrapper_o,
            c_path] + [f"-I{i}" for i in includes]
     _run(cmd)
+    # The same BLAS/LAPACK (scipy-openblas64) and sort (Highway) as the JIT's.
+    import scipy_openblas64
+    blas = scipy_openblas64.get_lib_dir()
     link = [cxx, "-shared", "-o", out_path, wrapper_o] + objects + [
-        aot, "-llapacke", "-lopenblas", "-lfftw3", "-lfftw3f", "-lmvec", "-lm"]
+        aot, f"-L{blas}", "-lscipy_openblas64_", f"-Wl,-rpath,{blas}", "-lhwy_contrib",
+        "-lhwy", "-lfftw3", "-lfftw3f", "-lmvec", "-lm"]
     if openmp:
         link += [_OPENMP, f"-Wl,-rpath,{os.path.dirname(_OPENMP)}"]
     _run(link)

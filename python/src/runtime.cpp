@@ -6,6 +6,7 @@
 
 #include "bindings.h"
 #include "cpn/Compiler/Compiler.h"
+#include "cpnrt/Blas.h"
 #include "cpnrt/Profile.h"
 #include "cpnrt/TaskGraph.h"
 
@@ -101,6 +102,19 @@ void initRuntime(py::module_ &m) {
       },
       py::arg("first"), py::arg("path"),
       "Writes the session's events as trace-event JSON; false on failure.");
+  m.def(
+      "blas_config",
+      [] {
+        cpnrt::BlasConfig c = cpnrt::blasConfig();
+        py::dict d;
+        d["library"] = c.library;
+        d["config"] = c.config;
+        d["core"] = c.coreName;
+        d["threads"] = c.threads;
+        return d;
+      },
+      "The BLAS/LAPACK library the runtime calls: package, build, CPU "
+      "kernels chosen, threads.");
   m.def("wait_all", [] {
     py::gil_scoped_release release;
     cpnrt::TaskGraph::global().waitAll();

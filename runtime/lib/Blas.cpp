@@ -7,9 +7,9 @@
 #include "cpnrt/Blas.h"
 #include "cpnrt/Facts.h"
 
+#include "OpenBlas.h"
 #include "Symmetry.h"
 
-#include <cblas.h>
 #include <cstdlib>
 #include <cstring>
 #include <vector>
@@ -164,13 +164,24 @@ cpnrt::BlasStats cpnrt::blasStats() {
 
 void cpnrt::resetBlasStats() { symmetryChecks = symmetricProducts = 0; }
 
+cpnrt::BlasConfig cpnrt::blasConfig() {
+  BlasConfig c;
+  c.library = "scipy-openblas64";
+  c.config = CPN_BLAS(openblas_get_config)();
+  c.coreName = CPN_BLAS(openblas_get_corename)();
+  c.threads = CPN_BLAS(openblas_get_num_threads)();
+  return c;
+}
+
 extern "C" void cpn_gemm_f64(int64_t a, int64_t aOff, int64_t aRs, int64_t aCs,
                              int64_t b, int64_t bOff, int64_t bRs, int64_t bCs,
                              int64_t c, int64_t cOff, int64_t cRs, int64_t cCs,
                              int64_t m, int64_t n, int64_t k,
                              int64_t accumulate) {
-  gemm<double>(Routines{cblas_dgemm, cblas_dgemv, cblas_dsymv}, a, aOff, aRs,
-               aCs, b, bOff, bRs, bCs, c, cOff, cRs, cCs, m, n, k, accumulate);
+  gemm<double>(Routines{CPN_BLAS(cblas_dgemm), CPN_BLAS(cblas_dgemv),
+                        CPN_BLAS(cblas_dsymv)},
+               a, aOff, aRs, aCs, b, bOff, bRs, bCs, c, cOff, cRs, cCs, m, n, k,
+               accumulate);
 }
 
 extern "C" void cpn_gemm_f32(int64_t a, int64_t aOff, int64_t aRs, int64_t aCs,
@@ -178,6 +189,8 @@ extern "C" void cpn_gemm_f32(int64_t a, int64_t aOff, int64_t aRs, int64_t aCs,
                              int64_t c, int64_t cOff, int64_t cRs, int64_t cCs,
                              int64_t m, int64_t n, int64_t k,
                              int64_t accumulate) {
-  gemm<float>(Routines{cblas_sgemm, cblas_sgemv, cblas_ssymv}, a, aOff, aRs,
-              aCs, b, bOff, bRs, bCs, c, cOff, cRs, cCs, m, n, k, accumulate);
+  gemm<float>(Routines{CPN_BLAS(cblas_sgemm), CPN_BLAS(cblas_sgemv),
+                       CPN_BLAS(cblas_ssymv)},
+              a, aOff, aRs, aCs, b, bOff, bRs, bCs, c, cOff, cRs, cCs, m, n, k,
+              accumulate);
 }

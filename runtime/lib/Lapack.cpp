@@ -11,8 +11,7 @@
 #include "cpnrt/Lapack.h"
 
 #include "LibCall.h"
-
-#include <lapacke.h>
+#include "OpenBlas.h"
 
 #include <algorithm>
 #include <atomic>
@@ -80,9 +79,9 @@ template <typename T> void fillNaN(T *p, int64_t n) {
 // -- LAPACKE, by element type --------------------------------------------
 #define CPN_LAPACK(name, ...)                                                  \
   if constexpr (std::is_same_v<T, double>)                                     \
-    return LAPACKE_d##name(LAPACK_COL_MAJOR, __VA_ARGS__);                     \
+    return CPN_BLAS(LAPACKE_d##name)(LAPACK_COL_MAJOR, __VA_ARGS__);           \
   else                                                                         \
-    return LAPACKE_s##name(LAPACK_COL_MAJOR, __VA_ARGS__);
+    return CPN_BLAS(LAPACKE_s##name)(LAPACK_COL_MAJOR, __VA_ARGS__);
 
 template <typename T>
 lapack_int gesv(lapack_int n, lapack_int nrhs, T *a, lapack_int *ipiv, T *b) {
@@ -131,7 +130,7 @@ lapack_int gelsd(lapack_int m, lapack_int n, lapack_int nrhs, T *a, T *b,
 void initOnce() {
   static std::once_flag once;
   // NumPy lets NaN through LAPACK (a NaN result); LAPACKE would refuse it.
-  std::call_once(once, [] { LAPACKE_set_nancheck(0); });
+  std::call_once(once, [] { CPN_BLAS(LAPACKE_set_nancheck)(0); });
 }
 
 // -- entry points ----------------------------------------------------------

@@ -8,6 +8,7 @@
 #define CPNRT_BLAS_H
 
 #include <cstdint>
+#include <string>
 
 namespace cpnrt {
 /// Matrix-vector products that took the symmetric path (for tests and
@@ -18,6 +19,16 @@ struct BlasStats {
 };
 BlasStats blasStats();
 void resetBlasStats();
+
+/// The BLAS/LAPACK library the runtime calls, as it describes itself
+/// (cpnumeric.show_config()).
+struct BlasConfig {
+  std::string library;  // the package it comes from
+  std::string config;   // its build: version, integer size, options
+  std::string coreName; // the CPU kernels it chose at load time
+  int threads = 0;      // its thread pool
+};
+BlasConfig blasConfig();
 } // namespace cpnrt
 
 extern "C" {
