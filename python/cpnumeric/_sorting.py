@@ -365,8 +365,11 @@ def _unique_flat(ar, want_index, want_inverse, want_counts, equal_nan=True):
     if n == 0:
         e = empty((0,), _np.int64)
         return flat.copy(), e, e, e
-    perm = argsort(flat)
-    s = take(flat, perm)
+    if want_index or want_inverse:
+        perm = argsort(flat)
+        s = take(flat, perm)
+    else:  # the values alone: a sort, without the index pairs of an argsort
+        perm, s = None, sort(flat)
     neq = _ufuncs.not_equal(s[1:], s[:-1])
     if equal_nan and s._dtype.kind in "fc":
         neq = _ufuncs.logical_and(neq, _ufuncs.logical_not(_ufuncs.logical_and(

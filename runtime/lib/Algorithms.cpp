@@ -12,12 +12,14 @@
 #include "cpnrt/Lapack.h"
 
 #include "LibCall.h"
+#include "Sort.h"
 
 #include <algorithm>
 #include <cmath>
 #include <complex>
 #include <cstring>
 #include <numeric>
+#include <optional>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -61,16 +63,26 @@ template <typename T> void row(const View &v, int64_t p, std::vector<T> &r) {
 
 // -- entry points ----------------------------------------------------------
 
+/// Whether Sort.cpp's vectorized sorts take T (complex values do not).
+template <typename T>
+constexpr bool kVectorSort =
+    std::is_integral_v<T> || std::is_floating_point_v<T>;
+
 /// sort: in0 (P, N) -> out (P, N), each row ascending (args[0] = 1: stable,
 /// which gives the same values).
 template <typename T> void sort(const Args &a) {
   const View &x = a.in[0];
   T *out = a.out.data<T>();
-  std::vector<T> r;
-  for (int64_t p = 0; p < x.size(0); ++p) {
-    row(x, p, r);
-    std::sort(r.begin(), r.end(), [](T x, T y) { return less(x, y); });
-    std::copy(r.begin(), r.end(), out + p * x.size(1));
+  if constexpr (kVectorSort<T>) {
+    cpnrt::sortRows(x.data<const T>(), x.strides[0], x.strides[1], x.size(0),
+                    x.size(1), out);
+  } else {
+    std::vector<T> r;
+    for (int64_t p = 0; p < x.size(0); ++p) {
+      row(x, p, r);
+      std::sort(r.begin(), r.end(), [](T x, T y) { return less(x, y); });
+      std::copy(r.begin(), r.end(), out + p * x.size(1));
+    }
   }
 }
 
@@ -78,88 +90,167 @@ template <typename T> void sort(const Args &a) {
 template <typename T> void argsort(const Args &a) {
   const View &x = a.in[0];
   int64_t *out = a.out.data<int64_t>();
-  std::vector<T> r;
-  std::vector<int64_t> idx;
-  for (int64_t p = 0; p < x.size(0); ++p) {
-    row(x, p, r);
-    idx.resize(r.size());
-    std::iota(idx.begin(), idx.end(), 0);
-    std::stable_sort(idx.begin(), idx.end(),
-                     [&](int64_t i, int64_t j) { return less(r[i], r[j]); });
-    std::copy(idx.begin(), idx.end(), out + p * x.size(1));
+  if constexpr (kVectorSort<T>) {
+    cpnrt::argsortRows(x.data<const T>(), x.strides[0], x.strides[1], x.size(0),
+                       x.size(1), out);
+  } else {
+    std::vector<T> r;
+    std::vector<int64_t> idx;
+    for (int64_t p = 0; p < x.size(0); ++p) {
+      row(x, p, r);
+      idx.resize(r.size());
+      std::iota(idx.begin(), idx.end(), 0);
+      std::stable_sort(idx.begin(), idx.end(),
+                       [&](int64_t i, int64_t j) { return less(r[i], r[j]); });
+      std::copy(idx.begin(), idx.end(), out + p * x.size(1));
+    }
   }
+}
+
+/// Gathers of at least this many elements per thread are split over threads.
+constexpr int64_t kGatherPerThread = int64_t(1) << 16;
+
+/// fn(lo, hi, bad) over [0, n) split between threads when there are at
+/// least `elements` x kGatherPerThread; fn reports an index out of bounds
+/// through bad(i) and stops. The first bad index is returned (or nullopt) so
+/// that the calling thread, whose error slot the task reads, raises it.
+template <typename F>
+std::optional<int64_t> gatherOnThreads(int64_t n, int64_t elements, F fn) {
+  int64_t t = std::min(cpnrt::lib::maxThreads(), elements / kGatherPerThread);
+  t = std::max<int64_t>(1, std::min(t, n));
+  std::atomic<bool> failed{false};
+  std::atomic<int64_t> badIndex{0};
+  cpnrt::lib::onThreads(t, [&](int64_t c) {
+    fn(n * c / t, n * (c + 1) / t, [&](int64_t i) {
+      if (!failed.exchange(true))
+        badIndex = i;
+    });
+  });
+  if (failed)
+    return badIndex.load();
+  return std::nullopt;
 }
 
 /// searchsorted: in0 sorted (1, N), in1 values (1, M) -> out (1, M) int64;
 /// args[0] = 1 for side='right'.
 template <typename T> void searchsorted(const Args &a) {
-  std::vector<T> sorted, values;
-  row(a.in[0], 0, sorted);
-  row(a.in[1], 0, values);
+  const View &hay = a.in[0], &needles = a.in[1];
+  std::vector<T> copied;
+  const T *sorted = hay.data<const T>();
+  if (hay.strides[1] != 1) { // binary searches want the haystack contiguous
+    row(hay, 0, copied);
+    sorted = copied.data();
+  }
+  int64_t n = hay.size(1), m = needles.size(1);
   bool right = a.arg(0);
   int64_t *out = a.out.data<int64_t>();
-  for (size_t i = 0; i < values.size(); ++i) {
-    T v = values[i];
-    auto it = right
-                  ? std::upper_bound(sorted.begin(), sorted.end(), v,
-                                     [](T x, T y) { return less(x, y); })
-                  : std::lower_bound(sorted.begin(), sorted.end(), v,
-                                     [](T x, T y) { return less(x, y); });
-    out[i] = it - sorted.begin();
-  }
+  const T *v = needles.data<const T>();
+  int64_t vs = needles.strides[1];
+  gatherOnThreads(m, m * 8, [&](int64_t lo, int64_t hi, auto) {
+    auto cmp = [](T x, T y) { return less(x, y); };
+    for (int64_t i = lo; i < hi; ++i) {
+      T x = v[i * vs];
+      const T *it = right ? std::upper_bound(sorted, sorted + n, x, cmp)
+                          : std::lower_bound(sorted, sorted + n, x, cmp);
+      out[i] = it - sorted;
+    }
+  });
+}
+
+/// Whether index i of an axis of size n is valid under NumPy's mode, fixing
+/// it (wrap, clip, negative); no error is set (see fixIndex).
+bool indexOk(int64_t &i, int64_t n, int64_t mode) {
+  if (mode == 1 && n)
+    i = ((i % n) + n) % n;
+  else if (mode == 2)
+    i = std::clamp<int64_t>(i, 0, std::max<int64_t>(n - 1, 0));
+  else if (i < -n || i >= n)
+    return false;
+  else if (i < 0)
+    i += n;
+  return true;
 }
 
 /// Index `i` of an axis of size n under NumPy's mode (args: 0 raise, 1 wrap,
 /// 2 clip); false (and the error set) when out of bounds in raise mode.
 bool fixIndex(int64_t &i, int64_t n, int64_t mode, int64_t axis) {
-  if (mode == 1 && n)
-    i = ((i % n) + n) % n;
-  else if (mode == 2)
-    i = std::clamp<int64_t>(i, 0, std::max<int64_t>(n - 1, 0));
-  else if (i < -n || i >= n) {
-    cpnrt::setKernelError("IndexError: index " + std::to_string(i) +
-                          " is out of bounds for axis " + std::to_string(axis) +
-                          " with size " + std::to_string(n));
-    return false;
-  } else if (i < 0)
-    i += n;
-  return true;
+  int64_t raw = i;
+  if (indexOk(i, n, mode))
+    return true;
+  cpnrt::setKernelError("IndexError: index " + std::to_string(raw) +
+                        " is out of bounds for axis " + std::to_string(axis) +
+                        " with size " + std::to_string(n));
+  return false;
 }
 
 /// take: in0 a (P, N, Q), in1 indices (K) int64 -> out (P, K, Q);
-/// args = mode, axis (for messages).
+/// args = mode, axis (for messages). Split over threads by index.
 template <typename T> void take(const Args &a) {
   const View &x = a.in[0], &ind = a.in[1];
   int64_t P = x.size(0), N = x.size(1), Q = x.size(2), K = ind.count();
   int64_t mode = a.arg(0), axis = a.arg(1);
   T *out = a.out.data<T>();
-  for (int64_t k = 0; k < K; ++k) {
-    int64_t i = ind.el<int64_t>(ind.at(k));
-    if (!fixIndex(i, N, mode, axis))
-      return;
-    for (int64_t p = 0; p < P; ++p)
-      for (int64_t q = 0; q < Q; ++q)
-        out[(p * K + k) * Q + q] = x.el<T>(x.offset + p * x.strides[0] +
-                                           i * x.strides[1] + q * x.strides[2]);
-  }
+  const int64_t *idx = ind.rank() == 1 && ind.strides[0] == 1
+                           ? ind.data<const int64_t>()
+                           : nullptr;
+  auto bad =
+      gatherOnThreads(K, K * P * Q, [&](int64_t lo, int64_t hi, auto fail) {
+        for (int64_t k = lo; k < hi; ++k) {
+          int64_t raw = idx ? idx[k] : ind.el<int64_t>(ind.at(k)), i = raw;
+          if (!indexOk(i, N, mode))
+            return fail(raw);
+          const T *from = x.data<const T>() + i * x.strides[1];
+          if (P == 1 && Q == 1) {
+            out[k] = *from;
+            continue;
+          }
+          for (int64_t p = 0; p < P; ++p)
+            for (int64_t q = 0; q < Q; ++q)
+              out[(p * K + k) * Q + q] =
+                  from[p * x.strides[0] + q * x.strides[2]];
+        }
+      });
+  if (bad)
+    fixIndex(*bad, N, mode, axis);
 }
 
 /// take_along: in0 a (P, N, Q), in1 indices (P, K, Q) int64 -> out (P, K, Q).
+/// Split over threads by row p (or by k when there is one row).
 template <typename T> void take_along(const Args &a) {
   const View &x = a.in[0], &ind = a.in[1];
   int64_t P = ind.size(0), K = ind.size(1), Q = ind.size(2), N = x.size(1);
   int64_t axis = a.arg(0);
   T *out = a.out.data<T>();
-  for (int64_t p = 0; p < P; ++p)
-    for (int64_t k = 0; k < K; ++k)
-      for (int64_t q = 0; q < Q; ++q) {
-        int64_t i = ind.el<int64_t>(ind.offset + p * ind.strides[0] +
-                                    k * ind.strides[1] + q * ind.strides[2]);
-        if (!fixIndex(i, N, 0, axis))
-          return;
-        out[(p * K + k) * Q + q] = x.el<T>(x.offset + p * x.strides[0] +
-                                           i * x.strides[1] + q * x.strides[2]);
-      }
+  auto one = [&](int64_t p, int64_t k, int64_t q, auto fail) {
+    int64_t raw = ind.el<int64_t>(ind.offset + p * ind.strides[0] +
+                                  k * ind.strides[1] + q * ind.strides[2]),
+            i = raw;
+    if (!indexOk(i, N, 0)) {
+      fail(raw);
+      return false;
+    }
+    out[(p * K + k) * Q + q] = x.el<T>(x.offset + p * x.strides[0] +
+                                       i * x.strides[1] + q * x.strides[2]);
+    return true;
+  };
+  std::optional<int64_t> bad;
+  if (P > 1)
+    bad = gatherOnThreads(P, P * K * Q, [&](int64_t lo, int64_t hi, auto fail) {
+      for (int64_t p = lo; p < hi; ++p)
+        for (int64_t k = 0; k < K; ++k)
+          for (int64_t q = 0; q < Q; ++q)
+            if (!one(p, k, q, fail))
+              return;
+    });
+  else
+    bad = gatherOnThreads(K, K * Q, [&](int64_t lo, int64_t hi, auto fail) {
+      for (int64_t k = lo; k < hi; ++k)
+        for (int64_t q = 0; q < Q; ++q)
+          if (!one(0, k, q, fail))
+            return;
+    });
+  if (bad)
+    fixIndex(*bad, N, 0, axis);
 }
 
 /// compress: in0 a (N), in1 mask (N) bool -> out (count): a where mask (the
@@ -192,20 +283,72 @@ template <typename T> void nonzero(const Args &a) {
   }
 }
 
-/// cumsum / cumprod: in0 (P, N) -> out (P, N) of the same type.
+/// Elements [lo, hi) of a row's scan into out, starting from acc; returns
+/// the last value (acc when the range is empty).
+template <typename T, bool Product>
+T scanRange(const T *src, int64_t stride, int64_t lo, int64_t hi, T acc,
+            T *out) {
+  if (stride == 1) // contiguous: a loop the compiler keeps tight
+    for (int64_t j = lo; j < hi; ++j)
+      out[j] = acc = Product ? T(acc * src[j]) : T(acc + src[j]);
+  else
+    for (int64_t j = lo; j < hi; ++j)
+      out[j] = acc =
+          Product ? T(acc * src[j * stride]) : T(acc + src[j * stride]);
+  return acc;
+}
+
+/// The total of elements [lo, hi) (no output).
+template <typename T, bool Product>
+T reduceRange(const T *src, int64_t stride, int64_t lo, int64_t hi) {
+  T acc = Product ? T(1) : T(0);
+  for (int64_t j = lo; j < hi; ++j)
+    acc = Product ? T(acc * src[j * stride]) : T(acc + src[j * stride]);
+  return acc;
+}
+
+/// A row shorter than this per thread is scanned on one thread.
+constexpr int64_t kScanPerThread = int64_t(1) << 18;
+
+/// cumsum / cumprod: in0 (P, N) -> out (P, N) of the same type. Many rows
+/// are shared out between threads; a long row is scanned in two passes, each
+/// thread taking one chunk: the chunks' totals first, then each chunk's scan
+/// from the total of the chunks before it. Integers give NumPy's values
+/// exactly; floats differ from NumPy's one-pass loop in rounding only (each
+/// chunk's start is a sum of chunk totals, as in a pairwise sum).
 template <typename T, bool Product> void scan(const Args &a) {
   const View &x = a.in[0];
   T *out = a.out.data<T>();
-  int64_t N = x.size(1);
-  for (int64_t p = 0; p < x.size(0); ++p) {
-    T acc = Product ? T(1) : T(0);
-    const T *src = x.data<const T>() + p * x.strides[0];
-    for (int64_t j = 0; j < N; ++j) {
-      T v = src[j * x.strides[1]];
-      acc = Product ? T(acc * v) : T(acc + v);
-      out[p * N + j] = acc;
-    }
+  int64_t P = x.size(0), N = x.size(1), threads = cpnrt::lib::maxThreads();
+  const T *base = x.data<const T>();
+  auto row = [&](int64_t p) {
+    scanRange<T, Product>(base + p * x.strides[0], x.strides[1], 0, N,
+                          Product ? T(1) : T(0), out + p * N);
+  };
+  int64_t t = std::min(threads, N / kScanPerThread);
+  if (t <= 1 || P > 1) {
+    int64_t rowsT = std::min(threads, P * N / kScanPerThread);
+    rowsT = std::max<int64_t>(1, std::min(rowsT, P));
+    cpnrt::lib::onThreads(rowsT, [&](int64_t c) {
+      for (int64_t p = P * c / rowsT; p < P * (c + 1) / rowsT; ++p)
+        row(p);
+    });
+    return;
   }
+  std::vector<T> totals(t);
+  const T *src = base;
+  int64_t stride = x.strides[1];
+  cpnrt::lib::onThreads(t, [&](int64_t c) {
+    if (c + 1 < t) // the last chunk's total is never needed
+      totals[c] =
+          reduceRange<T, Product>(src, stride, N * c / t, N * (c + 1) / t);
+  });
+  cpnrt::lib::onThreads(t, [&](int64_t c) {
+    T acc = Product ? T(1) : T(0);
+    for (int64_t k = 0; k < c; ++k)
+      acc = Product ? T(acc * totals[k]) : T(acc + totals[k]);
+    scanRange<T, Product>(src, stride, N * c / t, N * (c + 1) / t, acc, out);
+  });
 }
 template <typename T> void cumsum(const Args &a) { scan<T, false>(a); }
 template <typename T> void cumprod(const Args &a) { scan<T, true>(a); }

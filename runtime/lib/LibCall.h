@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
+#include <cstdlib>
 #include <thread>
 #include <vector>
 
@@ -96,6 +97,28 @@ struct Call {
     return i < args.size() ? args[i] : dflt;
   }
 };
+
+/// Threads the library calls may use: CPN_THREADS, else every core (read
+/// once).
+inline int64_t maxThreads() {
+  static const int64_t n = [] {
+    const char *v = std::getenv("CPN_THREADS");
+    int64_t t = v ? std::atoll(v) : 0;
+    return t > 0 ? t
+                 : int64_t(std::max(1u, std::thread::hardware_concurrency()));
+  }();
+  return n;
+}
+
+/// fn(t) for every t < n, t = 0 on the calling thread.
+template <typename F> void onThreads(int64_t n, F fn) {
+  std::vector<std::thread> pool;
+  for (int64_t t = 1; t < n; ++t)
+    pool.emplace_back([&fn, t] { fn(t); });
+  fn(0);
+  for (std::thread &t : pool)
+    t.join();
+}
 
 /// Runs fn(b) for every b < n, on several threads when the matrices are
 /// small (`flops` per matrix); a big matrix uses OpenBLAS's threads instead.

@@ -92,6 +92,28 @@ def test_sort_nan_views_and_partition():
         cp.sort(cp.array(1.0))
 
 
+@pytest.mark.parametrize("dtype", ["int8", "int16", "int32", "int64", "uint32", "uint64",
+                                   "float32", "float64"])
+def test_long_rows_split_over_threads(dtype):
+    """Rows long enough for the vectorized sort to split them over threads and
+    merge the chunks: ties, extreme values, NaN and -0.0, a strided view, and
+    several long rows."""
+    rng = numpy.random.default_rng(5)
+    info = numpy.iinfo(dtype) if dtype[0] in "iu" else numpy.finfo(dtype)
+    a = rng.integers(-300, 300, size=(3, 150_001)).astype(dtype)
+    a[:, ::1009] = info.max
+    a[:, 7::1013] = info.min
+    if dtype[0] == "f":
+        a /= 7
+        a[:, ::997] = numpy.nan
+        a[:, 3::991] = -0.0
+    for view in (a, a[:, ::-2], a[1]):
+        both("sort", view)
+        both("sort", view, axis=None)
+        both("argsort", view, kind="stable")
+    same(cp.unique(cp.array(a)), numpy.unique(a))
+
+
 def test_lexsort():
     rng = numpy.random.default_rng(0)
     k1, k2 = rng.integers(0, 3, 50), rng.integers(0, 4, 50)
@@ -226,3 +248,36 @@ def test_bincount_histogram():
     both("histogram", v, bins=5, density=True)
     both("histogram_bin_edges", v, bins=6)
     both("histogram", numpy.ones(10), bins=3)
+
+
+def test_long_scans_gathers_and_searches_split_over_threads():
+    """Sizes where scans, gathers and binary searches run on several threads:
+    the same values as NumPy's (integers exactly, float sums to rounding), and
+    an index out of bounds still raises IndexError."""
+    rng = numpy.random.default_rng(9)
+    n = 1_200_003
+    ints = rng.integers(-1000, 1000, n)
+    same(cp.cumsum(cp.array(ints)), numpy.cumsum(ints))
+    same(cp.cumsum(cp.array(ints[::-3])), numpy.cumsum(ints[::-3]))
+    small = rng.integers(1, 3, 70) * rng.choice([-1, 1], 70)
+    same(cp.cumprod(cp.array(numpy.tile(small, 9000))), numpy.cumprod(numpy.tile(small, 9000)))
+    x = rng.random(n)
+    numpy.testing.assert_allclose(numpy.asarray(cp.cumsum(cp.array(x))), numpy.cumsum(x),
+                                  rtol=1e-12)
+    idx = rng.integers(-n, n, 700_001)
+    same(cp.take(cp.array(x), cp.array(idx)), numpy.take(x, idx))
+    same(cp.array(x)[cp.array(idx)], x[idx])
+    same(cp.take(cp.array(x), cp.array(idx * 3), mode="wrap"), numpy.take(x, idx * 3, mode="wrap"))
+    a2 = x[: 1000 * 1200].reshape(1000, 1200)
+    i2 = rng.integers(0, 1200, (1000, 300))
+    same(cp.take_along_axis(cp.array(a2), cp.array(i2), axis=1),
+         numpy.take_along_axis(a2, i2, axis=1))
+    hay = numpy.sort(x)
+    needles = rng.random(300_000)
+    for side in ("left", "right"):
+        same(cp.searchsorted(cp.array(hay), cp.array(needles), side=side),
+             numpy.searchsorted(hay, needles, side=side))
+    bad = idx.copy()
+    bad[650_000] = n + 5
+    with pytest.raises(IndexError, match=f"index {n + 5} is out of bounds"):
+        numpy.asarray(cp.take(cp.array(x), cp.array(bad)))

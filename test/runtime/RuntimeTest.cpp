@@ -11,17 +11,21 @@
 #include "cpnrt/Store.h"
 #include "cpnrt/TaskGraph.h"
 
+#include "Sort.h"
 #include "Symmetry.h"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <limits>
+#include <numeric>
 #include <random>
 #include <sstream>
 #include <stdexcept>
@@ -362,4 +366,90 @@ TEST(Profiler, OneEventPerTaskOnlyWhileASessionIsOpen) {
   g.waitAll();
   EXPECT_EQ(p.eventCount(), 0u);
   std::remove(path.c_str());
+}
+
+namespace {
+/// Runs the sorts on four threads (two merge rounds) whatever the machine,
+/// unless CPN_THREADS is set; read once, at the first sort.
+void fourSortThreads() { setenv("CPN_THREADS", "4", /*overwrite=*/0); }
+
+/// Rows long enough to be split over threads, with ties, NaNs and -0.0.
+template <typename T> std::vector<T> sortInput(int64_t n, uint64_t seed) {
+  std::vector<T> v(n);
+  uint64_t x = seed;
+  for (int64_t i = 0; i < n; ++i) {
+    x = x * 6364136223846793005ull + 1442695040888963407ull;
+    v[i] = T(int64_t(x >> 33) % 5000 - 2500);
+    if constexpr (std::is_floating_point_v<T>) {
+      if (i % 997 == 0)
+        v[i] = std::numeric_limits<T>::quiet_NaN();
+      if (i % 991 == 0)
+        v[i] = T(-0.0);
+      v[i] /= T(7);
+    }
+  }
+  return v;
+}
+
+template <typename T> bool numpyLess(T a, T b) {
+  if constexpr (std::is_floating_point_v<T>)
+    return a < b || (std::isnan(b) && !std::isnan(a));
+  return a < b;
+}
+
+template <typename T> void checkSortRows() {
+  fourSortThreads();
+  const int64_t n = 300001, rows = 2;
+  std::vector<T> in = sortInput<T>(rows * n * 2, 7);
+  std::vector<T> out(rows * n);
+  std::vector<int64_t> idx(rows * n);
+  // Every other element of each row: a strided view.
+  cpnrt::sortRows(in.data(), 2 * n, 2, rows, n, out.data());
+  cpnrt::argsortRows(in.data(), 2 * n, 2, rows, n, idx.data());
+  for (int64_t p = 0; p < rows; ++p) {
+    std::vector<T> row(n);
+    for (int64_t j = 0; j < n; ++j)
+      row[j] = in[p * 2 * n + 2 * j];
+    std::vector<int64_t> want(n);
+    std::iota(want.begin(), want.end(), 0);
+    std::stable_sort(want.begin(), want.end(), [&](int64_t a, int64_t b) {
+      return numpyLess(row[a], row[b]);
+    });
+    for (int64_t j = 0; j < n; ++j) {
+      T got = out[p * n + j], expect = row[want[j]];
+      bool same = got == expect || (got != got && expect != expect);
+      ASSERT_TRUE(same) << "row " << p << " position " << j;
+      ASSERT_EQ(idx[p * n + j], want[j]) << "row " << p << " position " << j;
+    }
+  }
+}
+} // namespace
+
+TEST(Sort, RowsSortedAndArgsortStableFloat64) { checkSortRows<double>(); }
+TEST(Sort, RowsSortedAndArgsortStableFloat32) { checkSortRows<float>(); }
+TEST(Sort, RowsSortedAndArgsortStableInt64) { checkSortRows<int64_t>(); }
+TEST(Sort, RowsSortedAndArgsortStableInt32) { checkSortRows<int32_t>(); }
+TEST(Sort, RowsSortedAndArgsortStableInt16) { checkSortRows<int16_t>(); }
+TEST(Sort, RowsSortedAndArgsortStableInt8) { checkSortRows<int8_t>(); }
+TEST(Sort, RowsSortedAndArgsortStableUint64) { checkSortRows<uint64_t>(); }
+
+TEST(Sort, ManyShortRowsAreSharedOutBetweenThreads) {
+  fourSortThreads();
+  const int64_t rows = 5000, n = 37;
+  std::vector<double> in = sortInput<double>(rows * n, 3);
+  std::vector<double> out(rows * n);
+  std::vector<int64_t> idx(rows * n);
+  cpnrt::sortRows(in.data(), n, 1, rows, n, out.data());
+  cpnrt::argsortRows(in.data(), n, 1, rows, n, idx.data());
+  for (int64_t p = 0; p < rows; ++p) {
+    std::vector<double> row(in.begin() + p * n, in.begin() + (p + 1) * n);
+    std::stable_sort(row.begin(), row.end(), numpyLess<double>);
+    for (int64_t j = 0; j < n; ++j) {
+      double got = out[p * n + j];
+      ASSERT_TRUE(got == row[j] || (got != got && row[j] != row[j]));
+      double byIndex = in[p * n + idx[p * n + j]];
+      ASSERT_TRUE(byIndex == row[j] ||
+                  (byIndex != byIndex && row[j] != row[j]));
+    }
+  }
 }

@@ -1,0 +1,27 @@
+//===- Sort.h - vectorized parallel sorts (internal) ------------*- C++ -*-===//
+//
+// Part of cpnumeric's runtime (libcpnrt). Sorts rows in NumPy's order (NaN
+// last) with Highway's vqsort on all cores; see Sort.cpp.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef CPNRT_LIB_SORT_H
+#define CPNRT_LIB_SORT_H
+
+#include <cstdint>
+
+namespace cpnrt {
+/// out (rows x n, C-contiguous) = each row of src sorted ascending; row p of
+/// src is src[p * rowStride + j * stride]. For integer types of 1 to 8 bytes,
+/// float and double.
+template <typename T>
+void sortRows(const T *src, int64_t rowStride, int64_t stride, int64_t rows,
+              int64_t n, T *out);
+
+/// out (rows x n) = the stable ascending order of each row's indices.
+template <typename T>
+void argsortRows(const T *src, int64_t rowStride, int64_t stride, int64_t rows,
+                 int64_t n, int64_t *out);
+} // namespace cpnrt
+
+#endif // CPNRT_LIB_SORT_H
