@@ -21,6 +21,12 @@ How it is timed
   noisy; alternation spreads the noise over both), each reporting the median.
   A cpnumeric repetition ends with ``cpnumeric.synchronize()``, so the time
   includes computing the result, not only recording it.
+* Each repetition starts SETTLE_S seconds after the previous one ends: the
+  process holds two OpenBLAS copies (NumPy's and the one compiled kernels
+  call), and an idle OpenBLAS spins its threads for ~0.1 s after a call
+  (NumPy's does; ours is told to sleep at once), which would take the cores
+  from the next repetition of the other library. A program that uses one of
+  the two never sees that.
 * Calls much shorter than a millisecond are repeated ``number`` times inside
   one repetition (the same ``number`` for both libraries, from NumPy's
   warm-up time; every call synchronized) and the time divided by ``number``.
@@ -229,6 +235,9 @@ def cases(quick):
 
 # -- timing -----------------------------------------------------------------------
 
+SETTLE_S = 0.15
+
+
 def to_numpy(r):
     if isinstance(r, tuple):   # qr, svd, eigh give (named) tuples
         return tuple(to_numpy(x) for x in r)
@@ -256,9 +265,11 @@ def bench(name, size, dtype, make, run, check, reps):
     row["cpnumeric_first_call_s"], _ = timed(cpnumeric, run, cp_args, 1)
     number = max(1, min(1000, int(MIN_REP_S / max(t_np, 1e-7))))
     times = {"numpy": [], "cpnumeric": []}
-    for _ in range(reps):   # alternating
+    for _ in range(reps):   # alternating, each after the other's threads went idle
+        time.sleep(SETTLE_S)
         t, ref = timed(numpy, run, np_args, number)
         times["numpy"].append(t)
+        time.sleep(SETTLE_S)
         t, out = timed(cpnumeric, run, cp_args, number)
         times["cpnumeric"].append(t)
     row["numpy_s"] = statistics.median(times["numpy"])

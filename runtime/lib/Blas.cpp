@@ -126,6 +126,8 @@ void gemm(Blas blas, int64_t a, int64_t aOff, int64_t aRs, int64_t aCs,
           C[i * cRs + j * cCs] = T(0);
     return;
   }
+  cpnrt::lib::OneBlasThreadIf small(2.0 * double(m) * double(n) * double(k) <
+                                    cpnrt::lib::kOneThreadBlasFlops);
   const T *Ap = reinterpret_cast<const T *>(a) + aOff;
   const T *Bp = reinterpret_cast<const T *>(b) + bOff;
   if (n == 1 && bRs > 0 && cRs > 0) { // C[:, 0] += A @ B[:, 0]

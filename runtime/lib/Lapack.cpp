@@ -133,6 +133,18 @@ void initOnce() {
   std::call_once(once, [] { CPN_BLAS(LAPACKE_set_nancheck)(0); });
 }
 
+/// fn(b) for each matrix of a batch (see forBatch); a matrix of fewer flops
+/// than kOneThreadBlasFlops is factored by its thread alone: its LAPACK
+/// routine makes many small BLAS calls, each of which would wake OpenBLAS's
+/// sleeping pool (factorizations of 256 x 256 ran 4-12x slower than
+/// NumPy's). Batches spread over threads are always below that.
+template <typename F> void lapackBatch(int64_t n, double flops, F fn) {
+  cpnrt::lib::forBatch(n, flops, [&](int64_t b) {
+    cpnrt::lib::OneBlasThreadIf one(flops < cpnrt::lib::kOneThreadBlasFlops);
+    fn(b);
+  });
+}
+
 // -- entry points ----------------------------------------------------------
 
 /// inv: out (..., n, n) = the inverse of in0 (..., n, n) (gesv against I).
@@ -143,7 +155,7 @@ template <typename T> void inv(const Call &c) {
   bool quiet = c.arg(0);
   T *out = c.out.data<T>();
   Status status;
-  forBatch(a.batch(), double(n) * n * n, [&](int64_t b) {
+  lapackBatch(a.batch(), double(n) * n * n, [&](int64_t b) {
     std::vector<T> lu, x(std::max<int64_t>(1, n * n), T(0));
     std::vector<lapack_int> piv(std::max<int64_t>(1, n));
     gather(a, b, lu);
@@ -165,7 +177,7 @@ template <typename T> void solve(const Call &c) {
   int64_t n = a.rows(), k = rhs.cols();
   T *out = c.out.data<T>();
   Status status;
-  forBatch(a.batch(), double(n) * n * (n + k), [&](int64_t b) {
+  lapackBatch(a.batch(), double(n) * n * (n + k), [&](int64_t b) {
     std::vector<T> lu, x;
     std::vector<lapack_int> piv(std::max<int64_t>(1, n));
     gather(a, b, lu);
@@ -185,7 +197,7 @@ template <typename T> void slogdet(const Call &c) {
   const Array &a = c.in[0];
   int64_t n = a.rows();
   T *out = c.out.data<T>();
-  forBatch(a.batch(), double(n) * n * n, [&](int64_t b) {
+  lapackBatch(a.batch(), double(n) * n * n, [&](int64_t b) {
     std::vector<T> lu;
     std::vector<lapack_int> piv(std::max<int64_t>(1, n));
     gather(a, b, lu);
@@ -219,7 +231,7 @@ template <typename T> void cholesky(const Call &c) {
   bool upper = c.arg(0);
   T *out = c.out.data<T>();
   Status status;
-  forBatch(a.batch(), double(n) * n * n / 3, [&](int64_t b) {
+  lapackBatch(a.batch(), double(n) * n * n / 3, [&](int64_t b) {
     std::vector<T> l;
     gather(a, b, l);
     T *dst = out + b * n * n;
@@ -244,7 +256,7 @@ template <typename T> void qr(const Call &c) {
   int64_t qc = mode == 1 ? m : k, rr = mode == 1 ? m : k;
   T *out = c.out.data<T>();
   T *rOut = mode == 2 ? out : out + batch * m * qc;
-  forBatch(batch, 2.0 * m * n * k, [&](int64_t b) {
+  lapackBatch(batch, 2.0 * m * n * k, [&](int64_t b) {
     int64_t ld = std::max<int64_t>(1, m);
     // Q may need more columns than A has (complete mode, m > n).
     int64_t cols = std::max(n, mode == 1 ? m : int64_t(0));
@@ -275,7 +287,7 @@ template <typename T> void svd(const Call &c) {
   T *uOut = out, *sOut = uv ? out + batch * m * uc : out,
     *vOut = sOut + batch * k;
   Status status;
-  forBatch(batch, 4.0 * m * n * k, [&](int64_t b) {
+  lapackBatch(batch, 4.0 * m * n * k, [&](int64_t b) {
     std::vector<T> h, s(std::max<int64_t>(1, k));
     gather(a, b, h);
     int64_t ldu = std::max<int64_t>(1, m), ldvt = std::max<int64_t>(1, vr);
@@ -314,7 +326,7 @@ template <typename T> void eigh(const Call &c) {
   bool vecs = c.arg(0), upper = c.arg(1);
   T *out = c.out.data<T>();
   Status status;
-  forBatch(batch, 9.0 * n * n * n, [&](int64_t b) {
+  lapackBatch(batch, 9.0 * n * n * n, [&](int64_t b) {
     std::vector<T> h, w(std::max<int64_t>(1, n));
     gather(a, b, h);
     lapack_int info =
@@ -345,7 +357,7 @@ template <typename T> void eig(const Call &c) {
   bool vecs = c.arg(0);
   C *out = c.out.data<C>();
   Status status;
-  forBatch(batch, 25.0 * n * n * n, [&](int64_t b) {
+  lapackBatch(batch, 25.0 * n * n * n, [&](int64_t b) {
     int64_t n1 = std::max<int64_t>(1, n);
     std::vector<T> h, wr(n1), wi(n1), vr(vecs ? n1 * n1 : 1);
     gather(a, b, h);

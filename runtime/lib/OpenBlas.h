@@ -31,4 +31,32 @@ static_assert(sizeof(lapack_int) == 8 && sizeof(blasint) == 8,
 #define CPN_BLAS_CAT(prefix, name, suffix) prefix##name##suffix
 #define CPN_BLAS(name) CPN_BLAS_CAT(scipy_, name, 64_)
 
+// Exported without the prefix and suffix by scipy-openblas64 (0.3.31), and
+// so not declared by its cblas.h under the name it has.
+extern "C" int openblas_set_num_threads_local(int num_threads);
+
+namespace cpnrt::lib {
+/// Products of fewer flops than this run on the calling thread alone: waking
+/// OpenBLAS's pool (its threads sleep at once, OPENBLAS_THREAD_TIMEOUT=4,
+/// so that they leave the cores to OpenMP loops) costs more than they do.
+constexpr double kOneThreadBlasFlops = 4e7;
+
+/// While alive, OpenBLAS calls made by this thread use one thread when
+/// `small` (openblas_set_num_threads_local; other threads unaffected).
+class OneBlasThreadIf {
+public:
+  explicit OneBlasThreadIf(bool small)
+      : previous_(small ? openblas_set_num_threads_local(1) : 0) {}
+  ~OneBlasThreadIf() {
+    if (previous_ > 0)
+      openblas_set_num_threads_local(previous_);
+  }
+  OneBlasThreadIf(const OneBlasThreadIf &) = delete;
+  OneBlasThreadIf &operator=(const OneBlasThreadIf &) = delete;
+
+private:
+  int previous_;
+};
+} // namespace cpnrt::lib
+
 #endif // CPNRT_LIB_OPENBLAS_H
