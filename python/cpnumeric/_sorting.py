@@ -67,12 +67,26 @@ def _check_kth(a, kth, axis):
 
 
 def partition(a, kth, axis=-1, kind="introselect", order=None):
-    """A full sort: every element before the kth is no larger, every one
-    after no smaller (NumPy's contract; the order inside each part is
-    unspecified there and sorted here)."""
+    """Every element before each kth is no larger, every one after no
+    smaller (NumPy's contract; the order inside each part is unspecified).
+    A selection in the runtime (Sort.cpp), not a sort: long rows are split
+    over threads around brackets of the kth ranks."""
     a = _as(a)
+    if order is not None:
+        raise ValueError("Cannot specify order when the array has no fields.")
     _check_kth(a, kth, axis)
-    return sort(a, axis)
+    if eager([a]):
+        return wrap(_np.partition(a._eager(), kth, axis=axis))
+    a, axis = _flat_or_axis(a, axis)
+    if a.ndim == 0:
+        raise _np.exceptions.AxisError("axis -1 is out of bounds for array of "
+                                       "dimension 0")
+    two, back = rows(a, axis)
+    if two.size == 0:
+        return back(two.copy())
+    n = two._shape[1]
+    ks = sorted({int(k) % n for k in _np.atleast_1d(_np.asarray(kth)).tolist()})
+    return back(libcall("partition", [two], two._shape, a._dtype, ks))
 
 
 def argpartition(a, kth, axis=-1, kind="introselect", order=None):
@@ -225,6 +239,9 @@ def _quantile(a, q, axis, method, keepdims, nan_skip, out):
         name = "nanquantile" if nan_skip else "quantile"
         return _fallback.call_numpy(name, (a, q), {"axis": axis, "method": method,
                                                    "keepdims": keepdims, "out": out})
+    if eager([a]) and out is None and not isinstance(q, ndarray):  # small: NumPy's
+        return wrap(getattr(_np, "nanquantile" if nan_skip else "quantile")(
+            a._eager(), q, axis=axis, method=method, keepdims=keepdims))
     weak = isinstance(q, (float, int)) and not isinstance(q, bool)
     qs = _np.asarray(q._numpy() if isinstance(q, ndarray) else q, dtype=_np.float64)
     if ((qs < 0) | (qs > 1)).any() or _np.isnan(qs).any():
@@ -244,7 +261,14 @@ def _quantile(a, q, axis, method, keepdims, nan_skip, out):
         from ._creation import full
         res = full(qs.shape + lead, _np.nan, dt)
     else:
-        s = sort(two, axis=-1)
+        if nan_skip and two._dtype.kind == "f":  # positions depend on the data
+            s = sort(two, axis=-1)
+        else:  # only the ranks the quantiles read need their sorted elements
+            ranks = set()
+            for qv in qs.ravel().tolist():
+                pos = qv * (n - 1)
+                ranks |= {int(_np.floor(pos)), int(_np.ceil(pos)), int(_np.rint(pos))}
+            s = partition(two, sorted(ranks), axis=-1)
         if nan_skip and two._dtype.kind == "f":
             valid = _reductions.sum(_ufuncs.logical_not(_ufuncs.isnan(two)), axis=-1,
                                     keepdims=True)

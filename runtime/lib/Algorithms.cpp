@@ -107,6 +107,20 @@ template <typename T> void argsort(const Args &a) {
   }
 }
 
+/// partition: in0 (P, N) -> out (P, N), each row partitioned at the ranks
+/// args (np.partition: the kth elements in sorted place; complex rows are
+/// sorted whole).
+template <typename T> void partition(const Args &a) {
+  if constexpr (kVectorSort<T>) {
+    const View &x = a.in[0];
+    cpnrt::partitionRows(x.data<const T>(), x.strides[0], x.strides[1],
+                         x.size(0), x.size(1), a.args.data(),
+                         int64_t(a.args.size()), a.out.data<T>());
+  } else {
+    sort<T>(a);
+  }
+}
+
 /// Gathers of at least this many elements per thread are split over threads.
 constexpr int64_t kGatherPerThread = int64_t(1) << 16;
 
@@ -409,6 +423,7 @@ template <typename T> void put(const Args &a) {
   }
 CPN_TYPES(CPN_DEFINE, sort)
 CPN_TYPES(CPN_DEFINE, argsort)
+CPN_TYPES(CPN_DEFINE, partition)
 CPN_TYPES(CPN_DEFINE, searchsorted)
 CPN_TYPES(CPN_DEFINE, take)
 CPN_TYPES(CPN_DEFINE, take_along)
@@ -425,10 +440,10 @@ CPN_TYPES(CPN_DEFINE, put)
 namespace cpnrt {
 std::vector<cpn_lib_entry> algorithmFunctions() {
   return {CPN_TYPES(CPN_ROW, sort) CPN_TYPES(CPN_ROW, argsort)
-              CPN_TYPES(CPN_ROW, searchsorted) CPN_TYPES(CPN_ROW, take)
-                  CPN_TYPES(CPN_ROW, take_along) CPN_TYPES(CPN_ROW, compress)
-                      CPN_TYPES(CPN_ROW, nonzero) CPN_TYPES(CPN_ROW, cumsum)
-                          CPN_TYPES(CPN_ROW, cumprod)
+              CPN_TYPES(CPN_ROW, partition) CPN_TYPES(CPN_ROW, searchsorted)
+                  CPN_TYPES(CPN_ROW, take) CPN_TYPES(CPN_ROW, take_along)
+                      CPN_TYPES(CPN_ROW, compress) CPN_TYPES(CPN_ROW, nonzero)
+                          CPN_TYPES(CPN_ROW, cumsum) CPN_TYPES(CPN_ROW, cumprod)
                               CPN_TYPES(CPN_ROW, bincount)
                                   CPN_TYPES(CPN_ROW, put)};
 }

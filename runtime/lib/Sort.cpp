@@ -286,6 +286,150 @@ void argsortRow(const T *src, int64_t stride, int64_t n, int64_t *out,
   });
 }
 
+// -- partition (selection) ----------------------------------------------------
+
+/// NumPy's order for selections: NaN after every number.
+template <typename T> bool selectLess(T a, T b) {
+  if constexpr (std::is_floating_point_v<T>)
+    return a < b || (std::isnan(b) && !std::isnan(a));
+  return a < b;
+}
+
+/// out[lo, hi) partitioned so that each kth in [lo, hi) (ascending) holds the
+/// element a sort would put there, smaller ones before it and larger after.
+template <typename T>
+void selectRange(T *out, int64_t lo, int64_t hi, const int64_t *kth,
+                 int64_t nk) {
+  for (int64_t i = 0; i < nk; ++i) {
+    int64_t k = kth[i];
+    if (k < lo || k >= hi)
+      continue;
+    std::nth_element(out + lo, out + k, out + hi, selectLess<T>);
+    lo = k + 1;
+  }
+}
+
+/// Rows at least this long are selected on several threads.
+constexpr int64_t kSelectParallel = int64_t(1) << 17;
+
+/// Brackets around the kth ranks, from a sorted sample: every element falls
+/// in one region (below the first pivot, inside a bracket [lo, hi], between
+/// brackets, above the last), counted per thread, then copied to its region
+/// by every thread at once; only the brackets are then selected in. False
+/// when a kth does not land inside its bracket (a sample that misled), and
+/// nothing is written.
+template <typename T>
+bool selectByBrackets(const T *src, int64_t stride, int64_t n, T *out,
+                      const std::vector<int64_t> &kth, int64_t threads) {
+  // A sample of evenly spaced elements (NaNs left out), sorted.
+  int64_t want = std::clamp<int64_t>(n / 64, 1024, 8192);
+  std::vector<T> sample;
+  sample.reserve(want);
+  for (int64_t i = 0; i < want; ++i) {
+    T v = src[(i * n / want) * stride];
+    if constexpr (std::is_floating_point_v<T>)
+      if (std::isnan(v))
+        continue;
+    sample.push_back(v);
+  }
+  if (sample.size() < 64)
+    return false;
+  std::sort(sample.begin(), sample.end());
+  int64_t S = int64_t(sample.size());
+  // Pivots: [lo, hi] around each kth's sample rank, 3 sqrt(S) either side;
+  // overlapping brackets are joined.
+  int64_t margin = 3 * int64_t(std::sqrt(double(S))) + 2;
+  std::vector<T> pivots; // lo0, hi0, lo1, hi1, ...
+  for (int64_t k : kth) {
+    int64_t j = int64_t(double(k) / double(n) * double(S));
+    T lo = sample[std::clamp<int64_t>(j - margin, 0, S - 1)];
+    T hi = sample[std::clamp<int64_t>(j + margin, 0, S - 1)];
+    if (!pivots.empty() && !(pivots.back() < lo)) {
+      pivots.back() = std::max(pivots.back(), hi);
+      continue;
+    }
+    pivots.push_back(lo);
+    pivots.push_back(hi);
+  }
+  int64_t P = int64_t(pivots.size()), regions = P + 2; // + above, + NaN
+  // Below pivots[0]: 0; in [p0, p1]: 1; (p1, p2): 2; ... NaN: P + 1. The
+  // pivots are sorted, so the region is a count of comparisons, without a
+  // branch (random data made a loop of branches cost ~10 ns per element).
+  const T *piv = pivots.data();
+  auto region = [P, piv](T v) -> int64_t {
+    int64_t r = 0;
+    for (int64_t j = 0; j < P; j += 2)
+      r += int64_t(!(v < piv[j])) + int64_t(v > piv[j + 1]);
+    if constexpr (std::is_floating_point_v<T>)
+      r = std::isnan(v) ? P + 1 : r;
+    return r;
+  };
+  int64_t t = std::max<int64_t>(1, std::min(threads, n / kMinPerThread));
+  std::vector<int64_t> counts(t * regions, 0);
+  // Counters and write positions are each thread's own while it runs (on
+  // one cache line, the threads' counters made every increment a miss).
+  onThreads(t, [&](int64_t c) {
+    std::vector<int64_t> cnt(regions, 0);
+    for (int64_t i = n * c / t; i < n * (c + 1) / t; ++i)
+      ++cnt[region(src[i * stride])];
+    std::copy(cnt.begin(), cnt.end(), counts.begin() + c * regions);
+  });
+  // Region starts, and each thread's offset inside each region.
+  std::vector<int64_t> start(regions + 1, 0), offset(t * regions);
+  for (int64_t r = 0; r < regions; ++r) {
+    int64_t at = start[r];
+    for (int64_t c = 0; c < t; ++c) {
+      offset[c * regions + r] = at;
+      at += counts[c * regions + r];
+    }
+    start[r + 1] = at;
+  }
+  // Every kth inside a bracket (odd regions) or in the NaN tail.
+  for (int64_t k : kth) {
+    bool inside = k >= start[P + 1];
+    for (int64_t r = 1; r < P && !inside; r += 2)
+      inside = k >= start[r] && k < start[r + 1];
+    if (!inside)
+      return false;
+  }
+  onThreads(t, [&](int64_t c) {
+    std::vector<int64_t> at(offset.begin() + c * regions,
+                            offset.begin() + (c + 1) * regions);
+    for (int64_t i = n * c / t; i < n * (c + 1) / t; ++i) {
+      T v = src[i * stride];
+      out[at[region(v)]++] = v;
+    }
+  });
+  for (int64_t r = 1; r < P; r += 2)
+    selectRange(out, start[r], start[r + 1], kth.data(), int64_t(kth.size()));
+  return true;
+}
+
+template <typename T>
+void partitionRow(const T *src, int64_t stride, int64_t n, T *out,
+                  const std::vector<int64_t> &kth, int64_t threads) {
+  if (kth.size() > 16) { // many ranks (percentiles): a sort is cheaper
+    sortRow(src, stride, n, out, threads);
+    return;
+  }
+  if (n >= kSelectParallel && threads > 1 && kth.size() <= 8 &&
+      selectByBrackets(src, stride, n, out, kth, threads))
+    return;
+  // One thread: NaNs to the end, then selections among the numbers.
+  int64_t m = 0, last = n;
+  for (int64_t i = 0; i < n; ++i) {
+    T v = src[i * stride];
+    if constexpr (std::is_floating_point_v<T>) {
+      if (std::isnan(v)) {
+        out[--last] = v;
+        continue;
+      }
+    }
+    out[m++] = v;
+  }
+  selectRange(out, 0, m, kth.data(), int64_t(kth.size()));
+}
+
 /// fn(p) for each of `rows` rows of n elements: rows of a big array are
 /// shared out between threads, and a long row gets the threads itself
 /// (`inner` says how many a row may use).
@@ -322,11 +466,26 @@ void cpnrt::argsortRows(const T *src, int64_t rowStride, int64_t stride,
   });
 }
 
+template <typename T>
+void cpnrt::partitionRows(const T *src, int64_t rowStride, int64_t stride,
+                          int64_t rows, int64_t n, const int64_t *kth,
+                          int64_t nk, T *out) {
+  std::vector<int64_t> ks(kth, kth + nk);
+  std::sort(ks.begin(), ks.end());
+  ks.erase(std::unique(ks.begin(), ks.end()), ks.end());
+  forRows(rows, n, [&](int64_t p, int64_t threads) {
+    partitionRow(src + p * rowStride, stride, n, out + p * n, ks, threads);
+  });
+}
+
 #define CPN_SORT_TYPE(T)                                                       \
   template void cpnrt::sortRows<T>(const T *, int64_t, int64_t, int64_t,       \
                                    int64_t, T *);                              \
   template void cpnrt::argsortRows<T>(const T *, int64_t, int64_t, int64_t,    \
-                                      int64_t, int64_t *);
+                                      int64_t, int64_t *);                     \
+  template void cpnrt::partitionRows<T>(const T *, int64_t, int64_t, int64_t,  \
+                                        int64_t, const int64_t *, int64_t,     \
+                                        T *);
 CPN_SORT_TYPE(uint8_t)
 CPN_SORT_TYPE(int8_t)
 CPN_SORT_TYPE(int16_t)

@@ -281,3 +281,34 @@ def test_long_scans_gathers_and_searches_split_over_threads():
     bad[650_000] = n + 5
     with pytest.raises(IndexError, match=f"index {n + 5} is out of bounds"):
         numpy.asarray(cp.take(cp.array(x), cp.array(bad)))
+
+
+@pytest.mark.parametrize("dtype", ["int16", "int64", "float32", "float64"])
+def test_partition_and_quantiles_select_on_long_rows(dtype):
+    """Rows long enough for the threaded selection (brackets from a sample):
+    np.partition's contract at every kth, and quantiles/medians equal to
+    NumPy's, with NaN, ties, sorted input and several rows."""
+    rng = numpy.random.default_rng(3)
+    a = rng.integers(-50, 50, size=(2, 300_001)).astype(dtype)
+    if dtype[0] == "f":
+        a += rng.random(a.shape).astype(dtype)
+    for row in (a[0], numpy.sort(a[1]), a[0][::-2], numpy.zeros(200_000, dtype)):
+        n = row.size
+        for kth in (0, n // 2, (n // 2, n // 2 + 1), (5, n // 3, n - 1), -1):
+            p = numpy.asarray(cp.partition(cp.array(row), kth))
+            ref = numpy.sort(row)
+            for k in numpy.atleast_1d(kth) % n:
+                assert p[k] == ref[k]
+                assert (p[:k] <= p[k]).all() and (p[k + 1:] >= p[k]).all()
+            assert numpy.array_equal(numpy.sort(p), ref)
+    both("median", a)
+    both("median", a, axis=1)
+    both("quantile", a[0], [0.1, 0.5, 0.9])
+    for method in ("lower", "higher", "nearest", "midpoint"):
+        both("quantile", a, 0.37, axis=1, method=method)
+    both("percentile", a[1], [1, 25, 50, 75, 99], axis=0)
+    if dtype[0] == "f":
+        b = a.copy()
+        b[1, 1234] = numpy.nan
+        both("median", b, axis=1)
+        both("quantile", b[1], 0.5)

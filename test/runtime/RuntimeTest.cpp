@@ -453,3 +453,55 @@ TEST(Sort, ManyShortRowsAreSharedOutBetweenThreads) {
     }
   }
 }
+
+namespace {
+/// out is a partition of in at every kth: the sorted element at each kth,
+/// none larger before it, none smaller after, the same elements.
+template <typename T>
+void expectPartitioned(std::vector<T> in, const std::vector<T> &out,
+                       const std::vector<int64_t> &kth) {
+  std::stable_sort(in.begin(), in.end(), numpyLess<T>);
+  std::vector<T> sortedOut(out);
+  std::stable_sort(sortedOut.begin(), sortedOut.end(), numpyLess<T>);
+  auto same = [](T a, T b) { return a == b || (a != a && b != b); };
+  for (size_t i = 0; i < in.size(); ++i)
+    ASSERT_TRUE(same(in[i], sortedOut[i])) << "not the same elements at " << i;
+  for (int64_t k : kth) {
+    ASSERT_TRUE(same(out[k], in[k])) << "kth " << k;
+    for (int64_t i = 0; i < k; ++i)
+      ASSERT_FALSE(numpyLess(out[k], out[i])) << "kth " << k << " before " << i;
+    for (size_t i = k + 1; i < out.size(); ++i)
+      ASSERT_FALSE(numpyLess(out[i], out[k])) << "kth " << k << " after " << i;
+  }
+}
+
+template <typename T> void checkPartition(std::vector<T> in) {
+  fourSortThreads();
+  int64_t n = int64_t(in.size());
+  std::vector<std::vector<int64_t>> kths = {
+      {0}, {n / 2}, {n / 2, n / 2 + 1}, {10, 1000, n / 3, n - 1}, {n - 1}};
+  for (const auto &kth : kths) {
+    std::vector<T> out(n);
+    cpnrt::partitionRows(in.data(), n, 1, 1, n, kth.data(), int64_t(kth.size()),
+                         out.data());
+    expectPartitioned(in, out, kth);
+  }
+}
+} // namespace
+
+TEST(Partition, KthInPlaceFloat64WithNaN) {
+  checkPartition(sortInput<double>(300001, 11));
+}
+TEST(Partition, KthInPlaceInt64AndInt8Ties) {
+  checkPartition(sortInput<int64_t>(300001, 12));
+  checkPartition(sortInput<int8_t>(200003, 13));
+}
+TEST(Partition, KthInPlaceSortedAndConstantRows) {
+  std::vector<double> up(250000), flat(250000, 1.5);
+  std::iota(up.begin(), up.end(), -1000.0);
+  checkPartition(up);
+  std::reverse(up.begin(), up.end());
+  checkPartition(up);
+  checkPartition(flat);
+  checkPartition(sortInput<float>(5000, 14)); // one thread
+}
