@@ -102,21 +102,29 @@ public:
   void (*fn)(void **) = nullptr;
   std::string name = "kernel";        // "kernel <key>", as its tasks are named
   std::shared_ptr<LazyChecks> checks; // null when the kernel has none
-  bool callsBlas = false; // a product of the trace may be a BLAS call
+  /// A product or library call of the trace runs on threads other than
+  /// OpenMP's (OpenBLAS's, the runtime's sorts and gathers).
+  bool callsLibrary = false;
 };
 
 namespace {
 
 /// Whether the trace has a matrix-matrix product (a BLAS gemm of 16+ rows
-/// and columns): its kernel lets OpenMP's idle threads sleep at once (see
-/// runKernel). Matrix-vector products are left out: they are short, and the
-/// loops around them want the threads awake (logistic regression measured
-/// 5-10% slower).
-bool hasProducts(const Trace &trace) {
-  for (const TraceOp &op : trace.ops())
+/// and columns) or a runtime library call (LAPACK, sorting, gathers, which
+/// start threads of their own): its kernel lets OpenMP's idle threads sleep
+/// at once (see runKernel), or they spin beside the library's threads (a
+/// scatter's kernel spent a quarter of its samples in their sched_yield).
+/// Matrix-vector products are left out: they are short, and the loops
+/// around them want the threads awake (logistic regression measured 5-10%
+/// slower).
+bool callsLibrary(const Trace &trace) {
+  for (const TraceOp &op : trace.ops()) {
+    if (op.name == "libcall")
+      return true;
     if (op.name == "matmul" && op.shape.size() == 2 && op.shape[0] >= 16 &&
         op.shape[1] >= 16)
       return true;
+  }
   return false;
 }
 
@@ -1818,9 +1826,9 @@ void runKernel(const std::shared_ptr<Executable> &exe,
         for (void *&p : ptrs)
           args.push_back(&p);
         // libomp's idle threads spin 200 ms after each parallel region (what
-        // back-to-back loop kernels want); around BLAS calls, which run on
-        // OpenBLAS's own threads, they would take a core from the product:
-        // in a kernel with products they sleep at once.
+        // back-to-back loop kernels want); around BLAS and library calls,
+        // which run on threads of their own, they would take a core from
+        // them: in a kernel with such calls they sleep at once.
         static auto *setBlocktime = reinterpret_cast<void (*)(int)>(
             openmpRuntime() ? dlsym(openmpRuntime(), "kmp_set_blocktime")
                             : nullptr);
@@ -1828,7 +1836,7 @@ void runKernel(const std::shared_ptr<Executable> &exe,
             openmpRuntime() ? dlsym(openmpRuntime(), "kmp_get_blocktime")
                             : nullptr);
         int blocktime = -1;
-        if (exe->callsBlas && setBlocktime && getBlocktime) {
+        if (exe->callsLibrary && setBlocktime && getBlocktime) {
           blocktime = getBlocktime();
           setBlocktime(0);
         }
@@ -1961,7 +1969,7 @@ std::shared_ptr<Executable> Engine::obtain(const std::vector<int32_t> &outputs,
       exe = loadCached(options_.cacheDir, key, options_.optLevel, text);
       if (exe) {
         exe->name = std::string("kernel ") + keyText;
-        exe->callsBlas = hasProducts(trace_);
+        exe->callsLibrary = callsLibrary(trace_);
         ++stats_.diskHits;
         stats_.diskLoadSeconds +=
             std::chrono::duration<double>(std::chrono::steady_clock::now() - t0)
@@ -1979,7 +1987,7 @@ std::shared_ptr<Executable> Engine::obtain(const std::vector<int32_t> &outputs,
       double mlirSeconds = 0;
       exe = compile(trace_, outputs, donors, options_, key, mlirSeconds);
       exe->name = std::string("kernel ") + keyText;
-      exe->callsBlas = hasProducts(trace_);
+      exe->callsLibrary = callsLibrary(trace_);
       stats_.compileMlirSeconds += mlirSeconds;
       if (!options_.cacheDir.empty() &&
           storeCached(options_.cacheDir, key, options_.optLevel, text,

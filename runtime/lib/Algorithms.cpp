@@ -388,14 +388,41 @@ template <typename T> void put(const Args &a) {
   const View &x = a.in[0], &ind = a.in[1], &v = a.in[2];
   T *out = a.out.data<T>();
   int64_t n = x.count(), k = ind.count();
-  for (int64_t i = 0; i < n; ++i)
-    out[i] = x.el<T>(x.at(i));
+  // The copy of the base, split over threads (contiguous: memcpy).
+  gatherOnThreads(n, n, [&](int64_t lo, int64_t hi, auto) {
+    if (x.rank() == 1 && x.strides[0] == 1)
+      std::memcpy(out + lo, x.data<const T>() + lo,
+                  size_t(hi - lo) * sizeof(T));
+    else
+      for (int64_t i = lo; i < hi; ++i)
+        out[i] = x.el<T>(x.at(i));
+  });
+  // The writes in order, on one thread: later writes to an index win.
   int64_t vn = v.count();
-  for (int64_t j = 0; j < k && vn; ++j) {
+  int64_t mode = a.arg(0);
+  if (ind.rank() == 1 && v.rank() == 1) { // flat operands: a tight loop
+    const int64_t *ip = ind.data<const int64_t>();
+    const T *vp = v.data<const T>();
+    int64_t is = ind.strides[0], vs = v.strides[0];
+    for (int64_t j = 0, jv = 0; j < k && vn;
+         ++j, jv = jv + 1 == vn ? 0 : jv + 1) {
+      int64_t i = ip[j * is];
+      if (!indexOk(i, n, mode)) [[unlikely]] {
+        fixIndex(i, n, mode, 0); // sets the error
+        return;
+      }
+      out[i] = vp[jv * vs];
+    }
+    return;
+  }
+  for (int64_t j = 0, jv = 0; j < k && vn;
+       ++j, jv = jv + 1 == vn ? 0 : jv + 1) {
     int64_t i = ind.el<int64_t>(ind.at(j));
-    if (!fixIndex(i, n, a.arg(0), 0))
+    if (!indexOk(i, n, mode)) [[unlikely]] {
+      fixIndex(i, n, mode, 0);
       return;
-    out[i] = v.el<T>(v.at(j % vn));
+    }
+    out[i] = v.el<T>(v.at(jv));
   }
 }
 

@@ -33,6 +33,8 @@ struct Array {
   }
   /// Element offset of the element of row-major linear index `i`.
   int64_t at(int64_t i) const {
+    if (sizes.size() == 1) // the common flat view: no division
+      return offset + i * strides[0];
     int64_t off = offset;
     for (int64_t d = rank() - 1; d >= 0; --d) {
       off += (i % sizes[d]) * strides[d];
