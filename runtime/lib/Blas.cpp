@@ -43,6 +43,12 @@ template <typename T> struct Operand {
   }
 };
 
+/// Matrix-vector products of fewer matrix elements than this (16 MiB of
+/// float64) run on the calling thread alone: waking OpenBLAS's pool costs
+/// about as long as one core takes to read that much (1000 x 1000: 0.9-1.8
+/// ms on two threads, NumPy's warm pool 0.3 ms).
+constexpr double kOneThreadMatvecElements = double(1 << 21);
+
 /// Square matrices at least this big are checked for symmetry when a kernel
 /// multiplies the same stored one by a vector a second time.
 constexpr int64_t kSymvMinRows = 512;
@@ -126,8 +132,14 @@ void gemm(Blas blas, int64_t a, int64_t aOff, int64_t aRs, int64_t aCs,
           C[i * cRs + j * cCs] = T(0);
     return;
   }
-  cpnrt::lib::OneBlasThreadIf small(2.0 * double(m) * double(n) * double(k) <
-                                    cpnrt::lib::kOneThreadBlasFlops);
+  // A matrix-vector product is bound by the matrix's bytes, which two
+  // threads read faster as soon as it leaves the cache; a matrix-matrix
+  // product by its flops.
+  bool vector = n == 1 || m == 1;
+  cpnrt::lib::OneBlasThreadIf small(
+      vector ? double(m) * double(n) * double(k) < kOneThreadMatvecElements
+             : 2.0 * double(m) * double(n) * double(k) <
+                   cpnrt::lib::kOneThreadBlasFlops);
   const T *Ap = reinterpret_cast<const T *>(a) + aOff;
   const T *Bp = reinterpret_cast<const T *>(b) + bOff;
   if (n == 1 && bRs > 0 && cRs > 0) { // C[:, 0] += A @ B[:, 0]
