@@ -269,13 +269,43 @@ template <typename T> void take_along(const Args &a) {
 
 /// compress: in0 a (N), in1 mask (N) bool -> out (count): a where mask (the
 /// count was computed before, so out has exactly that many elements).
+/// Long arrays in two passes: each thread counts the selected elements of
+/// its chunk, then writes them from the sum of the counts before it.
 template <typename T> void compress(const Args &a) {
   const View &x = a.in[0], &m = a.in[1];
   T *out = a.out.data<T>();
-  int64_t n = x.count(), limit = a.out.count(), k = 0;
-  for (int64_t i = 0; i < n && k < limit; ++i)
-    if (m.el<uint8_t>(m.at(i)))
-      out[k++] = x.el<T>(x.at(i));
+  int64_t n = x.count(), limit = a.out.count();
+  int64_t t = std::max<int64_t>(
+      1, std::min(cpnrt::lib::maxThreads(), n / (4 * kGatherPerThread)));
+  std::vector<int64_t> start(t + 1, 0);
+  if (t > 1)
+    cpnrt::lib::onThreads(t, [&](int64_t c) {
+      int64_t count = 0;
+      for (int64_t i = n * c / t; i < n * (c + 1) / t; ++i)
+        count += m.el<uint8_t>(m.at(i)) != 0;
+      start[c + 1] = count;
+    });
+  for (int64_t c = 0; c < t; ++c)
+    start[c + 1] += start[c];
+  bool flat = x.rank() == 1 && m.rank() == 1 && m.strides[0] == 1;
+  cpnrt::lib::onThreads(t, [&](int64_t c) {
+    int64_t k = start[c], i = n * c / t, hi = n * (c + 1) / t;
+    if (flat) { // 64 mask bytes to a word, then its set bits: few branches
+      const uint8_t *mp = m.data<const uint8_t>();
+      const T *xp = x.data<const T>();
+      int64_t xs = x.strides[0];
+      for (; i + 64 <= hi; i += 64) {
+        uint64_t bits = 0;
+        for (int b = 0; b < 64; ++b)
+          bits |= uint64_t(mp[i + b] != 0) << b;
+        for (; bits; bits &= bits - 1)
+          out[k++] = xp[(i + __builtin_ctzll(bits)) * xs];
+      }
+    }
+    for (; i < hi && k < limit; ++i)
+      if (m.el<uint8_t>(m.at(i)))
+        out[k++] = x.el<T>(x.at(i));
+  });
 }
 
 /// nonzero: in0 a (any shape) -> out (count, ndim) int64: the multi-indices

@@ -298,3 +298,17 @@ def test_fill_diagonal(shape, wrap):
         numpy.fill_diagonal(a, [1.0, 2.0])
         cp.fill_diagonal(ca, cp.array([1.0, 2.0]))
         same(ca, a)
+
+
+@pytest.mark.parametrize("dtype", ["int8", "float32", "float64", "complex128"])
+def test_long_masked_reads_split_over_threads(dtype):
+    """Boolean-mask reads long enough to be counted and copied in chunks on
+    several threads (64 mask bytes at a time), on flat and strided views."""
+    rng = numpy.random.default_rng(4)
+    n = 1_000_003
+    a = (rng.random(n) * 100).astype(dtype)
+    m = rng.random(n) < 0.3
+    same(cp.array(a)[cp.array(m)], a[m])
+    same(cp.array(a)[::-2][cp.array(m)[::-2]], a[::-2][m[::-2]])
+    same(cp.compress(cp.array(m[:5000]), cp.array(a)), numpy.compress(m[:5000], a))
+    same(cp.extract(cp.array(m), cp.array(a)), numpy.extract(m, a))
