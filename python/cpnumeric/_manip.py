@@ -318,6 +318,10 @@ def matmul(a, b, out=None, **kwargs):
 # Stacks of at most this many products are one BLAS call each; bigger stacks
 # (many small matrices) are one fused multiply-and-sum loop nest.
 _MATMUL_LOOP_LIMIT = 16
+# Products of at least this many multiply-adds in a bigger stack are BLAS
+# calls (cpn_lib_matmul); smaller ones (8 x 8) stay one fused loop nest,
+# cheaper than a call each.
+_MATMUL_BLAS_MIN = 16 ** 3
 
 
 def _batched_matmul(a, b, dt):
@@ -335,7 +339,15 @@ def _batched_matmul(a, b, dt):
     a2 = broadcast_to(a2, batch + (n, k)).astype(dt, copy=False)
     b2 = broadcast_to(b2, batch + (k, m)).astype(dt, copy=False)
     count = _core.prod(batch)
-    if count <= _MATMUL_LOOP_LIMIT and count > 0:
+    if (count > _MATMUL_LOOP_LIMIT and dt in (_np.float32, _np.float64)
+            and n * k * m >= _MATMUL_BLAS_MIN):
+        # A stack of products big enough for BLAS: one gemm each, in the
+        # runtime (cpn_lib_matmul), the stack spread over threads.
+        from ._library import libcall
+        r = libcall("matmul", [a2.reshape(count, n, k), b2.reshape(count, k, m)],
+                    (count, n, m), dt, key="f32" if dt == _np.float32 else "f64")
+        r = r.reshape(batch + (n, m))
+    elif count <= _MATMUL_LOOP_LIMIT and count > 0:
         from ._joining import stack
         flat_a = [a2[idx] for idx in _np.ndindex(*batch)]
         flat_b = [b2[idx] for idx in _np.ndindex(*batch)]

@@ -503,3 +503,26 @@ def test_einsum(dtype):
         cp.einsum("ijk->i", cp.array(A))
     with pytest.raises(ValueError):
         cp.einsum("ij,ij->i", cp.array(A), cp.array(B))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_stacked_products_big_enough_for_blas(dtype):
+    """Stacks of more than 16 products of 16^3+ multiply-adds go to one gemm
+    per product in the runtime (cpn_lib_matmul): broadcast batch axes,
+    transposed and strided operands, vectors, int and mixed dtypes."""
+    a = matrices((20, 24, 16), dtype, 1)
+    b = matrices((20, 16, 32), dtype, 2)
+    close(cp.matmul(cp.array(a), cp.array(b)), a @ b, dtype)
+    close(cp.array(a) @ cp.array(b[0]), a @ b[0], dtype)          # broadcast b
+    c = matrices((3, 1, 17, 18), dtype, 3)
+    d = matrices((1, 7, 18, 19), dtype, 4)
+    close(cp.array(c) @ cp.array(d), c @ d, dtype)                  # both broadcast
+    t = numpy.swapaxes(matrices((30, 20, 20), dtype, 5), -1, -2)
+    close(cp.array(t) @ cp.array(t[::-1]), t @ t[::-1], dtype)      # transposed, reversed
+    s = matrices((40, 40, 40), dtype, 6)[::2, ::2, 1::2]
+    close(cp.array(s) @ cp.array(s), s @ s, dtype)                  # strided
+    v = matrices((40,), dtype, 7)
+    m = matrices((25, 30, 40), dtype, 8)
+    close(cp.array(m) @ cp.array(v), m @ v, dtype)                  # matrix @ vector
+    i = numpy.arange(20 * 16 * 16).reshape(20, 16, 16) % 7
+    close(cp.array(a) @ cp.array(i[:, :, :16]), a @ i[:, :, :16], dtype)
