@@ -309,22 +309,61 @@ template <typename T> void compress(const Args &a) {
 }
 
 /// nonzero: in0 a (any shape) -> out (count, ndim) int64: the multi-indices
-/// of the nonzero elements in row-major order.
+/// of the nonzero elements in row-major order. Long arrays in two passes,
+/// as compress: chunk counts, then each chunk's indices from the sum of the
+/// counts before it.
 template <typename T> void nonzero(const Args &a) {
   const View &x = a.in[0];
   int64_t *out = a.out.data<int64_t>();
   int64_t nd = static_cast<int64_t>(x.sizes.size()), n = x.count();
-  int64_t limit = a.out.size(0), k = 0;
-  for (int64_t i = 0; i < n && k < limit; ++i) {
-    if (x.el<T>(x.at(i)) == T(0))
-      continue;
-    int64_t rest = i;
-    for (int64_t d = nd - 1; d >= 0; --d) {
-      out[k * nd + d] = rest % x.sizes[d];
-      rest /= x.sizes[d];
+  int64_t limit = a.out.size(0);
+  int64_t t = std::max<int64_t>(
+      1, std::min(cpnrt::lib::maxThreads(), n / (4 * kGatherPerThread)));
+  std::vector<int64_t> start(t + 1, 0);
+  if (t > 1)
+    cpnrt::lib::onThreads(t, [&](int64_t c) {
+      int64_t count = 0, lo = n * c / t, hi = n * (c + 1) / t;
+      if (nd == 1) { // a plain loop over a pointer: vectorized
+        const T *xp = x.data<const T>();
+        int64_t xs = x.strides[0];
+        for (int64_t i = lo; i < hi; ++i)
+          count += xp[i * xs] != T(0);
+      } else {
+        for (int64_t i = lo; i < hi; ++i)
+          count += x.el<T>(x.at(i)) != T(0);
+      }
+      start[c + 1] = count;
+    });
+  for (int64_t c = 0; c < t; ++c)
+    start[c + 1] += start[c];
+  cpnrt::lib::onThreads(t, [&](int64_t c) {
+    int64_t k = start[c], i = n * c / t, hi = n * (c + 1) / t;
+    if (nd == 1) { // 64 elements' tests to a word, then its set bits
+      const T *xp = x.data<const T>();
+      int64_t xs = x.strides[0];
+      for (; i + 64 <= hi; i += 64) {
+        uint64_t bits = 0;
+        for (int b = 0; b < 64; ++b)
+          bits |= uint64_t(xp[(i + b) * xs] != T(0)) << b;
+        for (; bits; bits &= bits - 1)
+          out[k++] = i + __builtin_ctzll(bits);
+      }
     }
-    ++k;
-  }
+    for (; i < hi && k < limit; ++i) {
+      if (x.el<T>(x.at(i)) == T(0))
+        continue;
+      if (nd == 1) {
+        out[k++] = i;
+        continue;
+      }
+      int64_t rest = i;
+      for (int64_t d = nd - 1; d >= 0; --d) {
+        out[k * nd + d] = rest % x.sizes[d];
+        rest /= x.sizes[d];
+      }
+      ++k;
+    }
+  });
 }
 
 /// Elements [lo, hi) of a row's scan into out, starting from acc; returns
@@ -399,11 +438,34 @@ template <typename T> void cumprod(const Args &a) { scan<T, true>(a); }
 
 /// bincount: in0 x (N) int64 (non-negative, checked before), optionally in1
 /// weights (N) of T -> out (M) of T: out[x[i]] += w[i] (or 1).
+/// Counts without weights are split over threads, each with bins of its own
+/// (integers: the same counts); weighted sums stay in NumPy's order.
 template <typename T> void bincount(const Args &a) {
   const View &x = a.in[0];
   T *out = a.out.data<T>();
   int64_t m = a.out.count(), n = x.count();
   std::fill(out, out + m, T(0));
+  int64_t t = std::max<int64_t>(
+      1, std::min(cpnrt::lib::maxThreads(), n / (4 * kGatherPerThread)));
+  if (a.in.size() == 1 && t > 1 && m <= n / 4) {
+    std::vector<std::vector<T>> bins(t);
+    cpnrt::lib::onThreads(t, [&](int64_t c) {
+      std::vector<T> &mine = bins[c];
+      mine.assign(m, T(0));
+      T *bin = mine.data();
+      const int64_t *xp = x.rank() == 1 ? x.data<const int64_t>() : nullptr;
+      int64_t xs = x.rank() == 1 ? x.strides[0] : 0;
+      for (int64_t i = n * c / t; i < n * (c + 1) / t; ++i) {
+        int64_t b = xp ? xp[i * xs] : x.el<int64_t>(x.at(i));
+        if (b >= 0 && b < m)
+          bin[b] += T(1);
+      }
+    });
+    for (const std::vector<T> &mine : bins)
+      for (int64_t b = 0; b < m; ++b)
+        out[b] += mine[b];
+    return;
+  }
   for (int64_t i = 0; i < n; ++i) {
     int64_t b = x.el<int64_t>(x.at(i));
     if (b < 0 || b >= m)

@@ -312,3 +312,20 @@ def test_long_masked_reads_split_over_threads(dtype):
     same(cp.array(a)[::-2][cp.array(m)[::-2]], a[::-2][m[::-2]])
     same(cp.compress(cp.array(m[:5000]), cp.array(a)), numpy.compress(m[:5000], a))
     same(cp.extract(cp.array(m), cp.array(a)), numpy.extract(m, a))
+
+
+def test_long_nonzero_and_bincount_split_over_threads():
+    """nonzero (1-D and 3-D) and unweighted bincount long enough to be
+    counted in chunks on several threads; weighted bincount keeps NumPy's
+    summation order."""
+    rng = numpy.random.default_rng(6)
+    flat = (rng.random(1_000_003) < 0.2).astype(numpy.int32)
+    same(cp.nonzero(cp.array(flat)), numpy.nonzero(flat))
+    cube = rng.random((70, 90, 110)) < 0.1
+    same(cp.nonzero(cp.array(cube)), numpy.nonzero(cube))
+    same(cp.argwhere(cp.array(cube[::-1])), numpy.argwhere(cube[::-1]))
+    x = rng.integers(0, 5000, 1_200_000)
+    same(cp.bincount(cp.array(x), minlength=6000), numpy.bincount(x, minlength=6000))
+    w = rng.random(1_200_000)
+    same(cp.bincount(cp.array(x), cp.array(w), minlength=5000),
+         numpy.bincount(x, w, minlength=5000))
