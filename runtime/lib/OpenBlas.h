@@ -21,6 +21,8 @@
 #include <cblas.h>
 #include <lapacke.h>
 
+#include <mutex>
+
 #ifndef OPENBLAS_USE64BITINT
 #error "cpnumeric's runtime expects the ILP64 OpenBLAS of scipy-openblas64"
 #endif
@@ -32,7 +34,8 @@ static_assert(sizeof(lapack_int) == 8 && sizeof(blasint) == 8,
 #define CPN_BLAS(name) CPN_BLAS_CAT(scipy_, name, 64_)
 
 // Exported without the prefix and suffix by scipy-openblas64 (0.3.31), and
-// so not declared by its cblas.h under the name it has.
+// so not declared by its cblas.h under the name it has. It returns the
+// number of threads before the call.
 extern "C" int openblas_set_num_threads_local(int num_threads);
 
 namespace cpnrt::lib {
@@ -41,21 +44,46 @@ namespace cpnrt::lib {
 /// so that they leave the cores to OpenMP loops) costs more than they do.
 constexpr double kOneThreadBlasFlops = 4e7;
 
-/// While alive, OpenBLAS calls made by this thread use one thread when
-/// `small` (openblas_set_num_threads_local; other threads unaffected).
+/// While alive (when `small`), OpenBLAS runs its calls on the calling
+/// thread. openblas_set_num_threads_local is process-wide in this pthreads
+/// build, despite its name (it calls the global setter), so the setting is
+/// counted: the first guard sets one thread, the last one to leave restores
+/// what it found, and guards on several threads at once (a stack of
+/// products spread over threads) never leave the pool at one thread. A
+/// large call on another thread meanwhile runs on one thread too.
 class OneBlasThreadIf {
 public:
-  explicit OneBlasThreadIf(bool small)
-      : previous_(small ? openblas_set_num_threads_local(1) : 0) {}
+  explicit OneBlasThreadIf(bool small) : active_(small) {
+    if (!active_)
+      return;
+    std::lock_guard<std::mutex> lock(mutex());
+    if (depth()++ == 0)
+      saved() = openblas_set_num_threads_local(1);
+  }
   ~OneBlasThreadIf() {
-    if (previous_ > 0)
-      openblas_set_num_threads_local(previous_);
+    if (!active_)
+      return;
+    std::lock_guard<std::mutex> lock(mutex());
+    if (--depth() == 0 && saved() > 0)
+      openblas_set_num_threads_local(saved());
   }
   OneBlasThreadIf(const OneBlasThreadIf &) = delete;
   OneBlasThreadIf &operator=(const OneBlasThreadIf &) = delete;
 
 private:
-  int previous_;
+  static std::mutex &mutex() {
+    static std::mutex m;
+    return m;
+  }
+  static int &depth() {
+    static int d = 0;
+    return d;
+  }
+  static int &saved() {
+    static int s = 0;
+    return s;
+  }
+  bool active_;
 };
 } // namespace cpnrt::lib
 

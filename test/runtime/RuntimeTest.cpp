@@ -505,3 +505,24 @@ TEST(Partition, KthInPlaceSortedAndConstantRows) {
   checkPartition(flat);
   checkPartition(sortInput<float>(5000, 14)); // one thread
 }
+
+TEST(Blas, SmallProductsOnManyThreadsLeaveThePoolAsFound) {
+  // Small products run with OpenBLAS set to one thread, a process-wide
+  // setting: products on several threads at once must restore it.
+  int before = cpnrt::blasConfig().threads;
+  std::vector<std::thread> pool;
+  for (int t = 0; t < 4; ++t)
+    pool.emplace_back([t] {
+      std::vector<double> a(16 * 16, 1.0 + t), b(16 * 16, 2.0), c(16 * 16);
+      for (int rep = 0; rep < 2000; ++rep) {
+        cpn_gemm_f64(reinterpret_cast<int64_t>(a.data()), 0, 16, 1,
+                     reinterpret_cast<int64_t>(b.data()), 0, 16, 1,
+                     reinterpret_cast<int64_t>(c.data()), 0, 16, 1, 16, 16, 16,
+                     0);
+        ASSERT_EQ(c[17], 32.0 * (1.0 + t));
+      }
+    });
+  for (std::thread &t : pool)
+    t.join();
+  EXPECT_EQ(cpnrt::blasConfig().threads, before);
+}
