@@ -28,7 +28,9 @@ def _flat_or_axis(a, axis):
 
 # -- sorting -------------------------------------------------------------------
 
-def _sort_rows(a, axis, name, dtype):
+def _sort_rows(a, axis, name, dtype, kth=None):
+    """The runtime's `name` call on the rows of `a` along `axis`; `kth`: the
+    ranks a partition puts in place (negative ones count from the end)."""
     a, axis = _flat_or_axis(a, axis)
     if a.ndim == 0:
         raise _np.exceptions.AxisError("axis -1 is out of bounds for array of "
@@ -37,7 +39,11 @@ def _sort_rows(a, axis, name, dtype):
     if two.size == 0:
         from ._creation import zeros
         return back(zeros(two._shape, dtype))
-    return back(libcall(name, [two], two._shape, dtype))
+    args = ()
+    if kth is not None:
+        n = two._shape[1]
+        args = sorted({int(k) % n for k in _np.atleast_1d(_np.asarray(kth)).tolist()})
+    return back(libcall(name, [two], two._shape, dtype, args))
 
 
 def sort(a, axis=-1, kind=None, order=None, *, stable=None):
@@ -77,16 +83,7 @@ def partition(a, kth, axis=-1, kind="introselect", order=None):
     _check_kth(a, kth, axis)
     if eager([a]):
         return wrap(_np.partition(a._eager(), kth, axis=axis))
-    a, axis = _flat_or_axis(a, axis)
-    if a.ndim == 0:
-        raise _np.exceptions.AxisError("axis -1 is out of bounds for array of "
-                                       "dimension 0")
-    two, back = rows(a, axis)
-    if two.size == 0:
-        return back(two.copy())
-    n = two._shape[1]
-    ks = sorted({int(k) % n for k in _np.atleast_1d(_np.asarray(kth)).tolist()})
-    return back(libcall("partition", [two], two._shape, a._dtype, ks))
+    return _sort_rows(a, axis, "partition", a._dtype, kth)
 
 
 def argpartition(a, kth, axis=-1, kind="introselect", order=None):
@@ -261,7 +258,8 @@ def _quantile(a, q, axis, method, keepdims, nan_skip, out):
         from ._creation import full
         res = full(qs.shape + lead, _np.nan, dt)
     else:
-        if nan_skip and two._dtype.kind == "f":  # positions depend on the data
+        skip_nan = nan_skip and two._dtype.kind == "f"
+        if skip_nan:  # the positions depend on the data
             s = sort(two, axis=-1)
         else:  # only the ranks the quantiles read need their sorted elements
             ranks = set()
@@ -269,7 +267,7 @@ def _quantile(a, q, axis, method, keepdims, nan_skip, out):
                 pos = qv * (n - 1)
                 ranks |= {int(_np.floor(pos)), int(_np.ceil(pos)), int(_np.rint(pos))}
             s = partition(two, sorted(ranks), axis=-1)
-        if nan_skip and two._dtype.kind == "f":
+        if skip_nan:
             valid = _reductions.sum(_ufuncs.logical_not(_ufuncs.isnan(two)), axis=-1,
                                     keepdims=True)
             _errstate.warn_if(_reductions.any(_ufuncs.equal(valid, 0)),

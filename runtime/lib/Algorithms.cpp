@@ -130,8 +130,8 @@ constexpr int64_t kGatherPerThread = int64_t(1) << 16;
 /// that the calling thread, whose error slot the task reads, raises it.
 template <typename F>
 std::optional<int64_t> gatherOnThreads(int64_t n, int64_t elements, F fn) {
-  int64_t t = std::min(cpnrt::lib::maxThreads(), elements / kGatherPerThread);
-  t = std::max<int64_t>(1, std::min(t, n));
+  int64_t t = cpnrt::lib::threadsFor(elements, kGatherPerThread,
+                                     std::min(cpnrt::lib::maxThreads(), n));
   std::atomic<bool> failed{false};
   std::atomic<int64_t> badIndex{0};
   cpnrt::lib::onThreads(t, [&](int64_t c) {
@@ -267,103 +267,105 @@ template <typename T> void take_along(const Args &a) {
     fixIndex(*bad, N, 0, axis);
 }
 
+/// The selected elements of [0, n) written in order by several threads when
+/// n is large: count(lo, hi) says how many chunk [lo, hi) selects, and
+/// write(lo, hi, k) writes them from output position k (the counts of the
+/// chunks before it).
+template <typename Count, typename Write>
+void selectInChunks(int64_t n, Count count, Write write) {
+  int64_t t = cpnrt::lib::threadsFor(n, 4 * kGatherPerThread);
+  std::vector<int64_t> start(t + 1, 0);
+  if (t > 1)
+    cpnrt::lib::onThreads(t, [&](int64_t c) {
+      start[c + 1] = count(n * c / t, n * (c + 1) / t);
+    });
+  std::partial_sum(start.begin(), start.end(), start.begin());
+  cpnrt::lib::onThreads(
+      t, [&](int64_t c) { write(n * c / t, n * (c + 1) / t, start[c]); });
+}
+
+/// emit(i) for each i in [lo, lo + 64 * whole blocks) where test(i), in
+/// order: 64 tests make a word, then its set bits are visited (a branch per
+/// element mispredicts on random data). Returns where the blocks end.
+template <typename Test, typename Emit>
+int64_t forEachSetIn64s(int64_t lo, int64_t hi, Test test, Emit emit) {
+  for (; lo + 64 <= hi; lo += 64) {
+    uint64_t bits = 0;
+    for (int b = 0; b < 64; ++b)
+      bits |= uint64_t(test(lo + b)) << b;
+    for (; bits; bits &= bits - 1)
+      emit(lo + __builtin_ctzll(bits));
+  }
+  return lo;
+}
+
 /// compress: in0 a (N), in1 mask (N) bool -> out (count): a where mask (the
 /// count was computed before, so out has exactly that many elements).
-/// Long arrays in two passes: each thread counts the selected elements of
-/// its chunk, then writes them from the sum of the counts before it.
 template <typename T> void compress(const Args &a) {
   const View &x = a.in[0], &m = a.in[1];
   T *out = a.out.data<T>();
   int64_t n = x.count(), limit = a.out.count();
-  int64_t t = std::max<int64_t>(
-      1, std::min(cpnrt::lib::maxThreads(), n / (4 * kGatherPerThread)));
-  std::vector<int64_t> start(t + 1, 0);
-  if (t > 1)
-    cpnrt::lib::onThreads(t, [&](int64_t c) {
-      int64_t count = 0;
-      for (int64_t i = n * c / t; i < n * (c + 1) / t; ++i)
-        count += m.el<uint8_t>(m.at(i)) != 0;
-      start[c + 1] = count;
-    });
-  for (int64_t c = 0; c < t; ++c)
-    start[c + 1] += start[c];
   bool flat = x.rank() == 1 && m.rank() == 1 && m.strides[0] == 1;
-  cpnrt::lib::onThreads(t, [&](int64_t c) {
-    int64_t k = start[c], i = n * c / t, hi = n * (c + 1) / t;
-    if (flat) { // 64 mask bytes to a word, then its set bits: few branches
-      const uint8_t *mp = m.data<const uint8_t>();
-      const T *xp = x.data<const T>();
-      int64_t xs = x.strides[0];
-      for (; i + 64 <= hi; i += 64) {
-        uint64_t bits = 0;
-        for (int b = 0; b < 64; ++b)
-          bits |= uint64_t(mp[i + b] != 0) << b;
-        for (; bits; bits &= bits - 1)
-          out[k++] = xp[(i + __builtin_ctzll(bits)) * xs];
-      }
-    }
-    for (; i < hi && k < limit; ++i)
-      if (m.el<uint8_t>(m.at(i)))
-        out[k++] = x.el<T>(x.at(i));
-  });
+  selectInChunks(
+      n,
+      [&](int64_t lo, int64_t hi) {
+        int64_t count = 0;
+        for (int64_t i = lo; i < hi; ++i)
+          count += m.el<uint8_t>(m.at(i)) != 0;
+        return count;
+      },
+      [&](int64_t i, int64_t hi, int64_t k) {
+        if (flat) {
+          const uint8_t *mp = m.data<const uint8_t>();
+          const T *xp = x.data<const T>();
+          int64_t xs = x.strides[0];
+          i = forEachSetIn64s(
+              i, hi, [&](int64_t j) { return mp[j] != 0; },
+              [&](int64_t j) { out[k++] = xp[j * xs]; });
+        }
+        for (; i < hi && k < limit; ++i)
+          if (m.el<uint8_t>(m.at(i)))
+            out[k++] = x.el<T>(x.at(i));
+      });
 }
 
 /// nonzero: in0 a (any shape) -> out (count, ndim) int64: the multi-indices
-/// of the nonzero elements in row-major order. Long arrays in two passes,
-/// as compress: chunk counts, then each chunk's indices from the sum of the
-/// counts before it.
+/// of the nonzero elements in row-major order.
 template <typename T> void nonzero(const Args &a) {
   const View &x = a.in[0];
   int64_t *out = a.out.data<int64_t>();
   int64_t nd = static_cast<int64_t>(x.sizes.size()), n = x.count();
   int64_t limit = a.out.size(0);
-  int64_t t = std::max<int64_t>(
-      1, std::min(cpnrt::lib::maxThreads(), n / (4 * kGatherPerThread)));
-  std::vector<int64_t> start(t + 1, 0);
-  if (t > 1)
-    cpnrt::lib::onThreads(t, [&](int64_t c) {
-      int64_t count = 0, lo = n * c / t, hi = n * (c + 1) / t;
-      if (nd == 1) { // a plain loop over a pointer: vectorized
-        const T *xp = x.data<const T>();
-        int64_t xs = x.strides[0];
-        for (int64_t i = lo; i < hi; ++i)
-          count += xp[i * xs] != T(0);
-      } else {
-        for (int64_t i = lo; i < hi; ++i)
-          count += x.el<T>(x.at(i)) != T(0);
-      }
-      start[c + 1] = count;
-    });
-  for (int64_t c = 0; c < t; ++c)
-    start[c + 1] += start[c];
-  cpnrt::lib::onThreads(t, [&](int64_t c) {
-    int64_t k = start[c], i = n * c / t, hi = n * (c + 1) / t;
-    if (nd == 1) { // 64 elements' tests to a word, then its set bits
-      const T *xp = x.data<const T>();
-      int64_t xs = x.strides[0];
-      for (; i + 64 <= hi; i += 64) {
-        uint64_t bits = 0;
-        for (int b = 0; b < 64; ++b)
-          bits |= uint64_t(xp[(i + b) * xs] != T(0)) << b;
-        for (; bits; bits &= bits - 1)
-          out[k++] = i + __builtin_ctzll(bits);
-      }
-    }
-    for (; i < hi && k < limit; ++i) {
-      if (x.el<T>(x.at(i)) == T(0))
-        continue;
-      if (nd == 1) {
-        out[k++] = i;
-        continue;
-      }
-      int64_t rest = i;
-      for (int64_t d = nd - 1; d >= 0; --d) {
-        out[k * nd + d] = rest % x.sizes[d];
-        rest /= x.sizes[d];
-      }
-      ++k;
-    }
-  });
+  const T *xp = x.data<const T>(); // 1-D: read through a pointer
+  int64_t xs = nd == 1 ? x.strides[0] : 0;
+  selectInChunks(
+      n,
+      [&](int64_t lo, int64_t hi) {
+        int64_t count = 0;
+        if (nd == 1) // a plain loop over a pointer: vectorized
+          for (int64_t i = lo; i < hi; ++i)
+            count += xp[i * xs] != T(0);
+        else
+          for (int64_t i = lo; i < hi; ++i)
+            count += x.el<T>(x.at(i)) != T(0);
+        return count;
+      },
+      [&](int64_t i, int64_t hi, int64_t k) {
+        if (nd == 1)
+          i = forEachSetIn64s(
+              i, hi, [&](int64_t j) { return xp[j * xs] != T(0); },
+              [&](int64_t j) { out[k++] = j; });
+        for (; i < hi && k < limit; ++i) {
+          if (x.el<T>(x.at(i)) == T(0))
+            continue;
+          int64_t rest = i;
+          for (int64_t d = nd - 1; d >= 0; --d) {
+            out[k * nd + d] = rest % x.sizes[d];
+            rest /= x.sizes[d];
+          }
+          ++k;
+        }
+      });
 }
 
 /// Elements [lo, hi) of a row's scan into out, starting from acc; returns
@@ -410,8 +412,8 @@ template <typename T, bool Product> void scan(const Args &a) {
   };
   int64_t t = std::min(threads, N / kScanPerThread);
   if (t <= 1 || P > 1) {
-    int64_t rowsT = std::min(threads, P * N / kScanPerThread);
-    rowsT = std::max<int64_t>(1, std::min(rowsT, P));
+    int64_t rowsT =
+        cpnrt::lib::threadsFor(P * N, kScanPerThread, std::min(threads, P));
     cpnrt::lib::onThreads(rowsT, [&](int64_t c) {
       for (int64_t p = P * c / rowsT; p < P * (c + 1) / rowsT; ++p)
         row(p);
@@ -445,8 +447,7 @@ template <typename T> void bincount(const Args &a) {
   T *out = a.out.data<T>();
   int64_t m = a.out.count(), n = x.count();
   std::fill(out, out + m, T(0));
-  int64_t t = std::max<int64_t>(
-      1, std::min(cpnrt::lib::maxThreads(), n / (4 * kGatherPerThread)));
+  int64_t t = cpnrt::lib::threadsFor(n, 4 * kGatherPerThread);
   if (a.in.size() == 1 && t > 1 && m <= n / 4) {
     std::vector<std::vector<T>> bins(t);
     cpnrt::lib::onThreads(t, [&](int64_t c) {

@@ -5,8 +5,8 @@
 // of cpnrt/Lapack.h:
 //   cpn_lib_fft_c8/c16    in0 (P, N) complex -> out (P, N) complex;
 //                         args: inverse (0/1), norm
-//   cpn_lib_rfft_f4/f8    in0 (P, N) real -> out (P, N/2 + 1) complex; args: norm
-//   cpn_lib_irfft_c8/c16  in0 (P, N/2 + 1) complex -> out (P, N) real;
+//   cpn_lib_rfft_f4/f8    in0 (P, N) real -> out (P, N/2 + 1) complex; args:
+//   norm cpn_lib_irfft_c8/c16  in0 (P, N/2 + 1) complex -> out (P, N) real;
 //                         args: N, norm
 // norm is NumPy's: 0 "backward" (1/N on the inverse), 1 "ortho" (1/sqrt(N)
 // both ways), 2 "forward" (1/N on the forward transform). Rows are copied
@@ -85,7 +85,8 @@ template <> struct Fftw<float> {
 /// An FFTW-aligned buffer.
 template <typename F> struct Buffer {
   void *p;
-  explicit Buffer(size_t bytes) : p(Fftw<F>::alloc(std::max<size_t>(bytes, 16))) {}
+  explicit Buffer(size_t bytes)
+      : p(Fftw<F>::alloc(std::max<size_t>(bytes, 16))) {}
   ~Buffer() { Fftw<F>::free(p); }
   Buffer(const Buffer &) = delete;
   Buffer &operator=(const Buffer &) = delete;
@@ -95,8 +96,7 @@ std::mutex planLock; // FFTW's planner is not thread-safe
 
 /// The plan of a length-n transform, made once (plans live as long as the
 /// process: a handful of lengths per program).
-template <typename F>
-typename Fftw<F>::Plan planFor(Kind k, int n, int sign) {
+template <typename F> typename Fftw<F>::Plan planFor(Kind k, int n, int sign) {
   static std::map<std::tuple<Kind, int, int>, typename Fftw<F>::Plan> plans;
   std::lock_guard<std::mutex> guard(planLock);
   auto key = std::make_tuple(k, n, sign);

@@ -112,6 +112,12 @@ inline int64_t maxThreads() {
   return n;
 }
 
+/// Threads for `work` items at least `perThread` each: 1 to `cap`.
+inline int64_t threadsFor(int64_t work, int64_t perThread,
+                          int64_t cap = maxThreads()) {
+  return std::max<int64_t>(1, std::min(cap, work / perThread));
+}
+
 /// fn(t) for every t < n, t = 0 on the calling thread.
 template <typename F> void onThreads(int64_t n, F fn) {
   std::vector<std::thread> pool;

@@ -34,6 +34,7 @@
 namespace {
 using cpnrt::lib::maxThreads;
 using cpnrt::lib::onThreads;
+using cpnrt::lib::threadsFor;
 
 /// Below this many elements per thread a sort stays on one thread (starting
 /// a thread costs about as much as sorting this many elements).
@@ -158,6 +159,25 @@ void countingSort(const T *src, int64_t stride, int64_t n, T *out) {
   }
 }
 
+/// Copies src[lo, hi) (strided) to dst[0, hi - lo) as W: the numbers first,
+/// in order, and the NaNs from the end; returns how many numbers.
+template <typename W, typename T>
+int64_t copyNaNLast(const T *src, int64_t stride, int64_t lo, int64_t hi,
+                    W *dst) {
+  int64_t m = 0, last = hi - lo;
+  for (int64_t i = lo; i < hi; ++i) {
+    T v = src[i * stride];
+    if constexpr (std::is_floating_point_v<T>) {
+      if (std::isnan(v)) {
+        dst[--last] = W(v);
+        continue;
+      }
+    }
+    dst[m++] = W(v);
+  }
+  return m;
+}
+
 /// 32-bit values are sorted widened to 64 bits (exactly, order kept): the
 /// 32-bit vqsort of Debian's Highway 1.0.3 is about four times slower per
 /// element than its 64-bit one on AVX-512 (measured: 0.58 s against 0.12 s
@@ -175,38 +195,16 @@ void sortRow(const T *src, int64_t stride, int64_t n, T *out, int64_t threads) {
     using W = Wide<T>;
     std::unique_ptr<W[]> wide(new W[n]);
     parallelSort(wide.get(), n, threads, [&](W *dst, int64_t lo, int64_t hi) {
-      int64_t m = 0, last = hi - lo;
-      for (int64_t i = lo; i < hi; ++i) {
-        T v = src[i * stride];
-        if constexpr (std::is_floating_point_v<T>) {
-          if (std::isnan(v)) {
-            dst[--last] = W(v);
-            continue;
-          }
-        }
-        dst[m++] = W(v);
-      }
-      return m;
+      return copyNaNLast(src, stride, lo, hi, dst);
     });
-    int64_t t = std::max<int64_t>(1, std::min(threads, n / kMinPerThread));
+    int64_t t = threadsFor(n, kMinPerThread, threads);
     onThreads(t, [&](int64_t c) {
       for (int64_t i = n * c / t; i < n * (c + 1) / t; ++i)
         out[i] = T(wide[i]);
     });
   } else {
     parallelSort(out, n, threads, [&](T *dst, int64_t lo, int64_t hi) {
-      int64_t m = 0, last = hi - lo;
-      for (int64_t i = lo; i < hi; ++i) {
-        T v = src[i * stride];
-        if constexpr (std::is_floating_point_v<T>) {
-          if (std::isnan(v)) { // NaNs fill the chunk from its end
-            dst[--last] = v;
-            continue;
-          }
-        }
-        dst[m++] = v;
-      }
-      return m;
+      return copyNaNLast(src, stride, lo, hi, dst);
     });
   }
 }
@@ -267,7 +265,7 @@ void argsortRow(const T *src, int64_t stride, int64_t n, int64_t *out,
   // ascending order. Each thread starts at the first run that starts in its
   // range and ends the last one it started.
   const hwy::K64V64 *p = pairs.get();
-  int64_t t = std::max<int64_t>(1, std::min(threads, n / kMinPerThread));
+  int64_t t = threadsFor(n, kMinPerThread, threads);
   onThreads(t, [&](int64_t c) {
     int64_t lo = n * c / t, hi = n * (c + 1) / t;
     while (lo > 0 && lo < n && p[lo].key == p[lo - 1].key)
@@ -364,7 +362,7 @@ bool selectByBrackets(const T *src, int64_t stride, int64_t n, T *out,
       r = std::isnan(v) ? P + 1 : r;
     return r;
   };
-  int64_t t = std::max<int64_t>(1, std::min(threads, n / kMinPerThread));
+  int64_t t = threadsFor(n, kMinPerThread, threads);
   std::vector<int64_t> counts(t * regions, 0);
   // Counters and write positions are each thread's own while it runs (on
   // one cache line, the threads' counters made every increment a miss).
@@ -416,17 +414,7 @@ void partitionRow(const T *src, int64_t stride, int64_t n, T *out,
       selectByBrackets(src, stride, n, out, kth, threads))
     return;
   // One thread: NaNs to the end, then selections among the numbers.
-  int64_t m = 0, last = n;
-  for (int64_t i = 0; i < n; ++i) {
-    T v = src[i * stride];
-    if constexpr (std::is_floating_point_v<T>) {
-      if (std::isnan(v)) {
-        out[--last] = v;
-        continue;
-      }
-    }
-    out[m++] = v;
-  }
+  int64_t m = copyNaNLast(src, stride, 0, n, out);
   selectRange(out, 0, m, kth.data(), int64_t(kth.size()));
 }
 

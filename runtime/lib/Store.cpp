@@ -21,10 +21,10 @@ namespace cpnrt {
 
 DType parseDType(const std::string &n) {
   static const std::pair<const char *, DType> table[] = {
-      {"b1", DType::b1},  {"i1", DType::i8},  {"i2", DType::i16},
-      {"i4", DType::i32}, {"i8", DType::i64}, {"u1", DType::u8},
-      {"u2", DType::u16}, {"u4", DType::u32}, {"u8", DType::u64},
-      {"f4", DType::f32}, {"f8", DType::f64}, {"f2", DType::f16},
+      {"b1", DType::b1},  {"i1", DType::i8},   {"i2", DType::i16},
+      {"i4", DType::i32}, {"i8", DType::i64},  {"u1", DType::u8},
+      {"u2", DType::u16}, {"u4", DType::u32},  {"u8", DType::u64},
+      {"f4", DType::f32}, {"f8", DType::f64},  {"f2", DType::f16},
       {"c8", DType::c64}, {"c16", DType::c128}};
   for (auto &[name, t] : table)
     if (n == name)
@@ -34,9 +34,8 @@ DType parseDType(const std::string &n) {
 }
 
 const char *dtypeName(DType t) {
-  static const char *names[] = {"b1", "i1", "i2", "i4", "i8",
-                                "u1", "u2", "u4", "u8", "f4",
-                                "f8", "f2", "c8", "c16"};
+  static const char *names[] = {"b1", "i1", "i2", "i4", "i8", "u1", "u2",
+                                "u4", "u8", "f4", "f8", "f2", "c8", "c16"};
   return names[static_cast<int>(t)];
 }
 
