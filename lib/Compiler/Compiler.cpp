@@ -63,7 +63,11 @@
 
 #include <atomic>
 #include <chrono>
+#include <cstring>
+#include <ctime>
+#include <dirent.h>
 #include <dlfcn.h>
+#include <fcntl.h>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -71,6 +75,8 @@
 #include <set>
 #include <sstream>
 #include <stdexcept>
+#include <sys/file.h>
+#include <sys/stat.h>
 #include <thread>
 #include <unistd.h>
 #include <unordered_map>
@@ -924,11 +930,27 @@ std::vector<std::string> kernelLibraries() {
 
 // -- the disk cache ----------------------------------------------------------
 // An entry is `<key>.o` (the kernel's object code, with the packed wrapper
-// `_mlir_kernel`) and `<key>.trace` (the trace text, compared on load so that
-// a hash collision can never run the wrong code). The key mixes the trace
-// hash with everything that changes the code: compiler version, pass
-// pipeline, LLVM version, host CPU and features, CPN_OPT_LEVEL. Files are
-// written to a temporary name and renamed, so readers never see half a file.
+// `_mlir_kernel`), `<key>.checks` (the MLIR of its np.errstate checks, if it
+// has any) and `<key>.trace`: a line with the content hashes of the other
+// two, then the trace text, compared on load so that a hash collision can
+// never run the wrong code. The key mixes the trace hash with everything
+// that changes the code: compiler version, pass pipeline, LLVM version, host
+// CPU and features, CPN_OPT_LEVEL.
+//
+// Loading an object runs its code, so the cache trusts only what this user
+// wrote: the directory is created 0700 and not used at all if another user
+// owns it or others may write to it; every file is opened without following
+// links and must be a regular file of this user that no one else may write;
+// the object and checks must have the hashes their .trace names. Files are
+// written 0600 to a temporary name and renamed, the .trace last: a reader
+// that finds a .trace finds the files it names, and files of two writers, a
+// torn or a corrupt file are a hash mismatch: a miss, and the entry removed.
+//
+// The cache is bounded by CPN_CACHE_MAX_BYTES, least recently used first: a
+// hit touches the .trace's mtime (relatime and noatime mounts keep no
+// useful atime), and `<dir>/usage` keeps the directory's running total, so
+// that only a store that takes it over the bound scans the directory
+// (noteStored, scanAndEvict).
 
 constexpr const char *kCompilerVersion = "cpnumeric-0.1.0";
 
@@ -1276,82 +1298,313 @@ void stubChecks(llvm::Module &m, const LazyChecks &lc) {
   }
 }
 
+/// Whether a file or directory is this user's and only this user may write
+/// to it: what the disk cache requires of everything it reads code from.
+bool ownedAndPrivate(const struct stat &st) {
+  return st.st_uid == geteuid() && !(st.st_mode & (S_IWGRP | S_IWOTH));
+}
+
+/// Whether `dir` may hold the disk cache, checked once per directory and
+/// process: a missing one is created 0700; one that another user owns or
+/// that others may write to is refused with one warning on stderr (loading
+/// from it would run whatever code they put there), and the process
+/// compiles without the disk cache.
+bool cacheDirUsable(const std::string &dir) {
+  static std::mutex mutex;
+  static auto &verdicts = *new std::map<std::string, bool>();
+  std::lock_guard<std::mutex> lock(mutex);
+  auto it = verdicts.find(dir);
+  if (it != verdicts.end())
+    return it->second;
+  std::filesystem::path path = std::filesystem::path(dir).lexically_normal();
+  if (path.filename().empty())
+    path = path.parent_path(); // "dir/"
+  std::string why;
+  std::error_code ec;
+  if (path.has_parent_path())
+    std::filesystem::create_directories(path.parent_path(), ec);
+  struct stat st;
+  if (::mkdir(path.c_str(), 0700) != 0 && errno != EEXIST)
+    why = std::string("it cannot be created (") + strerror(errno) + ")";
+  else if (::stat(path.c_str(), &st) != 0)
+    why = std::string("it cannot be read (") + strerror(errno) + ")";
+  else if (!S_ISDIR(st.st_mode))
+    why = "it is not a directory";
+  else if (st.st_uid != geteuid())
+    why = "another user owns it";
+  else if (!ownedAndPrivate(st))
+    why = "other users may write to it (chmod 700 it)";
+  if (!why.empty())
+    fprintf(stderr,
+            "cpnumeric: not using the kernel cache %s: %s; compiling "
+            "without it\n",
+            dir.c_str(), why.c_str());
+  return verdicts[dir] = why.empty();
+}
+
+enum class ReadResult { Ok, Missing, Refused };
+
+/// Reads `path` into `bytes` if it is a regular file that is
+/// ownedAndPrivate (opened without following a link, checked on the open
+/// file, read into memory: what is checked is what is used).
+ReadResult readOwnFile(const std::filesystem::path &path, std::string &bytes) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0)
+    return errno == ENOENT ? ReadResult::Missing : ReadResult::Refused;
+  llvm::scope_exit closeFd([&] { ::close(fd); });
+  struct stat st;
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || !ownedAndPrivate(st))
+    return ReadResult::Refused;
+  bytes.resize(static_cast<size_t>(st.st_size));
+  for (size_t done = 0; done < bytes.size();) {
+    ssize_t n = ::read(fd, bytes.data() + done, bytes.size() - done);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0)
+      return ReadResult::Refused; // shorter than fstat said
+    done += static_cast<size_t>(n);
+  }
+  return ReadResult::Ok;
+}
+
+/// The first line of a `.trace`: the content hashes of the entry's `.o` and
+/// `.checks` ("-": none), so that a torn, corrupt or foreign file, or files
+/// of two writers, are a miss.
+constexpr const char *kEntryMagic = "cpn-cache-entry-1";
+
+uint64_t contentHash(llvm::StringRef bytes) { return llvm::xxh3_64bits(bytes); }
+
+std::string entryHeader(uint64_t objectHash, const std::string *checks) {
+  char line[80];
+  if (checks)
+    snprintf(line, sizeof(line), "%s %016llx %016llx\n", kEntryMagic,
+             static_cast<unsigned long long>(objectHash),
+             static_cast<unsigned long long>(contentHash(*checks)));
+  else
+    snprintf(line, sizeof(line), "%s %016llx -\n", kEntryMagic,
+             static_cast<unsigned long long>(objectHash));
+  return line;
+}
+
+/// Removes every file of an entry (a bad one, or the least recently used).
+void removeEntry(const std::string &dir, uint64_t key, int optLevel) {
+  for (const char *ext : {".trace", ".o", ".checks"})
+    ::unlink(cachePath(dir, key, optLevel, ext).c_str());
+}
+
 std::shared_ptr<Executable> loadCached(const std::string &dir, uint64_t key,
                                        int optLevel, const std::string &text) {
-  std::filesystem::path obj = cachePath(dir, key, optLevel, ".o");
   std::filesystem::path meta = cachePath(dir, key, optLevel, ".trace");
-  std::ifstream mf(meta, std::ios::binary);
-  if (!mf)
+  std::string stored;
+  ReadResult read = readOwnFile(meta, stored);
+  if (read == ReadResult::Missing)
     return nullptr;
-  std::string stored((std::istreambuf_iterator<char>(mf)),
-                     std::istreambuf_iterator<char>());
-  if (stored != text)
+  // From here, an entry that fails a check is removed and compiled again.
+  auto bad = [&]() -> std::shared_ptr<Executable> {
+    removeEntry(dir, key, optLevel);
     return nullptr;
-  auto buffer = llvm::MemoryBuffer::getFile(obj.string());
-  if (!buffer)
-    return nullptr;
+  };
+  if (read != ReadResult::Ok)
+    return bad();
+  llvm::StringRef header, storedText;
+  std::tie(header, storedText) = llvm::StringRef(stored).split('\n');
+  llvm::SmallVector<llvm::StringRef, 3> fields;
+  header.split(fields, ' ');
+  uint64_t objectHash = 0, checksHash = 0;
+  bool hasChecks = fields.size() == 3 && fields[2] != "-";
+  if (fields.size() != 3 || fields[0] != kEntryMagic ||
+      fields[1].getAsInteger(16, objectHash) ||
+      (hasChecks && fields[2].getAsInteger(16, checksHash)))
+    return bad();
+  if (storedText != text)
+    return nullptr; // another trace under this name: replaced by the store
+  std::string object, checksFile;
+  if (readOwnFile(cachePath(dir, key, optLevel, ".o"), object) !=
+          ReadResult::Ok ||
+      contentHash(object) != objectHash)
+    return bad();
   std::shared_ptr<LazyChecks> checks;
-  std::ifstream cf(cachePath(dir, key, optLevel, ".checks"), std::ios::binary);
-  if (cf) {
+  if (hasChecks) {
+    if (readOwnFile(cachePath(dir, key, optLevel, ".checks"), checksFile) !=
+            ReadResult::Ok ||
+        contentHash(checksFile) != checksHash)
+      return bad();
     checks = std::make_shared<LazyChecks>();
-    std::string line; // the names, on the first line
-    std::getline(cf, line);
-    std::istringstream names(line);
-    for (std::string n; names >> n;)
-      checks->names.push_back(n);
-    checks->source.assign(std::istreambuf_iterator<char>(cf),
-                          std::istreambuf_iterator<char>());
+    llvm::StringRef names, source; // the names, on the first line
+    std::tie(names, source) = llvm::StringRef(checksFile).split('\n');
+    llvm::SmallVector<llvm::StringRef> list;
+    names.split(list, ' ', -1, false);
+    for (llvm::StringRef n : list)
+      checks->names.push_back(n.str());
+    checks->source = source.str();
     checks->optLevel = optLevel;
   }
   std::string error;
-  // A bad entry is recompiled.
-  return loadObject(std::move(*buffer), error, std::move(checks));
+  std::shared_ptr<Executable> exe =
+      loadObject(llvm::MemoryBuffer::getMemBuffer(object, "kernel.o", false),
+                 error, std::move(checks));
+  if (!exe)
+    return bad();
+  // Recently used (the mtime: relatime and noatime mounts keep no atimes).
+  ::utimensat(AT_FDCWD, meta.c_str(), nullptr, AT_SYMLINK_NOFOLLOW);
+  return exe;
 }
 
-/// Writes `path` through a temporary file and a rename, so that readers
-/// never see half of it; `parts` are written one after another.
+/// Writes `path` through a temporary file of this process (0600, never an
+/// existing one) and a rename, so that readers never see half of it;
+/// `parts` are written one after another.
 bool writeAtomically(const std::filesystem::path &path,
                      std::initializer_list<llvm::StringRef> parts) {
-  std::filesystem::path tmp =
-      path.string() + "." + std::to_string(getpid()) + ".tmp";
-  {
-    std::ofstream f(tmp, std::ios::binary);
-    for (llvm::StringRef part : parts)
-      f.write(part.data(), static_cast<std::streamsize>(part.size()));
-    if (!f) {
-      f.close();
-      std::filesystem::remove(tmp);
-      return false;
+  static std::atomic<unsigned> counter{0};
+  std::string tmp = path.string() + "." + std::to_string(getpid()) + "." +
+                    std::to_string(counter++) + ".tmp";
+  int fd = ::open(tmp.c_str(),
+                  O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+  if (fd < 0)
+    return false;
+  bool ok = true;
+  for (llvm::StringRef part : parts)
+    for (size_t done = 0; ok && done < part.size();) {
+      ssize_t n = ::write(fd, part.data() + done, part.size() - done);
+      if (n < 0 && errno == EINTR)
+        continue;
+      ok = n > 0;
+      done += ok ? static_cast<size_t>(n) : 0;
     }
-  }
-  std::error_code ec;
-  std::filesystem::rename(tmp, path, ec);
-  if (ec)
-    std::filesystem::remove(tmp);
-  return !ec;
+  ok &= ::close(fd) == 0;
+  if (ok && ::rename(tmp.c_str(), path.c_str()) == 0)
+    return true;
+  ::unlink(tmp.c_str());
+  return false;
 }
 
-bool storeCached(const std::string &dir, uint64_t key, int optLevel,
-                 const std::string &text, llvm::StringRef object,
-                 const LazyChecks *checks) {
-  std::error_code ec;
-  std::filesystem::create_directories(dir, ec);
-  if (ec)
+/// Whether `name` is one of the cache's files: `<16 hex digits>.o`,
+/// `.trace`, `.checks`, or a temporary file of one (`...<pid>.<n>.tmp`).
+bool isCacheFile(llvm::StringRef name, bool &temporary) {
+  if (name.size() < 18 || name[16] != '.' ||
+      !llvm::all_of(name.take_front(16), llvm::isHexDigit))
     return false;
+  llvm::StringRef ext = name.drop_front(16);
+  temporary = ext.ends_with(".tmp");
+  return temporary || ext == ".o" || ext == ".trace" || ext == ".checks";
+}
+
+/// Sums the bytes of the cache's files in `dir`; above `maxBytes`, removes
+/// the least recently used entries (all their files) until at most 90% of
+/// it remains. Temporary files an hour old (of a process that died while
+/// writing) are removed. Returns the bytes that remain.
+uint64_t scanAndEvict(const std::string &dir, uint64_t maxBytes) {
+  struct Entry {
+    int64_t usedNs = 0; // the newest mtime of its files
+    uint64_t bytes = 0;
+    std::vector<std::string> files;
+  };
+  DIR *d = ::opendir(dir.c_str());
+  if (!d)
+    return 0;
+  llvm::scope_exit closeDir([&] { ::closedir(d); });
+  int dfd = ::dirfd(d);
+  std::map<std::string, Entry> entries;
+  uint64_t total = 0;
+  time_t now = ::time(nullptr);
+  while (struct dirent *e = ::readdir(d)) {
+    bool temporary = false;
+    struct stat st;
+    if (!isCacheFile(e->d_name, temporary) ||
+        ::fstatat(dfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+      continue;
+    if (temporary && now - st.st_mtime > 3600) {
+      ::unlinkat(dfd, e->d_name, 0);
+      continue;
+    }
+    total += static_cast<uint64_t>(st.st_size);
+    if (temporary)
+      continue;
+    Entry &entry = entries[std::string(e->d_name, 16)];
+    entry.usedNs = std::max<int64_t>(entry.usedNs,
+                                     int64_t(st.st_mtim.tv_sec) * 1000000000 +
+                                         st.st_mtim.tv_nsec);
+    entry.bytes += static_cast<uint64_t>(st.st_size);
+    entry.files.push_back(e->d_name);
+  }
+  if (total <= maxBytes)
+    return total;
+  std::vector<Entry *> oldestFirst;
+  for (auto &[stem, entry] : entries)
+    oldestFirst.push_back(&entry);
+  llvm::sort(oldestFirst,
+             [](Entry *a, Entry *b) { return a->usedNs < b->usedNs; });
+  uint64_t target = maxBytes / 10 * 9;
+  for (Entry *entry : oldestFirst) {
+    if (total <= target)
+      break;
+    for (const std::string &file : entry->files)
+      ::unlinkat(dfd, file.c_str(), 0);
+    total -= entry->bytes;
+  }
+  return total;
+}
+
+/// Adds a stored entry's `bytes` to the directory's running total, kept in
+/// `<dir>/usage` ("<bytes> <time of the last scan>") under flock, so that a
+/// store costs no directory scan. A total above `maxBytes` (0: no bound), a
+/// missing usage file or a day-old scan has this process scanAndEvict (under
+/// the lock: one process at a time) and restart the total from the scan.
+void noteStored(const std::string &dir, uint64_t bytes, uint64_t maxBytes) {
+  if (maxBytes == 0)
+    return;
+  std::string path = dir + "/usage";
+  int fd =
+      ::open(path.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+  if (fd < 0)
+    return;
+  llvm::scope_exit closeFd([&] { ::close(fd); }); // unlocks
+  struct stat st;
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || !ownedAndPrivate(st) ||
+      ::flock(fd, LOCK_EX) != 0)
+    return;
+  char text[64] = {0};
+  ssize_t n = ::pread(fd, text, sizeof(text) - 1, 0);
+  unsigned long long total = 0;
+  long long scanned = 0;
+  long long now = static_cast<long long>(::time(nullptr));
+  bool known = n > 0 && sscanf(text, "%llu %lld", &total, &scanned) == 2 &&
+               scanned <= now && now - scanned < 24 * 3600;
+  total += bytes;
+  if (!known || total > maxBytes) {
+    total = scanAndEvict(dir, maxBytes);
+    scanned = now;
+  }
+  int len = snprintf(text, sizeof(text), "%llu %lld\n", total, scanned);
+  if (::pwrite(fd, text, static_cast<size_t>(len), 0) == len)
+    (void)::ftruncate(fd, len);
+}
+
+bool storeCached(const std::string &dir, uint64_t maxBytes, uint64_t key,
+                 int optLevel, const std::string &text, llvm::StringRef object,
+                 const LazyChecks *checks) {
   // In this order: the check functions' names (one line) and their MLIR,
-  // the object, the trace text. A .trace never names an object that is not
-  // there, nor an object checks that are not.
+  // the object, then the trace text under the hashes of both: a .trace
+  // names only files that are already there.
+  std::string checksFile;
   if (checks) {
-    std::string names;
     for (const std::string &n : checks->names)
-      names += n + ' ';
-    names += '\n';
+      checksFile += n + ' ';
+    checksFile += '\n';
+    checksFile += checks->source;
     if (!writeAtomically(cachePath(dir, key, optLevel, ".checks"),
-                         {names, checks->source}))
+                         {checksFile}))
       return false;
   }
-  return writeAtomically(cachePath(dir, key, optLevel, ".o"), {object}) &&
-         writeAtomically(cachePath(dir, key, optLevel, ".trace"), {text});
+  std::string header =
+      entryHeader(contentHash(object), checks ? &checksFile : nullptr);
+  if (!writeAtomically(cachePath(dir, key, optLevel, ".o"), {object}) ||
+      !writeAtomically(cachePath(dir, key, optLevel, ".trace"), {header, text}))
+    return false;
+  noteStored(dir,
+             checksFile.size() + object.size() + header.size() + text.size(),
+             maxBytes);
+  return true;
 }
 
 /// Bytes of a statically shaped memref (0 for dynamic ones).
@@ -1953,12 +2206,14 @@ std::shared_ptr<Executable> Engine::obtain(const std::vector<int32_t> &outputs,
   std::shared_ptr<Executable> exe;
   // The disk cache's check text: the trace and which outputs go where.
   std::string text;
+  bool disk = false; // the disk cache is on and its directory usable
   auto it = cache.find(key);
   if (it != cache.end()) {
     ++stats_.cacheHits;
     exe = it->second;
   } else if (!outputs.empty()) {
-    if (!options_.cacheDir.empty()) {
+    disk = !options_.cacheDir.empty() && cacheDirUsable(options_.cacheDir);
+    if (disk) {
       auto t0 = std::chrono::steady_clock::now();
       text = trace_.str() + "\noutputs:";
       for (size_t j = 0; j < outputs.size(); ++j)
@@ -1989,8 +2244,9 @@ std::shared_ptr<Executable> Engine::obtain(const std::vector<int32_t> &outputs,
       exe->name = std::string("kernel ") + keyText;
       exe->callsLibrary = callsLibrary(trace_);
       stats_.compileMlirSeconds += mlirSeconds;
-      if (!options_.cacheDir.empty() &&
-          storeCached(options_.cacheDir, key, options_.optLevel, text,
+      if (disk &&
+          storeCached(options_.cacheDir, options_.cacheMaxBytes, key,
+                      options_.optLevel, text,
                       llvm::StringRef(exe->object.data(), exe->object.size()),
                       exe->checks.get()))
         ++stats_.diskWrites;

@@ -47,7 +47,7 @@ from ._joining import (allclose, append, atleast_1d, atleast_2d, atleast_3d,  # 
 
 _cpn.configure(_config.get("CPN_DUMP_IR"), _config.get_int("CPN_TRACE_LIMIT"),
                _config.get_int("CPN_OPT_LEVEL"), _config.get_int("CPN_THREADS"),
-               _config.cache_dir())
+               _config.cache_dir(), _config.get_int("CPN_CACHE_MAX_BYTES"))
 
 _core.EAGER["threshold"] = _config.get_int("CPN_EAGER_THRESHOLD")
 _core.LOCATIONS = bool(_config.get("CPN_DUMP_IR"))

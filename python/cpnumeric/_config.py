@@ -34,6 +34,9 @@ KNOBS = {
         Knob("CPN_RT_WORKERS", "1", False, "Runtime worker threads that run tasks."),
         Knob("CPN_CACHE_DIR", "~/.cache/cpnumeric", False,
              "Compiled kernels on disk, shared by processes ('' or 'off': none)."),
+        Knob("CPN_CACHE_MAX_BYTES", str(1 << 30), False,
+             "Bound of the disk cache in bytes: above it, the least recently "
+             "used kernels are removed (0: no bound)."),
         Knob("CPN_THREADS", "0", False,
              "OpenMP threads each compiled kernel runs on, and threads of the "
              "runtime's sorts (0: all cores)."),

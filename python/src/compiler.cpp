@@ -47,16 +47,18 @@ void initCompiler(py::module_ &m) {
   m.def(
       "configure",
       [](std::string dumpDir, size_t traceLimit, int optLevel, int threads,
-         std::string cacheDir) {
+         std::string cacheDir, uint64_t cacheMaxBytes) {
         auto &o = cpn::Engine::global().options();
         o.dumpDir = std::move(dumpDir);
         o.cacheDir = std::move(cacheDir);
+        o.cacheMaxBytes = cacheMaxBytes;
         o.traceLimit = std::max<size_t>(1, traceLimit);
         o.optLevel = optLevel;
         cpn::setKernelThreads(threads);
       },
       py::arg("dump_dir"), py::arg("trace_limit"), py::arg("opt_level"),
-      py::arg("threads") = 0, py::arg("cache_dir") = "");
+      py::arg("threads") = 0, py::arg("cache_dir") = "",
+      py::arg("cache_max_bytes") = uint64_t(1) << 30);
   py::class_<cpn::CapturedTrace, std::shared_ptr<cpn::CapturedTrace>>(
       m, "CapturedTrace",
       "A function's whole trace, compiled once (see cpnumeric.jit).")
