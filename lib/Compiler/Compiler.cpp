@@ -1612,8 +1612,7 @@ int64_t memrefBytes(Type t) {
   auto m = dyn_cast<MemRefType>(t);
   if (!m || !m.hasStaticShape())
     return 0;
-  return m.getNumElements() *
-         static_cast<int64_t>((m.getElementTypeBitWidth() + 7) / 8);
+  return m.getNumElements() * mlir::cpn::elementBytes(m.getElementType());
 }
 
 /// One kernel of a bufferized trace, for summary.txt.
@@ -2183,8 +2182,93 @@ void Engine::flush() {
   std::vector<int32_t> outputs = trace_.liveResults();
   stats_.deadValuesSkipped += trace_.size() - outputs.size();
   std::vector<int32_t> donors = planDonations(trace_, outputs);
-  std::shared_ptr<Executable> exe = obtain(outputs, donors);
+  std::shared_ptr<Executable> exe;
+  try {
+    exe = obtain(outputs, donors);
+  } catch (const std::exception &) {
+    recoverWindow();
+    return;
+  }
   submit(exe, outputs, donors);
+}
+
+/// A window that failed to compile runs in parts, so that one op the
+/// compiler cannot handle costs only the values that depend on it: the ops
+/// are recorded again into halves, each compiled alone (values crossing a cut
+/// are materialized), recursively until the failing ops are alone. Their
+/// results, and the results of every op reading them, keep the compiler's
+/// message as their error: reading one, or recording an op on one, raises
+/// it. Every other value of the window is computed as if nothing failed.
+void Engine::recoverWindow() {
+  ++stats_.windowsRecovered;
+  Trace failed = trace_;
+  trace_.clear();
+  const std::vector<TraceOp> &ops = failed.ops();
+  size_t n = ops.size();
+  // Python's nodes (strong while recovering), each op's value as recorded
+  // again, and the error of each op that cannot be computed.
+  std::vector<NodeRef> held(n), value(n);
+  std::vector<std::string> error(n);
+  std::vector<size_t> lastUse(n, 0);
+  for (size_t i = 0; i < n; ++i) {
+    held[i] = ops[i].result.lock();
+    for (int32_t r : ops[i].operands)
+      if (r >= 0)
+        lastUse[r] = i;
+  }
+  uint8_t checks = trace_.fpChecks();
+  std::function<void(size_t, size_t)> run = [&](size_t lo, size_t hi) {
+    for (size_t i = lo; i < hi; ++i) {
+      const TraceOp &op = ops[i];
+      std::vector<NodeRef> operands;
+      for (int32_t r : op.operands) {
+        if (r >= 0 && !error[r].empty()) {
+          error[i] = error[r];
+          break;
+        }
+        operands.push_back(r >= 0 ? value[r] : failed.inputs()[-r - 1]);
+      }
+      if (!error[i].empty())
+        continue;
+      trace_.setFpChecks(op.fpChecks);
+      trace_.setLocation(op.file, op.line);
+      value[i] = trace_.add(op.name, operands, op.iattrs, op.sattr, op.shape,
+                            op.dtype, held[i]);
+    }
+    trace_.setFpChecks(checks);
+    trace_.setLocation("", 0);
+    // Values used only inside this part need no store.
+    for (size_t i = lo; i < hi; ++i)
+      if (!held[i] && lastUse[i] < hi)
+        value[i].reset();
+    if (trace_.empty())
+      return;
+    std::vector<int32_t> outputs = trace_.liveResults();
+    std::vector<int32_t> donors = planDonations(trace_, outputs);
+    std::shared_ptr<Executable> exe;
+    try {
+      exe = obtain(outputs, donors);
+    } catch (const std::exception &e) {
+      trace_.clear();
+      if (hi - lo == 1) {
+        error[lo] = std::string(e.what()) + " (op " + ops[lo].name + ")";
+        return;
+      }
+      size_t mid = lo + (hi - lo) / 2;
+      run(lo, mid);
+      run(mid, hi);
+      return;
+    }
+    submit(exe, outputs, donors);
+  };
+  run(0, n);
+  for (size_t i = 0; i < n; ++i)
+    if (held[i] && !error[i].empty()) {
+      held[i]->opIndex = -1;
+      held[i]->error =
+          "cpnumeric: this value could not be computed: " + error[i];
+      ++stats_.valuesFailed;
+    }
 }
 
 std::shared_ptr<Executable> Engine::obtain(const std::vector<int32_t> &outputs,
@@ -2252,9 +2336,8 @@ std::shared_ptr<Executable> Engine::obtain(const std::vector<int32_t> &outputs,
         ++stats_.diskWrites;
       std::vector<char>().swap(exe->object); // written; not kept in memory
     } catch (...) {
-      // Leave no half-built state: forget the trace; the values it would have
-      // produced fail when read.
-      trace_.clear();
+      // The caller decides what becomes of the trace (flush runs it in parts,
+      // @jit drops it).
       throw;
     }
     stats_.compileSeconds +=

@@ -168,8 +168,7 @@ struct OutlineRepeatsPass
         for (auto [t, res] : plan->results) {
           auto type = cast<RankedTensorType>(
               ops[s.start + t]->getResult(res).getType());
-          bytes += type.getNumElements() *
-                   std::max<int64_t>(1, type.getElementTypeBitWidth() / 8);
+          bytes += type.getNumElements() * elementBytes(type.getElementType());
         }
         if (!best || s.count() > best->run.count() ||
             (s.count() == best->run.count() && bytes < bestBytes)) {

@@ -335,6 +335,24 @@ Value emitIntUnary(OpBuilder &b, Location loc, StringRef name, Value x,
     Value lt = cmpI(b, loc, CmpIPredicate::slt, x, zero);
     return sel(b, loc, gt, one, sel(b, loc, lt, cstI(b, loc, t, -1), zero));
   }
+  if (name == "reciprocal") {
+    // NumPy converts 1.0 / x: 1 and -1 are their own reciprocals, any other
+    // nonzero x gives 0, and 0 gives an infinity converted as x86 does it
+    // (cvttsd2si, truncated to the width): INT_MIN for 32- and 64-bit signed
+    // integers, 0 for the others.
+    unsigned width = t.getIntOrFloatBitWidth();
+    Value one = cstI(b, loc, t, 1);
+    Value r = sel(b, loc, cmpI(b, loc, CmpIPredicate::eq, x, one), one, zero);
+    if (!isUnsigned && !isBool) {
+      Value minusOne = cstI(b, loc, t, -1);
+      r = sel(b, loc, cmpI(b, loc, CmpIPredicate::eq, x, minusOne), minusOne,
+              r);
+    }
+    Value atZero = (!isUnsigned && (width == 32 || width == 64))
+                       ? cstI(b, loc, t, width == 32 ? INT32_MIN : INT64_MIN)
+                       : zero;
+    return sel(b, loc, cmpI(b, loc, CmpIPredicate::eq, x, zero), atZero, r);
+  }
   if (name == "invert")
     return arith::XOrIOp::create(b, loc, x, cstI(b, loc, t, -1));
   if (name == "floor" || name == "ceil" || name == "trunc" || name == "rint")

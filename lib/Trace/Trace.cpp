@@ -21,6 +21,8 @@ void Trace::mix(const std::string &s) {
 
 int32_t Trace::operandRef(const NodeRef &node) {
   if (!node->store) {
+    if (!node->error.empty())
+      throw std::runtime_error(node->error);
     if (node->epoch != epoch_ || node->opIndex < 0)
       throw std::logic_error("cpnumeric: a pending value from an older trace "
                              "was used; this is a bug in cpnumeric");
@@ -42,7 +44,8 @@ int32_t Trace::operandRef(const NodeRef &node) {
 
 NodeRef Trace::add(std::string name, const std::vector<NodeRef> &operands,
                    std::vector<int64_t> iattrs, std::string sattr,
-                   std::vector<int64_t> shape, cpnrt::DType dtype) {
+                   std::vector<int64_t> shape, cpnrt::DType dtype,
+                   NodeRef into) {
   TraceOp op;
   for (const NodeRef &o : operands)
     op.operands.push_back(operandRef(o));
@@ -60,7 +63,7 @@ NodeRef Trace::add(std::string name, const std::vector<NodeRef> &operands,
     op.fpChecks = fpChecks_;
     mix(0xf00 + fpChecks_);
   }
-  auto node = std::make_shared<ValueNode>();
+  NodeRef node = into ? std::move(into) : std::make_shared<ValueNode>();
   node->shape = shape;
   node->dtype = dtype;
   node->opIndex = static_cast<int32_t>(ops_.size());

@@ -194,7 +194,13 @@ def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=Tru
 
 def _arg(kind, a, axis, out, keepdims):
     a = _core.asndarray(a)
-    if a.size == 0:
+    if a.ndim == 0 and axis is not None:  # NumPy sees a 0-d array as 1-D
+        normalize_axis_index(axis, 1)
+        axis, keepdims = None, False
+    # NumPy raises only when the reduced extent is empty: the argmax along a
+    # non-empty axis of a (3, 0) array is an empty result.
+    if a.size == 0 and (axis is None or a.ndim == 0 or
+                        a._shape[normalize_axis_tuple(axis, a.ndim)[0]] == 0):
         raise ValueError(f"attempt to get {kind} of an empty sequence")
     if axis is None:
         flat = a.ravel()

@@ -131,6 +131,8 @@ void initCompiler(py::module_ &m) {
     d["compile_mlir_seconds"] = s.compileMlirSeconds;
     d["disk_hits"] = s.diskHits;
     d["disk_writes"] = s.diskWrites;
+    d["windows_recovered"] = s.windowsRecovered;
+    d["values_failed"] = s.valuesFailed;
     d["disk_load_seconds"] = s.diskLoadSeconds;
     cpn::CheckCompileStats c = cpn::checkCompileStats();
     d["check_compilations"] = c.compilations;

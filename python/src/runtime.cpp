@@ -30,8 +30,10 @@ std::string dtypeKey(const py::dtype &dt) {
 /// pending, then waits for the task that writes it. Releases the GIL while
 /// waiting.
 cpnrt::StoreRef materialize(const NodeRef &node) {
-  if (!node->store)
+  if (!node->store && node->error.empty())
     cpn::Engine::global().flush();
+  if (!node->store && !node->error.empty())
+    throw std::runtime_error(node->error);
   if (!node->store)
     throw std::runtime_error("cpnumeric: value was not materialized");
   {

@@ -9,6 +9,11 @@
 
 #include <pybind11/stl.h>
 
+#include <sys/sysinfo.h>
+
+#include <cstdint>
+#include <limits>
+
 namespace py = pybind11;
 using cpn::NodeRef;
 
@@ -38,6 +43,73 @@ std::string utf8(PyObject *s) {
   if (!p)
     throw py::error_already_set();
   return std::string(p, n);
+}
+
+/// The bytes any process could be given at once: physical memory and swap.
+uint64_t addressableBytes() {
+  static const uint64_t bytes = [] {
+    struct sysinfo si;
+    if (sysinfo(&si) != 0)
+      return std::numeric_limits<uint64_t>::max();
+    return (static_cast<uint64_t>(si.totalram) + si.totalswap) * si.mem_unit;
+  }();
+  return bytes;
+}
+
+/// NumPy's checks of a new array's size, at the call that asks for it (the
+/// store is allocated later, when the trace runs): a negative dimension or a
+/// size beyond what the address space holds is a ValueError, more bytes than
+/// the machine has (memory and swap) a MemoryError with NumPy's message. A
+/// view allocates nothing: a broadcast may be larger than memory.
+bool checkNewArray(const std::string &name, const std::vector<int64_t> &shape,
+                   cpnrt::DType dtype) {
+  uint64_t n = 1;
+  bool overflow = false;
+  for (int64_t d : shape) {
+    if (d < 0) {
+      PyErr_SetString(PyExc_ValueError, "negative dimensions are not allowed");
+      return false;
+    }
+    overflow |= __builtin_mul_overflow(n, static_cast<uint64_t>(d), &n);
+  }
+  if (name == "view")
+    return true;
+  uint64_t bytes;
+  overflow |= __builtin_mul_overflow(n, cpnrt::dtypeSize(dtype), &bytes);
+  if (overflow || bytes > static_cast<uint64_t>(PTRDIFF_MAX)) {
+    PyErr_SetString(PyExc_ValueError,
+                    "array is too big; `arr.size * arr.dtype.itemsize` is "
+                    "larger than the maximum possible size.");
+    return false;
+  }
+  if (bytes <= addressableBytes())
+    return true;
+  static const char *units[] = {"bytes", "KiB", "MiB", "GiB",
+                                "TiB",   "PiB", "EiB"};
+  double v = static_cast<double>(bytes);
+  int u = 0;
+  while (v >= 1024 && u < 6) {
+    v /= 1024;
+    ++u;
+  }
+  std::string dims;
+  for (int64_t d : shape)
+    dims += std::to_string(d) + ", ";
+  if (shape.size() > 1)
+    dims.resize(dims.size() - 2);
+  else if (shape.size() == 1)
+    dims.pop_back();
+  static const char *names[] = {"bool",    "int8",    "int16",  "int32",
+                                "int64",   "uint8",   "uint16", "uint32",
+                                "uint64",  "float32", "float64", "float16",
+                                "complex64", "complex128"};
+  char msg[512];
+  snprintf(msg, sizeof(msg),
+           "Unable to allocate %.3g %s for an array with shape (%s) and data "
+           "type %s",
+           v, units[u], dims.c_str(), names[static_cast<int>(dtype)]);
+  PyErr_SetString(PyExc_MemoryError, msg);
+  return false;
 }
 
 /// op(name, operands, iattrs, sattr, shape, dtype): Engine::record, with the
@@ -76,8 +148,11 @@ PyObject *op(PyObject *, PyObject *const *args, Py_ssize_t nargs) {
     }
     Py_DECREF(fast);
     cpnrt::DType dtype = cpnrt::parseDType(utf8(args[5]));
+    std::string name = utf8(args[0]);
+    if (!checkNewArray(name, shape, dtype))
+      return nullptr;
     NodeRef r =
-        cpn::Engine::global().record(utf8(args[0]), operands, std::move(iattrs),
+        cpn::Engine::global().record(std::move(name), operands, std::move(iattrs),
                                      utf8(args[3]), std::move(shape), dtype);
     return py::cast(std::move(r)).release().ptr();
   });

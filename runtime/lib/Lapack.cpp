@@ -219,8 +219,8 @@ template <typename T> void slogdet(const Call &c) {
       logdet += std::log(std::abs(d));
       det *= d;
     }
-    if (std::isnan(logdet))
-      sign = logdet;
+    // NumPy's sign comes from the pivots and the diagonal's signs only: a
+    // NaN in the factors leaves it +-1 (and log|det| NaN).
     dst[0] = sign, dst[1] = logdet, dst[2] = det;
   });
 }
@@ -363,6 +363,15 @@ template <typename T> void eig(const Call &c) {
     std::vector<T> h, wr(n1), wi(n1), vr(vecs ? n1 * n1 : 1);
     gather(a, b, h);
     C *w = out + b * n, *v = out + batch * n + b * n * n;
+    // geev corrupts its workspace on infinities; NumPy refuses them first.
+    if (!std::all_of(h.begin(), h.end(), [](T x) { return std::isfinite(x); })) {
+      status.fail("LinAlgError: Array must not contain infs or NaNs");
+      T nan = std::numeric_limits<T>::quiet_NaN();
+      std::fill(w, w + n, C(nan, nan));
+      if (vecs)
+        std::fill(v, v + n * n, C(nan, nan));
+      return;
+    }
     lapack_int info = n ? geev<T>(vecs ? 'V' : 'N', n, h.data(), wr.data(),
                                   wi.data(), vr.data())
                         : 0;

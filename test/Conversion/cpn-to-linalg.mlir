@@ -225,3 +225,42 @@ func.func @reduce_outer_empty(%x: tensor<0x5xf64>) -> tensor<5xf64> {
   %0 = cpn.reduce %x {kind = "sum", axes = array<i64: 0>} : tensor<0x5xf64> -> tensor<5xf64>
   return %0 : tensor<5xf64>
 }
+
+// -----
+
+// Results without elements compute nothing: each becomes a tensor.empty, even
+// where lowering the op would divide by a zero-length dimension's stride (a
+// flat view of a 6x0 base).
+// CHECK-LABEL: func @empty_results
+// CHECK-NOT: linalg.generic
+// CHECK: %[[E:.+]] = tensor.empty() : tensor<0xi1>
+// CHECK: return %[[E]]
+func.func @empty_results(%x: tensor<6x0xf64>, %y: tensor<6x0xf64>) -> tensor<0xi1> {
+  %g = cpn.greater %x, %y : tensor<6x0xf64>, tensor<6x0xf64> -> tensor<6x0xi1>
+  %f = cpn.view %g {offset = 0 : i64, strides = array<i64: 1>} : tensor<6x0xi1> -> tensor<0xi1>
+  return %f : tensor<0xi1>
+}
+
+// -----
+
+// A sum over an empty axis has elements: it is lowered (to its identity).
+// CHECK-LABEL: func @sum_over_empty_axis
+// CHECK: linalg.
+func.func @sum_over_empty_axis(%x: tensor<6x0xf64>) -> tensor<6xf64> {
+  %s = cpn.reduce %x {axes = array<i64: 1>, kind = "sum"} : tensor<6x0xf64> -> tensor<6xf64>
+  return %s : tensor<6xf64>
+}
+
+// -----
+
+// np.reciprocal of integers: 1 and -1 are their own reciprocals, 0 gives
+// INT_MIN for 64-bit signed integers, everything else 0.
+// CHECK-LABEL: func @reciprocal_int
+// CHECK: linalg.generic
+// CHECK-DAG: arith.constant -9223372036854775808 : i64
+// CHECK-DAG: arith.constant -1 : i64
+// CHECK: arith.select
+func.func @reciprocal_int(%x: tensor<4xi64>) -> tensor<4xi64> {
+  %r = cpn.reciprocal %x : tensor<4xi64> -> tensor<4xi64>
+  return %r : tensor<4xi64>
+}

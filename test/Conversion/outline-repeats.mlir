@@ -203,3 +203,44 @@ func.func @kernel(%arg0: memref<64xf64> {llvm.noalias}, %arg1: memref<64xf64> {l
   bufferization.materialize_in_destination %x2 in restrict writable %arg2 : (tensor<64xf64>, memref<64xf64>) -> ()
   return
 }
+
+// -----
+
+// Complex results are measured in bytes too (both parts): the pass must not
+// ask a complex type for its bit width (a stack of complex products, as
+// `a @ a` on a (6, 2, 2) complex array records it).
+// CHECK-LABEL: func.func @complex_products(
+// CHECK-COUNT-3: call @complex_products_repeat
+func.func @complex_products(%a: tensor<6x2x2xcomplex<f64>>, %out: tensor<6x2x2xcomplex<f64>>) -> tensor<6x2x2xcomplex<f64>> {
+  %l0 = cpn.view %a {offset = 0 : i64, strides = array<i64: 2, 1>} : tensor<6x2x2xcomplex<f64>> -> tensor<2x2xcomplex<f64>>
+  %r0 = cpn.view %a {offset = 0 : i64, strides = array<i64: 2, 1>} : tensor<6x2x2xcomplex<f64>> -> tensor<2x2xcomplex<f64>>
+  %m0 = cpn.matmul %l0, %r0 : tensor<2x2xcomplex<f64>>, tensor<2x2xcomplex<f64>> -> tensor<2x2xcomplex<f64>>
+  %l1 = cpn.view %a {offset = 4 : i64, strides = array<i64: 2, 1>} : tensor<6x2x2xcomplex<f64>> -> tensor<2x2xcomplex<f64>>
+  %r1 = cpn.view %a {offset = 4 : i64, strides = array<i64: 2, 1>} : tensor<6x2x2xcomplex<f64>> -> tensor<2x2xcomplex<f64>>
+  %m1 = cpn.matmul %l1, %r1 : tensor<2x2xcomplex<f64>>, tensor<2x2xcomplex<f64>> -> tensor<2x2xcomplex<f64>>
+  %l2 = cpn.view %a {offset = 8 : i64, strides = array<i64: 2, 1>} : tensor<6x2x2xcomplex<f64>> -> tensor<2x2xcomplex<f64>>
+  %r2 = cpn.view %a {offset = 8 : i64, strides = array<i64: 2, 1>} : tensor<6x2x2xcomplex<f64>> -> tensor<2x2xcomplex<f64>>
+  %m2 = cpn.matmul %l2, %r2 : tensor<2x2xcomplex<f64>>, tensor<2x2xcomplex<f64>> -> tensor<2x2xcomplex<f64>>
+  %l3 = cpn.view %a {offset = 12 : i64, strides = array<i64: 2, 1>} : tensor<6x2x2xcomplex<f64>> -> tensor<2x2xcomplex<f64>>
+  %r3 = cpn.view %a {offset = 12 : i64, strides = array<i64: 2, 1>} : tensor<6x2x2xcomplex<f64>> -> tensor<2x2xcomplex<f64>>
+  %m3 = cpn.matmul %l3, %r3 : tensor<2x2xcomplex<f64>>, tensor<2x2xcomplex<f64>> -> tensor<2x2xcomplex<f64>>
+  %l4 = cpn.view %a {offset = 16 : i64, strides = array<i64: 2, 1>} : tensor<6x2x2xcomplex<f64>> -> tensor<2x2xcomplex<f64>>
+  %r4 = cpn.view %a {offset = 16 : i64, strides = array<i64: 2, 1>} : tensor<6x2x2xcomplex<f64>> -> tensor<2x2xcomplex<f64>>
+  %m4 = cpn.matmul %l4, %r4 : tensor<2x2xcomplex<f64>>, tensor<2x2xcomplex<f64>> -> tensor<2x2xcomplex<f64>>
+  %l5 = cpn.view %a {offset = 20 : i64, strides = array<i64: 2, 1>} : tensor<6x2x2xcomplex<f64>> -> tensor<2x2xcomplex<f64>>
+  %r5 = cpn.view %a {offset = 20 : i64, strides = array<i64: 2, 1>} : tensor<6x2x2xcomplex<f64>> -> tensor<2x2xcomplex<f64>>
+  %m5 = cpn.matmul %l5, %r5 : tensor<2x2xcomplex<f64>>, tensor<2x2xcomplex<f64>> -> tensor<2x2xcomplex<f64>>
+  %v0 = cpn.view %m0 {offset = 0 : i64, strides = array<i64: 0, 2, 1>} : tensor<2x2xcomplex<f64>> -> tensor<1x2x2xcomplex<f64>>
+  %u0 = cpn.update %out, %v0 {offset = 0 : i64, strides = array<i64: 4, 2, 1>} : tensor<6x2x2xcomplex<f64>>, tensor<1x2x2xcomplex<f64>> -> tensor<6x2x2xcomplex<f64>>
+  %v1 = cpn.view %m1 {offset = 0 : i64, strides = array<i64: 0, 2, 1>} : tensor<2x2xcomplex<f64>> -> tensor<1x2x2xcomplex<f64>>
+  %u1 = cpn.update %u0, %v1 {offset = 4 : i64, strides = array<i64: 4, 2, 1>} : tensor<6x2x2xcomplex<f64>>, tensor<1x2x2xcomplex<f64>> -> tensor<6x2x2xcomplex<f64>>
+  %v2 = cpn.view %m2 {offset = 0 : i64, strides = array<i64: 0, 2, 1>} : tensor<2x2xcomplex<f64>> -> tensor<1x2x2xcomplex<f64>>
+  %u2 = cpn.update %u1, %v2 {offset = 8 : i64, strides = array<i64: 4, 2, 1>} : tensor<6x2x2xcomplex<f64>>, tensor<1x2x2xcomplex<f64>> -> tensor<6x2x2xcomplex<f64>>
+  %v3 = cpn.view %m3 {offset = 0 : i64, strides = array<i64: 0, 2, 1>} : tensor<2x2xcomplex<f64>> -> tensor<1x2x2xcomplex<f64>>
+  %u3 = cpn.update %u2, %v3 {offset = 12 : i64, strides = array<i64: 4, 2, 1>} : tensor<6x2x2xcomplex<f64>>, tensor<1x2x2xcomplex<f64>> -> tensor<6x2x2xcomplex<f64>>
+  %v4 = cpn.view %m4 {offset = 0 : i64, strides = array<i64: 0, 2, 1>} : tensor<2x2xcomplex<f64>> -> tensor<1x2x2xcomplex<f64>>
+  %u4 = cpn.update %u3, %v4 {offset = 16 : i64, strides = array<i64: 4, 2, 1>} : tensor<6x2x2xcomplex<f64>>, tensor<1x2x2xcomplex<f64>> -> tensor<6x2x2xcomplex<f64>>
+  %v5 = cpn.view %m5 {offset = 0 : i64, strides = array<i64: 0, 2, 1>} : tensor<2x2xcomplex<f64>> -> tensor<1x2x2xcomplex<f64>>
+  %u5 = cpn.update %u4, %v5 {offset = 20 : i64, strides = array<i64: 4, 2, 1>} : tensor<6x2x2xcomplex<f64>>, tensor<1x2x2xcomplex<f64>> -> tensor<6x2x2xcomplex<f64>>
+  return %u5 : tensor<6x2x2xcomplex<f64>>
+}

@@ -47,6 +47,8 @@ struct CompilerStats {
   uint64_t diskHits = 0;         // kernels loaded from CPN_CACHE_DIR
   uint64_t diskWrites = 0;       // kernels written to CPN_CACHE_DIR
   double diskLoadSeconds = 0;
+  uint64_t windowsRecovered = 0; // windows that failed whole, run in parts
+  uint64_t valuesFailed = 0;     // values left uncomputed by such failures
 };
 
 /// The exact classification of np.errstate checks, compiled only when a run
@@ -212,6 +214,7 @@ private:
   void submit(const std::shared_ptr<Executable> &exe,
               const std::vector<int32_t> &outputs,
               const std::vector<int32_t> &donors);
+  void recoverWindow();
 
   bool capturing_ = false;
   Trace trace_;

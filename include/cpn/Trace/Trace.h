@@ -28,6 +28,9 @@ struct ValueNode {
   cpnrt::StoreRef store;
   int32_t opIndex = -1;
   uint64_t epoch = 0;
+  // Why the value could not be computed (its window failed to compile and
+  // this op, or one it reads, was the cause); reading it raises this.
+  std::string error;
 
   int64_t numel() const {
     int64_t n = 1;
@@ -77,10 +80,13 @@ constexpr int kFpSitesPerWord = 10;
 
 class Trace {
 public:
-  /// Records an op and returns its (pending) result.
+  /// Records an op and returns its (pending) result: `into` when given (a
+  /// node of an abandoned trace that Python still holds, recorded again),
+  /// else a new node.
   NodeRef add(std::string name, const std::vector<NodeRef> &operands,
               std::vector<int64_t> iattrs, std::string sattr,
-              std::vector<int64_t> shape, cpnrt::DType dtype);
+              std::vector<int64_t> shape, cpnrt::DType dtype,
+              NodeRef into = nullptr);
 
   const std::vector<TraceOp> &ops() const { return ops_; }
   const std::vector<NodeRef> &inputs() const { return inputs_; }

@@ -28,6 +28,16 @@ constexpr const char *kFpChecksAttr = "cpn.fpcheck";
 constexpr const char *kFpSiteAttr = "cpn.fpsite";
 constexpr const char *kFpStatusAttr = "cpn.fp_status";
 constexpr int64_t kFpSitesPerWord = 10;
+
+/// Bytes one element of `t` occupies in a store: bool (i1) takes a byte, a
+/// complex number both of its parts, index 8.
+inline int64_t elementBytes(Type t) {
+  if (auto c = dyn_cast<ComplexType>(t))
+    return 2 * elementBytes(c.getElementType());
+  if (t.isIndex())
+    return 8;
+  return std::max<int64_t>(1, (t.getIntOrFloatBitWidth() + 7) / 8);
+}
 } // namespace cpn
 
 namespace OpTrait {
