@@ -71,6 +71,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <tuple>
 #include <mutex>
 #include <set>
 #include <sstream>
@@ -2040,8 +2041,12 @@ void reportFpErrors(const FpSites &fp, const std::vector<int32_t> &status) {
     auto bits = static_cast<uint8_t>((status[k / ::cpn::kFpSitesPerWord] >>
                                       (3 * (k % ::cpn::kFpSitesPerWord))) &
                                      7);
-    if (bits)
-      fpReports.push_back({fp.names[k], bits, fp.actions});
+    if (bits) {
+      FpReport r{fp.names[k], bits, fp.actions};
+      if (k < fp.locations.size())
+        std::tie(r.file, r.line) = fp.locations[k];
+      fpReports.push_back(std::move(r));
+    }
   }
 }
 
@@ -2142,6 +2147,7 @@ std::shared_ptr<const FpSites> Engine::fpSites() const {
     return nullptr;
   auto fp = std::make_shared<FpSites>();
   fp->names = std::move(names);
+  fp->locations = trace_.fpSiteLocations();
   fp->actions = fpActions_;
   return fp;
 }

@@ -102,6 +102,18 @@ std::vector<std::string> Trace::fpSites() const {
   return sites;
 }
 
+std::vector<std::pair<std::string, int32_t>> Trace::fpSiteLocations() const {
+  std::vector<std::string> sites;
+  std::vector<std::pair<std::string, int32_t>> where;
+  for (const TraceOp &op : ops_)
+    if (op.fpChecks &&
+        std::find(sites.begin(), sites.end(), op.name) == sites.end()) {
+      sites.push_back(op.name);
+      where.emplace_back(op.file, op.line);
+    }
+  return where;
+}
+
 std::vector<int32_t> Trace::liveResults() const {
   std::vector<int32_t> live;
   for (size_t i = 0; i < ops_.size(); ++i)

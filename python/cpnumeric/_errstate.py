@@ -96,12 +96,27 @@ def warn_if(flag, message):
         _DEFERRED.append((flag, message))
 
 
+_REGISTRIES = {}
+
+
+def _warn_at(msg, file, line):
+    """A RuntimeWarning attributed to the line that recorded the op (the
+    kernel ran later, at a sync point), shown once per line as
+    warnings.warn would."""
+    module = os.path.splitext(os.path.basename(file))[0] or "<unknown>"
+    registry = _REGISTRIES.setdefault(file, {})
+    if len(_REGISTRIES) > 1024:
+        _REGISTRIES.clear()
+    warnings.warn_explicit(msg, RuntimeWarning, file, line, module=module,
+                           registry=registry)
+
+
 def report():
     """Warns or raises for the errors of the kernel runs finished so far, and
     for the pending warnings whose condition holds."""
     reports = _cpn.take_fp_reports()
-    for op, bits, *actions in reports:
-        for (key, bit, text), action in zip(_CATEGORIES, actions):
+    for op, bits, a0, a1, a2, file, line in reports:
+        for (key, bit, text), action in zip(_CATEGORIES, (a0, a1, a2)):
             if not (bits & bit) or not action:
                 continue
             msg = f"{text} encountered in {op}"
@@ -113,6 +128,8 @@ def report():
                 print(f"Warning: {msg}")
             elif action == 5:
                 _np.geterrcall().write(f"Warning: {msg}\n")
+            elif line:
+                _warn_at(msg, file, line)
             else:
                 warnings.warn(msg, RuntimeWarning, stacklevel=_user_stacklevel())
     if _DEFERRED:

@@ -7,12 +7,26 @@
 #ifndef CPN_PYTHON_BINDINGS_H
 #define CPN_PYTHON_BINDINGS_H
 
+#include "cpn/Trace/Trace.h"
+
 #include <pybind11/pybind11.h>
+
+#include <string>
+#include <vector>
 
 void initTrace(pybind11::module_ &m);
 void initCompiler(pybind11::module_ &m);
 void initRuntime(pybind11::module_ &m);
 void initFast(pybind11::module_ &m);
+
+/// Records one op of a Python call (Engine::record): NumPy's checks of the
+/// result's size first (ValueError, MemoryError: the Python error is set and
+/// null returned), and for an op that reports floating-point errors, the
+/// line of the user's code that called it (the warning names that line).
+cpn::NodeRef recordFromPython(std::string name,
+                              const std::vector<cpn::NodeRef> &operands,
+                              std::vector<int64_t> iattrs, std::string sattr,
+                              std::vector<int64_t> shape, cpnrt::DType dtype);
 
 /// The body `f` of a raw CPython function (a new reference, or null with the
 /// error set): the C++ exceptions it throws become Python's, as pybind11's

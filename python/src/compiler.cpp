@@ -39,11 +39,13 @@ void initCompiler(py::module_ &m) {
         py::list out;
         for (const cpn::FpReport &r : cpn::takeFpReports())
           out.append(py::make_tuple(r.op, int(r.bits), int(r.actions[0]),
-                                    int(r.actions[1]), int(r.actions[2])));
+                                    int(r.actions[1]), int(r.actions[2]),
+                                    r.file, r.line));
         return out;
       },
-      "(op, FpError bits, divide/over/invalid actions) of every checked op "
-      "of the kernel runs finished since the last call that found errors.");
+      "(op, FpError bits, divide/over/invalid actions, file, line) of every "
+      "checked op of the kernel runs finished since the last call that found "
+      "errors; file and line say where the op was recorded.");
   m.def(
       "configure",
       [](std::string dumpDir, size_t traceLimit, int optLevel, int threads,

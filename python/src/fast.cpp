@@ -434,8 +434,10 @@ PyObject *tracedCall(UfuncBase *u, PyObject *const *ops, Py_ssize_t n) {
     const char *name = PyUnicode_AsUTF8(u->op);
     if (!name)
       return nullptr;
-    cpn::NodeRef r = cpn::Engine::global().record(name, nodes, {}, "",
-                                                  std::move(dims), outDType);
+    cpn::NodeRef r =
+        recordFromPython(name, nodes, {}, "", std::move(dims), outDType);
+    if (!r)
+      return nullptr;
     py::object node = py::cast(std::move(r));
     return newArray(node.ptr(), Py_NewRef(shape), outDescr, Py_None);
   });

@@ -9,7 +9,11 @@
 
 #include <pybind11/stl.h>
 
+#include <dlfcn.h>
+#include <frameobject.h>
 #include <sys/sysinfo.h>
+
+#include <cstring>
 
 #include <cstdint>
 #include <limits>
@@ -112,6 +116,82 @@ bool checkNewArray(const std::string &name, const std::vector<int64_t> &shape,
   return false;
 }
 
+/// The directory of this module (the cpnumeric package): frames of code
+/// there are cpnumeric's own, not the user's.
+const std::string &packageDir() {
+  static const std::string dir = [] {
+    Dl_info info;
+    if (!dladdr(reinterpret_cast<void *>(&packageDir), &info) ||
+        !info.dli_fname)
+      return std::string();
+    std::string path = info.dli_fname;
+    size_t slash = path.rfind('/');
+    return slash == std::string::npos ? std::string()
+                                      : path.substr(0, slash + 1);
+  }();
+  return dir;
+}
+
+/// The file and line of the innermost Python frame outside the package.
+bool userLocation(std::string &file, int32_t &line) {
+  PyThreadState *ts = PyThreadState_Get();
+  PyFrameObject *f = PyThreadState_GetFrame(ts); // new references throughout
+  const std::string &dir = packageDir();
+  while (f) {
+    PyCodeObject *code = PyFrame_GetCode(f);
+    Py_ssize_t n;
+    const char *name = PyUnicode_AsUTF8AndSize(code->co_filename, &n);
+    bool ours = !name || (!dir.empty() && static_cast<size_t>(n) >= dir.size() &&
+                          std::memcmp(name, dir.data(), dir.size()) == 0);
+    if (!ours) {
+      file.assign(name, n);
+      line = PyFrame_GetLineNumber(f);
+    }
+    Py_DECREF(code);
+    if (!ours) {
+      Py_DECREF(f);
+      return true;
+    }
+    PyFrameObject *back = PyFrame_GetBack(f);
+    Py_DECREF(f);
+    f = back;
+  }
+  PyErr_Clear();
+  return false;
+}
+} // namespace
+
+NodeRef recordFromPython(std::string name, const std::vector<NodeRef> &operands,
+                         std::vector<int64_t> iattrs, std::string sattr,
+                         std::vector<int64_t> shape, cpnrt::DType dtype) {
+  if (!checkNewArray(name, shape, dtype))
+    return nullptr;
+  cpn::Engine &engine = cpn::Engine::global();
+  cpn::Trace &trace = engine.trace();
+  // Only where no location is set (CPN_DUMP_IR sets one for every op).
+  bool locate = trace.fpChecks() && !trace.locationLine() &&
+                cpn::canRaiseFpError(name);
+  if (locate) {
+    std::string file;
+    int32_t line = 0;
+    if (!userLocation(file, line))
+      locate = false;
+    else
+      trace.setLocation(std::move(file), line);
+  }
+  struct Reset {
+    cpn::Trace &trace;
+    bool on;
+    ~Reset() {
+      if (on)
+        trace.setLocation("", 0);
+    }
+  } reset{trace, locate};
+  return engine.record(std::move(name), operands, std::move(iattrs),
+                       std::move(sattr), std::move(shape), dtype);
+}
+
+namespace {
 /// op(name, operands, iattrs, sattr, shape, dtype): Engine::record, with the
 /// arguments read by the CPython API (this is called for every recorded op;
 /// pybind11's generic casting of six arguments cost more than the record).
@@ -148,12 +228,10 @@ PyObject *op(PyObject *, PyObject *const *args, Py_ssize_t nargs) {
     }
     Py_DECREF(fast);
     cpnrt::DType dtype = cpnrt::parseDType(utf8(args[5]));
-    std::string name = utf8(args[0]);
-    if (!checkNewArray(name, shape, dtype))
+    NodeRef r = recordFromPython(utf8(args[0]), operands, std::move(iattrs),
+                                 utf8(args[3]), std::move(shape), dtype);
+    if (!r)
       return nullptr;
-    NodeRef r =
-        cpn::Engine::global().record(std::move(name), operands, std::move(iattrs),
-                                     utf8(args[3]), std::move(shape), dtype);
     return py::cast(std::move(r)).release().ptr();
   });
 }

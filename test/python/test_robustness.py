@@ -182,3 +182,17 @@ def test_low_precision_sums_are_as_accurate_as_numpys_pairwise_sums(dtype, shape
     err_np = numpy.abs(want - exact) / numpy.abs(exact)
     err = numpy.abs(got.astype(numpy.float64) - exact) / numpy.abs(exact)
     assert numpy.all(err <= numpy.maximum(err_np, eps))
+
+
+def test_a_floating_point_warning_names_the_line_of_the_op_not_of_the_sync():
+    import inspect
+    import warnings
+    a = np.zeros(5000)
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        c = np.log(a); line = inspect.currentframe().f_lineno  # noqa: E702
+        d = c * 2
+        float(d.sum())
+    logs = [w for w in seen if "divide by zero encountered in log" in str(w.message)]
+    assert len(logs) == 1
+    assert logs[0].filename == __file__ and logs[0].lineno == line

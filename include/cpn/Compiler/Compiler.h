@@ -129,6 +129,7 @@ std::vector<int32_t> planDonations(const Trace &trace,
 /// was flushed.
 struct FpSites {
   std::vector<std::string> names;
+  std::vector<std::pair<std::string, int32_t>> locations; // per name
   std::array<uint8_t, 3> actions{};
 };
 
@@ -138,6 +139,8 @@ struct FpReport {
   std::string op;
   uint8_t bits = 0;
   std::array<uint8_t, 3> actions{};
+  std::string file; // where the op was recorded ("" if unknown)
+  int32_t line = 0;
 };
 
 /// Takes the reports of the kernel runs finished so far (in the order they

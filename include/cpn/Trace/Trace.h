@@ -14,6 +14,7 @@
 #include <memory>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 namespace cpn {
@@ -110,6 +111,12 @@ public:
   /// sites of kernel status words (see kFpSitesPerWord). Ops of one name
   /// share a site: their errors have the same message.
   std::vector<std::string> fpSites() const;
+  /// Where each site was first recorded (file "" and line 0 when unknown), in
+  /// the order of fpSites(): a warning names the line of the op, not of the
+  /// sync point that reported it.
+  std::vector<std::pair<std::string, int32_t>> fpSiteLocations() const;
+  /// The line set by setLocation (0: none).
+  int32_t locationLine() const { return locLine_; }
 
   /// Indices of ops whose results still have a Python handle.
   std::vector<int32_t> liveResults() const;
