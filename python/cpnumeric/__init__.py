@@ -154,6 +154,24 @@ def _rbinop(uf):
     return op
 
 
+# Python's sequences: `[0] * n` with a 0-d integer array repeats the list, as
+# with the NumPy integer scalar it stands in for.
+_SEQUENCES = (list, tuple, str, bytes, bytearray)
+
+
+def _mul(forward, reflected):
+    def fwd(self, other):
+        if not self._shape and isinstance(other, _SEQUENCES):
+            return NotImplemented  # Python repeats the sequence (__index__)
+        return forward(self, other)
+
+    def rev(self, other):
+        if not self._shape and isinstance(other, _SEQUENCES):
+            return NotImplemented
+        return reflected(self, other)
+    return fwd, rev
+
+
 def _ibinop(uf):
     npf = uf._np
 
@@ -170,9 +188,11 @@ _OPS = {"add": "add", "sub": "subtract", "mul": "multiply", "truediv": "divide",
         "lshift": "left_shift", "rshift": "right_shift"}
 # The binary operators but ** are ndarray's base's (_cpn.ArrayBase, in C): the
 # ufunc's C path first, these Python functions when it does not apply.
-_cpn.set_operators({_op: (getattr(_ufuncs, _uf), _binop(getattr(_ufuncs, _uf)),
-                          _rbinop(getattr(_ufuncs, _uf)))
-                    for _op, _uf in _OPS.items() if _op != "pow"})
+_operators = {_op: (getattr(_ufuncs, _uf), _binop(getattr(_ufuncs, _uf)),
+                    _rbinop(getattr(_ufuncs, _uf)))
+              for _op, _uf in _OPS.items() if _op != "pow"}
+_operators["mul"] = (_ufuncs.multiply, *_mul(*_operators["mul"][1:]))
+_cpn.set_operators(_operators)
 ndarray.__rpow__ = _rbinop(_ufuncs.power)
 for _op, _uf in _OPS.items():
     setattr(ndarray, f"__i{_op}__", _ibinop(getattr(_ufuncs, _uf)))
@@ -181,15 +201,22 @@ for _op, _uf in {"eq": "equal", "ne": "not_equal", "lt": "less", "le": "less_equ
     setattr(ndarray, f"__{_op}__", _binop(getattr(_ufuncs, _uf)))
 
 
-# NumPy's fast_scalar_power: float arrays raised to a Python 2, 0.5, -1 or 1
-# use square/sqrt/reciprocal/positive (the same values, no pow call).
+# NumPy's fast_scalar_power: float and complex arrays raised to a Python 2,
+# 0.5, -1 or 1 use square/sqrt/reciprocal/positive (the same values, no pow
+# call); bool and integer arrays use square for a Python int 2 (bool ** 2 is
+# int8, as square's loop).
 _FAST_POWER = {2: "square", 0.5: "sqrt", -1: "reciprocal", 1: "positive"}
 
 
 def _fast_power(self, other):
-    if (type(other) in (int, float) and other in _FAST_POWER
-            and self.dtype.kind == "f" and self.dtype in (_np.float32, _np.float64)):
+    t = type(other)
+    if t is not int and t is not float:
+        return None
+    kind = self.dtype.kind
+    if kind in "fc" and other in _FAST_POWER:
         return getattr(_ufuncs, _FAST_POWER[other])
+    if kind in "biu" and t is int and other == 2:
+        return _ufuncs.square
     return None
 
 
@@ -225,11 +252,11 @@ ndarray.reshape = lambda self, *shape, order="C", copy=None: _manip.reshape(
 ndarray.transpose = lambda self, *axes: _manip.transpose(self, axes or None)
 for _name in ["ravel", "swapaxes", "squeeze", "diagonal", "dot", "fill"]:
     setattr(ndarray, _name, _method(getattr(_manip, _name)))
-ndarray.flatten = lambda self, order="C": _manip.copy_array(self).reshape(-1)
+ndarray.flatten = lambda self, order="C": _manip.copy_array(_manip.ravel(self, order))
 ndarray.trace = _method(_joining.trace)
 ndarray.astype = _manip.astype
 ndarray.copy = _manip.copy_array
-ndarray.clip = lambda self, min=None, max=None, out=None, **k: _ufuncs.clip(self, min, max, out, **k)
+ndarray.clip = _ufuncs.clip_method
 ndarray.conj = ndarray.conjugate = lambda self: _ufuncs.conjugate(self)
 ndarray.round = lambda self, decimals=0, out=None: _joining.around(self, decimals, out)
 

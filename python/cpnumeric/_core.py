@@ -298,17 +298,63 @@ class ndarray(_cpn.ArrayBase):
         b = self._base
         if b.np is None:
             return None
+        return self._np_view(b.np)
+
+    def _np_view(self, buf):
+        """This view's elements as a NumPy view of `buf`, the base's elements
+        (a C-contiguous NumPy array of the base's shape and dtype)."""
         if self._whole:
-            return b.np
+            return buf
         if 0 in self._shape:  # no elements: its offset may lie past the buffer
             return _np.empty(self._shape, self._dtype)
-        at = self._offset * b.dtype.itemsize
+        at = self._offset * self._base.dtype.itemsize
         if self._part == "imag":
             at += self._dtype.itemsize
         elif isinstance(self._part, int):
             at += self._part
-        return _np.ndarray(self._shape, self._dtype, buffer=b.np, offset=at,
+        return _np.ndarray(self._shape, self._dtype, buffer=buf, offset=at,
                            strides=self.strides)
+
+    def _host(self):
+        """This view's elements as a NumPy view of the base's buffer, without
+        a copy: the eager elements, or (a sync point) a read-only view of the
+        traced base's store. Copy what is kept: the store's buffer may be
+        reused by later work."""
+        b = self._base
+        if b.np is not None:
+            return self._np_view(b.np)
+        if _jit.TRACING["function"] is not None:
+            raise _jit.tracing_error("converting an array to a Python or NumPy "
+                                     "value (float(), print, np.asarray, ...)")
+        if 0 in self._shape:
+            return _np.empty(self._shape, self._dtype)
+        return self._np_view(_raising(_cpn.host_view, b.node))
+
+    def _scalar(self):
+        """The element of this 0-d view as a NumPy scalar, as integer
+        indexing returns it: a copy of its value now (a sync point for a
+        traced base: one element read from the base's store, no kernel).
+        Inside @jit tracing, where values are unknown, a 0-d traced copy."""
+        b = self._base
+        if b.np is None and _jit.TRACING["function"] is not None:
+            return ndarray._from_node(self._node(), (), self._dtype)
+        return self._element(self._offset)
+
+    def _element(self, offset):
+        """The element at `offset` (in base elements) of the base, seen as
+        this view's part, as a NumPy scalar (a sync point for a traced base;
+        not for @jit tracing)."""
+        b = self._base
+        buf = b.np if b.np is not None else _raising(_cpn.host_view, b.node)
+        part = self._part
+        if part is None:
+            return buf.reshape(-1)[offset]
+        if part == "real":
+            return buf.reshape(-1)[offset].real
+        if part == "imag":
+            return buf.reshape(-1)[offset].imag
+        return _np.ndarray((), self._dtype, buffer=buf,
+                           offset=offset * b.dtype.itemsize + part)[()]
 
     def _view(self, shape, strides, offset, readonly=None):
         a = object.__new__(type(self))
@@ -510,13 +556,9 @@ class ndarray(_cpn.ArrayBase):
         if _jit.TRACING["function"] is not None:
             raise _jit.tracing_error("converting an array to a Python or NumPy "
                                      "value (float(), print, np.asarray, ...)")
-        if self._is_whole_base():
-            node = self._base.node
-        elif 0 in self._shape:
-            return _np.empty(self._shape, self._dtype)
-        else:
-            node = record("copy", [self._node()], self._shape, self._dtype)
-        out = to_numpy(node)
+        if not self._is_whole_base():  # the view's elements, read in place
+            return self._host().copy()
+        out = to_numpy(self._base.node)
         if out.dtype != self._dtype:
             out = out.view(self._dtype)
         return out.reshape(self._shape)
@@ -537,7 +579,7 @@ class ndarray(_cpn.ArrayBase):
         return format(self._numpy()[()] if not self._shape else self._numpy(), spec)
 
     def item(self, *args):
-        return self._numpy().item(*args)
+        return self._host().item(*args)
 
     def tolist(self):
         return self._numpy().tolist()
@@ -548,7 +590,7 @@ class ndarray(_cpn.ArrayBase):
                              "element is ambiguous. Use a.any() or a.all()")
         if _jit.TRACING["function"] is not None and self._eager() is None:
             raise _jit.tracing_error("a branch on an array (if/while/and/or)")
-        return bool(self._numpy().reshape(())[()])
+        return bool(self._host().reshape(())[()])
 
     def __float__(self):
         return float(self._scalar_value())
@@ -560,15 +602,22 @@ class ndarray(_cpn.ArrayBase):
         return complex(self._scalar_value())
 
     def __index__(self):
-        if self._dtype.kind not in "biu":
+        if self._shape or self._dtype.kind not in "iu":
             raise TypeError("only integer scalar arrays can be converted to a "
                             "scalar index")
-        return operator.index(self._scalar_value())
+        return operator.index(self._host()[()])
+
+    def __round__(self, ndigits=None):
+        # A 0-d array stands in for NumPy's scalar, which rounds (a sync).
+        if self._shape:
+            raise TypeError("type cpnumeric.ndarray doesn't define __round__ method")
+        v = self._host()[()]
+        return round(v) if ndigits is None else round(v, ndigits)
 
     def _scalar_value(self):
         if self.size != 1:
             raise TypeError("only length-1 arrays can be converted to Python scalars")
-        return self._numpy().reshape(())[()]
+        return self._host().reshape(())[()]
 
     def __iter__(self):
         if not self._shape:
@@ -577,7 +626,13 @@ class ndarray(_cpn.ArrayBase):
             yield self[i]
 
     def __hash__(self):
-        raise TypeError("unhashable type: 'cpnumeric.ndarray'")
+        # A 0-d array is what cpnumeric returns where NumPy returns a scalar
+        # (a reduction's result, a ufunc of 0-d operands), so it hashes as
+        # that scalar does (a sync point); other arrays are unhashable, as
+        # NumPy's.
+        if self._shape:
+            raise TypeError("unhashable type: 'cpnumeric.ndarray'")
+        return hash(self._host()[()])
 
     def __reduce__(self):
         from ._creation import array

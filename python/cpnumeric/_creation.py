@@ -1,6 +1,8 @@
 """Array creation. Constant fills and ranges are traced (cpn.view of a
 scalar, cpn.iota), so they are fused with their consumers."""
 
+import operator as _operator
+
 import numpy as _np
 
 from . import _core, _cpn
@@ -8,9 +10,17 @@ from ._core import ndarray, record
 
 
 def _shape(shape):
-    if isinstance(shape, (int, _np.integer)):
-        shape = (int(shape),)
-    shape = tuple(int(d) for d in shape)
+    """A shape argument as NumPy reads it: an integer or a sequence of
+    integers (anything with __index__; TypeError for '3' or 3.0)."""
+    try:
+        shape = (_operator.index(shape),)
+    except TypeError:
+        try:
+            items = iter(shape)
+        except TypeError:
+            raise TypeError(f"expected a sequence of integers or a single "
+                            f"integer, got '{shape}'") from None
+        shape = tuple(_operator.index(d) for d in items)
     if any(d < 0 for d in shape):
         raise ValueError("negative dimensions are not allowed")
     return shape
@@ -123,29 +133,79 @@ def arange(start, stop=None, step=None, dtype=None, *, like=None):
     return r.astype(dt) if r._dtype != dt else r
 
 
+def _is_py_scalar(x):
+    return isinstance(x, (bool, int, float, complex)) and not isinstance(x, _np.generic)
+
+
+def _dtype_stand_in(x):
+    """What NumPy's dtype rules see of an argument: Python scalars stay (weak,
+    NEP 50), arrays become empty arrays of their dtype."""
+    if isinstance(x, ndarray):
+        return _np.zeros((0,) * x.ndim, x._dtype)
+    if _is_py_scalar(x):
+        return x
+    a = _np.asarray(x)
+    return _np.zeros((0,) * a.ndim, a.dtype)
+
+
 def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0,
              *, device=None):
+    """NumPy's linspace, step for step: `start + arange(num) * step` in the
+    inexact dtype NumPy's rules give the endpoints (NEP 50: a float32 start
+    stays float32), broadcast over array endpoints along `axis`."""
+    num = _operator.index(num)
     if num < 0:
         raise ValueError(f"Number of samples, {num}, must be non-negative.")
     div = (num - 1) if endpoint else num
-    step = (stop - start) / div if div > 0 else _np.nan
+    # NumPy's result dtype, from empty stand-ins of the same kinds.
+    dt = _np.linspace(_dtype_stand_in(start), _dtype_stand_in(stop), 2).dtype
+    integer_dtype = dtype is not None and _np.issubdtype(dtype, _np.integer)
+    if dtype is None:
+        dtype = dt
     from . import _ufuncs
-    i = ndarray._from_node(record("iota", [], (num,), _np.dtype("i8"), [0]), (num,),
-                           _np.dtype("i8")).astype(_np.float64)
+    from ._manip import moveaxis
+    # As NumPy's _array_converter: Python scalars stay weak beside an array.
+    if _is_py_scalar(start) and _is_py_scalar(stop):
+        start, stop = _np.asarray(start), _np.asarray(stop)
+    traced = isinstance(start, ndarray) or isinstance(stop, ndarray)
+    if traced:
+        start = start if _is_py_scalar(start) else _core.asndarray(start)
+        stop = stop if _is_py_scalar(stop) else _core.asndarray(stop)
+        delta = _ufuncs.subtract(_core.asndarray(stop, dt), _core.asndarray(start, dt))
+        nd = delta.ndim
+    else:  # the step is known here, as NumPy computes it
+        delta = _np.subtract(stop, start, dtype=type(dt))
+        nd = delta.ndim
+    y = arange(0, num, dtype=dt).reshape((-1,) + (1,) * nd)
     if div > 0:
-        r = _ufuncs.add(_ufuncs.multiply(i, float(step)), float(start))
-        if endpoint and num > 1:
-            r[-1] = stop
+        step = delta / div
+        if not traced:
+            y = y / div * delta if _np.any(step == 0) else y * step  # denormals
+        else:
+            from ._reductions import any as _any
+            y = _ufuncs.where(_any(_ufuncs.equal(step, 0)), y / div * delta, y * step)
     else:
-        r = _ufuncs.add(_ufuncs.multiply(i, 0.0), float(start))
-    dt = _np.result_type(start, stop, float) if dtype is None else _np.dtype(dtype)
-    if dt != r._dtype:
-        r = r.astype(dt)
-    return (r, step) if retstep else r
+        step = _np.nan
+        y = y * delta
+    y = _ufuncs.add(y, start)
+    if y._dtype != dt:
+        y = y.astype(dt)
+    if endpoint and num > 1:
+        y[-1, ...] = stop
+    if axis != 0:
+        y = moveaxis(y, 0, axis)
+    if integer_dtype:
+        y = _ufuncs.floor(y)
+    y = y.astype(dtype, copy=False)
+    if retstep:
+        return y, step
+    return y
 
 
 def eye(N, M=None, k=0, dtype=float, order="C", *, like=None):
     M = N if M is None else M
+    N, M = _shape((N, M))
+    k = _operator.index(k)
     dt = _dtype(dtype)
     from . import _ufuncs
     rows = ndarray._from_node(record("iota", [], (N, M), _np.dtype("i8"), [0]), (N, M),

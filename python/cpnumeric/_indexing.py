@@ -28,6 +28,20 @@ def _index_array(indices):
     return ind.astype(_np.int64, copy=False)
 
 
+def _intp_indices(indices, casting):
+    """Indices as take and put convert them (to intp): an array is cast
+    under `casting` (take: 'same_kind', put: 'safe'; NumPy's TypeError
+    otherwise), other data (lists, scalars, even [] or [1.0]) is converted
+    element by element, as NumPy does."""
+    if isinstance(indices, (ndarray, _np.ndarray)):
+        dt = indices.dtype
+        if not _np.can_cast(dt, _np.intp, casting):
+            raise TypeError(f"Cannot cast array data from {dt!r} to "
+                            f"{_np.dtype(_np.intp)!r} according to the rule {casting!r}")
+        return _as(indices).astype(_np.int64, copy=False)
+    return _as(_np.asarray(indices, dtype=_np.intp))
+
+
 def _check_bounds(ind, n, axis):
     """IndexError at the call, as NumPy raises it: indices known here are
     checked at once; indices computed by pending work cost a sync (their
@@ -78,7 +92,7 @@ def take(a, indices, axis=None, out=None, mode="raise"):
     a = _as(a)
     _check_mode(mode)
     scalar = isinstance(indices, (int, _np.integer))
-    ind = _index_array(indices)
+    ind = _intp_indices(indices, "same_kind")
     if eager([a, ind]) and out is None:
         return wrap(_np.take(a._eager(), ind._eager(), axis=axis, mode=mode))
     if axis is None:
@@ -148,7 +162,7 @@ def put(a, ind, v, mode="raise", copy=False):
     if not isinstance(a, ndarray):
         raise TypeError("argument a of put must be a cpnumeric array")
     _check_mode(mode)
-    ind = _index_array(ind)
+    ind = _intp_indices(ind, "safe")
     if a.size == 0:
         if ind.size:
             raise IndexError("cannot replace elements of an empty array")
@@ -382,6 +396,8 @@ def fill_diagonal(a, val, wrap=False):
         return
     diag = flat[:end:step]
     v = _as(val)
+    if v.size == 0:  # NumPy's a.flat[...] = []: nothing written
+        return
     if v.size > 1:
         v = _manip.ravel(v)
         if v.size != diag.size:

@@ -100,6 +100,11 @@ def _flatten(value, arrays, static):
                       (b.shape, value._strides, value._offset))
             return (("array", str(value._dtype), value._shape, layout),
                     _Leaf(len(arrays) - 1))
+        if isinstance(value, _np.generic) and _core.is_supported(value.dtype):
+            # A NumPy scalar (what a[i] and iteration return) is a 0-d array
+            # argument: under NEP 50 it promotes as one, and a loop passing
+            # a[i] must not retrace for every value.
+            value = _np.asarray(value)
         if isinstance(value, _np.ndarray):
             arrays.append(value)
             return (("array", str(value.dtype), value.shape, None),

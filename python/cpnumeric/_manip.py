@@ -1,9 +1,11 @@
 """Views, shape functions, basic indexing and matrix products."""
 
+import operator as _operator
+
 import numpy as _np
 from numpy.lib.array_utils import normalize_axis_index, normalize_axis_tuple
 
-from . import _core, _ufuncs
+from . import _core, _jit, _ufuncs
 from ._core import c_strides, ndarray, prod, record, statement_end
 
 
@@ -61,9 +63,43 @@ def basic_view(a, key):
     return a._view(shape, strides, offset)
 
 
+def _is_element(key, ndim):
+    """Whether a basic key names one element (an integer per axis, nothing
+    else): NumPy then returns a scalar, not a view."""
+    items = key if isinstance(key, tuple) else (key,)
+    if len(items) != ndim:
+        return False
+    for k in items:
+        if k is None or k is Ellipsis or isinstance(k, slice):
+            return False
+    return True
+
+
+def _element_offset(a, key):
+    """The base offset of the element that a tuple of Python ints names (one
+    per axis), or None for any other key."""
+    if len(key) != len(a._shape):
+        return None
+    off = a._offset
+    for axis, (i, d, s) in enumerate(zip(key, a._shape, a._strides)):
+        if type(i) is not int:
+            return None
+        if i < -d or i >= d:
+            raise IndexError(f"index {i} is out of bounds for axis {axis} with size {d}")
+        off += (i % d) * s
+    return off
+
+
 def getitem(a, key):
+    t = type(key)
+    if (t is int or t is tuple) and (a._base.np is not None
+                                     or _jit.TRACING["function"] is None):
+        off = _element_offset(a, (key,) if t is int else key)
+        if off is not None:  # the common a[i], a[i, j]: the element, no view
+            return a._element(off)
     if _is_basic(key):
-        return basic_view(a, key)
+        v = basic_view(a, key)
+        return v._scalar() if _is_element(key, a.ndim) else v
     from . import _indexing
     return _indexing.getitem(a, key)
 
@@ -104,11 +140,39 @@ def setitem(a, key, value):
 
 
 # -- shape -------------------------------------------------------------------------
+def _shape_arg(shape):
+    """reshape's shape arguments as NumPy reads them: integers, or one
+    sequence of integers (anything with __index__)."""
+    if len(shape) == 1:
+        s0 = shape[0]
+        try:
+            return [_operator.index(s0)]
+        except TypeError:
+            try:
+                shape = tuple(s0)
+            except TypeError:
+                raise TypeError(f"expected a sequence of integers or a single "
+                                f"integer, got '{s0}'") from None
+    return [_operator.index(d) for d in shape]
+
+
+def _reshape_order(a, order):
+    """'C' or 'F', as NumPy reads reshape's order (None is C; 'A' is F for
+    an array that is F- and not C-contiguous)."""
+    o = "C" if order is None else str(order).upper()
+    if o == "A":
+        f = a.flags
+        return "F" if f.f_contiguous and not f.c_contiguous else "C"
+    if o == "K":
+        raise ValueError("order 'K' is not permitted for reshaping")
+    if o not in ("C", "F"):
+        raise ValueError(f"order must be one of 'C', 'F', 'A', or 'K' (got {order!r})")
+    return o
+
+
 def reshape(a, *shape, order="C", copy=None):
     a = _core.asndarray(a)
-    if len(shape) == 1 and not isinstance(shape[0], (int, _np.integer)):
-        shape = tuple(shape[0])
-    shape = [int(d) for d in shape]
+    shape = _shape_arg(shape)
     if shape.count(-1) > 1:
         raise ValueError("can only specify one unknown dimension")
     if -1 in shape:
@@ -120,8 +184,9 @@ def reshape(a, *shape, order="C", copy=None):
     shape = tuple(shape)
     if prod(shape) != a.size:
         raise ValueError(f"cannot reshape array of size {a.size} into shape {shape}")
-    if order != "C":
-        raise NotImplementedError("cpnumeric: reshape supports order='C' only")
+    if _reshape_order(a, order) == "F":
+        # Fortran order is C order on the reversed axes: a view where that is.
+        return transpose(reshape(transpose(a), shape[::-1], copy=copy))
     if a._strides == c_strides(a._shape) or a.size <= 1:
         return a._view(shape, c_strides(shape), a._offset)
     if copy is False:
@@ -130,6 +195,10 @@ def reshape(a, *shape, order="C", copy=None):
 
 
 def ravel(a, order="C"):
+    a = _core.asndarray(a)
+    if order == "K":  # memory order: the axes by decreasing stride magnitude
+        perm = sorted(range(a.ndim), key=lambda i: -abs(a._strides[i]))
+        return reshape(transpose(a, perm), -1)
     return reshape(a, -1, order=order)
 
 
@@ -213,6 +282,8 @@ def broadcast_to(a, shape, subok=False):
 
 def flip(m, axis=None):
     m = _core.asndarray(m)
+    if m.ndim == 0 and axis is None:  # NumPy's m[()]: a scalar
+        return m._scalar()
     axes = range(m.ndim) if axis is None else normalize_axis_tuple(axis, m.ndim)
     strides, offset = list(m._strides), m._offset
     for i in axes:

@@ -1,9 +1,10 @@
 """Reductions: one cpn.reduce per call, with NumPy's result dtypes."""
 
 import builtins
+import operator as _operator
 
 import numpy as _np
-from numpy.lib.array_utils import normalize_axis_tuple
+from numpy.lib.array_utils import normalize_axis_index, normalize_axis_tuple
 
 from . import _core, _errstate
 from ._core import ndarray, record
@@ -23,9 +24,18 @@ def _result_dtype(kind, dt, dtype):
     return r
 
 
-def _axes(a, axis):
+def _axes(a, axis, ufunc=False):
+    """The reduced axes. `ufunc`: the rule of ufunc reductions (sum, max,
+    any, ...), which take an integer axis 0 or -1 for a 0-d array."""
     if axis is None:
         return tuple(range(a.ndim))
+    if ufunc and a.ndim == 0 and not isinstance(axis, tuple):
+        try:
+            i = _operator.index(axis)
+        except TypeError:
+            i = None
+        if i in (0, -1):
+            return ()
     return normalize_axis_tuple(axis, a.ndim)
 
 
@@ -38,10 +48,10 @@ def _finish(node, shape, dtype, axes, a_shape, keepdims, out):
     if keepdims:
         res = res.reshape(_keep(a_shape, axes))
     if out is not None:
-        if not isinstance(out, ndarray):
-            raise TypeError("output must be a cpnumeric.ndarray")
-        if out._shape != res._shape:
-            raise ValueError(f"output parameter has shape {out._shape}, expected "
+        if not isinstance(out, (ndarray, _np.ndarray)):
+            raise TypeError("output must be an array")
+        if out.shape != res._shape:
+            raise ValueError(f"output parameter has shape {out.shape}, expected "
                              f"{res._shape}")
     return _core.store_out(res, out)
 
@@ -49,7 +59,7 @@ def _finish(node, shape, dtype, axes, a_shape, keepdims, out):
 def reduce(kind, a, axis=None, dtype=None, out=None, keepdims=False, initial=None,
            where=True):
     a = _core.asndarray(a)
-    axes = _axes(a, axis)
+    axes = _axes(a, axis, ufunc=True)
     if kind in ("any", "all"):
         rdt = _np.dtype(bool)
         acc = a._node()

@@ -60,6 +60,8 @@ def argsort(a, axis=-1, kind=None, order=None, *, stable=None):
     a = _as(a)
     if order is not None:
         raise ValueError("Cannot specify order when the array has no fields.")
+    if a.ndim == 0:  # NumPy's argsort sees a 0-d array as 1-D
+        a = a.reshape(1)
     if eager([a]):
         return wrap(_np.argsort(a._eager(), axis=axis, kind="stable"))
     return _sort_rows(a, axis, "argsort", _np.int64)

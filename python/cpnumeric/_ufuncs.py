@@ -3,7 +3,7 @@ each call records casts, zero-stride views for broadcasting, and one cpn op."""
 
 import numpy as _np
 
-from . import _core, _cpn
+from . import _core, _cpn, _jit
 from ._core import eager as _eager, ndarray, record, statement_end
 
 _UNARY = [
@@ -86,12 +86,39 @@ def _resolve(npufunc, in_types, dtype, casting):
     return r
 
 
+def _check_int_power(e):
+    """NumPy's ValueError for integers to negative integer powers, at the
+    call: a scalar exponent is checked here; an exponent array computed by
+    pending work costs a sync (its least value), as index bounds do. Under
+    @jit (no sync) it is not checked."""
+    if isinstance(e, ndarray):
+        if e._dtype.kind != "i" or e.size == 0:
+            return
+        vals = e._eager()
+        if vals is None:
+            if _jit.TRACING["function"] is not None:
+                return
+            from ._reductions import amin
+            negative = int(amin(e)) < 0
+        else:
+            negative = bool((vals < 0).any())
+    else:
+        negative = bool(_np.any(_np.asarray(e) < 0))
+    if negative:
+        raise ValueError("Integers to negative integer powers are not allowed.")
+
+
 def _raise_like_numpy(npufunc, args, out, casting, dtype):
     """Call NumPy on 0-d stand-ins so that the error is exactly NumPy's."""
     dummies = [_np.zeros((), a._dtype) if isinstance(a, ndarray) else a for a in args]
     npufunc(*dummies, out=_np.zeros((), out._dtype), casting=casting, dtype=dtype)
     raise TypeError(f"Cannot cast ufunc {npufunc.__name__!r} output to "
                     f"{out._dtype} with casting rule {casting!r}")
+
+
+# The ufuncs whose reduce is a native reduction.
+_REDUCE_KINDS = {"add": "sum", "multiply": "prod", "maximum": "max",
+                 "minimum": "min", "logical_or": "any", "logical_and": "all"}
 
 
 class ufunc(_cpn.UfuncBase):
@@ -151,7 +178,10 @@ class ufunc(_cpn.UfuncBase):
             loop = _resolve(self._np, [_in_type(a) for a in args], None, "same_kind")
             if not native_loop(self._op, loop):
                 return None
-            _fast_loops[key] = loop
+            if self._op == "power" and loop[1].kind == "i":
+                _check_int_power(args[1])  # each call checks: not cached for C
+            else:
+                _fast_loops[key] = loop
         if shape is None:
             shape = ()
         out_dt = loop[self.nin]
@@ -180,7 +210,9 @@ class ufunc(_cpn.UfuncBase):
                 raise ValueError("the 'out' tuple must have exactly one entry")
             out = out[0]
         if out is not None and not isinstance(out, ndarray):
-            raise TypeError("return arrays must be of cpnumeric.ndarray type")
+            if isinstance(out, _np.ndarray):
+                return self._into_numpy(args, out, where, casting, dtype)
+            raise TypeError("return arrays must be of ArrayType")
         args = [a if isinstance(a, ndarray) or _is_py_scalar(a)
                 else _core.asndarray(a) for a in args]
         in_types = [_in_type(a) for a in args]
@@ -206,6 +238,8 @@ class ufunc(_cpn.UfuncBase):
             shape = out._shape
             if not _np.can_cast(out_dt, out._dtype, casting):
                 _raise_like_numpy(self._np, args, out, casting, dtype)
+        if self._op == "power" and loop[1].kind == "i":
+            _check_int_power(args[1])  # after the casting check, as NumPy's loop
         nodes = []
         for a, dt in zip(args, in_dts):
             if isinstance(a, ndarray):
@@ -227,14 +261,34 @@ class ufunc(_cpn.UfuncBase):
         statement_end()
         return out
 
+    def _into_numpy(self, args, out, where, casting, dtype):
+        """`out=` a NumPy array (`numpy_array += cpnumeric_array` comes here
+        through __array_ufunc__): computed into a cpnumeric copy of `out`
+        (NumPy's casting and broadcasting checks, `where=` keeping the other
+        elements), then written back into it: a sync point."""
+        if not out.flags.writeable:
+            raise ValueError("output array is read-only")
+        if not _core.is_supported(out.dtype):
+            from . import _fallback
+            kw = {"out": out, "casting": casting, "dtype": dtype}
+            if where is not True:
+                kw["where"] = where
+            return _fallback.call_numpy_ufunc(self._np, "__call__", args, kw)
+        tmp = _core.asndarray(out.copy())
+        self._call(args, tmp, where, casting, dtype, {})
+        out[...] = tmp._numpy()
+        return out
+
     def reduce(self, a, axis=0, dtype=None, out=None, keepdims=False,
                initial=None, where=True):
         from . import _reductions
-        kind = {"add": "sum", "multiply": "prod", "maximum": "max",
-                "minimum": "min", "logical_or": "any", "logical_and": "all"}.get(
-                    self.__name__)
+        kind = _REDUCE_KINDS.get(self.__name__)
         if kind is None:
             raise NotImplementedError(f"{self.__name__}.reduce is not native")
+        if isinstance(out, tuple):  # NumPy's __array_ufunc__ passes out=(out,)
+            if len(out) != 1:
+                raise ValueError("the 'out' tuple must have exactly one entry")
+            out = out[0]
         return _reductions.reduce(kind, a, axis, dtype, out, keepdims, initial, where)
 
 
@@ -258,19 +312,58 @@ NATIVE_UFUNCS = _UNARY + _BINARY + list(_ALIASES) + [
     "true_divide", "mod", "abs", "conj", "bitwise_not"] + list(_SAME)
 
 
-def clip(a, a_min=None, a_max=None, out=None, **kwargs):
-    """NumPy's clip: minimum(maximum(a, a_min), a_max)."""
-    if a_min is None and a_max is None:
-        raise ValueError("One of max or min must be given")
-    r = a
-    if a_min is not None:
-        r = globals()["maximum"](r, a_min, **kwargs)
-    if a_max is not None:
-        r = globals()["minimum"](r, a_max, out=out, **kwargs)
-    elif out is not None:
-        out[...] = r
-        r = out
-    return r
+def clip(a, a_min=_np._NoValue, a_max=_np._NoValue, out=None, *, min=_np._NoValue,
+         max=_np._NoValue, **kwargs):
+    """NumPy's clip (its argument rules and NEP 50 dtypes)."""
+    if a_min is _np._NoValue and a_max is _np._NoValue:
+        a_min = None if min is _np._NoValue else min
+        a_max = None if max is _np._NoValue else max
+    elif a_min is _np._NoValue:
+        raise TypeError("clip() missing 1 required positional argument: 'a_min'")
+    elif a_max is _np._NoValue:
+        raise TypeError("clip() missing 1 required positional argument: 'a_max'")
+    elif min is not _np._NoValue or max is not _np._NoValue:
+        raise ValueError("Passing `min` or `max` keyword argument when "
+                         "`a_min` and `a_max` are provided is forbidden.")
+    return clip_method(a, a_min, a_max, out, **kwargs)
+
+
+def clip_method(a, min=None, max=None, out=None, **kwargs):
+    """ndarray.clip, as NumPy's _methods._clip: out-of-range Python int
+    bounds of an integer array are dropped; one bound is maximum or minimum;
+    both are NumPy's clip ufunc: one loop for the three operands' dtypes
+    (clip(bool_array, 5, float32(1.5)) is float32), minimum(maximum(a, lo),
+    hi) in it."""
+    a = a if isinstance(a, ndarray) else _core.asndarray(a)
+    lo, hi = min, max
+    if a._dtype.kind in "iu":
+        info = _np.iinfo(a._dtype)
+        if type(lo) is int and lo <= info.min:
+            lo = None
+        if type(hi) is int and hi >= info.max:
+            hi = None
+    g = globals()
+    if lo is None and hi is None:
+        return g["positive"](a, out=out, **kwargs)
+    if lo is None:
+        return g["minimum"](a, hi, out=out, **kwargs)
+    if hi is None:
+        return g["maximum"](a, lo, out=out, **kwargs)
+    ops = [v if isinstance(v, ndarray) or _is_py_scalar(v) else _core.asndarray(v)
+           for v in (a, lo, hi)]
+    loop = _resolve(_np._core.umath.clip, [_in_type(v) for v in ops],
+                    kwargs.pop("dtype", None), kwargs.get("casting", "same_kind"))
+    dt = loop[0]
+    x, lo, hi = (v.astype(dt, copy=False) if isinstance(v, ndarray) else v for v in ops)
+    return g["minimum"](g["maximum"](x, lo), hi, out=out, **kwargs)
+
+
+def _where_operand(v, dt):
+    if isinstance(v, ndarray):
+        return v
+    if _is_py_scalar(v):  # as NumPy's where: its default dtype, cast unsafely
+        v = _np.asarray(v).astype(dt)
+    return _core.asndarray(v, dtype=dt)
 
 
 def where(condition, x=None, y=None):
@@ -282,8 +375,7 @@ def where(condition, x=None, y=None):
         raise ValueError("either both or neither of x and y should be given")
     c = _core.asndarray(condition)
     dt = _np.result_type(*[v if _is_py_scalar(v) else _in_type(v) for v in (x, y)])
-    xs = x if isinstance(x, ndarray) else _core.asndarray(x, dtype=dt)
-    ys = y if isinstance(y, ndarray) else _core.asndarray(y, dtype=dt)
+    xs, ys = (_where_operand(v, dt) for v in (x, y))
     shape = _np.broadcast_shapes(c._shape, xs._shape, ys._shape)
     cn = c._node_as(shape, _np.dtype(bool))
     node = record("select", [cn, xs._node_as(shape, dt), ys._node_as(shape, dt)],
@@ -297,7 +389,7 @@ def dispatch_numpy_ufunc(npufunc, method, inputs, kwargs):
     if isinstance(ours, ufunc):
         if method == "__call__":
             return ours(*inputs, **kwargs)
-        if method == "reduce":
+        if method == "reduce" and npufunc.__name__ in _REDUCE_KINDS:
             return ours.reduce(*inputs, **kwargs)
     from . import _fallback
     return _fallback.call_numpy_ufunc(npufunc, method, inputs, kwargs)

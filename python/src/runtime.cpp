@@ -80,6 +80,27 @@ void initRuntime(py::module_ &m) {
       },
       "A NumPy copy of a value; a sync point.");
   m.def(
+      "host_view",
+      [](const NodeRef &node) {
+        cpnrt::ProfileScope scope("copy", "host_view", bytesArgs(node));
+        cpnrt::StoreRef store = materialize(node);
+        std::string key = cpnrt::dtypeName(node->dtype);
+        py::dtype dt(key == "b1" ? std::string("?") : "<" + key);
+        // The capsule owns a reference to the store: the array keeps its
+        // memory alive. Read-only: writes must go through the trace.
+        auto *owner = new cpnrt::StoreRef(store);
+        py::capsule keep(owner, [](void *p) {
+          delete static_cast<cpnrt::StoreRef *>(p);
+        });
+        py::array out(dt, node->shape, {}, store->data(), keep);
+        py::detail::array_proxy(out.ptr())->flags &=
+            ~py::detail::npy_api::NPY_ARRAY_WRITEABLE_;
+        return out;
+      },
+      "A read-only NumPy view of a value's store, without a copy (a sync "
+      "point). Copy what you keep: later work may reuse the buffer once no "
+      "trace value refers to it.");
+  m.def(
       "wait", [](const NodeRef &node) { materialize(node); },
       "Waits until a value is computed (flushing the trace if it is pending); "
       "raises the error of the work that computed it.");
