@@ -13,7 +13,7 @@ JOBS ?= 2
 export OMPI_ALLOW_RUN_AS_ROOT := 1
 export OMPI_ALLOW_RUN_AS_ROOT_CONFIRM := 1
 
-.PHONY: all run test build deps venv bench bench-quick bench-library bench-peers clean
+.PHONY: all run test build deps venv bench bench-quick bench-library bench-peers fuzz clean
 
 all: build
 
@@ -80,6 +80,16 @@ bench-peers: venv
 	@for p in numexpr numba "dask[array]"; do \
 	  $(PY) -m pip install -q -c requirements.txt "$$p" || echo "bench-peers: $$p skipped"; \
 	done
+
+# Differential fuzzing against NumPy (tools/fuzz, docs/fuzzing.md):
+# N random programs of seed SEED in each of MODE (default, eager0, jit, or
+# a comma list); FUZZ_SAVE=DIR keeps the results and minimized reproducers.
+N ?= 1000
+SEED ?= 0
+MODE ?= default,eager0
+fuzz: build
+	$(PY) tools/fuzz/cpnfuzz.py --seed $(SEED) -n $(N) --mode $(MODE) --jobs $(JOBS) \
+	  $(if $(FUZZ_SAVE),--save $(FUZZ_SAVE))
 
 clean:
 	rm -rf $(BUILD)

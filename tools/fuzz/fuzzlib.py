@@ -1,0 +1,1022 @@
+"""cpnfuzz's shared pieces: test data, the statement classification, the
+NumPy-side analysis of a program (which values are exact, the tolerance each
+inexact one gets), running a program under a library, and the comparison.
+
+A program is a list of Python statements over `np` (the library under test),
+`numpy` (always NumPy) and `D` (test data, below). It is run statement by
+statement; each statement's exception (if any) and printed text are recorded,
+and at the end every live variable named `a<N>` or `s<N>` is compared.
+
+Exactness. Every input value is a small integer or a multiple of 1/4, so
+sums, products, views, comparisons and sorting of them are exact in floating
+point whatever the order of the operations. The analysis follows that: a
+value is *exact* while it only comes from exact operations on exact values
+whose magnitudes stay far below the precision's limit (checked on NumPy's
+values); exact values are compared exactly (NaN positions equal, -0.0 ==
+0.0). Everything else (division, transcendental functions, means, linear
+algebra, ...) is *inexact* and compared within a tolerance:
+
+    |cpn - numpy| <= rtol * (|numpy| + scale)
+
+with rtol by the least precise float dtype the value came from (float16
+1e-2, float32 1e-4, float64 1e-9; complex by its component type) and scale
+the largest magnitude the value and its inputs had (a product's scale is the
+product of its operands' scales). That absorbs summation order, fused
+multiply-adds and libm differences but not a wrong element.
+
+A statement is *ill-posed* (the generator never emits it, the reducer never
+keeps it) when an inexact value flows into something discontinuous: a
+comparison, an integer or bool result (casts, argmax, argsort, masks), floor,
+ceil, rint, sign, %, //, or into an operation that amplifies rounding errors
+(division, transcendental functions, linear algebra); or when a matrix given
+to solve/inv/det/... has a condition number above 1e3.
+"""
+
+import ast
+import contextlib
+import io
+import math
+import re
+import sys
+import warnings
+
+import numpy
+
+VAR_RE = re.compile(r"^[as]\d+$")
+
+DTYPES = ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16",
+          "uint32", "uint64", "float16", "float32", "float64", "complex64",
+          "complex128"]
+
+RTOL = {"float16": 1e-2, "float32": 1e-4, "float64": 1e-9}
+# Exact floats stay below this magnitude (multiples of 1/4 need 2 more bits).
+EXACT_BOUND = {"float16": 2.0 ** 8, "float32": 2.0 ** 21, "float64": 2.0 ** 50}
+PRECISION = {"float16": 0, "float32": 1, "float64": 2}
+COND_LIMIT = 1e3
+
+# The data helper. Its source is pasted into reproducers, so it stays short.
+D_SOURCE = '''\
+def D(seed, shape, dtype, kind=0):
+    """Test data: small integers and quarters (kind 0); NaN/inf/-0.0 or
+    extreme integers (kind 1); wide magnitudes or full-range integers (2)."""
+    r = numpy.random.default_rng(seed)
+    t = numpy.dtype(dtype)
+    if t.kind == "b":
+        return numpy.asarray(r.integers(0, 2, shape)).astype(t)
+    if t.kind in "iu":
+        i = numpy.iinfo(t)
+        if kind == 1:
+            v = [x for x in (i.min, i.min + 1, -1, 0, 1, 2, i.max - 1, i.max)
+                 if i.min <= x <= i.max]
+            return numpy.array(v, dtype=t)[r.integers(0, len(v), shape)]
+        if kind == 2:
+            return numpy.asarray(r.integers(i.min, i.max, shape, dtype=t,
+                                            endpoint=True))
+        return numpy.asarray(r.integers(-8 * (t.kind == "i"), 9, shape)).astype(t)
+    x = r.integers(-32, 33, shape) / 4
+    if t.kind == "c":
+        x = x + 1j * (r.integers(-32, 33, shape) / 4)
+    if kind == 2:
+        x = x * 2.0 ** r.integers(-30, 30, shape)
+    x = numpy.asarray(x).astype(t)
+    if kind == 1 and x.size:
+        s = numpy.array([numpy.nan, numpy.inf, -numpy.inf, -0.0, 0.0]).astype(t)
+        m = r.random(shape) < 0.3
+        x[m] = s[r.integers(0, 5, int(m.sum()))]
+    return x
+'''
+_d_ns = {"numpy": numpy}
+exec(D_SOURCE, _d_ns)
+D = _d_ns["D"]
+
+
+# -- statement classification ------------------------------------------------
+
+# Operations whose float results are not exact, and which amplify rounding
+# errors of their operands (they need exact inputs).
+HARD = {
+    "Div", "Pow", "true_divide", "divide", "power", "float_power", "sqrt",
+    "cbrt", "exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sin",
+    "cos", "tan", "arcsin", "arccos", "arctan", "arctan2", "sinh", "cosh",
+    "tanh", "arcsinh", "arccosh", "arctanh", "hypot", "logaddexp",
+    "logaddexp2", "deg2rad", "rad2deg", "degrees", "radians", "reciprocal",
+    "std", "nanstd", "norm", "solve", "inv", "det", "slogdet", "pinv",
+    "lstsq", "eig", "eigh", "eigvals", "eigvalsh", "svd", "cholesky", "qr",
+    "matrix_power", "linspace", "logspace", "geomspace", "round", "around",
+    "angle", "sinc", "i0", "interp", "cov", "corrcoef", "tensorinv",
+    "tensorsolve", "cond", "matrix_rank", "multi_dot",
+}
+# Inexact, but not amplifying: fine on inexact inputs.
+SOFT = {"mean", "average", "var", "nanmean", "nanvar", "median",
+        "nanmedian"}
+# Discontinuous functions of their float inputs.
+DISCONT = {
+    "FloorDiv", "Mod", "Compare", "IfExp", "BoolOp", "Not", "floor", "ceil",
+    "trunc", "rint", "fix", "sign", "heaviside", "copysign", "floor_divide",
+    "remainder", "fmod", "divmod", "modf", "nextafter", "spacing", "frexp",
+    "ldexp", "signbit", "isnan", "isinf", "isfinite", "isclose", "allclose",
+    "array_equal", "nonzero", "argwhere", "flatnonzero", "argmax", "argmin",
+    "argsort", "searchsorted", "unique", "count_nonzero", "bool", "int",
+    "hash", "nan_to_num", "sort_complex", "any", "all", "logical_and",
+    "logical_or", "logical_xor", "logical_not", "greater", "less", "equal",
+    "not_equal", "greater_equal", "less_equal", "maximum", "minimum", "fmax",
+    "fmin", "clip", "where", "sort", "ptp", "max", "min", "amax", "amin",
+    "nanmax", "nanmin", "median", "nanmedian",
+}
+# maximum/minimum/clip/sort/max/min/median are continuous in value but pick
+# elements; on inexact inputs they are safe, so they are removed again here.
+DISCONT -= {"maximum", "minimum", "fmax", "fmin", "clip", "sort", "max",
+            "min", "amax", "amin", "nanmax", "nanmin", "median", "nanmedian",
+            "ptp", "where"}
+MULT = {"Mult", "MatMult", "Pow", "multiply", "matmul", "dot", "vdot",
+        "inner", "outer", "prod", "cumprod", "nanprod", "square", "power",
+        "det", "slogdet", "norm", "einsum", "tensordot", "kron", "cross",
+        "matrix_power", "multi_dot"}
+REDUCE = {"sum", "nansum", "cumsum", "nancumsum", "prod", "cumprod",
+          "nanprod", "MatMult", "matmul", "dot", "vdot", "inner", "tensordot",
+          "einsum", "trace", "norm", "det", "slogdet", "mean", "average",
+          "var", "std", "reduce", "accumulate", "multi_dot", "diff",
+          "gradient", "convolve", "correlate", "at"}
+COND = {"solve", "inv", "det", "slogdet", "pinv", "lstsq", "tensorinv",
+        "tensorsolve", "cond", "matrix_power", "cholesky"}
+SHAPE_ONLY = {"len", "shape", "ndim", "size", "dtype", "itemsize", "nbytes",
+              "str"}
+# Products of many factors: their magnitude bound is max|x| ** count.
+PRODUCTS = {"prod", "cumprod", "nanprod", "matrix_power", "Pow", "power",
+            "float_power", "accumulate"}
+# Statements that convert values to another dtype (a float to an integer out
+# of range, NaN or inf is undefined behaviour in C, and NumPy's result is the
+# platform's).
+CASTS = {"astype", "copyto", "put", "putmask", "fill", "full", "full_like",
+         "array", "asarray", "linspace", "arange", "mean", "average",
+         "median", "nanmean", "nanmedian", "kw:dtype", "kw:out", "setitem",
+         "augassign", "at", "place", "item"}
+INT_FROM_FLOAT = {"linspace", "logspace", "geomspace"}
+# Arithmetic, whose float results are exact only while the magnitudes stay
+# small; everything else exact (creation, views, copies, casts, selection,
+# comparisons, sorting) moves or compares values without rounding them.
+ARITH = {"Add", "Sub", "Mult", "MatMult", "add", "subtract", "multiply",
+         "matmul", "dot", "vdot", "inner", "outer", "tensordot", "einsum",
+         "sum", "nansum", "cumsum", "nancumsum", "prod", "cumprod", "nanprod",
+         "square", "trace", "diff", "reduce", "accumulate", "at", "cross",
+         "kron", "convolve", "correlate", "gradient", "ptp"}
+
+
+_CONST_NAMES = {"np", "numpy", "float", "complex", "int"}
+
+
+def _constants(tree):
+    """The numbers written in a statement (literals, float("nan"),
+    np.float32(1.5), ...), evaluated."""
+    out = []
+    for node in ast.walk(tree):
+        if not isinstance(node, (ast.Constant, ast.UnaryOp, ast.Call)):
+            continue
+        if isinstance(node, ast.Constant) and (
+                isinstance(node.value, bool) or
+                not isinstance(node.value, (int, float, complex))):
+            continue
+        names = {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+        if not names <= _CONST_NAMES or any(
+                isinstance(n, (ast.List, ast.Tuple)) for n in ast.walk(node)):
+            continue
+        try:
+            v = eval(compile(ast.Expression(node), "<const>", "eval"),
+                     {"np": numpy, "numpy": numpy, "__builtins__": {
+                         "float": float, "complex": complex, "int": int}})
+        except Exception:
+            continue
+        if isinstance(v, (int, float, complex, numpy.number)) and \
+                not isinstance(v, bool):
+            out.append(v)
+    return out
+
+
+class StmtInfo:
+    __slots__ = ("reads", "rebinds", "ops", "op", "consts")
+
+    def __init__(self, text):
+        tree = ast.parse(text)
+        self.reads = set()
+        self.rebinds = set()
+        self.ops = set()
+        self.op = None
+        self.consts = _constants(tree)
+        for node in ast.walk(tree):
+            if isinstance(node, ast.keyword) and node.arg:
+                self.ops.add("kw:" + node.arg)
+            if isinstance(node, ast.AugAssign):
+                self.ops.add("augassign")
+            if isinstance(node, ast.Assign) and any(
+                    isinstance(t, ast.Subscript) for t in node.targets):
+                self.ops.add("setitem")
+            if isinstance(node, ast.Name) and VAR_RE.match(node.id):
+                if isinstance(node.ctx, ast.Load):
+                    self.reads.add(node.id)
+            elif isinstance(node, ast.BinOp):
+                self.ops.add(type(node.op).__name__)
+            elif isinstance(node, ast.AugAssign):
+                self.ops.add(type(node.op).__name__)
+                base = node.target
+                while isinstance(base, (ast.Subscript, ast.Attribute)):
+                    base = base.value
+                if isinstance(base, ast.Name):
+                    self.reads.add(base.id)
+            elif isinstance(node, ast.Compare):
+                self.ops.add("Compare")
+            elif isinstance(node, ast.UnaryOp):
+                self.ops.add(type(node.op).__name__)
+            elif isinstance(node, (ast.IfExp, ast.BoolOp)):
+                self.ops.add(type(node).__name__)
+            elif isinstance(node, ast.Call):
+                f = node.func
+                name = f.id if isinstance(f, ast.Name) else (
+                    f.attr if isinstance(f, ast.Attribute) else None)
+                if name:
+                    self.ops.add(name)
+            elif isinstance(node, ast.Attribute):
+                self.ops.add(node.attr)
+        body = tree.body[0] if tree.body else None
+        if isinstance(body, ast.Assign):
+            for t in body.targets:
+                for n in ([t] if isinstance(t, ast.Name) else
+                          (t.elts if isinstance(t, ast.Tuple) else [])):
+                    if isinstance(n, ast.Name):
+                        self.rebinds.add(n.id)
+            # A subscript target's array is read (the rest of it stays).
+            for t in body.targets:
+                base = t
+                while isinstance(base, (ast.Subscript, ast.Attribute)):
+                    base = base.value
+                if base is not t and isinstance(base, ast.Name):
+                    self.reads.add(base.id)
+        self.op = stmt_op(body) if body is not None else "?"
+
+
+def _name_of(node):
+    if isinstance(node, ast.Call):
+        f = node.func
+        if isinstance(f, ast.Attribute):
+            inner = f.value
+            if isinstance(inner, ast.Attribute) and f.attr in (
+                    "reduce", "accumulate", "outer", "at", "reduceat"):
+                return f"{inner.attr}.{f.attr}"
+            return f.attr
+        if isinstance(f, ast.Name):
+            return f.id
+    if isinstance(node, ast.BinOp):
+        return type(node.op).__name__
+    if isinstance(node, ast.Compare):
+        return type(node.ops[0]).__name__
+    if isinstance(node, ast.UnaryOp):
+        return type(node.op).__name__
+    if isinstance(node, ast.Subscript):
+        return "getitem[" + _index_kind(node.slice) + "]"
+    if isinstance(node, ast.Attribute):
+        return "." + node.attr
+    if isinstance(node, ast.IfExp):
+        return "branch"
+    if isinstance(node, ast.Name):
+        return "name"
+    return type(node).__name__
+
+
+def _index_kind(sl):
+    parts = sl.elts if isinstance(sl, ast.Tuple) else [sl]
+    kinds = []
+    for p in parts:
+        if isinstance(p, ast.Slice):
+            kinds.append("slice")
+        elif isinstance(p, ast.Constant) and p.value is Ellipsis:
+            kinds.append("...")
+        elif isinstance(p, ast.Constant) and p.value is None:
+            kinds.append("None")
+        elif isinstance(p, (ast.Constant, ast.UnaryOp)):
+            kinds.append("int")
+        elif isinstance(p, ast.Compare):
+            kinds.append("mask")
+        elif isinstance(p, (ast.List, ast.Call)):
+            kinds.append("fancy")
+        elif isinstance(p, ast.Name):
+            kinds.append("array")
+        else:
+            kinds.append("expr")
+    return ",".join(kinds)
+
+
+def stmt_op(node):
+    """A short name for what a statement does, for grouping failures."""
+    if isinstance(node, ast.Assign):
+        t = node.targets[0]
+        if isinstance(t, ast.Subscript):
+            return "setitem[" + _index_kind(t.slice) + "]"
+        return _name_of(node.value)
+    if isinstance(node, ast.AugAssign):
+        t = node.target
+        pre = ("setitem[" + _index_kind(t.slice) + "]"
+               if isinstance(t, ast.Subscript) else "")
+        return pre + "i" + type(node.op).__name__
+    if isinstance(node, ast.Expr):
+        v = node.value
+        name = _name_of(v)
+        if isinstance(v, ast.Call):
+            if any(k.arg == "out" for k in v.keywords):
+                return name + "(out=)"
+            if name == "print":
+                return "print"
+        return name
+    if isinstance(node, ast.FunctionDef):
+        return "jit-body"
+    return type(node).__name__
+
+
+# -- values ------------------------------------------------------------------
+
+def _float_name(dt):
+    """The real float dtype name behind a float or complex dtype, or None."""
+    dt = numpy.dtype(dt)
+    if dt.kind == "f":
+        return dt.name
+    if dt.kind == "c":
+        return {"complex64": "float32", "complex128": "float64"}.get(dt.name)
+    return None
+
+
+def _as_array(v):
+    if isinstance(v, (numpy.ndarray, numpy.generic)):
+        return numpy.asarray(v)
+    if isinstance(v, (bool, int, float, complex)):
+        try:
+            return numpy.asarray(v)
+        except OverflowError:
+            return numpy.asarray(v, dtype=object)
+    if isinstance(v, (list, tuple)):
+        flat = []
+
+        def walk(x):
+            if isinstance(x, (list, tuple)):
+                for y in x:
+                    walk(y)
+            else:
+                flat.append(x)
+        walk(v)
+        arrs = [_as_array(x) for x in flat]
+        arrs = [a for a in arrs if a is not None and a.dtype != object]
+        if not arrs:
+            return None
+        try:
+            return numpy.concatenate([a.ravel() for a in arrs])
+        except Exception:
+            return None
+    return None
+
+
+def _maxabs(a):
+    if a is None or a.size == 0 or a.dtype.kind not in "biufc":
+        return 0.0
+    with numpy.errstate(all="ignore"):
+        x = numpy.abs(a.astype(numpy.complex128 if a.dtype.kind == "c"
+                               else numpy.float64))
+        x = x[numpy.isfinite(x)]
+    return float(x.max()) if x.size else 0.0
+
+
+def _value_kind(v):
+    """'int' for bool/int valued, 'float' for float/complex, None otherwise."""
+    a = _as_array(v)
+    if a is None:
+        return None
+    if a.dtype.kind in "biu":
+        return "int"
+    if a.dtype.kind in "fc":
+        return "float"
+    return None
+
+
+def _quarter_ok(a, bound):
+    if a.dtype.kind not in "fc" or a.size == 0:
+        return True
+    with numpy.errstate(all="ignore"):
+        x = a.astype(numpy.complex128 if a.dtype.kind == "c" else numpy.float64)
+        parts = [x.real, x.imag] if a.dtype.kind == "c" else [x]
+        for p in parts:
+            p = p[numpy.isfinite(p)]
+            if p.size and (numpy.abs(p).max() > bound
+                           or not numpy.all(p * 4 == numpy.round(p * 4))):
+                return False
+    return True
+
+
+def _float_dtypes_of(v):
+    a = _as_array(v)
+    if a is None:
+        return []
+    f = _float_name(a.dtype)
+    return [f] if f else []
+
+
+class Meta:
+    __slots__ = ("exact", "eps", "scale", "writer")
+
+    def __init__(self, exact=True, eps=None, scale=0.0, writer=-1):
+        self.exact = exact
+        self.eps = eps        # float dtype name whose rtol applies, or None
+        self.scale = scale
+        self.writer = writer  # index of the last statement that changed it
+
+    def as_dict(self):
+        return {"exact": self.exact, "eps": self.eps, "scale": self.scale,
+                "writer": self.writer}
+
+
+def _snapshot(v):
+    if isinstance(v, numpy.ndarray):
+        return (id(v), v.shape, v.dtype.str,
+                numpy.ascontiguousarray(v).tobytes())
+    if isinstance(v, numpy.generic):
+        return (id(v), type(v).__name__, numpy.asarray(v).tobytes())
+    try:
+        return (id(v), repr(v))
+    except Exception:
+        return (id(v),)
+
+
+def is_var(name):
+    return bool(VAR_RE.match(name))
+
+
+# -- running statements --------------------------------------------------------
+
+def base_namespace(lib):
+    return {"np": lib, "numpy": numpy, "D": D,
+            "jit": getattr(lib, "jit", None) or (lambda f: f)}
+
+
+def exc_info(e):
+    t = type(e)
+    line = None
+    tb = e.__traceback__
+    while tb is not None:
+        if tb.tb_frame.f_code.co_filename.startswith("<stmt"):
+            line = tb.tb_lineno
+        tb = tb.tb_next
+    return {"type": t.__name__,
+            "mro": [f"{c.__module__}.{c.__qualname__}" for c in t.__mro__],
+            "msg": str(e)[:300], "line": line}
+
+
+def public_base(info):
+    """The first class of a NumPy exception's MRO a user can name
+    (a builtin or numpy.exceptions/numpy.linalg): _UFuncNoLoopError and
+    the other private UFuncTypeError subclasses are TypeErrors."""
+    for name in info["mro"]:
+        mod, _, qual = name.rpartition(".")
+        if qual.startswith("_"):
+            continue
+        if mod == "builtins" or mod in ("numpy.exceptions", "numpy.linalg"):
+            return name
+    return info["mro"][0]
+
+
+def exceptions_match(np_info, cp_info):
+    """cpnumeric's exception is acceptable for NumPy's when it is an instance
+    of NumPy's public class; numpy.exceptions.AxisError (a ValueError and an
+    IndexError) may be matched by either base."""
+    base = public_base(np_info)
+    if base in cp_info["mro"]:
+        return True
+    if base == "numpy.exceptions.AxisError":
+        return ("builtins.ValueError" in cp_info["mro"]
+                or "builtins.IndexError" in cp_info["mro"])
+    return False
+
+
+def run_statement(code, ns):
+    """Run one compiled statement; returns (exception info or None, stdout)."""
+    buf = io.StringIO()
+    err = None
+    with contextlib.redirect_stdout(buf):
+        try:
+            exec(code, ns)
+        except Exception as e:   # noqa: BLE001 - every exception is data
+            err = exc_info(e)
+    return err, buf.getvalue()
+
+
+def errstate_for(lib, prog):
+    if prog.get("errstate", "ignore") == "ignore":
+        return lib.errstate(all="ignore")
+    return contextlib.nullcontext()
+
+
+def jit_source(prog):
+    """The jit mode's function: the body statements of a program in a
+    function decorated with `jit`, called with the setup's variables."""
+    setup = prog["stmts"][:prog["jit_from"]]
+    body = prog["stmts"][prog["jit_from"]:]
+    args = []
+    for s in setup:
+        for n in sorted(StmtInfo(s).rebinds):
+            if n.startswith("a") and n not in args:
+                args.append(n)
+    assigned = list(args)
+    for s in body:
+        for n in sorted(StmtInfo(s).rebinds):
+            if n not in assigned:
+                assigned.append(n)
+    lines = ["@jit", f"def body({', '.join(args)}):"]
+    lines += ["    " + s for s in body] or ["    pass"]
+    rets = ", ".join(assigned)
+    lines.append(f"    return ({rets}{',' if len(assigned) == 1 else ''})")
+    call = f"({rets}{',' if len(assigned) == 1 else ''}) = body({', '.join(args)})"
+    if not assigned:
+        call = f"body({', '.join(args)})"
+    return "\n".join(lines), call
+
+
+def program_units(prog):
+    """The units the program runs as: (index, text) per statement, and in jit
+    mode one unit for the function and its call (index jit_from)."""
+    if prog.get("jit_from") is None:
+        return list(enumerate(prog["stmts"]))
+    units = list(enumerate(prog["stmts"][:prog["jit_from"]]))
+    fn, call = jit_source(prog)
+    units.append((prog["jit_from"], fn + "\n" + call))
+    return units
+
+
+def run_program(prog, lib, progress=None, cpn_ndarray=None):
+    """Run a program under `lib`; returns (outcomes, values, stdout per unit).
+    outcomes: {index: exception info}; values: {name: encoded value}."""
+    ns = base_namespace(lib)
+    outcomes = {}
+    prints = {}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with errstate_for(lib, prog):
+            for i, text in program_units(prog):
+                if progress:
+                    progress(i)
+                try:
+                    code = compile(text, f"<stmt {i}>", "exec")
+                except SyntaxError as e:
+                    outcomes[i] = exc_info(e)
+                    continue
+                err, out = run_statement(code, ns)
+                if err:
+                    outcomes[i] = err
+                if out:
+                    prints[i] = out
+            if progress:
+                progress(-1)
+            values = {}
+            for name in sorted(ns):
+                if is_var(name):
+                    try:
+                        values[name] = encode(ns[name], cpn_ndarray)
+                    except Exception as e:   # noqa: BLE001
+                        values[name] = ("error", exc_info(e))
+    return outcomes, values, prints
+
+
+def encode(v, cpn_ndarray=None):
+    """A picklable description of a value (cpnumeric arrays materialized)."""
+    if isinstance(v, numpy.ndarray):
+        return ("ndarray", numpy.array(v, copy=True))
+    if cpn_ndarray is not None and isinstance(v, cpn_ndarray):
+        a = numpy.asarray(v)
+        return ("cpnarray", numpy.array(a, copy=True))
+    if isinstance(v, numpy.generic):
+        return ("generic", v)
+    if isinstance(v, bool):
+        return ("bool", v)
+    if isinstance(v, (int, float, complex)):
+        return (type(v).__name__, v)
+    if isinstance(v, str):
+        return ("str", v)
+    if isinstance(v, (list, tuple)):
+        return ("list" if isinstance(v, list) else "tuple",
+                [encode(x, cpn_ndarray) for x in v])
+    if isinstance(v, numpy.dtype):
+        return ("dtype", str(v))
+    if isinstance(v, dict):
+        return ("dict", repr(sorted(v.items(), key=repr))[:300])
+    return ("other", type(v).__name__)
+
+
+# -- the NumPy-side analysis ------------------------------------------------------
+
+class Analysis:
+    """Runs a program under NumPy statement by statement, recording each
+    statement's outcome and the exactness, tolerance and scale of every
+    variable, and whether the program is ill-posed (see the module doc)."""
+
+    def __init__(self, prog_header):
+        self.header = prog_header
+        self.ns = base_namespace(numpy)
+        self.meta = {}
+        self.outcomes = {}
+        self.prints = {}
+        self.print_exact = {}
+        self.ill = None     # (index, reason) of the first ill-posed statement
+        self.n = 0
+        self._es = None
+        self._wc = None
+
+    def __enter__(self):
+        self._wc = warnings.catch_warnings()
+        self._wc.__enter__()
+        warnings.simplefilter("ignore")
+        self._es = errstate_for(numpy, self.header)
+        self._es.__enter__()
+        return self
+
+    def __exit__(self, *exc):
+        self._es.__exit__(*exc)
+        self._wc.__exit__(*exc)
+
+    def step(self, text):
+        """Run one statement; returns (exception info or None, ill reason)."""
+        i = self.n
+        self.n += 1
+        info = StmtInfo(text)
+        before = {k: _snapshot(v) for k, v in self.ns.items() if is_var(k)}
+        pre_vals = {k: self.ns[k] for k in info.reads if k in self.ns}
+        pre_max = {k: _maxabs(_as_array(v)) for k, v in pre_vals.items()}
+        pre_size = {k: (_as_array(v).size if _as_array(v) is not None else 1)
+                    for k, v in pre_vals.items()}
+        # The condition numbers the linear algebra would see.
+        ill = None
+        if info.ops & COND:
+            for k, v in pre_vals.items():
+                if isinstance(v, numpy.ndarray) and v.ndim >= 2 and \
+                        v.shape[-1] == v.shape[-2] and v.size and \
+                        v.dtype.kind in "biufc":
+                    with numpy.errstate(all="ignore"):
+                        try:
+                            c = numpy.linalg.cond(v.astype(
+                                numpy.complex128 if v.dtype.kind == "c"
+                                else numpy.float64))
+                            c = float(numpy.max(c))
+                        except Exception:
+                            c = math.inf
+                    if not (c <= COND_LIMIT):
+                        ill = f"condition number {c:.3g} of {k}"
+        code = compile(text, f"<stmt {i}>", "exec")
+        err, out = run_statement(code, self.ns)
+        if err:
+            self.outcomes[i] = err
+        if out:
+            self.prints[i] = out
+        reads_meta = [self.meta[k] for k in info.reads if k in self.meta]
+        inputs_exact = all(m.exact for m in reads_meta)
+        hard = bool(info.ops & HARD)
+        soft = bool(info.ops & SOFT)
+        discont = bool(info.ops & DISCONT)
+        self.print_exact[i] = inputs_exact and not hard and not soft
+        changed = []
+        for k, v in self.ns.items():
+            if not is_var(k):
+                continue
+            if k not in before or k in info.rebinds or _snapshot(v) != before[k]:
+                changed.append(k)
+        shape_only = (info.ops & SHAPE_ONLY) and not discont
+        if err is None and ill is None and not inputs_exact and not shape_only:
+            if hard or discont:
+                ill = "inexact input to " + ",".join(
+                    sorted(info.ops & (HARD | DISCONT)))
+            else:
+                for k in changed:
+                    if _value_kind(self.ns[k]) == "int":
+                        ill = f"integer/bool result {k} from inexact input"
+                        break
+        if err is None and ill is None and (info.ops & CASTS):
+            ill = self._bad_cast(info, changed, pre_vals)
+        if err is None and ill is None and (soft or info.ops & INT_FROM_FLOAT):
+            for k in changed:
+                if _value_kind(self.ns[k]) == "int" and \
+                        numpy.asarray(self.ns[k]).dtype.kind in "iu":
+                    ill = f"integer result {k} of an inexact operation"
+                    break
+        if err is None and ill is None:
+            for k in changed:
+                a = _as_array(self.ns[k])
+                if isinstance(self.ns[k], numpy.ndarray) and a.dtype.kind not in "biufc":
+                    ill = f"{k} has dtype {a.dtype} (cpnumeric holds numeric and bool only)"
+                    break
+        if err is not None:
+            ill = None
+        # Metadata of what changed.
+        read_scales = sorted(m.scale for m in reads_meta)
+        mult = bool(info.ops & MULT)
+        red = bool(info.ops & REDUCE)
+        prodred = bool(info.ops & PRODUCTS)
+        arith = bool(info.ops & ARITH)
+        if mult:
+            with numpy.errstate(all="ignore"):
+                cs = [abs(complex(c)) for c in info.consts]
+            read_scales = sorted(read_scales + [c for c in cs if math.isfinite(c)])
+        for k in changed:
+            v = self.ns[k]
+            a = _as_array(v)
+            own = _float_dtypes_of(v)
+            eps_c = own + [m.eps for m in reads_meta if m.eps]
+            eps = min(eps_c, key=lambda d: PRECISION[d]) if eps_c else None
+            scale = max([_maxabs(a)] + read_scales[-1:])
+            if mult and len(read_scales) >= 2:
+                scale = max(scale, read_scales[-1] * read_scales[-2])
+            if _value_kind(v) == "float":
+                fl = [_float_name(numpy.asarray(x).dtype) for x in [v]
+                      if _as_array(x) is not None] + [m.eps for m in reads_meta
+                                                     if m.eps]
+                fl = [f for f in fl if f]
+                bound = min(EXACT_BOUND[f] for f in fl) if fl else 2.0 ** 50
+                logp = 0.0
+                for kk in info.reads:
+                    m = math.log2(max(1.0, pre_max.get(kk, 0.0)))
+                    logp += m * (pre_size.get(kk, 1) if prodred else 1)
+                for c in info.consts:
+                    logp += math.log2(max(1.0, min(abs(complex(c)), 2.0 ** 1000)))
+                if red:
+                    logp += math.log2(max([1] + list(pre_size.values())))
+                exact = inputs_exact and not hard and not soft
+                if exact and arith:
+                    exact = _quarter_ok(a, bound) and logp <= math.log2(bound)
+            else:
+                exact = True    # integers are exact (inexact inputs: ill-posed)
+            if k not in info.rebinds and k in self.meta:
+                old = self.meta[k]
+                exact = exact and old.exact
+                scale = max(scale, old.scale)
+                if old.eps and (eps is None or PRECISION[old.eps] < PRECISION[eps]):
+                    eps = old.eps
+            self.meta[k] = Meta(exact, eps, scale, i)
+        for k in list(self.meta):
+            if k not in self.ns:
+                del self.meta[k]
+        if ill and self.ill is None:
+            self.ill = (i, ill)
+        return err, ill
+
+    def _bad_cast(self, info, changed, pre_vals):
+        """A float value, NaN or inf converted to an integer variable that
+        cannot hold it (undefined in C; NumPy gives the platform's value)."""
+        targets = [k for k in changed if isinstance(self.ns[k], (numpy.ndarray, numpy.generic))
+                   and numpy.asarray(self.ns[k]).dtype.kind in "iu"]
+        if not targets:
+            return None
+        sources = [numpy.asarray(v) for v in pre_vals.values()
+                   if _as_array(v) is not None and _as_array(v).dtype.kind in "fc"]
+        sources += [numpy.asarray(c) for c in info.consts
+                    if isinstance(c, (float, complex, numpy.floating,
+                                      numpy.complexfloating))]
+        if "kw:casting" in info.ops and sources:
+            return "a float result cast unsafely into an integer output"
+        for k in targets:
+            it = numpy.iinfo(numpy.asarray(self.ns[k]).dtype)
+            for src in sources:
+                with numpy.errstate(all="ignore"):
+                    x = numpy.real(src).astype(numpy.float64).ravel()
+                    if x.size and (not numpy.all(numpy.isfinite(x)) or
+                                   numpy.trunc(x).min() < it.min or
+                                   numpy.trunc(x).max() > it.max):
+                        return f"float to {it.dtype} conversion out of range into {k}"
+        return None
+
+    def aliases(self):
+        """For each array variable, the others that may share its memory."""
+        arrs = {k: v for k, v in self.ns.items() if is_var(k)
+                and isinstance(v, numpy.ndarray)}
+        out = {k: set() for k in arrs}
+        names = sorted(arrs)
+        for i, a in enumerate(names):
+            for b in names[i + 1:]:
+                if numpy.may_share_memory(arrs[a], arrs[b]):
+                    out[a].add(b)
+                    out[b].add(a)
+        return out
+
+    def values(self):
+        out = {}
+        for k in sorted(self.ns):
+            if is_var(k):
+                try:
+                    out[k] = encode(self.ns[k])
+                except Exception as e:   # noqa: BLE001
+                    out[k] = ("error", exc_info(e))
+        return out
+
+
+def analyze(prog):
+    """The NumPy run of a whole program: an Analysis after its statements."""
+    an = Analysis(prog)
+    with an:
+        for text in prog["stmts"]:
+            an.step(text)
+    return an
+
+
+# -- comparison ------------------------------------------------------------------
+
+def _fmt(a, limit=6):
+    try:
+        if isinstance(a, numpy.ndarray) and a.size > limit:
+            return numpy.array2string(a.ravel()[:limit], threshold=limit)[:-1] + " ...]"
+        return repr(a)[:200]
+    except Exception:
+        return "?"
+
+
+def compare_arrays(an, ac, meta):
+    """None when equal under the rules, else a description."""
+    if an.shape != ac.shape:
+        return "shape", f"shape {an.shape} vs {ac.shape}"
+    if an.dtype != ac.dtype:
+        return "dtype", f"dtype {an.dtype} vs {ac.dtype}"
+    if an.dtype.kind not in "fc":
+        if an.dtype.kind in "biu":
+            bad = an != ac
+        else:
+            try:
+                bad = numpy.asarray(an != ac)
+            except Exception:
+                return None
+        if numpy.any(bad):
+            idx = numpy.argwhere(numpy.asarray(bad))
+            first = tuple(int(x) for x in idx[0]) if idx.size else ()
+            return "value", (f"{int(numpy.sum(bad))} of {an.size} differ, first at "
+                             f"{first}: numpy {_fmt(an[first])} cpn {_fmt(ac[first])}")
+        return None
+    with numpy.errstate(all="ignore"):
+        nn, nc = numpy.isnan(an), numpy.isnan(ac)
+        bad = nn != nc
+        both = ~(nn | nc)
+        if meta is None or meta.get("exact", True):
+            bad |= both & (an != ac)
+        else:
+            rtol = RTOL.get(meta.get("eps") or _float_name(an.dtype), 1e-9)
+            inf = numpy.isinf(an) | numpy.isinf(ac)
+            bad |= both & inf & (an != ac)
+            fin = both & ~inf
+            diff = numpy.abs(an.astype(numpy.complex128) - ac.astype(numpy.complex128))
+            lim = rtol * (numpy.abs(an.astype(numpy.complex128)) + meta.get("scale", 0.0))
+            bad |= fin & ~(diff <= lim)
+    if numpy.any(bad):
+        idx = numpy.argwhere(bad)
+        first = tuple(int(x) for x in idx[0]) if idx.size else ()
+        tol = "exact" if (meta is None or meta.get("exact", True)) else \
+            f"rtol {RTOL.get(meta.get('eps') or _float_name(an.dtype), 1e-9):g}, scale {meta.get('scale', 0):.3g}"
+        return "value", (f"{int(numpy.sum(bad))} of {an.size} differ ({tol}), first at "
+                         f"{first}: numpy {_fmt(an[first])} cpn {_fmt(ac[first])}")
+    return None
+
+
+def compare_values(vn, vc, meta):
+    """Compare two encoded values; None or (kind, detail)."""
+    kn, kc = vn[0], vc[0]
+    if kc == "error":
+        return "cp-raised-read", f"{vc[1]['type']}: {vc[1]['msg'][:160]}"
+    if kn == "error":
+        return None
+    if kn == "ndarray":
+        if kc not in ("ndarray", "cpnarray"):
+            return "type", f"numpy ndarray vs {kc}"
+        return compare_arrays(vn[1], vc[1], meta)
+    if kn == "generic":
+        if kc == "generic":
+            if type(vn[1]) is not type(vc[1]):
+                return "dtype", f"{type(vn[1]).__name__} vs {type(vc[1]).__name__}"
+        elif kc == "cpnarray":
+            if vc[1].shape != ():
+                return "type", f"numpy scalar vs array of shape {vc[1].shape}"
+        else:
+            return "type", f"numpy scalar {type(vn[1]).__name__} vs {kc}"
+        return compare_arrays(numpy.asarray(vn[1]), numpy.asarray(vc[1]), meta)
+    if kn in ("bool", "int", "float", "complex"):
+        if kc != kn:
+            return "type", f"python {kn} vs {kc}"
+        if kn in ("bool", "int"):
+            return None if vn[1] == vc[1] else ("value", f"{vn[1]!r} vs {vc[1]!r}")
+        return compare_arrays(numpy.asarray(vn[1]), numpy.asarray(vc[1]), meta)
+    if kn in ("list", "tuple"):
+        if kc != kn:
+            return "type", f"{kn} vs {kc}"
+        if len(vn[1]) != len(vc[1]):
+            return "shape", f"{kn} of {len(vn[1])} vs {len(vc[1])}"
+        for j, (x, y) in enumerate(zip(vn[1], vc[1])):
+            r = compare_values(x, y, meta)
+            if r:
+                return r[0], f"[{j}] {r[1]}"
+        return None
+    if vn != vc:
+        return "value", f"{vn!r:.100} vs {vc!r:.100}"
+    return None
+
+
+def compare(prog, an, cp_outcomes, cp_values, cp_prints):
+    """Divergences between the NumPy analysis and cpnumeric's run, in
+    statement order: dicts with cat, index, op, var, detail."""
+    divs = []
+    units = dict(program_units(prog))
+    ops = {i: StmtInfo(t).op if "\n" not in t else "jit-body"
+           for i, t in units.items()}
+
+    def op_of(i, exc=None):
+        if jit_from is not None and i == jit_from and exc and exc.get("line"):
+            j = jit_from + exc["line"] - 3     # the body's first line is line 3
+            if jit_from <= j < len(prog["stmts"]):
+                return StmtInfo(prog["stmts"][j]).op
+        if i in ops:
+            return ops[i]
+        return StmtInfo(prog["stmts"][i]).op if 0 <= i < len(prog["stmts"]) else "?"
+    jit_from = prog.get("jit_from")
+    np_out = dict(an.outcomes)
+    if jit_from is not None:
+        body_errs = [k for k in np_out if k >= jit_from]
+        if body_errs:
+            np_out = {k: v for k, v in np_out.items() if k < jit_from}
+            np_out[jit_from] = an.outcomes[min(body_errs)]
+    for i in sorted(set(np_out) | set(cp_outcomes)):
+        e_n, e_c = np_out.get(i), cp_outcomes.get(i)
+        if e_n and not e_c:
+            divs.append({"cat": "np-raised", "index": i, "op": op_of(i),
+                         "detail": f"NumPy raised {e_n['type']}: {e_n['msg'][:120]}; cpnumeric did not",
+                         "np_exc": e_n["type"]})
+        elif e_c and not e_n:
+            divs.append({"cat": "cp-raised", "index": i, "op": op_of(i, e_c),
+                         "detail": f"{e_c['type']}: {e_c['msg'][:200]}",
+                         "cp_exc": e_c["type"], "cp_msg": e_c["msg"]})
+        elif e_n and e_c and not exceptions_match(e_n, e_c):
+            divs.append({"cat": "exc-type", "index": i, "op": op_of(i, e_c),
+                         "detail": f"NumPy {e_n['type']} ({e_n['msg'][:80]}), cpnumeric {e_c['type']} ({e_c['msg'][:120]})",
+                         "np_exc": e_n["type"], "cp_exc": e_c["type"], "cp_msg": e_c["msg"]})
+    if jit_from is None:
+        for i, text in an.prints.items():
+            if not an.print_exact.get(i):
+                continue
+            if cp_prints.get(i, "") != text and i not in cp_outcomes:
+                divs.append({"cat": "print", "index": i, "op": op_of(i),
+                             "detail": f"numpy {text[:100]!r} vs cpn {cp_prints.get(i, '')[:100]!r}"})
+    np_values = an.values()
+    for name in sorted(set(np_values) | set(cp_values)):
+        meta = an.meta.get(name)
+        md = meta.as_dict() if meta else None
+        w = meta.writer if meta else -1
+        if jit_from is not None and w >= jit_from:
+            widx = jit_from
+        else:
+            widx = w
+        if name not in cp_values:
+            divs.append({"cat": "missing", "index": widx, "op": op_of(w), "var": name,
+                         "detail": f"{name} undefined in cpnumeric's run"})
+            continue
+        if name not in np_values:
+            divs.append({"cat": "extra", "index": 10 ** 6, "op": "?", "var": name,
+                         "detail": f"{name} defined in cpnumeric's run only"})
+            continue
+        r = compare_values(np_values[name], cp_values[name], md)
+        if r:
+            d = {"cat": r[0], "index": widx, "op": op_of(w), "var": name,
+                 "detail": f"{name}: {r[1]}"}
+            if r[0] == "cp-raised-read":
+                d["cp_exc"] = cp_values[name][1]["type"]
+                d["cp_msg"] = cp_values[name][1]["msg"]
+            divs.append(d)
+    # A value that differs after a statement that raised in one library
+    # only, and that names the variable, is that statement's doing: order
+    # it after that exception.
+    excs = [d for d in divs if d["cat"] in ("np-raised", "cp-raised", "exc-type")]
+    aliases = an.aliases() if excs else {}
+    for d in divs:
+        d["_key"] = d["index"]
+        if d.get("var") and d["cat"] not in ("np-raised", "cp-raised", "exc-type"):
+            names = {d["var"]} | aliases.get(d["var"], set())
+            for e in excs:
+                if e["index"] >= d["index"] and e["index"] < len(prog["stmts"]):
+                    text = units.get(e["index"], "")
+                    if any(re.search(r"\b" + n + r"\b", text) for n in names):
+                        d["_key"] = e["index"] + 0.5
+                        break
+    divs.sort(key=lambda d: (d["_key"], d["cat"] not in ("np-raised", "cp-raised", "exc-type")))
+    for d in divs:
+        del d["_key"]
+    return divs
+
+
+_NUM = re.compile(r"0x[0-9a-f]+|\d+")
+
+
+def signature(d):
+    """What groups failures of one kind: the category, the statement's op,
+    the exception types and the message without its numbers."""
+    parts = [d["cat"], d.get("op", "?")]
+    if d.get("np_exc"):
+        parts.append("np:" + d["np_exc"])
+    if d.get("cp_exc"):
+        parts.append("cp:" + d["cp_exc"])
+        parts.append(_NUM.sub("N", d.get("cp_msg", ""))[:60])
+    if d["cat"] in ("dtype", "type", "shape"):
+        parts.append(_NUM.sub("N", d["detail"].split(": ", 1)[-1])[:60])
+    if d.get("signal"):
+        parts.append(d["signal"])
+    return " | ".join(parts)
