@@ -81,6 +81,40 @@ bench-peers: venv
 	  $(PY) -m pip install -q -c requirements.txt "$$p" || echo "bench-peers: $$p skipped"; \
 	done
 
+# AddressSanitizer + UndefinedBehaviorSanitizer (not part of `make test`): its
+# own build directory and a copy of the package (build-asan/pkg), then the
+# runtime's gtests and a conformance subset of pytest. Python itself is not
+# instrumented, so libasan is preloaded; leak checking is off (CPython keeps
+# its objects at exit), UBSan stops at the first finding.
+ASAN_BUILD := build-asan
+ASAN_PKG := $(ASAN_BUILD)/pkg/cpnumeric
+ASAN_SUBSET ?= test/python/test_robustness.py test/python/test_arrays.py \
+  test/python/test_ufuncs.py test/python/test_indexing.py test/python/test_sorting.py \
+  test/python/test_linalg.py test/python/test_errstate.py test/python/test_semantics.py
+ASAN_ENV := LD_PRELOAD=$$(g++ -print-file-name=libasan.so) \
+  ASAN_OPTIONS=detect_leaks=0:abort_on_error=1:detect_odr_violation=0 \
+  UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
+
+.PHONY: test-asan
+test-asan: $(BUILD)/.apt-stamp $(VENV)/.stamp
+	cmake -S . -B $(ASAN_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+	  -DCMAKE_CXX_FLAGS="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined" \
+	  -DCMAKE_C_FLAGS="-fsanitize=address,undefined -fno-omit-frame-pointer" \
+	  -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=address,undefined" \
+	  -DCMAKE_SHARED_LINKER_FLAGS="-fsanitize=address,undefined" \
+	  -DCMAKE_MODULE_LINKER_FLAGS="-fsanitize=address,undefined" \
+	  -DCPN_PACKAGE_BINARY_DIR=$(abspath $(ASAN_PKG)) \
+	  -DMLIR_DIR=/usr/lib/llvm-22/lib/cmake/mlir \
+	  -DLLVM_EXTERNAL_LIT=/usr/lib/llvm-22/bin/lit \
+	  -DPython_EXECUTABLE=$(abspath $(PY))
+	ninja -C $(ASAN_BUILD) -j $(JOBS) _cpn cpnrt-tests
+	mkdir -p $(ASAN_PKG)
+	for f in python/cpnumeric/*.py; do ln -sf $(abspath .)/$$f $(ASAN_PKG)/; done
+	ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+	  $(ASAN_BUILD)/test/runtime/cpnrt-tests
+	$(ASAN_ENV) CPN_TEST_PACKAGE_ROOT=$(abspath $(ASAN_BUILD)/pkg) CPN_EAGER_THRESHOLD=0 \
+	  CPN_CACHE_DIR= $(PY) -m pytest -q -p no:cacheprovider $(ASAN_SUBSET)
+
 # Differential fuzzing against NumPy (tools/fuzz, docs/fuzzing.md):
 # N random programs of seed SEED in each of MODE (default, eager0, jit, or
 # a comma list); FUZZ_SAVE=DIR keeps the results and minimized reproducers.
@@ -92,4 +126,4 @@ fuzz: build
 	  $(if $(FUZZ_SAVE),--save $(FUZZ_SAVE))
 
 clean:
-	rm -rf $(BUILD)
+	rm -rf $(BUILD) $(ASAN_BUILD)

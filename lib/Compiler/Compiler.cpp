@@ -416,26 +416,35 @@ OwningOpRef<ModuleOp> buildModule(const Trace &trace,
       st.addAttribute("is_unsigned", b.getUnitAttr());
     results.push_back(b.create(st)->getResult(0));
   }
+  // Outputs into fresh buffers first, then those into donated inputs: an
+  // output may read a donor's old value directly (canonicalization folds
+  // -(-a) to a), and that read must come before the donor is overwritten.
+  std::vector<Value> dests(outputs.size());
   size_t nextArg = trace.inputs().size();
-  for (size_t j = 0; j < outputs.size(); ++j) {
-    Value result = results[outputs[j]];
-    Value dest;
-    if (donors[j] >= 0) {
-      // First into the donor tensor (tensor SSA: bufferization checks the
-      // in-place write against every read of the old value), then into its
-      // memref, which is by then the same buffer (a copy canonicalized away).
-      dest = entry->getArgument(donors[j]);
-      result = bufferization::MaterializeInDestinationOp::create(
-                   b, loc, result, inputs[donors[j]])
-                   .getResult();
-    } else {
-      dest = entry->getArgument(nextArg++);
+  for (size_t j = 0; j < outputs.size(); ++j)
+    if (donors[j] < 0)
+      dests[j] = entry->getArgument(nextArg++);
+  for (bool donated : {false, true})
+    for (size_t j = 0; j < outputs.size(); ++j) {
+      if ((donors[j] >= 0) != donated)
+        continue;
+      Value result = results[outputs[j]];
+      Value dest = dests[j];
+      if (donated) {
+        // First into the donor tensor (tensor SSA: bufferization checks the
+        // in-place write against every read of the old value), then into its
+        // memref, which is by then the same buffer (a copy canonicalized
+        // away).
+        dest = entry->getArgument(donors[j]);
+        result = bufferization::MaterializeInDestinationOp::create(
+                     b, loc, result, inputs[donors[j]])
+                     .getResult();
+      }
+      auto m = bufferization::MaterializeInDestinationOp::create(b, loc,
+                                                                 result, dest);
+      m.setRestrict(true);
+      m.setWritable(true);
     }
-    auto m =
-        bufferization::MaterializeInDestinationOp::create(b, loc, result, dest);
-    m.setRestrict(true);
-    m.setWritable(true);
-  }
   func::ReturnOp::create(b, loc);
   return module;
 }

@@ -58,10 +58,14 @@ constexpr size_t kAlign = 64;
 constexpr size_t kHugeThreshold = 2u << 20;
 
 /// Size classes: powers of two up to 64 KiB, then multiples of 64 KiB, so
-/// that same-shaped temporaries always hit the same class.
+/// that same-shaped temporaries always hit the same class; from 2 MiB on,
+/// multiples of 2 MiB (aligned_alloc wants a multiple of its alignment, and
+/// those buffers are huge pages anyway).
 size_t sizeClass(size_t n) {
   if (n <= 64)
     return 64;
+  if (n >= kHugeThreshold)
+    return (n + kHugeThreshold - 1) & ~(kHugeThreshold - 1);
   if (n <= (64u << 10)) {
     size_t c = 64;
     while (c < n)

@@ -51,8 +51,19 @@ func.func @gram(%m: tensor<?x3xf64>, %o: memref<3x3xf64>) {
 // Row sums of a matrix of any shape: the result's size is the operand's.
 // LINALG-LABEL: func @row_sums
 // LINALG: %[[R:.+]] = tensor.dim %arg0, %c0
-// LINALG: tensor.empty(%[[R]]) : tensor<?xf32>
-func.func @row_sums(%m: tensor<?x?xf32>) -> tensor<?xf32> {
+// LINALG: tensor.empty(%[[R]]) : tensor<?xf64>
+func.func @row_sums(%m: tensor<?x?xf64>) -> tensor<?xf64> {
+  %r = cpn.reduce %m {kind = "sum", axes = array<i64: 1>} : tensor<?x?xf64> -> tensor<?xf64>
+  return %r : tensor<?xf64>
+}
+
+// A float32 sum of any shape accumulates in float64: widened, summed, then
+// narrowed, every size the operand's.
+// LINALG-LABEL: func @row_sums_f32
+// LINALG: arith.extf %{{.+}} : f32 to f64
+// LINALG: arith.addf %{{.+}}, %{{.+}} fastmath<reassoc> : f64
+// LINALG: arith.truncf %{{.+}} : f64 to f32
+func.func @row_sums_f32(%m: tensor<?x?xf32>) -> tensor<?xf32> {
   %r = cpn.reduce %m {kind = "sum", axes = array<i64: 1>} : tensor<?x?xf32> -> tensor<?xf32>
   return %r : tensor<?xf32>
 }

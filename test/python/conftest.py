@@ -7,7 +7,10 @@ import warnings
 
 import pytest
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "python"))
+# The package under test: the source tree's, or another build's copy of it
+# (make test-asan's sanitized binaries).
+sys.path.insert(0, os.environ.get("CPN_TEST_PACKAGE_ROOT") or
+                os.path.join(os.path.dirname(__file__), "..", "..", "python"))
 os.environ.setdefault("CPN_EAGER_THRESHOLD", "0")
 # A fresh kernel disk cache per test session, so that compilation counts do
 # not depend on what earlier runs left in ~/.cache/cpnumeric.

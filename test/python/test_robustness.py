@@ -196,3 +196,25 @@ def test_a_floating_point_warning_names_the_line_of_the_op_not_of_the_sync():
     logs = [w for w in seen if "divide by zero encountered in log" in str(w.message)]
     assert len(logs) == 1
     assert logs[0].filename == __file__ and logs[0].lineno == line
+
+
+@pytest.mark.parametrize("n", [2, 5, 2500, 300_001])
+@pytest.mark.parametrize("dtype", ["f8", "f4", "f2"])
+def test_sort_and_unique_keep_infinities(n, dtype):
+    x = numpy.arange(n, dtype=dtype)[::-1].copy()
+    x[n // 3], x[n // 2], x[0] = numpy.inf, numpy.nan, -numpy.inf
+    if n > 10:
+        x[5], x[7] = numpy.inf, numpy.nan
+    got = numpy.asarray(np.sort(np.asarray(x)))
+    numpy.testing.assert_array_equal(got, numpy.sort(x))
+    numpy.testing.assert_array_equal(numpy.asarray(np.unique(np.asarray(x))), numpy.unique(x))
+
+
+def test_an_output_that_folds_to_a_donated_inputs_old_value_compiles_whole():
+    before = np.stats()["windows_recovered"]
+    a = np.asarray(numpy.arange(5.0))
+    np.negative(a, out=a)
+    v = np.negative(a)  # -(-a) folds to a's old value, whose store a reuses
+    same(v, numpy.arange(5.0))
+    same(a, -numpy.arange(5.0))
+    assert np.stats()["windows_recovered"] == before

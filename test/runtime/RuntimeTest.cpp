@@ -373,7 +373,9 @@ namespace {
 /// unless CPN_THREADS is set; read once, at the first sort.
 void fourSortThreads() { setenv("CPN_THREADS", "4", /*overwrite=*/0); }
 
-/// Rows long enough to be split over threads, with ties, NaNs and -0.0.
+/// Rows long enough to be split over threads, with ties, NaNs, -0.0 and
+/// infinities (Highway's sort alone turns +inf into the largest finite
+/// value).
 template <typename T> std::vector<T> sortInput(int64_t n, uint64_t seed) {
   std::vector<T> v(n);
   uint64_t x = seed;
@@ -385,6 +387,10 @@ template <typename T> std::vector<T> sortInput(int64_t n, uint64_t seed) {
         v[i] = std::numeric_limits<T>::quiet_NaN();
       if (i % 991 == 0)
         v[i] = T(-0.0);
+      if (i % 983 == 0)
+        v[i] = std::numeric_limits<T>::infinity();
+      if (i % 977 == 0)
+        v[i] = -std::numeric_limits<T>::infinity();
       v[i] /= T(7);
     }
   }
