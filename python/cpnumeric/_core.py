@@ -569,6 +569,25 @@ class ndarray(_cpn.ArrayBase):
             a = a.astype(dtype)
         return a
 
+    def _buffer_source(self):
+        """What the buffer protocol exports (python/src/fast.cpp): a NumPy
+        copy of the elements, C-contiguous (a sync point)."""
+        return self._numpy()
+
+    def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
+        """DLPack export (numpy.from_dlpack, torch.from_dlpack): a NumPy copy
+        of the elements (a sync point), exported by NumPy. A copy, as
+        __array__ gives, so copy=False raises BufferError."""
+        if copy is False:
+            raise BufferError("cpnumeric arrays are exported through DLPack as a "
+                              "copy of their elements (the runtime owns and may "
+                              "reuse their buffers); pass copy=None or True")
+        return self._numpy().__dlpack__(stream=stream, max_version=max_version,
+                                        dl_device=dl_device)
+
+    def __dlpack_device__(self):
+        return _np.empty(0).__dlpack_device__()  # host memory: (kDLCPU, 0)
+
     def __repr__(self):
         return repr(self._numpy())
 

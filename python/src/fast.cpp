@@ -538,7 +538,8 @@ PyType_Spec ufuncSpec = {
 /// & | ^ << >>) go straight to the ufunc's C path (fastCall) and, when that
 /// does not apply, to the Python functions registered with set_operators
 /// (forward `f(self, other)` when the left operand is ours, reflected
-/// `f(self, other)` with self the right operand otherwise).
+/// `f(self, other)` with self the right operand otherwise); it also gives
+/// ndarray the buffer protocol (arrayGetBuffer).
 enum Operator {
   kAdd,
   kSubtract,
@@ -577,7 +578,32 @@ template <int K> PyObject *binaryOperator(PyObject *a, PyObject *b) {
   return PyObject_CallFunctionObjArgs(e.reflected, b, a, nullptr);
 }
 
+PyObject *bufferSourceName = nullptr; // "_buffer_source"
+
+/// The buffer protocol (memoryview, bytes, NumPy's array coercion): the
+/// buffer of a NumPy copy of the elements (the Python method
+/// `_buffer_source`, a sync point), which the view then owns. A copy, as
+/// `__array__` gives: writes through it do not reach the array.
+int arrayGetBuffer(PyObject *self, Py_buffer *view, int flags) {
+  PyObject *src = PyObject_CallMethodNoArgs(self, bufferSourceName);
+  if (!src) {
+    view->obj = nullptr;
+    return -1;
+  }
+  int r = PyObject_GetBuffer(src, view, flags); // view->obj holds src
+  Py_DECREF(src);
+  return r;
+}
+
+/// Never called (each view's obj is its NumPy copy, whose release runs);
+/// its presence tells consumers that keep the exporter rather than the view
+/// (numpy.frombuffer) that the memory lives with the view: they hold a
+/// memoryview instead.
+void arrayReleaseBuffer(PyObject *, Py_buffer *) {}
+
 PyType_Slot arraySlots[] = {
+    {Py_bf_getbuffer, reinterpret_cast<void *>(arrayGetBuffer)},
+    {Py_bf_releasebuffer, reinterpret_cast<void *>(arrayReleaseBuffer)},
     {Py_nb_add, reinterpret_cast<void *>(binaryOperator<kAdd>)},
     {Py_nb_subtract, reinterpret_cast<void *>(binaryOperator<kSubtract>)},
     {Py_nb_multiply, reinterpret_cast<void *>(binaryOperator<kMultiply>)},
@@ -710,9 +736,10 @@ void initFast(py::module_ &m) {
   if (PyModule_AddFunctions(m.ptr(), methods) < 0)
     throw py::error_already_set();
   generalName = PyUnicode_InternFromString("_general");
+  bufferSourceName = PyUnicode_InternFromString("_buffer_source");
   PyObject *ufuncType = PyType_FromSpec(&ufuncSpec);
   state.ufuncType = ufuncType;
-  if (!generalName || !ufuncType ||
+  if (!generalName || !bufferSourceName || !ufuncType ||
       PyModule_AddObject(m.ptr(), "UfuncBase", Py_NewRef(ufuncType)) < 0)
     throw py::error_already_set();
   PyObject *arrayType = PyType_FromSpec(&arraySpec);

@@ -644,3 +644,35 @@ def test_numpy_scalar_arguments_to_jit_are_traced_not_retraced():
     assert cp.stats()["jit_traces"] == 1
     same(r1, numpy.arange(4, dtype=numpy.float32) * numpy.float32(1))
     same(r2, numpy.arange(4, dtype=numpy.float32) * numpy.float32(2))
+
+
+# -- DLPack and the buffer protocol -------------------------------------------------
+
+@pytest.mark.parametrize("dtype", ALL_DTYPES)
+@pytest.mark.parametrize("view", ["whole", "reversed", "transposed", "0-d", "empty"])
+def test_from_dlpack_and_memoryview(dtype, view):
+    make = {"whole": lambda np: np.arange(6).astype(dtype).reshape(2, 3),
+            "reversed": lambda np: np.arange(6).astype(dtype)[::-2],
+            "transposed": lambda np: np.arange(6).astype(dtype).reshape(2, 3).T,
+            "0-d": lambda np: np.asarray(np.arange(6).astype(dtype).sum()),
+            "empty": lambda np: np.zeros((0, 3), dtype)}[view]
+    same_outcome(lambda np: numpy.from_dlpack(make(np)))
+    same_outcome(lambda np: numpy.from_dlpack(make(np), copy=True))
+    same_outcome(lambda np: make(np).__dlpack_device__())
+    same_outcome(lambda np: bytes(memoryview(make(np))))
+    same_outcome(lambda np: (memoryview(make(np)).format, memoryview(make(np)).shape))
+    if view in ("whole", "0-d", "empty"):
+        # The buffer is a C-contiguous copy: frombuffer of a non-contiguous
+        # view works where NumPy's raises (docs/numpy-api.md).
+        same_outcome(lambda np: numpy.frombuffer(make(np), dtype=dtype))
+
+
+def test_numpy_conversions_give_writable_copies():
+    a = cp.arange(4.0)
+    n = numpy.asarray(a)
+    n[0] = 7
+    same(a, numpy.arange(4.0))
+    same(n, numpy.array([7.0, 1, 2, 3]))
+    same(numpy.array([cp.arange(2.0), cp.ones(2)]), numpy.array([[0.0, 1], [1, 1]]))
+    with pytest.raises(BufferError):
+        a.__dlpack__(copy=False)
