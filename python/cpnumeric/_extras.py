@@ -147,7 +147,9 @@ def heaviside(x1, x2, out=None):
     r = _ufuncs.where(_ufuncs.less(x1, 0), 0.0,
                       _ufuncs.where(_ufuncs.greater(x1, 0), 1.0, x2))
     r = _ufuncs.where(_ufuncs.isnan(x1), x1, r) if x1._dtype.kind == "f" else r
-    dt = _np.result_type(x1._dtype, x2._dtype if isinstance(x2, ndarray) else x2)
+    # NumPy's heaviside loops are float ones: its resolution gives the dtype.
+    dt = _ufuncs._resolve(_np.heaviside, [_ufuncs._in_type(v) for v in (x1, x2)],
+                          None, "same_kind")[2]
     return _core.store_out(_as(r).astype(dt, copy=False), out)
 
 

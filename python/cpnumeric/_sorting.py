@@ -119,7 +119,6 @@ def searchsorted(a, v, side="left", sorter=None):
         raise ValueError("object too deep for desired array")
     if side not in ("left", "right"):
         raise ValueError(f"side must be 'left' or 'right' (got {side!r})")
-    scalar = not isinstance(v, (ndarray, _np.ndarray, list, tuple))
     v = _as(v)
     if eager([a, v]) and sorter is None:
         return wrap(_np.searchsorted(a._eager(), v._eager(), side=side))
@@ -134,7 +133,7 @@ def searchsorted(a, v, side="left", sorter=None):
     flat = _manip.ravel(vv)
     r = libcall("searchsorted", [a.reshape(1, -1), flat.reshape(1, -1)], (1, flat.size),
                 _np.int64, [side == "right"]).reshape(v._shape)
-    return r.item() if scalar else r
+    return r  # a 0-d result for a scalar `v`, standing in for its np.int64
 
 
 def digitize(x, bins, right=False):

@@ -86,11 +86,14 @@ def _resolve(npufunc, in_types, dtype, casting):
     return r
 
 
-def _check_int_power(e):
-    """NumPy's ValueError for integers to negative integer powers, at the
-    call: a scalar exponent is checked here; an exponent array computed by
-    pending work costs a sync (its least value), as index bounds do. Under
-    @jit (no sync) it is not checked."""
+def _check_int_power(e, shape):
+    """NumPy's ValueError for integers to negative integer powers (of a
+    result of `shape`: none when it is empty), at the call: a scalar exponent
+    is checked here; an exponent array computed by pending work costs a sync
+    (its least value), as index bounds do. Under @jit (no sync) it is not
+    checked."""
+    if shape is not None and 0 in shape:
+        return
     if isinstance(e, ndarray):
         if e._dtype.kind != "i" or e.size == 0:
             return
@@ -179,7 +182,7 @@ class ufunc(_cpn.UfuncBase):
             if not native_loop(self._op, loop):
                 return None
             if self._op == "power" and loop[1].kind == "i":
-                _check_int_power(args[1])  # each call checks: not cached for C
+                _check_int_power(args[1], shape)  # each call checks: not cached
             else:
                 _fast_loops[key] = loop
         if shape is None:
@@ -239,7 +242,7 @@ class ufunc(_cpn.UfuncBase):
             if not _np.can_cast(out_dt, out._dtype, casting):
                 _raise_like_numpy(self._np, args, out, casting, dtype)
         if self._op == "power" and loop[1].kind == "i":
-            _check_int_power(args[1])  # after the casting check, as NumPy's loop
+            _check_int_power(args[1], shape)  # after the casting check, as NumPy's loop
         nodes = []
         for a, dt in zip(args, in_dts):
             if isinstance(a, ndarray):

@@ -495,6 +495,12 @@ def test_integer_power_of_negative_scalar_exponent(dtype, exponent):
         return a
     same_outcome(ipow)
 
+    def empty(np):  # no elements: nothing raised
+        a = np.full((1, 3, 1, 2), 2).astype(dtype)
+        a[:-1:-1, ::2] **= exponent
+        return a, np.arange(0).astype(dtype) ** exponent
+    same_outcome(empty)
+
 
 @pytest.mark.parametrize("exp_dtype", ["int8", "int64", "uint8", "float64", "bool"])
 @pytest.mark.parametrize("exps", [[-1, 1, 2], [0, 1, 2], [], [[2], [-2]]])
@@ -676,3 +682,27 @@ def test_numpy_conversions_give_writable_copies():
     same(numpy.array([cp.arange(2.0), cp.ones(2)]), numpy.array([[0.0, 1], [1, 1]]))
     with pytest.raises(BufferError):
         a.__dlpack__(copy=False)
+
+
+# -- more scalar and dtype rules found by the fuzzer ----------------------------
+
+@pytest.mark.parametrize("call", [
+    lambda np: np.searchsorted(np.arange(5), 3),
+    lambda np: np.searchsorted(np.arange(5.0), 2.5, side="right"),
+    lambda np: np.searchsorted(np.arange(5), numpy.int8(7)),
+    lambda np: np.arange(5).searchsorted(-1),
+    lambda np: np.isin(3, np.arange(5)),
+    lambda np: np.interp(2.5, np.arange(5.0), np.arange(5.0) * 2),
+])
+def test_searchsorted_of_a_scalar_is_a_scalar(call):
+    same_outcome(call)
+
+
+@pytest.mark.parametrize("x", [[-1, 0, 2], numpy.array([-1, 0, 2], numpy.int8),
+                               numpy.array([-1.5, 0, numpy.nan], numpy.float32),
+                               numpy.array([True, False, True])])
+@pytest.mark.parametrize("x2", [0.5, 1, numpy.int8(1), numpy.float32(0.5),
+                                numpy.array([0.25, 0.5, 0.75], numpy.float16)])
+def test_heaviside_dtype(x, x2):
+    same_outcome(lambda np: np.heaviside(np.asarray(x), np.asarray(x2)
+                                         if isinstance(x2, numpy.ndarray) else x2))
