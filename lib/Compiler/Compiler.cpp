@@ -785,14 +785,17 @@ unsigned compileParts(const llvm::Module &m) {
 /// by instruction count (largest first, each to the lightest part), and
 /// declare the rest; its global variables are defined in the first. Local
 /// symbols become hidden external ones, so that the parts' objects link
-/// with each other in the kernel's JITDylib.
+/// with each other in the kernel's JITDylib; so do linkonce and weak ones
+/// (convert-math-to-funcs' `__mlir_math_ipowi_*`), which the part that
+/// defines them would otherwise drop once its own calls are inlined.
 std::vector<std::unique_ptr<llvm::Module>> partition(llvm::Module &m,
                                                      unsigned n) {
   unsigned unnamed = 0;
   for (llvm::GlobalValue &gv : m.global_values()) {
     if (gv.isDeclaration())
       continue;
-    if (gv.hasLocalLinkage()) {
+    if (gv.hasLocalLinkage() || gv.hasLinkOnceLinkage() ||
+        gv.hasWeakLinkage()) {
       gv.setLinkage(llvm::GlobalValue::ExternalLinkage);
       gv.setVisibility(llvm::GlobalValue::HiddenVisibility);
     }

@@ -73,7 +73,9 @@ bool outlinable(Operation *op) {
          op->getNumRegions() == 0 && op->getNumResults() > 0 &&
          llvm::all_of(op->getResultTypes(), [](Type t) {
            auto rt = dyn_cast<RankedTensorType>(t);
-           return rt && rt.hasStaticShape(); // destinations made by the caller
+           // Destinations are made by the caller; values without elements
+           // are not computed at all (convert-cpn-to-linalg).
+           return rt && rt.hasStaticShape() && rt.getNumElements() > 0;
          });
 }
 

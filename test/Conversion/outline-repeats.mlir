@@ -244,3 +244,32 @@ func.func @complex_products(%a: tensor<6x2x2xcomplex<f64>>, %out: tensor<6x2x2xc
   %u5 = cpn.update %u4, %v5 {offset = 20 : i64, strides = array<i64: 4, 2, 1>} : tensor<6x2x2xcomplex<f64>>, tensor<1x2x2xcomplex<f64>> -> tensor<6x2x2xcomplex<f64>>
   return %u5 : tensor<6x2x2xcomplex<f64>>
 }
+
+// -----
+
+// Values without elements are not computed at all: their periods are not
+// outlined (a call would pass and return nothing but empty tensors).
+// CHECK-LABEL: func.func @empty_products(
+// CHECK-NOT: call
+// CHECK: return
+func.func @empty_products(%a: tensor<6x0x2xi16>) -> (tensor<0x0xi16>, tensor<0x0xi16>, tensor<0x0xi16>, tensor<0x0xi16>, tensor<0x0xi16>, tensor<0x0xi16>) {
+  %l0 = cpn.view %a {offset = 0 : i64, strides = array<i64: 2, 1>} : tensor<6x0x2xi16> -> tensor<0x2xi16>
+  %r0 = cpn.view %a {offset = 0 : i64, strides = array<i64: 1, 2>} : tensor<6x0x2xi16> -> tensor<2x0xi16>
+  %m0 = cpn.matmul %l0, %r0 : tensor<0x2xi16>, tensor<2x0xi16> -> tensor<0x0xi16>
+  %l1 = cpn.view %a {offset = 0 : i64, strides = array<i64: 2, 1>} : tensor<6x0x2xi16> -> tensor<0x2xi16>
+  %r1 = cpn.view %a {offset = 0 : i64, strides = array<i64: 1, 2>} : tensor<6x0x2xi16> -> tensor<2x0xi16>
+  %m1 = cpn.matmul %l1, %r1 : tensor<0x2xi16>, tensor<2x0xi16> -> tensor<0x0xi16>
+  %l2 = cpn.view %a {offset = 0 : i64, strides = array<i64: 2, 1>} : tensor<6x0x2xi16> -> tensor<0x2xi16>
+  %r2 = cpn.view %a {offset = 0 : i64, strides = array<i64: 1, 2>} : tensor<6x0x2xi16> -> tensor<2x0xi16>
+  %m2 = cpn.matmul %l2, %r2 : tensor<0x2xi16>, tensor<2x0xi16> -> tensor<0x0xi16>
+  %l3 = cpn.view %a {offset = 0 : i64, strides = array<i64: 2, 1>} : tensor<6x0x2xi16> -> tensor<0x2xi16>
+  %r3 = cpn.view %a {offset = 0 : i64, strides = array<i64: 1, 2>} : tensor<6x0x2xi16> -> tensor<2x0xi16>
+  %m3 = cpn.matmul %l3, %r3 : tensor<0x2xi16>, tensor<2x0xi16> -> tensor<0x0xi16>
+  %l4 = cpn.view %a {offset = 0 : i64, strides = array<i64: 2, 1>} : tensor<6x0x2xi16> -> tensor<0x2xi16>
+  %r4 = cpn.view %a {offset = 0 : i64, strides = array<i64: 1, 2>} : tensor<6x0x2xi16> -> tensor<2x0xi16>
+  %m4 = cpn.matmul %l4, %r4 : tensor<0x2xi16>, tensor<2x0xi16> -> tensor<0x0xi16>
+  %l5 = cpn.view %a {offset = 0 : i64, strides = array<i64: 2, 1>} : tensor<6x0x2xi16> -> tensor<0x2xi16>
+  %r5 = cpn.view %a {offset = 0 : i64, strides = array<i64: 1, 2>} : tensor<6x0x2xi16> -> tensor<2x0xi16>
+  %m5 = cpn.matmul %l5, %r5 : tensor<0x2xi16>, tensor<2x0xi16> -> tensor<0x0xi16>
+  return %m0, %m1, %m2, %m3, %m4, %m5 : tensor<0x0xi16>, tensor<0x0xi16>, tensor<0x0xi16>, tensor<0x0xi16>, tensor<0x0xi16>, tensor<0x0xi16>
+}

@@ -218,3 +218,35 @@ def test_an_output_that_folds_to_a_donated_inputs_old_value_compiles_whole():
     same(v, numpy.arange(5.0))
     same(a, -numpy.arange(5.0))
     assert np.stats()["windows_recovered"] == before
+
+
+def _jit_program(m, a0, a1):
+    a4 = a1 ** False
+    a6 = m.add(a0, a0)
+    a7 = m.nanprod(a4, axis=-1, keepdims=True)
+    a0[[20, -12, -40]] = a7
+    a9 = a7 ^ a0
+    a11 = a4.mean(keepdims=True, dtype="uint8")
+    a12 = m.sort(a11)
+    a13 = a4 >> -1
+    return a0, a4, a6, a7, a9, a11, a12, a13
+
+
+def test_jit_kernel_compiled_in_parts_links_its_integer_power_helper():
+    # Big enough to be compiled in several parts: the part that defined the
+    # linkonce __mlir_math_ipowi_i64 dropped it, the others could not link.
+    a0 = numpy.random.default_rng(3).integers(0, 2, (40, 50)).astype(bool)
+    a1 = numpy.arange(9)
+    want = _jit_program(numpy, a0.copy(), a1)
+    got = np.jit(lambda x, y: _jit_program(np, x, y))(np.asarray(a0.copy()), np.asarray(a1))
+    for g, w in zip(got, want):
+        same(g, w)
+
+
+@pytest.mark.parametrize("shape", [(6, 0), (0, 3)])
+def test_jit_stacked_products_of_empty_arrays(shape):
+    def f(m, a2):
+        a3 = m.stack([a2, a2], axis=2)
+        return a3 @ m.swapaxes(a3, -1, -2)
+    x = numpy.zeros(shape, "int16")
+    same(np.jit(lambda a: f(np, a))(np.asarray(x)), f(numpy, x))
