@@ -52,18 +52,40 @@ def mode_env(mode, cache_dir):
     return env
 
 
-class Worker:
-    """One worker process (worker.py) and its pipe."""
+class StartError(RuntimeError):
+    """A worker could not import NumPy or cpnumeric (a rebuild in progress?)."""
 
-    def __init__(self, mode, args, cache_dir, log):
+
+class Worker:
+    """One worker process (worker.py) and its pipe. A worker whose imports
+    fail (the shared library being relinked, say) is started again after a
+    pause, a few times, before the run stops: that is not a program's crash."""
+
+    def __init__(self, mode, args, cache_dir, log, tries=6):
         self.mode, self.args, self.log = mode, args, log
         cmd = [sys.executable, os.path.join(HERE, "worker.py"), "--mode", mode,
                "--timeout", str(args.timeout), "--mem-limit-gb", str(args.mem_limit_gb)]
         if args.no_fork:
             cmd.append("--no-fork")
-        self.p = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                  stderr=log, env=mode_env(mode, cache_dir),
-                                  text=True, bufsize=1, cwd=ROOT)
+        for attempt in range(tries):
+            self.p = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                      stderr=log, env=mode_env(mode, cache_dir),
+                                      text=True, bufsize=1, cwd=ROOT)
+            r, _, _ = select.select([self.p.stdout.fileno()], [], [], 300)
+            line = self.p.stdout.readline() if r else ""
+            try:
+                hello = json.loads(line) if line else {"ready": False, "error": "no answer"}
+            except ValueError:
+                hello = {"ready": False, "error": line[-500:]}
+            if hello.get("ready"):
+                break
+            self.kill()
+            err = hello.get("error", "")
+            if attempt == tries - 1:
+                raise StartError(f"a {mode} worker could not start: {err}")
+            print(f"cpnfuzz: a worker could not start ({err.strip().splitlines()[-1] if err.strip() else '?'}); "
+                  "trying again in 20 s", file=sys.stderr, flush=True)
+            time.sleep(20)
         self.done = 0
 
     def call(self, task, timeout):
@@ -167,14 +189,20 @@ class Pool:
         for t in tasks:
             q.put(t)
 
+        errors = []
+
         def loop():
             state = {}
-            while True:
+            while not errors:
                 try:
                     t = q.get_nowait()
                 except queue.Empty:
                     break
-                res = self.run_task(state, t)
+                try:
+                    res = self.run_task(state, t)
+                except StartError as e:
+                    errors.append(e)
+                    break
                 on_result(t, res)
             if state.get("w") is not None:
                 state["w"].close()
@@ -184,6 +212,8 @@ class Pool:
             th.start()
         for th in threads:
             th.join()
+        if errors:
+            raise errors[0]
 
     def map_fn(self, items, fn):
         """Run fn(item, call) on the threads, call(task) running a task on
@@ -201,7 +231,10 @@ class Pool:
                     it = q.get_nowait()
                 except queue.Empty:
                     break
-                r = fn(it, lambda task: self.run_task(state, task))
+                try:
+                    r = fn(it, lambda task: self.run_task(state, task))
+                except StartError:
+                    r = None
                 with lock:
                     out[id(it)] = r
             if state.get("w") is not None:
@@ -515,4 +548,8 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    try:
+        sys.exit(main())
+    except StartError as e:
+        print(f"cpnfuzz: {e}", file=sys.stderr)
+        sys.exit(2)

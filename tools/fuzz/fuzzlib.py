@@ -37,7 +37,6 @@ import contextlib
 import io
 import math
 import re
-import sys
 import warnings
 
 import numpy
@@ -106,10 +105,14 @@ HARD = {
     "angle", "sinc", "i0", "interp", "cov", "corrcoef", "tensorinv",
     "tensorsolve", "cond", "matrix_rank", "multi_dot",
 }
+# Exact for real inputs, not for complex ones (|z| is a hypot).
+COMPLEX_HARD = {"absolute", "abs", "sign", "fabs", "reciprocal"}
 # Inexact, but not amplifying: fine on inexact inputs.
 SOFT = {"mean", "average", "var", "nanmean", "nanvar", "median",
         "nanmedian"}
-# Discontinuous functions of their float inputs.
+# Discontinuous functions of their float inputs. (maximum, minimum, clip,
+# where, sort, max, min, median pick elements: continuous, so fine on inexact
+# inputs.)
 DISCONT = {
     "FloorDiv", "Mod", "Compare", "IfExp", "BoolOp", "Not", "floor", "ceil",
     "trunc", "rint", "fix", "sign", "heaviside", "copysign", "floor_divide",
@@ -119,15 +122,8 @@ DISCONT = {
     "argsort", "searchsorted", "unique", "count_nonzero", "bool", "int",
     "hash", "nan_to_num", "sort_complex", "any", "all", "logical_and",
     "logical_or", "logical_xor", "logical_not", "greater", "less", "equal",
-    "not_equal", "greater_equal", "less_equal", "maximum", "minimum", "fmax",
-    "fmin", "clip", "where", "sort", "ptp", "max", "min", "amax", "amin",
-    "nanmax", "nanmin", "median", "nanmedian",
+    "not_equal", "greater_equal", "less_equal",
 }
-# maximum/minimum/clip/sort/max/min/median are continuous in value but pick
-# elements; on inexact inputs they are safe, so they are removed again here.
-DISCONT -= {"maximum", "minimum", "fmax", "fmin", "clip", "sort", "max",
-            "min", "amax", "amin", "nanmax", "nanmin", "median", "nanmedian",
-            "ptp", "where"}
 MULT = {"Mult", "MatMult", "Pow", "multiply", "matmul", "dot", "vdot",
         "inner", "outer", "prod", "cumprod", "nanprod", "square", "power",
         "det", "slogdet", "norm", "einsum", "tensordot", "kron", "cross",
@@ -416,17 +412,18 @@ def _float_dtypes_of(v):
 
 
 class Meta:
-    __slots__ = ("exact", "eps", "scale", "writer")
+    __slots__ = ("exact", "eps", "scale", "writer", "amp")
 
-    def __init__(self, exact=True, eps=None, scale=0.0, writer=-1):
+    def __init__(self, exact=True, eps=None, scale=0.0, writer=-1, amp=1.0):
         self.exact = exact
         self.eps = eps        # float dtype name whose rtol applies, or None
         self.scale = scale
         self.writer = writer  # index of the last statement that changed it
+        self.amp = amp        # rtol multiplier: sqrt(n) per reduction of n
 
     def as_dict(self):
         return {"exact": self.exact, "eps": self.eps, "scale": self.scale,
-                "writer": self.writer}
+                "writer": self.writer, "amp": self.amp}
 
 
 def _snapshot(v):
@@ -670,7 +667,10 @@ class Analysis:
             self.prints[i] = out
         reads_meta = [self.meta[k] for k in info.reads if k in self.meta]
         inputs_exact = all(m.exact for m in reads_meta)
-        hard = bool(info.ops & HARD)
+        hard = bool(info.ops & HARD) or (
+            bool(info.ops & COMPLEX_HARD) and any(
+                _as_array(v) is not None and _as_array(v).dtype.kind == "c"
+                for v in pre_vals.values()))
         soft = bool(info.ops & SOFT)
         discont = bool(info.ops & DISCONT)
         self.print_exact[i] = inputs_exact and not hard and not soft
@@ -744,13 +744,17 @@ class Analysis:
                     exact = _quarter_ok(a, bound) and logp <= math.log2(bound)
             else:
                 exact = True    # integers are exact (inexact inputs: ill-posed)
+            amp = max([1.0] + [m.amp for m in reads_meta])
+            if red:
+                amp *= math.sqrt(max([1] + list(pre_size.values())))
             if k not in info.rebinds and k in self.meta:
                 old = self.meta[k]
                 exact = exact and old.exact
                 scale = max(scale, old.scale)
+                amp = max(amp, old.amp)
                 if old.eps and (eps is None or PRECISION[old.eps] < PRECISION[eps]):
                     eps = old.eps
-            self.meta[k] = Meta(exact, eps, scale, i)
+            self.meta[k] = Meta(exact, eps, scale, i, amp)
         for k in list(self.meta):
             if k not in self.ns:
                 del self.meta[k]
@@ -854,7 +858,8 @@ def compare_arrays(an, ac, meta):
         if meta is None or meta.get("exact", True):
             bad |= both & (an != ac)
         else:
-            rtol = RTOL.get(meta.get("eps") or _float_name(an.dtype), 1e-9)
+            rtol = RTOL.get(meta.get("eps") or _float_name(an.dtype), 1e-9) * \
+                meta.get("amp", 1.0)
             inf = numpy.isinf(an) | numpy.isinf(ac)
             bad |= both & inf & (an != ac)
             fin = both & ~inf
@@ -865,7 +870,7 @@ def compare_arrays(an, ac, meta):
         idx = numpy.argwhere(bad)
         first = tuple(int(x) for x in idx[0]) if idx.size else ()
         tol = "exact" if (meta is None or meta.get("exact", True)) else \
-            f"rtol {RTOL.get(meta.get('eps') or _float_name(an.dtype), 1e-9):g}, scale {meta.get('scale', 0):.3g}"
+            f"rtol {RTOL.get(meta.get('eps') or _float_name(an.dtype), 1e-9) * meta.get('amp', 1.0):.3g}, scale {meta.get('scale', 0):.3g}"
         return "value", (f"{int(numpy.sum(bad))} of {an.size} differ ({tol}), first at "
                          f"{first}: numpy {_fmt(an[first])} cpn {_fmt(ac[first])}")
     return None

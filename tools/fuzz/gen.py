@@ -21,7 +21,7 @@ import random
 
 import numpy
 
-from fuzzlib import DTYPES, Analysis, D, StmtInfo
+from fuzzlib import DTYPES, Analysis, D
 
 SMALL_SHAPES = [(), (1,), (0,), (2,), (5,), (7,), (3, 4), (4, 1), (1, 5),
                 (2, 3), (2, 0), (6, 0), (2, 3, 4), (2, 0, 3), (3, 1, 2),
@@ -116,8 +116,6 @@ def literal(arr):
 
 
 def shape_text(shape):
-    if len(shape) == 1 and random.random() < 0.0:
-        return str(shape[0])
     if len(shape) == 1:
         return f"({shape[0]},)"
     return "(" + ", ".join(str(s) for s in shape) + ")"

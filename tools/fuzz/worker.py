@@ -48,16 +48,24 @@ def main():
     os.dup2(2, 1)
     sys.stdout = os.fdopen(1, "w", buffering=1, closefd=False)
 
-    import numpy   # noqa: F401
-    import fuzzlib
-    import gen
-    if args.mode == "numpy":
-        lib = numpy
-        cpn_ndarray = None
-    else:
-        import cpnumeric as lib
-        cpn_ndarray = lib.ndarray
+    try:
+        import numpy   # noqa: F401
+        import fuzzlib
+        import gen
+        if args.mode == "numpy":
+            lib = numpy
+            cpn_ndarray = None
+        else:
+            import cpnumeric as lib
+            cpn_ndarray = lib.ndarray
+    except BaseException:   # noqa: BLE001 - the driver retries, then stops
+        proto.write(json.dumps({"ready": False,
+                                "error": traceback.format_exc()[-1500:]}) + "\n")
+        proto.flush()
+        return 3
     jit = args.mode == "jit"
+    proto.write(json.dumps({"ready": True}) + "\n")
+    proto.flush()
 
     for line in sys.stdin:
         task = json.loads(line)
@@ -86,10 +94,16 @@ def handle(task, args, lib, cpn_ndarray, jit, fuzzlib, gen):
     if an.ill:
         res.update(status="illposed", detail=f"statement {an.ill[0]}: {an.ill[1]}")
         return res
+    jf = prog.get("jit_from")
+    if jf is not None and any(k >= jf for k in an.outcomes):
+        # A jitted body stops at its first exception where NumPy's statement
+        # by statement run goes on: not comparable (the generator never
+        # writes one; a reducer's candidate may).
+        res.update(status="illposed", detail="a jit body statement raises under NumPy")
+        return res
     res["np_raised"] = sorted(an.outcomes)
     t1 = time.time()
     if args.no_fork:
-        progress = lambda i: sys.stderr.write("")   # noqa: E731
         try:
             out = fuzzlib.run_program(prog, lib, None, cpn_ndarray)
             got = ("ok", out)
@@ -208,4 +222,4 @@ def run_forked(prog, lib, cpn_ndarray, args, fuzzlib):
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())
