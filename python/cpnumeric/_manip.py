@@ -187,19 +187,83 @@ def reshape(a, *shape, order="C", copy=None):
     if _reshape_order(a, order) == "F":
         # Fortran order is C order on the reversed axes: a view where that is.
         return transpose(reshape(transpose(a), shape[::-1], copy=copy))
+    if copy:
+        return a.copy().reshape(shape)
     if a._strides == c_strides(a._shape) or a.size <= 1:
         return a._view(shape, c_strides(shape), a._offset)
+    strides = _nocopy_strides(a._shape, a._strides, shape)
+    if strides is not None:  # a view, wherever NumPy gives one
+        return a._view(shape, strides, a._offset)
     if copy is False:
         raise ValueError("Unable to avoid creating a copy while reshaping.")
     return a.copy().reshape(shape)
 
 
+def _nocopy_strides(old_shape, old_strides, new_shape):
+    """NumPy's _attempt_nocopy_reshape (C order, element strides): the
+    strides of `new_shape` over the same elements without a copy, or None
+    when there are none. Runs of old axes that the new axes merge or split
+    must be contiguous among themselves; axes of length 1 do not count.
+    (Arrays of more than one element.)"""
+    old = [(d, st) for d, st in zip(old_shape, old_strides) if d != 1]
+    od, os_ = [d for d, _ in old], [st for _, st in old]
+    new_nd = len(new_shape)
+    ns = [0] * new_nd
+    oi, oj, ni, nj = 0, 1, 0, 1
+    while ni < new_nd and oi < len(od):
+        np_, op = new_shape[ni], od[oi]
+        while np_ != op:
+            if np_ < op:
+                np_ *= new_shape[nj]
+                nj += 1
+            else:
+                op *= od[oj]
+                oj += 1
+        for ok in range(oi, oj - 1):
+            if os_[ok] != od[ok + 1] * os_[ok + 1]:
+                return None
+        ns[nj - 1] = os_[oj - 1]
+        for nk in range(nj - 1, ni, -1):
+            ns[nk - 1] = ns[nk] * new_shape[nk]
+        ni, nj = nj, nj + 1
+        oi, oj = oj, oj + 1
+    last = ns[ni - 1] if ni >= 1 else 1
+    for nk in range(ni, new_nd):
+        ns[nk] = last
+    return ns
+
+
 def ravel(a, order="C"):
+    """NumPy's ravel: a view when the elements are contiguous in the order
+    asked for, a copy otherwise (also where reshape(-1) could be a view)."""
     a = _core.asndarray(a)
     if order == "K":  # memory order: the axes by decreasing stride magnitude
         perm = sorted(range(a.ndim), key=lambda i: -abs(a._strides[i]))
-        return reshape(transpose(a, perm), -1)
-    return reshape(a, -1, order=order)
+        t = transpose(a, perm)
+        if a._part is None and _contiguous_run(t):
+            return t._view((a.size,), (1,), a._offset)
+        return reshape(t.copy(), -1)
+    o = "C" if order is None else str(order).upper()
+    if o in ("F", "A") and _reshape_order(a, o) == "F":
+        return ravel(transpose(a), "C")
+    if o not in ("C", "F", "A"):
+        raise ValueError(f"order must be one of 'C', 'F', 'A', or 'K' (got {order!r})")
+    if a.flags.c_contiguous or a.size <= 1:
+        return reshape(a, -1)
+    return reshape(a.copy(), -1)
+
+
+def _contiguous_run(a):
+    """Whether a's elements are one run of increasing addresses in C order
+    (axes of length 1 aside)."""
+    expected = 1
+    for d, st in zip(reversed(a._shape), reversed(a._strides)):
+        if d == 1:
+            continue
+        if st != expected:
+            return False
+        expected *= d
+    return True
 
 
 def transpose(a, axes=None):

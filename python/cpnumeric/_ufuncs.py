@@ -111,6 +111,11 @@ def _check_int_power(e, shape):
         raise ValueError("Integers to negative integer powers are not allowed.")
 
 
+def _shape_text(shape):
+    """A shape as NumPy's messages print it: (2,3), (2,), ()."""
+    return "(" + ",".join(map(str, shape)) + ("," if len(shape) == 1 else "") + ")"
+
+
 def _raise_like_numpy(npufunc, args, out, casting, dtype):
     """Call NumPy on 0-d stand-ins so that the error is exactly NumPy's."""
     dummies = [_np.zeros((), a._dtype) if isinstance(a, ndarray) else a for a in args]
@@ -227,20 +232,27 @@ class ufunc(_cpn.UfuncBase):
             if where is not True:
                 kw["where"] = where
             return _fallback.call_numpy_ufunc(self._np, "__call__", args, kw)
-        shapes = [a._shape for a in args if isinstance(a, ndarray)]
+        # NumPy's order: the output cast is checked before the shapes.
+        if out is not None and not _np.can_cast(out_dt, out._dtype, casting):
+            _raise_like_numpy(self._np, args, out, casting, dtype)
+        shapes = [a._shape if isinstance(a, ndarray) else () for a in args]
+        if out is not None:
+            shapes.append(out._shape)
         w = None
         if where is not True:
             w = _core.asndarray(where, dtype=bool)
             shapes.append(w._shape)
-        shape = _np.broadcast_shapes(*shapes) if shapes else ()
+        try:
+            full = _np.broadcast_shapes(*shapes)
+        except ValueError:
+            raise ValueError("operands could not be broadcast together with shapes "
+                             + "".join(_shape_text(t) + " " for t in shapes)) from None
         if out is not None:
-            if _np.broadcast_shapes(shape, out._shape) != out._shape:
+            if full != out._shape:
                 raise ValueError(f"non-broadcastable output operand with shape "
-                                 f"{out._shape} doesn't match the broadcast shape "
-                                 f"{_np.broadcast_shapes(shape, out._shape)}")
-            shape = out._shape
-            if not _np.can_cast(out_dt, out._dtype, casting):
-                _raise_like_numpy(self._np, args, out, casting, dtype)
+                                 f"{_shape_text(out._shape)} doesn't match the "
+                                 f"broadcast shape {_shape_text(full)}")
+        shape = full
         if self._op == "power" and loop[1].kind == "i":
             _check_int_power(args[1], shape)  # after the casting check, as NumPy's loop
         nodes = []

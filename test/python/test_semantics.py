@@ -706,3 +706,76 @@ def test_searchsorted_of_a_scalar_is_a_scalar(call):
 def test_heaviside_dtype(x, x2):
     same_outcome(lambda np: np.heaviside(np.asarray(x), np.asarray(x2)
                                          if isinstance(x2, numpy.ndarray) else x2))
+
+
+# -- reshape is a view wherever NumPy's is ---------------------------------------
+
+RESHAPE_VIEWS = {
+    "whole": lambda x: x, "reversed": lambda x: x[::-1], "both reversed": lambda x: x[::-1, ::-1],
+    "transposed": lambda x: x.T, "rows stepped": lambda x: x[::2], "columns": lambda x: x[:, 1:3],
+    "new axes": lambda x: x[None, :, None], "3-d reversed": lambda x: x.reshape(2, 3, 4)[:, ::-1],
+    "3-d permuted": lambda x: x.reshape(2, 3, 4).transpose(1, 2, 0),
+    "3-d stepped": lambda x: x.reshape(2, 3, 4)[::-1, :, ::2], "one column": lambda x: x[:, 2:3],
+    "real part": lambda x: x.astype(complex).real[::-1],
+}
+
+
+@pytest.mark.parametrize("view", list(RESHAPE_VIEWS))
+@pytest.mark.parametrize("order", ["C", "F", "A"])
+@pytest.mark.parametrize("call", ["reshape-flat", "reshape-2", "reshape-3", "ravel", "flatten",
+                                  "ravel-K"])
+def test_reshape_ravel_views_and_copies_as_numpy(view, order, call):
+    """The values, and whether a write through the result reaches the array
+    (a view) or not (a copy), as in NumPy."""
+    make = RESHAPE_VIEWS[view]
+
+    def f(np):
+        base = np.arange(24.0).reshape(6, 4)
+        if view == "real part":
+            base = np.arange(24.0).reshape(6, 4).astype(complex)
+            v = base.real[::-1]
+        else:
+            v = make(base)
+        n = v.size
+        r = {"reshape-flat": lambda: v.reshape(n, order=order),
+             "reshape-2": lambda: v.reshape((2, n // 2), order=order),
+             "reshape-3": lambda: v.reshape((1, 2, -1, 1) if n % 2 == 0 else (n, 1, 1),
+                                            order=order),
+             "ravel": lambda: v.ravel(order),
+             "flatten": lambda: v.flatten(order),
+             "ravel-K": lambda: np.ravel(v, "K")}[call]()
+        got = numpy.asarray(r).copy()
+        r[...] = -1
+        return got, numpy.asarray(base)
+    same_outcome(f)
+
+
+def test_shape_assignment_of_a_reshapable_view():
+    def f(np):
+        a = np.arange(24.0).reshape(6, 4)[::-1]
+        a.shape = (2, 3, 4)
+        a[0, 0, 0] = -5
+        return a
+    same_outcome(f)
+
+
+@pytest.mark.parametrize("call", [
+    lambda np: np.add(np.ones(2), np.ones(3)),
+    lambda np: np.add(np.ones((2, 1)), np.ones(3), out=np.ones(3)),
+    lambda np: np.add(np.ones(3), np.ones(3), out=np.ones(2)),
+    lambda np: np.add(np.ones(3), 1, out=np.ones(2)),
+    lambda np: np.add(np.ones(3), np.ones(3), where=np.ones(2, bool)),
+    lambda np: np.add(np.ones((2, 3)), np.ones((4, 1, 3))),
+    lambda np: np.sin(np.ones(3), out=np.ones((2, 3))),
+    lambda np: np.sin(np.ones(3), out=np.ones(2)),
+    lambda np: np.ones(3) + np.ones(2),
+])
+def test_ufunc_shape_errors_as_numpy(call):
+    same_outcome(call)
+
+
+def test_ufunc_output_cast_is_checked_before_shapes():
+    def f(np):
+        a = np.ones((6, 10, 30), numpy.int8)
+        a *= np.ones((2,), numpy.float16)
+    same_outcome(f)
