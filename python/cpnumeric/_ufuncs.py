@@ -128,6 +128,47 @@ def _raise_like_numpy(npufunc, args, out, casting, dtype):
 _REDUCE_KINDS = {"add": "sum", "multiply": "prod", "maximum": "max",
                  "minimum": "min", "logical_or": "any", "logical_and": "all"}
 
+# The ufuncs whose accumulate is a runtime scan, by the loop's dtype: on bool
+# (0 or 1 in a byte) add and logical_or are maximum, multiply and
+# logical_and minimum.
+_SCAN_KINDS = {"add": "cumsum", "multiply": "cumprod", "maximum": "cummax",
+               "minimum": "cummin"}
+_BOOL_SCAN_KINDS = {"add": "cummax", "logical_or": "cummax", "maximum": "cummax",
+                    "multiply": "cummin", "logical_and": "cummin", "minimum": "cummin"}
+
+
+def _scan_kind(name, loop):
+    """The runtime scan of `name`.accumulate in the loop dtype, or None."""
+    if loop.kind == "b":
+        return _BOOL_SCAN_KINDS.get(name)
+    return _SCAN_KINDS.get(name)
+
+
+def _at_kind(name, loop, dt):
+    """The runtime's ufunc.at operation (cpn_lib_at_<kind>) for `name` with
+    the resolved `loop` on an array of dtype `dt`, or None. The loop must
+    compute in `dt`, except that + - * of integers in a wider integer loop
+    give the same bits as in `dt` (arithmetic modulo 2^bits)."""
+    kind = {"add": "add", "subtract": "subtract", "multiply": "multiply",
+            "maximum": "maximum", "minimum": "minimum", "logical_or": "maximum",
+            "logical_and": "minimum"}.get(name)
+    if kind is None or not all(_core.is_supported(d) for d in loop):
+        return None
+    if dt.kind == "b":
+        if any(d.kind != "b" for d in loop):
+            return None
+        return {"add": "maximum", "multiply": "minimum", "maximum": "maximum",
+                "minimum": "minimum"}.get(kind)
+    if name.startswith("logical"):
+        return None
+    if all(d == dt for d in loop):
+        return kind
+    if (kind in ("add", "subtract", "multiply") and dt.kind in "iu"
+            and loop[0] == loop[2] and loop[2].kind in "iu"
+            and loop[2].itemsize >= dt.itemsize and loop[0] == loop[1]):
+        return kind
+    return None
+
 
 class ufunc(_cpn.UfuncBase):
     """A traced NumPy ufunc with NumPy's signature and semantics. Calls
@@ -306,6 +347,112 @@ class ufunc(_cpn.UfuncBase):
             out = out[0]
         return _reductions.reduce(kind, a, axis, dtype, out, keepdims, initial, where)
 
+    def accumulate(self, array, axis=0, dtype=None, out=None):
+        """NumPy's ufunc.accumulate: its argument checks, exceptions and loop
+        dtype (NumPy's own resolution, on 1-element stand-ins). add,
+        multiply, maximum, minimum, logical_or and logical_and are runtime
+        scans (cpn_lib_cumsum/cumprod/cummax/cummin, Algorithms.cpp); the
+        other binary ufuncs run NumPy's accumulate (the declared fallback)."""
+        if isinstance(out, tuple):
+            if len(out) != 1:
+                raise ValueError("the 'out' tuple must have exactly one entry")
+            out = out[0]
+        if out is not None and not isinstance(out, ndarray):
+            if isinstance(out, _np.ndarray):  # computed, then written back
+                if not out.flags.writeable:
+                    raise ValueError("output array is read-only")
+                tmp = _core.asndarray(out.copy())
+                self.accumulate(array, axis, dtype, tmp)
+                out[...] = tmp._numpy()
+                return out
+            raise TypeError("return arrays must be of ArrayType")
+        a = array if isinstance(array, ndarray) else _core.asndarray(array)
+        # NumPy's checks (binary ufunc, scalar input, axis, dtype, casting to
+        # out) and result dtype, on stand-ins of one element.
+        np_out = None if out is None else _np.zeros((1,) * out.ndim, out._dtype)
+        with _np.errstate(all="ignore"):
+            res_dt = self._np.accumulate(_np.zeros((1,) * a.ndim, a._dtype), axis=axis,
+                                         dtype=dtype, out=np_out).dtype
+        if out is not None and out._shape != a._shape:
+            raise ValueError("provided out is the wrong size for the accumulation.")
+        if isinstance(axis, tuple):
+            axis = axis[0]
+        elif axis is None:  # NumPy takes it for 1-D arrays only
+            axis = 0
+        axis = _np.lib.array_utils.normalize_axis_index(axis, a.ndim)
+        kw = {} if dtype is None else {"signature": (_np.dtype(dtype), None, None)}
+        loop = self._np.resolve_dtypes((None if out is None else out._dtype, a._dtype, None),
+                                       reduction=True, casting="unsafe", **kw)[0]
+        kind = _scan_kind(self.__name__, loop)
+        if kind is None or not _core.is_supported(loop) or (out is None and loop != res_dt):
+            from . import _fallback
+            return _fallback.call_numpy_ufunc(self._np, "accumulate", (a,),
+                                              {"axis": axis, "dtype": dtype, "out": out})
+        if out is None and a._eager() is not None:
+            from ._library import wrap
+            return wrap(self._np.accumulate(a._eager(), axis=axis, dtype=dtype))
+        from ._sorting import _sort_rows
+        return _core.store_out(_sort_rows(a.astype(loop, copy=False), axis, kind, loop), out)
+
+    def at(self, a, indices, b=_np._NoValue):
+        """NumPy's ufunc.at: a[indices] = op(a[indices], b), unbuffered (a
+        repeated index takes each of its values in turn). add, subtract,
+        multiply, maximum and minimum (and logical_or/and of bool) whose loop
+        computes in a's dtype (or, for + - *, in a wider integer one: the
+        same bits) are a runtime scatter in index order (cpn_lib_at_*,
+        Algorithms.cpp); other ufuncs and loops run NumPy's at on a copy of
+        `a`, written back (the declared fallback)."""
+        from . import _fallback, _indexing
+        args = (indices,) if b is _np._NoValue else (indices, b)
+        if not isinstance(a, ndarray):
+            if isinstance(a, _np.ndarray):  # NumPy's at, in place
+                return _fallback.call_numpy_ufunc(self._np, "at", (a,) + args, {})
+            raise TypeError("first operand must be array")
+        if self.nin == 2 and b is _np._NoValue:
+            raise ValueError("second operand needed for ufunc")
+        if self.nin == 1 and b is not _np._NoValue:
+            raise ValueError("second operand provided when ufunc is unary")
+        if a._readonly:
+            raise ValueError("assignment destination is read-only")
+        bv = None if b is _np._NoValue else _core.asndarray(b)
+        np_key = _indexing._eager_key(a, indices)
+        if np_key is not None and (bv is None or bv._eager() is not None):
+            self._np.at(a._eager(), np_key, *(() if bv is None else (bv._eager(),)))
+            return None  # small: NumPy's, in place
+        kind = None
+        if bv is not None and a._part is None and a._dtype != _np.float16:
+            loop = _resolve(self._np, [a._dtype, bv._dtype], None, "unsafe")
+            kind = _at_kind(self.__name__, loop, a._dtype)
+        if kind is None:
+            _fallback._warn(f"numpy.{self.__name__}.at")
+            host = a._numpy()
+            self._np.at(host, *_fallback._to_numpy(args))
+            a[...] = host
+            return None
+        items = indices if isinstance(indices, tuple) else (indices,)
+        if all(k is None or k is Ellipsis or isinstance(k, slice) for k in items):
+            v = a[indices]  # a view: no element twice
+            self(v, bv, out=v, casting="unsafe")
+            return None
+        index = _indexing._Key(a, indices)
+        vshape = bv._shape
+        try:
+            ok = _np.broadcast_shapes(vshape, index.shape) == index.shape
+        except ValueError:
+            ok = False
+        if not ok:
+            raise ValueError("array is not broadcastable to correct shape")
+        if 0 in index.shape:
+            return None
+        _core.complex_warning(bv._dtype, a._dtype)
+        from ._library import libcall
+        from ._manip import broadcast_to, ravel
+        flat = _indexing._flat_base(a)
+        values = ravel(broadcast_to(bv.astype(a._dtype, copy=False), index.shape))
+        flat[...] = libcall(f"at_{kind}", [flat, ravel(index.positions()), values],
+                            flat._shape, a._dtype)
+        return None
+
 
 for _name in _UNARY + _BINARY + list(_ALIASES):
     globals()[_name] = ufunc(_name)
@@ -406,5 +553,7 @@ def dispatch_numpy_ufunc(npufunc, method, inputs, kwargs):
             return ours(*inputs, **kwargs)
         if method == "reduce" and npufunc.__name__ in _REDUCE_KINDS:
             return ours.reduce(*inputs, **kwargs)
+        if method in ("accumulate", "at"):
+            return getattr(ours, method)(*inputs, **kwargs)
     from . import _fallback
     return _fallback.call_numpy_ufunc(npufunc, method, inputs, kwargs)

@@ -368,47 +368,88 @@ template <typename T> void nonzero(const Args &a) {
       });
 }
 
-/// Elements [lo, hi) of a row's scan into out, starting from acc; returns
-/// the last value (acc when the range is empty).
-template <typename T, bool Product>
-T scanRange(const T *src, int64_t stride, int64_t lo, int64_t hi, T acc,
-            T *out) {
-  if (stride == 1) // contiguous: a loop the compiler keeps tight
-    for (int64_t j = lo; j < hi; ++j)
-      out[j] = acc = Product ? T(acc * src[j]) : T(acc + src[j]);
+/// The operations of the scans (cumsum, cumprod, and the accumulations of
+/// maximum and minimum: NumPy's loops, NaN propagates, complex numbers are
+/// ordered by real part, then imaginary part) and of ufunc.at (those and
+/// Sub, which no scan takes: it is not associative). The logical ones are
+/// maximum (or) and minimum (and) of bool (one byte, 0 or 1).
+enum class ScanOp { Sum, Prod, Max, Min, Sub };
+
+template <typename T> bool anyNaN(T v) {
+  if constexpr (std::is_floating_point_v<T>)
+    return v != v;
+  return false;
+}
+template <typename F> bool anyNaN(std::complex<F> v) {
+  return v.real() != v.real() || v.imag() != v.imag();
+}
+/// a >= b (complex: lexicographic, as NumPy's CGE).
+template <typename T> bool geq(T a, T b) { return a >= b; }
+template <typename F> bool geq(std::complex<F> a, std::complex<F> b) {
+  return a.real() > b.real() || (a.real() == b.real() && a.imag() >= b.imag());
+}
+
+/// op(acc, x), acc being the scan so far (NumPy's maximum: a >= b or a is
+/// NaN ? a : b; minimum: a <= b or a is NaN ? a : b).
+template <ScanOp Op, typename T> inline T combine(T acc, T x) {
+  if constexpr (Op == ScanOp::Sum)
+    return T(acc + x);
+  else if constexpr (Op == ScanOp::Sub)
+    return T(acc - x);
+  else if constexpr (Op == ScanOp::Prod)
+    return T(acc * x);
+  else if constexpr (Op == ScanOp::Max)
+    return geq(acc, x) || anyNaN(acc) ? acc : x;
   else
-    for (int64_t j = lo; j < hi; ++j)
-      out[j] = acc =
-          Product ? T(acc * src[j * stride]) : T(acc + src[j * stride]);
+    return geq(x, acc) || anyNaN(acc) ? acc : x;
+}
+
+/// Elements [lo, hi) of a row's scan into out, starting from *acc (from the
+/// range's first element when acc is null, as NumPy's accumulate copies it);
+/// returns the last value. The range is not empty.
+template <typename T, ScanOp Op>
+T scanRange(const T *src, int64_t stride, int64_t lo, int64_t hi,
+            const T *start, T *out) {
+  T acc = start ? combine<Op>(*start, src[lo * stride]) : src[lo * stride];
+  out[lo] = acc;
+  if (stride == 1) // contiguous: a loop the compiler keeps tight
+    for (int64_t j = lo + 1; j < hi; ++j)
+      out[j] = acc = combine<Op>(acc, src[j]);
+  else
+    for (int64_t j = lo + 1; j < hi; ++j)
+      out[j] = acc = combine<Op>(acc, src[j * stride]);
   return acc;
 }
 
-/// The total of elements [lo, hi) (no output).
-template <typename T, bool Product>
+/// The total of elements [lo, hi) (no output; the range is not empty).
+template <typename T, ScanOp Op>
 T reduceRange(const T *src, int64_t stride, int64_t lo, int64_t hi) {
-  T acc = Product ? T(1) : T(0);
-  for (int64_t j = lo; j < hi; ++j)
-    acc = Product ? T(acc * src[j * stride]) : T(acc + src[j * stride]);
+  T acc = src[lo * stride];
+  for (int64_t j = lo + 1; j < hi; ++j)
+    acc = combine<Op>(acc, src[j * stride]);
   return acc;
 }
 
 /// A row shorter than this per thread is scanned on one thread.
 constexpr int64_t kScanPerThread = int64_t(1) << 18;
 
-/// cumsum / cumprod: in0 (P, N) -> out (P, N) of the same type. Many rows
-/// are shared out between threads; a long row is scanned in two passes, each
-/// thread taking one chunk: the chunks' totals first, then each chunk's scan
-/// from the total of the chunks before it. Integers give NumPy's values
-/// exactly; floats differ from NumPy's one-pass loop in rounding only (each
-/// chunk's start is a sum of chunk totals, as in a pairwise sum).
-template <typename T, bool Product> void scan(const Args &a) {
+/// cumsum / cumprod / cummax / cummin: in0 (P, N) -> out (P, N) of the same
+/// type. Many rows are shared out between threads; a long row is scanned in
+/// two passes, each thread taking one chunk: the chunks' totals first, then
+/// each chunk's scan from the total of the chunks before it. Integers (and
+/// maximum and minimum) give NumPy's values exactly; float sums and products
+/// differ from NumPy's one-pass loop in rounding only (each chunk's start is
+/// a sum of chunk totals, as in a pairwise sum).
+template <typename T, ScanOp Op> void scan(const Args &a) {
   const View &x = a.in[0];
   T *out = a.out.data<T>();
   int64_t P = x.size(0), N = x.size(1), threads = cpnrt::lib::maxThreads();
+  if (N == 0)
+    return;
   const T *base = x.data<const T>();
   auto row = [&](int64_t p) {
-    scanRange<T, Product>(base + p * x.strides[0], x.strides[1], 0, N,
-                          Product ? T(1) : T(0), out + p * N);
+    scanRange<T, Op>(base + p * x.strides[0], x.strides[1], 0, N, nullptr,
+                     out + p * N);
   };
   int64_t t = std::min(threads, N / kScanPerThread);
   if (t <= 1 || P > 1) {
@@ -425,18 +466,20 @@ template <typename T, bool Product> void scan(const Args &a) {
   int64_t stride = x.strides[1];
   cpnrt::lib::onThreads(t, [&](int64_t c) {
     if (c + 1 < t) // the last chunk's total is never needed
-      totals[c] =
-          reduceRange<T, Product>(src, stride, N * c / t, N * (c + 1) / t);
+      totals[c] = reduceRange<T, Op>(src, stride, N * c / t, N * (c + 1) / t);
   });
   cpnrt::lib::onThreads(t, [&](int64_t c) {
-    T acc = Product ? T(1) : T(0);
-    for (int64_t k = 0; k < c; ++k)
-      acc = Product ? T(acc * totals[k]) : T(acc + totals[k]);
-    scanRange<T, Product>(src, stride, N * c / t, N * (c + 1) / t, acc, out);
+    T acc = totals[0];
+    for (int64_t k = 1; k < c; ++k)
+      acc = combine<Op>(acc, totals[k]);
+    scanRange<T, Op>(src, stride, N * c / t, N * (c + 1) / t,
+                     c ? &acc : nullptr, out);
   });
 }
-template <typename T> void cumsum(const Args &a) { scan<T, false>(a); }
-template <typename T> void cumprod(const Args &a) { scan<T, true>(a); }
+template <typename T> void cumsum(const Args &a) { scan<T, ScanOp::Sum>(a); }
+template <typename T> void cumprod(const Args &a) { scan<T, ScanOp::Prod>(a); }
+template <typename T> void cummax(const Args &a) { scan<T, ScanOp::Max>(a); }
+template <typename T> void cummin(const Args &a) { scan<T, ScanOp::Min>(a); }
 
 /// bincount: in0 x (N) int64 (non-negative, checked before), optionally in1
 /// weights (N) of T -> out (M) of T: out[x[i]] += w[i] (or 1).
@@ -475,13 +518,8 @@ template <typename T> void bincount(const Args &a) {
   }
 }
 
-/// put: in0 a (N), in1 indices (K) int64, in2 values (K) -> out (N) = a
-/// with out[indices[k]] = values[k] (later writes win); args = mode.
-template <typename T> void put(const Args &a) {
-  const View &x = a.in[0], &ind = a.in[1], &v = a.in[2];
-  T *out = a.out.data<T>();
-  int64_t n = x.count(), k = ind.count();
-  // The copy of the base, split over threads (contiguous: memcpy).
+/// out (n elements) = x, split over threads (contiguous: memcpy).
+template <typename T> void copyAll(const View &x, T *out, int64_t n) {
   gatherOnThreads(n, n, [&](int64_t lo, int64_t hi, auto) {
     if (x.rank() == 1 && x.strides[0] == 1)
       std::memcpy(out + lo, x.data<const T>() + lo,
@@ -490,6 +528,15 @@ template <typename T> void put(const Args &a) {
       for (int64_t i = lo; i < hi; ++i)
         out[i] = x.el<T>(x.at(i));
   });
+}
+
+/// put: in0 a (N), in1 indices (K) int64, in2 values (K) -> out (N) = a
+/// with out[indices[k]] = values[k] (later writes win); args = mode.
+template <typename T> void put(const Args &a) {
+  const View &x = a.in[0], &ind = a.in[1], &v = a.in[2];
+  T *out = a.out.data<T>();
+  int64_t n = x.count(), k = ind.count();
+  copyAll<T>(x, out, n); // the copy of the base
   // The writes in order, on one thread: later writes to an index win.
   int64_t vn = v.count();
   int64_t mode = a.arg(0);
@@ -519,6 +566,44 @@ template <typename T> void put(const Args &a) {
   }
 }
 
+/// ufunc.at: in0 a (N), in1 indices (K) int64 in [0, N), in2 values (K) ->
+/// out (N) = a with out[i_k] = op(out[i_k], v_k) for k in order, on one
+/// thread (a repeated index takes each of its values in turn, as NumPy's
+/// unbuffered loop).
+template <typename T, ScanOp Op> void atOp(const Args &a) {
+  const View &x = a.in[0], &ind = a.in[1], &v = a.in[2];
+  T *out = a.out.data<T>();
+  int64_t n = x.count(), k = ind.count();
+  copyAll<T>(x, out, n);
+  if (ind.rank() == 1 && v.rank() == 1) { // flat operands: a tight loop
+    const int64_t *ip = ind.data<const int64_t>();
+    const T *vp = v.data<const T>();
+    int64_t is = ind.strides[0], vs = v.strides[0];
+    for (int64_t j = 0; j < k; ++j) {
+      T &o = out[ip[j * is]];
+      o = combine<Op>(o, vp[j * vs]);
+    }
+    return;
+  }
+  for (int64_t j = 0; j < k; ++j) {
+    T &o = out[ind.el<int64_t>(ind.at(j))];
+    o = combine<Op>(o, v.el<T>(v.at(j)));
+  }
+}
+template <typename T> void at_add(const Args &a) { atOp<T, ScanOp::Sum>(a); }
+template <typename T> void at_subtract(const Args &a) {
+  atOp<T, ScanOp::Sub>(a);
+}
+template <typename T> void at_multiply(const Args &a) {
+  atOp<T, ScanOp::Prod>(a);
+}
+template <typename T> void at_maximum(const Args &a) {
+  atOp<T, ScanOp::Max>(a);
+}
+template <typename T> void at_minimum(const Args &a) {
+  atOp<T, ScanOp::Min>(a);
+}
+
 } // namespace
 
 // Element types by suffix (bool is one byte).
@@ -536,37 +621,46 @@ template <typename T> void put(const Args &a) {
   X(name, f8, double)                                                          \
   X(name, c8, std::complex<float>)                                             \
   X(name, c16, std::complex<double>)
+// The entry points, each defined for every element type.
+#define CPN_ALGORITHMS(X)                                                      \
+  X(sort)                                                                      \
+  X(argsort)                                                                   \
+  X(partition)                                                                 \
+  X(searchsorted)                                                              \
+  X(take)                                                                      \
+  X(take_along)                                                                \
+  X(compress)                                                                  \
+  X(nonzero)                                                                   \
+  X(cumsum)                                                                    \
+  X(cumprod)                                                                   \
+  X(cummax)                                                                    \
+  X(cummin)                                                                    \
+  X(bincount)                                                                  \
+  X(put)                                                                       \
+  X(at_add)                                                                    \
+  X(at_subtract)                                                               \
+  X(at_multiply)                                                               \
+  X(at_maximum)                                                                \
+  X(at_minimum)
 #define CPN_DEFINE(name, suffix, T)                                            \
   extern "C" void cpn_lib_##name##_##suffix(int64_t m, int64_t o, int64_t a,   \
                                             int64_t b, int64_t c) {            \
     name<T>(Args(m, o, a, b, c));                                              \
   }
-CPN_TYPES(CPN_DEFINE, sort)
-CPN_TYPES(CPN_DEFINE, argsort)
-CPN_TYPES(CPN_DEFINE, partition)
-CPN_TYPES(CPN_DEFINE, searchsorted)
-CPN_TYPES(CPN_DEFINE, take)
-CPN_TYPES(CPN_DEFINE, take_along)
-CPN_TYPES(CPN_DEFINE, compress)
-CPN_TYPES(CPN_DEFINE, nonzero)
-CPN_TYPES(CPN_DEFINE, cumsum)
-CPN_TYPES(CPN_DEFINE, cumprod)
-CPN_TYPES(CPN_DEFINE, bincount)
-CPN_TYPES(CPN_DEFINE, put)
+#define CPN_DEFINE_ALL(name) CPN_TYPES(CPN_DEFINE, name)
+CPN_ALGORITHMS(CPN_DEFINE_ALL)
+#undef CPN_DEFINE_ALL
 #undef CPN_DEFINE
 
 #define CPN_ROW(name, suffix, T)                                               \
   {"cpn_lib_" #name "_" #suffix, &cpn_lib_##name##_##suffix},
+#define CPN_ROWS(name) CPN_TYPES(CPN_ROW, name)
 namespace cpnrt {
 std::vector<cpn_lib_entry> algorithmFunctions() {
-  return {CPN_TYPES(CPN_ROW, sort) CPN_TYPES(CPN_ROW, argsort)
-              CPN_TYPES(CPN_ROW, partition) CPN_TYPES(CPN_ROW, searchsorted)
-                  CPN_TYPES(CPN_ROW, take) CPN_TYPES(CPN_ROW, take_along)
-                      CPN_TYPES(CPN_ROW, compress) CPN_TYPES(CPN_ROW, nonzero)
-                          CPN_TYPES(CPN_ROW, cumsum) CPN_TYPES(CPN_ROW, cumprod)
-                              CPN_TYPES(CPN_ROW, bincount)
-                                  CPN_TYPES(CPN_ROW, put)};
+  return {CPN_ALGORITHMS(CPN_ROWS)};
 }
 } // namespace cpnrt
+#undef CPN_ROWS
 #undef CPN_ROW
+#undef CPN_ALGORITHMS
 #undef CPN_TYPES

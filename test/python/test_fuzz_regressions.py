@@ -1,0 +1,244 @@
+"""Regressions found by the differential fuzzer (tools/fuzz/cpnfuzz.py, seed
+20 unless said): each test compares cpnumeric with NumPy on one behaviour.
+They pass with CPN_EAGER_THRESHOLD=0 (every op traced) and 1024."""
+
+import warnings
+
+import numpy
+import pytest
+
+import cpnumeric as cp
+
+
+def same(got, want):
+    """cpnumeric's result equals NumPy's: type of scalars, dtype, shape and
+    values (NaN where NumPy has NaN)."""
+    if isinstance(want, numpy.generic):
+        assert type(got) is type(want) or (
+            isinstance(got, cp.ndarray) and got.shape == () and got.dtype == want.dtype)
+    g = numpy.asarray(got)
+    w = numpy.asarray(want)
+    assert g.dtype == w.dtype, (g.dtype, w.dtype)
+    assert g.shape == w.shape, (g.shape, w.shape)
+    assert numpy.array_equal(g, w, equal_nan=w.dtype.kind in "fc"), (g, w)
+
+
+def raises_like(f):
+    """f(numpy) raises; f(cpnumeric) raises the same exception type."""
+    with pytest.raises(Exception) as want:
+        f(numpy)
+    with pytest.raises(type(want.value)):
+        f(cp)
+
+
+def _data(dt, shape=(3, 5)):
+    x = (numpy.arange(numpy.prod(shape)) * 7 % 11 - 4).reshape(shape).astype(dt)
+    if numpy.dtype(dt).kind == "f" and x.size > 2:
+        x.flat[2] = numpy.nan
+    return x
+
+
+# -- ufunc.accumulate (20:131, 20:97, 20:115, 20:136, 20:130) -----------------
+
+ACC_NATIVE = ["add", "multiply", "maximum", "minimum", "logical_or", "logical_and"]
+ACC_DTYPES = ["bool", "int8", "uint16", "int32", "int64", "float16", "float32",
+              "float64", "complex128"]
+
+
+@pytest.mark.parametrize("name", ACC_NATIVE)
+@pytest.mark.parametrize("dt", ACC_DTYPES)
+def test_accumulate_native_dtypes_and_axes(name, dt, runtime_warnings_are_errors):
+    x = _data(dt)
+    for axis in (0, 1, -1):
+        same(getattr(cp, name).accumulate(cp.asarray(x), axis=axis),
+             getattr(numpy, name).accumulate(x, axis=axis))
+    same(getattr(cp, name).accumulate(cp.asarray(x[0])),
+         getattr(numpy, name).accumulate(x[0]))
+
+
+@pytest.mark.parametrize("name", ACC_NATIVE)
+def test_accumulate_noncontiguous_empty_and_1d_axis_none(name, runtime_warnings_are_errors):
+    x = _data("float64", (4, 6))
+    same(getattr(cp, name).accumulate(cp.asarray(x)[:, ::-2], axis=1),
+         getattr(numpy, name).accumulate(x[:, ::-2], axis=1))
+    same(getattr(cp, name).accumulate(cp.asarray(x).T, axis=1),
+         getattr(numpy, name).accumulate(x.T, axis=1))
+    for shape, axis in (((0, 3), 0), ((3, 0), 1), ((0,), 0)):
+        same(getattr(cp, name).accumulate(cp.zeros(shape), axis=axis),
+             getattr(numpy, name).accumulate(numpy.zeros(shape), axis=axis))
+    same(getattr(cp, name).accumulate(cp.asarray(x[1]), axis=None),
+         getattr(numpy, name).accumulate(x[1], axis=None))
+    same(getattr(cp, name).accumulate(cp.asarray(x), axis=(1,)),
+         getattr(numpy, name).accumulate(x, axis=(1,)))
+
+
+def test_accumulate_dtype_keyword_and_loop_dtype(runtime_warnings_are_errors):
+    i8 = numpy.array([100, 100, 100], numpy.int8)
+    same(cp.add.accumulate(cp.asarray(i8)), numpy.add.accumulate(i8))  # int64
+    same(cp.add.accumulate(cp.asarray(i8), dtype=numpy.int8),
+         numpy.add.accumulate(i8, dtype=numpy.int8))  # wraps in int8
+    same(cp.multiply.accumulate(cp.asarray(i8), dtype="float32"),
+         numpy.multiply.accumulate(i8, dtype="float32"))
+    f = numpy.array([1.5, 0.0, 2.5, -3.0])
+    same(cp.add.accumulate(cp.asarray(f), dtype=int), numpy.add.accumulate(f, dtype=int))
+    same(cp.add.accumulate(cp.asarray(f), dtype=bool), numpy.add.accumulate(f, dtype=bool))
+    same(cp.maximum.accumulate(cp.asarray(f), dtype=int),
+         numpy.maximum.accumulate(f, dtype=int))
+    b = numpy.array([True, True, False, True])
+    same(cp.add.accumulate(cp.asarray(b)), numpy.add.accumulate(b))  # int64 counts
+    same(cp.multiply.accumulate(cp.asarray(b)), numpy.multiply.accumulate(b))
+    same(cp.add.accumulate([1, 2, 3]), numpy.add.accumulate([1, 2, 3]))
+    same(cp.add.accumulate(cp.asarray([-0.0, -0.0])), numpy.add.accumulate([-0.0, -0.0]))
+
+
+def test_accumulate_out(runtime_warnings_are_errors):
+    x = numpy.array([1.5, 2.5, 3.0])
+    o = cp.zeros(3, cp.int64)
+    r = cp.add.accumulate(cp.asarray(x), out=o)
+    assert r is o
+    same(o, numpy.add.accumulate(x, out=numpy.zeros(3, numpy.int64)))
+    i8 = numpy.array([100, 100, 100], numpy.int8)
+    o = cp.zeros(3, cp.int8)
+    cp.add.accumulate(cp.asarray(i8), out=(o,))
+    same(o, numpy.add.accumulate(i8, out=numpy.zeros(3, numpy.int8)))
+    o = cp.zeros(3)
+    cp.logical_or.accumulate(cp.asarray([0.0, 2.0, 0.0]), out=o)
+    same(o, numpy.logical_or.accumulate([0.0, 2.0, 0.0], out=numpy.zeros(3)))
+    a = cp.arange(5.0)
+    cp.add.accumulate(a, out=a)  # in place
+    same(a, numpy.add.accumulate(numpy.arange(5.0)))
+    n = numpy.zeros(4)
+    assert cp.maximum.accumulate(cp.asarray([1.0, 3.0, 2.0, 4.0]), out=n) is n
+    same(n, numpy.maximum.accumulate([1.0, 3.0, 2.0, 4.0]))
+
+
+def test_accumulate_errors():
+    raises_like(lambda m: m.add.accumulate(m.asarray(1.0)))             # 0-d: TypeError
+    raises_like(lambda m: m.add.accumulate(m.ones((2, 3)), axis=None))  # ValueError
+    raises_like(lambda m: m.add.accumulate(m.ones((2, 3)), axis=(0, 1)))
+    raises_like(lambda m: m.add.accumulate(m.ones((2, 3)), axis=2))     # AxisError
+    raises_like(lambda m: m.add.accumulate(m.ones(3), axis=0.5))        # TypeError
+    raises_like(lambda m: m.sin.accumulate(m.ones(3)))                  # ValueError
+    raises_like(lambda m: m.subtract.accumulate(m.asarray([True, False])))
+    raises_like(lambda m: m.equal.accumulate(m.ones(3)))                # no loop
+    raises_like(lambda m: m.add.accumulate(m.ones(3), out=m.zeros(4)))
+    raises_like(lambda m: m.add.accumulate(m.ones(3), out=[0, 0, 0]))
+    raises_like(lambda m: m.add.accumulate(m.ones(3), keepdims=True))
+    raises_like(lambda m: m.logical_or.accumulate(m.ones(3), dtype=float))  # no loop
+
+
+def test_accumulate_long_rows_two_pass():
+    """Rows long enough for the runtime's two-pass parallel scan."""
+    rng = numpy.random.default_rng(1)
+    n = 1 << 20
+    x = rng.integers(-1000, 1000, n)
+    x[: n // 2] = 1
+    x[n // 2 + 77] = 0
+    f = x.astype(float)
+    f[n // 2 + 5] = numpy.nan
+    for name in ("maximum", "minimum", "logical_or", "logical_and", "add"):
+        same(getattr(cp, name).accumulate(cp.asarray(x)), getattr(numpy, name).accumulate(x))
+    for name in ("maximum", "minimum"):
+        same(getattr(cp, name).accumulate(cp.asarray(f)), getattr(numpy, name).accumulate(f))
+    c = x.astype(complex) + 1j * (x % 3)
+    same(cp.maximum.accumulate(cp.asarray(c)), numpy.maximum.accumulate(c))
+
+
+def test_accumulate_other_ufuncs_fall_back_with_a_warning():
+    x = numpy.array([[5, 1, 2], [4, 3, 9]])
+    with pytest.warns(RuntimeWarning, match="subtract.accumulate"):
+        same(cp.subtract.accumulate(cp.asarray(x), axis=1),
+             numpy.subtract.accumulate(x, axis=1))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        same(cp.bitwise_or.accumulate(cp.asarray(x)), numpy.bitwise_or.accumulate(x))
+        same(cp.fmax.accumulate(cp.asarray([1.0, numpy.nan, 0.0])),
+             numpy.fmax.accumulate([1.0, numpy.nan, 0.0]))
+
+
+def test_numpy_accumulate_on_cpnumeric_array(runtime_warnings_are_errors):
+    x = numpy.array([3, 1, 4, 1, 5])
+    same(numpy.maximum.accumulate(cp.asarray(x)), numpy.maximum.accumulate(x))
+    same(numpy.add.accumulate(cp.asarray(x)), numpy.add.accumulate(x))
+
+
+# -- ufunc.at (20:83) ------------------------------------------------------------
+
+def _at(m, name, dt, key, *b, shape=(7,)):
+    a = m.asarray((numpy.arange(numpy.prod(shape)) % 5 - 2).reshape(shape).astype(dt))
+    getattr(m, name).at(a, key, *b)
+    return a
+
+
+AT_CASES = [([0, 0, 3, -1], 3, (7,)), ([1, 1, 1], numpy.int16(300), (7,)),
+            ([2, 2], numpy.array([1.5, -2.0]), (7,)),
+            ((slice(None), [0, 0]), numpy.array([[1], [2]]), (2, 3)),
+            (0, 2, (2, 3)), (numpy.array([True, False, True]), 2, (3,)),
+            ([], 1, (4,)), (numpy.array([[0, 1], [1, 1]]), numpy.array([[1, 2], [3, 4]]), (3,)),
+            (Ellipsis, 1, ())]
+
+
+@pytest.mark.parametrize("name", ["add", "subtract", "multiply", "maximum", "minimum",
+                                  "logical_or", "logical_and"])
+@pytest.mark.parametrize("dt", ["bool", "int8", "uint8", "int64", "float32", "float64",
+                                "complex128"])
+def test_ufunc_at_repeated_indices_in_order(name, dt):
+    for key, b, shape in AT_CASES:
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                want = _at(numpy, name, dt, key, b, shape=shape)
+        except Exception as e:
+            with pytest.raises(TypeError if isinstance(e, TypeError) else type(e)):
+                _at(cp, name, dt, key, b, shape=shape)
+            continue
+        with warnings.catch_warnings():  # mixed loops: the declared fallback
+            warnings.simplefilter("ignore", numpy.exceptions.ComplexWarning)
+            warnings.simplefilter("ignore", RuntimeWarning)
+            same(_at(cp, name, dt, key, b, shape=shape), want)
+
+
+def test_ufunc_at_native_on_views_and_wider_integer_loops(runtime_warnings_are_errors):
+    for m in (numpy, cp):
+        base = m.arange(12.0).reshape(3, 4)
+        m.add.at(base[::-1, 1::2], ([0, 0, 2], [1, 1, 0]), m.asarray([1.0, 2.0, 3.0]))
+        m.maximum.at(base, (1, slice(None)), 7.0)
+        c = m.zeros(4, m.int8)
+        m.add.at(c, [0, 0, 0], 100)          # an int64 loop: wraps as int8
+        u = m.zeros(3, m.uint8)
+        m.subtract.at(u, [1, 1], 3)
+        b = m.zeros(3, bool)
+        m.logical_or.at(b, [1], True)
+        m.add.at(b, [2], True)
+        if m is numpy:
+            want = (base, c, u, b)
+    for g, w in zip((base, c, u, b), want):
+        same(g, w)
+
+
+def test_ufunc_at_falls_back_for_other_loops():
+    for args in [("multiply", "int64", [0, 0], 1.5), ("maximum", "int8", [0], 200),
+                 ("divide", "float64", [1, 1], 4.0), ("add", "float16", [0, 0], 0.25)]:
+        name, dt, key, b = args
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            same(_at(cp, name, dt, key, b), _at(numpy, name, dt, key, b))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        same(_at(cp, "negative", "float64", [2, 2, 3]), _at(numpy, "negative", "float64", [2, 2, 3]))
+
+
+def test_ufunc_at_errors():
+    raises_like(lambda m: m.add.at(m.zeros(3), [0, 3], 1))             # IndexError
+    raises_like(lambda m: m.add.at(m.zeros(3), [0, 1], m.ones(3)))     # not broadcastable
+    raises_like(lambda m: m.add.at(m.zeros(3), [0]))                   # second operand needed
+    raises_like(lambda m: m.negative.at(m.zeros(3), [0], 1))           # unary with b
+    raises_like(lambda m: m.add.at(m.zeros(3), 1.0, 1))                # IndexError
+    raises_like(lambda m: m.add.at([1, 2], 0, 1))                      # TypeError
+    raises_like(lambda m: m.subtract.at(m.zeros(3, bool), [0], True))  # bool subtract
+
+
+def test_numpy_ufunc_at_on_cpnumeric_array(runtime_warnings_are_errors):
+    a = cp.zeros(4)
+    numpy.add.at(a, [0, 0, 2], 1.5)
+    same(a, numpy.array([3.0, 0.0, 1.5, 0.0]))
