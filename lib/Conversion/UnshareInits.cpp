@@ -6,6 +6,7 @@
 
 #include "cpn/Conversion/Passes.h"
 
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 
@@ -46,14 +47,31 @@ bool isDestination(OpOperand &use) {
 /// the same zero fill): each destination use but the first gets its own
 /// clone. Without this, eliminate-empty-tensors writes both chains into the
 /// first chain's output buffer and one output ends up with the other's data.
+///
+/// A destination use beside a value that the kernel also stores as an
+/// output (`materialize_in_destination` into an argument's memref) gets its
+/// own clone too: eliminate-empty-tensors would put the generic into the
+/// destination chain's output buffer, whose final copy-in comes before the
+/// other output's copy-out (`a4 = np.zeros(7)` CSE'd with the zero fill that
+/// `np.roll` writes into read the roll's result). So does one beside any
+/// other reader when the generic only moves elements (a splat, a copy): a
+/// clone costs no more than the copy bufferization would make.
 void unshareDestinations(linalg::GenericOp op) {
   SmallVector<OpOperand *> dests;
-  for (OpOperand &use : op->getResult(0).getUses())
+  bool stored = false, otherReaders = false;
+  for (OpOperand &use : op->getResult(0).getUses()) {
     if (isDestination(use))
       dests.push_back(&use);
-  if (dests.size() < 2)
+    else if (isa<bufferization::MaterializeInDestinationOp>(use.getOwner()))
+      stored = true;
+    else
+      otherReaders = true;
+  }
+  bool movesOnly = op.getBody()->getOperations().size() == 1; // the yield
+  size_t keep = (stored || (otherReaders && movesOnly)) ? 0 : 1;
+  if (dests.size() <= keep)
     return;
-  for (OpOperand *use : llvm::drop_begin(dests)) {
+  for (OpOperand *use : llvm::drop_begin(dests, keep)) {
     OpBuilder b(op);
     use->set(b.clone(*op)->getResult(0));
   }

@@ -81,3 +81,21 @@ func.func @unused_empty() {
   %e = tensor.empty() : tensor<4xf64>
   return
 }
+
+// -----
+
+// A splat that an insert chain writes into and that is also stored as an
+// output: the chain gets its own splat.
+// CHECK-LABEL: func @stored_and_written
+// CHECK-COUNT-2: linalg.generic
+// CHECK: tensor.insert_slice
+func.func @stored_and_written(%z: tensor<f64>, %v: tensor<6xf64>, %o: memref<7xf64>) -> tensor<7xf64> {
+  %e = tensor.empty() : tensor<7xf64>
+  %s = linalg.generic {indexing_maps = [affine_map<(d0) -> ()>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%z : tensor<f64>) outs(%e : tensor<7xf64>) {
+  ^bb0(%in: f64, %out: f64):
+    linalg.yield %in : f64
+  } -> tensor<7xf64>
+  %i = tensor.insert_slice %v into %s[1] [6] [1] : tensor<6xf64> into tensor<7xf64>
+  bufferization.materialize_in_destination %s in restrict writable %o : (tensor<7xf64>, memref<7xf64>) -> ()
+  return %i : tensor<7xf64>
+}

@@ -250,3 +250,18 @@ def test_jit_stacked_products_of_empty_arrays(shape):
         return a3 @ m.swapaxes(a3, -1, -2)
     x = numpy.zeros(shape, "int16")
     same(np.jit(lambda a: f(np, a))(np.asarray(x)), f(numpy, x))
+
+
+def test_a_fill_that_a_write_chain_starts_from_and_an_output_share_no_buffer():
+    # np.zeros(7) and the zero fill np.roll writes into are one value after
+    # CSE; the roll's result must not reach the zeros (it read 0.5).
+    def prog(m):
+        a2 = m.full((7,), 0.5)
+        a3 = m.roll(a2, 1, axis=-1)
+        a2 = m.true_divide(a2, a3)
+        a4 = m.zeros((7,))
+        a2 *= m.uint16(65535)
+        a5 = a4.flatten()
+        return a2, a3, a4, a5
+    for g, w in zip(prog(np), prog(numpy)):
+        same(g, w)

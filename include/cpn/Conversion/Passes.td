@@ -89,7 +89,10 @@ def UnshareInits : Pass<"cpn-unshare-inits", "ModuleOp"> {
     shared init into the first output's buffer, and one-shot bufferization
     (which does not track writes through `materialize_in_destination` into a
     memref) lets the second reduction overwrite the first one's result. Cloning
-    each multi-use init per use keeps every destination chain separate.
+    each multi-use init per use keeps every destination chain separate. A
+    generic written into in place that is also stored as an output, or read
+    elsewhere when it only moves elements (a splat), gets a clone for its
+    destination use for the same reason.
   }];
   let dependentDialects = ["mlir::linalg::LinalgDialect",
                            "mlir::tensor::TensorDialect"];
