@@ -177,9 +177,11 @@ def _constants(tree):
                 isinstance(n, (ast.List, ast.Tuple)) for n in ast.walk(node)):
             continue
         try:
-            v = eval(compile(ast.Expression(node), "<const>", "eval"),
-                     {"np": numpy, "numpy": numpy, "__builtins__": {
-                         "float": float, "complex": complex, "int": int}})
+            with warnings.catch_warnings(), numpy.errstate(all="ignore"):
+                warnings.simplefilter("ignore")
+                v = eval(compile(ast.Expression(node), "<const>", "eval"),
+                         {"np": numpy, "numpy": numpy, "__builtins__": {
+                             "float": float, "complex": complex, "int": int}})
         except Exception:
             continue
         if isinstance(v, (int, float, complex, numpy.number)) and \
@@ -776,6 +778,8 @@ class Analysis:
                                       numpy.complexfloating))]
         if "kw:casting" in info.ops and sources:
             return "a float result cast unsafely into an integer output"
+        if info.ops & HARD and info.ops & {"kw:casting", "kw:out", "kw:dtype"}:
+            return "a float-valued operation written into an integer output"
         for k in targets:
             it = numpy.iinfo(numpy.asarray(self.ns[k]).dtype)
             for src in sources:
