@@ -1,6 +1,7 @@
 """The deferred ndarray: a view (offset, shape, strides) onto a base whose
 current version is a pending trace value or a materialized runtime store."""
 
+import math
 import operator
 import os
 import sys
@@ -182,6 +183,8 @@ def scalar_node(value, dtype):
     of making a new one each iteration (the cache's reference also keeps the
     store from being donated as an output buffer)."""
     key = (type(value), value, dtype)
+    if value == 0:  # 0.0 == -0.0: the sign of a zero is part of the key
+        key += (math.copysign(1.0, value.real), math.copysign(1.0, value.imag))
     node = _SCALARS.get(key)
     if node is None:
         node = _cpn.from_numpy(_np.asarray(value, dtype=dtype))

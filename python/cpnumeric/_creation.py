@@ -40,6 +40,23 @@ def full(shape, fill_value, dtype=None, order="C", *, like=None):
         return ndarray._from_node(record("copy", [src], shape, dt), shape, dt)
     if _core.prod(shape) < _core.EAGER["threshold"]:
         return ndarray._from_eager(_np.full(shape, fill_value, dt))
+    if not (type(fill_value) is int and fill_value in (0, 1) and dt.kind in "biuf"):
+        # NumPy's conversion: copyto(..., casting='unsafe') of the fill value
+        # (its ComplexWarning, its RuntimeWarning for NaN into ints).
+        fv = _np.empty(_np.shape(fill_value), dt)
+        _np.copyto(fv, fill_value, casting="unsafe")
+        if fv.ndim:
+            try:
+                ok = _np.broadcast_shapes(fv.shape, shape) == shape
+            except ValueError:
+                ok = False
+            if not ok:
+                text = [str(t).replace(" ", "") for t in (fv.shape, shape)]
+                raise ValueError(f"could not broadcast input array from shape "
+                                 f"{text[0]} into shape {text[1]}")
+            src = ndarray._from_node(_cpn.from_numpy(fv), fv.shape, dt)._node_as(shape)
+            return ndarray._from_node(record("copy", [src], shape, dt), shape, dt)
+        fill_value = fv[()]
     s = _core.splat(fill_value, shape, dt)
     return ndarray._from_node(record("copy", [s], shape, dt), shape, dt)
 

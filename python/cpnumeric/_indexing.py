@@ -653,6 +653,8 @@ def setitem(a, key, value):
     if np_key is not None and not (isinstance(value, ndarray) and value._eager() is None):
         a._eager()[np_key] = value._eager() if isinstance(value, ndarray) else value
         return
+    if isinstance(value, (bool, int, float, complex)) and not isinstance(value, _np.generic):
+        value = _np.array(value, dtype=a._dtype)  # NumPy's conversion and errors
     if a._part is not None:
         tmp = a.copy()
         setitem(tmp, key, value)

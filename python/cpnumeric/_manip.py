@@ -125,11 +125,15 @@ def setitem(a, key, value):
             raise ValueError(f"could not broadcast input array from shape "
                              f"{value._shape} into shape {v._shape}")
         node = value._node_as(v._shape, v._dtype)
+    elif isinstance(value, (bool, int, float, complex)) and not isinstance(value, _np.generic):
+        # A Python scalar converts as NumPy's setitem does (the splat's
+        # conversion): TypeError for a complex into a real array,
+        # OverflowError for an int out of the dtype's range, 2**70 into floats.
+        node = _core.splat(value, v._shape, v._dtype)
     else:
         arr = _np.asarray(value)
         if arr.ndim == 0 and arr.dtype.kind in "biuf":
-            py = isinstance(value, (bool, int, float)) and not isinstance(value, _np.generic)
-            node = _core.splat(value if py else arr.astype(v._dtype)[()], v._shape, v._dtype)
+            node = _core.splat(arr.astype(v._dtype)[()], v._shape, v._dtype)
         else:
             if _np.broadcast_shapes(arr.shape, v._shape) != v._shape:
                 raise ValueError(f"could not broadcast input array from shape "

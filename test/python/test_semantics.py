@@ -779,3 +779,43 @@ def test_ufunc_output_cast_is_checked_before_shapes():
         a = np.ones((6, 10, 30), numpy.int8)
         a *= np.ones((2,), numpy.float16)
     same_outcome(f)
+
+
+# -- Python scalars written into arrays ---------------------------------------------
+
+SETITEM_KEYS = [(slice(None), -2), (0, slice(None)), 1, (slice(None), slice(None)), ([0, 2], 1),
+                "mask"]
+SCALAR_VALUES = [-1j, 2 ** 70, -1, 1.5, float("nan"), True, 300, numpy.complex64(1j), 2 ** 63,
+                 -2 ** 63 - 1, float("inf")]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "int64", "uint8", "bool", "complex64", "int8"])
+@pytest.mark.parametrize("key", range(len(SETITEM_KEYS)))
+def test_setitem_of_python_scalars_converts_as_numpy(dtype, key):
+    for val in SCALAR_VALUES:
+        def f(np):
+            a = np.zeros((3, 3), dtype)
+            k = SETITEM_KEYS[key]
+            a[np.array([True, False, True]) if k == "mask" else k] = val
+            return a
+        same_outcome(f)
+
+
+@pytest.mark.parametrize("dtype", [None, "float32", "int64", "uint8", "bool", "complex64"])
+def test_full_converts_the_fill_value_as_numpy(dtype):
+    for val in SCALAR_VALUES + [numpy.float64(2.5), numpy.int64(-3), [1, 2, 3], [[1], [2.5]]]:
+        if dtype is None and val in (2 ** 70, 2 ** 63, -2 ** 63 - 1):
+            continue  # NumPy makes an object array: not a cpnumeric dtype
+        same_outcome(lambda np: np.full((2, 3), val, dtype=dtype))
+        same_outcome(lambda np: np.full_like(np.zeros((2, 3)), val, dtype=dtype))
+    same_outcome(lambda np: np.full((2, 2), [1, 2, 3]))
+
+
+def test_signed_zero_constants_keep_their_sign():
+    def f(np):
+        a = np.full(3, -2.0)
+        return a * -0.0, a * 0.0, a * complex(0, -0.0), a * 0j, a + np.full(3, -0.0)
+    ref, got = f(numpy), f(cp)
+    for g, r in zip(got, ref):
+        same(g, r)
+        assert (numpy.signbit(numpy.asarray(g).real) == numpy.signbit(r.real)).all()
