@@ -257,7 +257,24 @@ ndarray.trace = _method(_joining.trace)
 ndarray.astype = _manip.astype
 ndarray.copy = _manip.copy_array
 ndarray.clip = _ufuncs.clip_method
-ndarray.conj = ndarray.conjugate = lambda self: _ufuncs.conjugate(self)
+
+
+def _conjugate(self, out=None, /):
+    """ndarray.conj(): the conjugate of a complex array; a real or bool array
+    itself (NumPy returns `self`: writes through the result reach it), or
+    copied into `out`."""
+    if self._dtype.kind == "c":
+        return _ufuncs.conjugate(self, out=out)
+    if out is None:
+        return self
+    if not _np.can_cast(self._dtype, out.dtype, "same_kind"):
+        raise TypeError(f"Cannot cast array data from {self._dtype!r} to "
+                        f"{out.dtype!r} according to the rule 'same_kind'")
+    out[...] = self
+    return out
+
+
+ndarray.conj = ndarray.conjugate = _conjugate
 ndarray.round = lambda self, decimals=0, out=None: _joining.around(self, decimals, out)
 
 round = _joining.round  # noqa: A001

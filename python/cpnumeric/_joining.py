@@ -584,13 +584,22 @@ def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
 def around(a, decimals=0, out=None):
     a = _core.asndarray(a)
     decimals = int(decimals)
-    if a.dtype.kind in "biu":
+    if a.dtype.kind in "iu":
         if decimals >= 0:
             return _manip.copy_array(a) if out is None else _assign(out, a)
         from . import _fallback
         return _fallback.call_numpy("round", (a, decimals), {"out": out})
-    if decimals == 0:
+    if decimals == 0:  # bool too, as NumPy's: rint's float16
         return _ufuncs.rint(a, out=out)
+    if a.dtype.kind == "b":  # NumPy's steps into a bool array: its cast error
+        from ._creation import empty
+        ret = empty(a.shape, bool) if out is None else out
+        f = 10.0 ** abs(decimals)
+        first, last = ((_ufuncs.multiply, _ufuncs.divide) if decimals > 0
+                       else (_ufuncs.divide, _ufuncs.multiply))
+        first(a, f, out=ret)
+        _ufuncs.rint(ret, out=ret)
+        return last(ret, f, out=ret)
     f = a.dtype.type(10.0 ** abs(decimals))
     if decimals > 0:
         return _ufuncs.divide(_ufuncs.rint(_ufuncs.multiply(a, f)), f, out=out)
@@ -605,15 +614,9 @@ def _assign(out, a):
 round = around  # noqa: A001
 
 
-def deg2rad(x, out=None):
-    return _ufuncs.multiply(x, _np.pi / 180.0, out=out)
-
-
-def rad2deg(x, out=None):
-    return _ufuncs.multiply(x, 180.0 / _np.pi, out=out)
-
-
-radians, degrees = deg2rad, rad2deg
+# NumPy's ufuncs with float loops (_ufuncs._Scaled).
+deg2rad, rad2deg = _ufuncs.deg2rad, _ufuncs.rad2deg
+radians, degrees = _ufuncs.radians, _ufuncs.degrees
 
 
 def sinc(x):

@@ -302,7 +302,7 @@ class ufunc(_cpn.UfuncBase):
                 nodes.append(a._node_as(shape, dt))
             else:
                 nodes.append(_core.splat(a, shape, dt))
-        res = record(self._op, nodes, shape, out_dt)
+        res = self._record(nodes, shape, loop)
         if out is None:
             if w is not None:
                 res = record("select", [w._node_as(shape), res,
@@ -316,6 +316,10 @@ class ufunc(_cpn.UfuncBase):
         out._write(res)
         statement_end()
         return out
+
+    def _record(self, nodes, shape, loop):
+        """The op on operand nodes already of the loop's input dtypes."""
+        return record(self._op, nodes, shape, loop[self.nin])
 
     def _into_numpy(self, args, out, where, casting, dtype):
         """`out=` a NumPy array (`numpy_array += cpnumeric_array` comes here
@@ -454,8 +458,46 @@ class ufunc(_cpn.UfuncBase):
         return None
 
 
+class _OwnLoops(ufunc):
+    """A NumPy ufunc computed by another's cpn op (fabs by absolute,
+    float_power by power) but with loops of its own (fabs of int8 is
+    float16): each call resolves its own loop, never taking one from the
+    cache that the op's calls share (keyed by the op, in C as well)."""
+
+    def __call__(self, *args, **kwargs):
+        return self._general(*args, **kwargs)
+
+    def _fast(self, args):
+        return None
+
+
+class _Scaled(_OwnLoops):
+    """deg2rad/radians and rad2deg/degrees: NumPy's float loops (int8 gives
+    float16, int16 float32), x times NumPy's constant in the loop's
+    precision (float32's is pi_f / 180_f rounded in float32, as npy_math's;
+    float16 computes in float32 and rounds once)."""
+
+    def __init__(self, name, to_radians):
+        super().__init__(name)
+        self._to_radians = to_radians
+
+    def _record(self, nodes, shape, loop):
+        dt = loop[0]
+        wide = _np.dtype(_np.float32) if dt == _np.float16 else dt
+        pi, k = (_np.pi, 180.0) if wide == _np.float64 else (_np.float32(_np.pi), _np.float32(180))
+        factor = float(pi / k if self._to_radians else k / pi)
+        x = nodes[0] if wide == dt else record("cast", [nodes[0]], shape, wide)
+        r = record("multiply", [x, _core.splat(factor, shape, wide)], shape, wide)
+        return r if wide == dt else record("cast", [r], shape, dt)
+
+
 for _name in _UNARY + _BINARY + list(_ALIASES):
-    globals()[_name] = ufunc(_name)
+    _cls = _OwnLoops if getattr(_np, _name) is not getattr(_np, _ALIASES.get(_name, _name)) \
+        else ufunc
+    globals()[_name] = _cls(_name)
+for _name, _to_radians in (("deg2rad", True), ("radians", True), ("rad2deg", False),
+                           ("degrees", False)):
+    globals()[_name] = _Scaled(_name, _to_radians)
 
 true_divide = globals()["divide"]
 mod = globals()["remainder"]
@@ -471,6 +513,7 @@ for _alias, _of in _SAME.items():
     globals()[_alias] = globals()[_of]
 
 NATIVE_UFUNCS = _UNARY + _BINARY + list(_ALIASES) + [
+    "deg2rad", "radians", "rad2deg", "degrees",
     "true_divide", "mod", "abs", "conj", "bitwise_not"] + list(_SAME)
 
 

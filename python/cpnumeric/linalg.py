@@ -379,59 +379,80 @@ def cond(x, p=None):
                          _np.inf, r)
 
 
+# The norms follow NumPy's numpy/linalg/_linalg.py step by step (dtypes:
+# integers and bool in float64, float16/float32 kept, complex to its real
+# dtype; max with initial=0 so that empty arrays give 0).
+
+def _abs2(x):
+    """|x|^2 elementwise, as NumPy's (x.conj() * x).real."""
+    if x._dtype.kind != "c":
+        return _ufuncs.multiply(x, x)
+    return _ufuncs.multiply(_ufuncs.conjugate(x), x).real
+
+
 def _vector_norm(x, ord, axis, keepdims):
-    """ord-norm of x along `axis` (a tuple)."""
-    ax = _ufuncs.absolute(x)
+    """ord-norm of x along `axis` (a 1-tuple)."""
     if ord == _np.inf:
-        return _reductions.amax(ax, axis=axis, keepdims=keepdims)
+        return _reductions.amax(_ufuncs.absolute(x), axis=axis, keepdims=keepdims,
+                                initial=0)
     if ord == -_np.inf:
-        return _reductions.amin(ax, axis=axis, keepdims=keepdims)
+        return _reductions.amin(_ufuncs.absolute(x), axis=axis, keepdims=keepdims)
     if ord == 0:
-        return _reductions.sum(_ufuncs.not_equal(x, 0), axis=axis, keepdims=keepdims,
-                               dtype=x._dtype)
+        real = _np.dtype(x._dtype.char.lower()) if x._dtype.kind == "c" else x._dtype
+        return _reductions.sum(_ufuncs.not_equal(x, 0).astype(real), axis=axis,
+                               keepdims=keepdims)
     if ord == 1:
-        return _reductions.sum(ax, axis=axis, keepdims=keepdims)
+        return _reductions.sum(_ufuncs.absolute(x), axis=axis, keepdims=keepdims)
     if ord is None or ord == 2:
-        return _ufuncs.sqrt(_reductions.sum(_ufuncs.multiply(x, x), axis=axis,
-                                            keepdims=keepdims))
+        return _ufuncs.sqrt(_reductions.sum(_abs2(x), axis=axis, keepdims=keepdims))
     if isinstance(ord, str):
         raise ValueError(f"Invalid norm order '{ord}' for vectors")
-    p = float(ord)
-    s = _reductions.sum(_ufuncs.power(ax, _np.asarray(p, x._dtype)), axis=axis,
-                        keepdims=keepdims)
-    return _ufuncs.power(s, _np.asarray(1.0 / p, x._dtype))
+    absx = _ufuncs.absolute(x)
+    absx = _ufuncs.power(absx, ord, out=absx)  # NumPy's absx **= ord
+    ret = _reductions.sum(absx, axis=axis, keepdims=keepdims)
+    return _ufuncs.power(ret, _np.reciprocal(ord, dtype=ret._dtype), out=ret)
 
 
 def _matrix_norm(x, ord, row, col, keepdims):
+    nd = x.ndim
     if ord in (2, -2, "nuc"):
-        moved = _manip.moveaxis(x, (row, col), (-2, -1))
-        s = svd(moved, compute_uv=False)
-        r = (_reductions.amax(s, axis=-1) if ord == 2 else
-             _reductions.amin(s, axis=-1) if ord == -2 else _reductions.sum(s, axis=-1))
-        if keepdims:
-            r = _manip.expand_dims(_manip.expand_dims(r, min(row, col)), max(row, col))
-        return r
-    ax = _ufuncs.absolute(x)
-    if ord in (1, -1, _np.inf, -_np.inf):
-        inner, outer = (row, col) if ord in (1, -1) else (col, row)
-        red = _reductions.amax if ord in (1, _np.inf) else _reductions.amin
-        s = _reductions.sum(ax, axis=inner, keepdims=True)
-        r = red(s, axis=outer, keepdims=True)
-        return r if keepdims else _manip.squeeze(r, (row, col))
-    if ord in (None, "fro", "f"):
-        return _ufuncs.sqrt(_reductions.sum(_ufuncs.multiply(x, x), axis=(row, col),
-                                            keepdims=keepdims))
-    raise ValueError("Invalid norm order for matrices.")
+        s = svd(_manip.moveaxis(x, (row, col), (-2, -1)), compute_uv=False)
+        ret = (_reductions.amax(s, axis=-1, initial=0) if ord == 2 else
+               _reductions.amin(s, axis=-1) if ord == -2 else
+               _reductions.sum(s, axis=-1, initial=0))
+    elif ord in (1, -1):
+        red = _reductions.amax if ord == 1 else _reductions.amin
+        ret = red(_reductions.sum(_ufuncs.absolute(x), axis=row),
+                  axis=col - 1 if col > row else col, **({"initial": 0} if ord == 1 else {}))
+    elif ord in (_np.inf, -_np.inf):
+        red = _reductions.amax if ord == _np.inf else _reductions.amin
+        ret = red(_reductions.sum(_ufuncs.absolute(x), axis=col),
+                  axis=row - 1 if row > col else row,
+                  **({"initial": 0} if ord == _np.inf else {}))
+    elif ord in (None, "fro", "f"):
+        ret = _ufuncs.sqrt(_reductions.sum(_abs2(x), axis=(row, col)))
+    else:
+        raise ValueError("Invalid norm order for matrices.")
+    if keepdims:
+        ret = ret.reshape(tuple(1 if i in (row, col) else x._shape[i] for i in range(nd)))
+    return ret
 
 
 def norm(x, ord=None, axis=None, keepdims=False):
     x = _as(x)
-    if x._dtype.kind != "f":
+    if x._dtype.kind not in "fc":
         x = x.astype(_np.float64)
     nd = x.ndim
     if axis is None:
         if ord is None or (ord in ("f", "fro") and nd == 2) or (ord == 2 and nd == 1):
-            r = _ufuncs.sqrt(_reductions.sum(_ufuncs.multiply(x, x)))
+            flat = _manip.ravel(x)
+            if x._dtype.kind == "c":
+                re, im = flat.real, flat.imag
+                sq = _ufuncs.add(_reductions.sum(_ufuncs.multiply(re, re)),
+                                 _reductions.sum(_ufuncs.multiply(im, im)))
+            else:
+                sq = _reductions.sum(_ufuncs.multiply(flat, flat))
+            r = _ufuncs.sqrt(sq)
             return r.reshape((1,) * nd) if keepdims else r
         axis = tuple(range(nd))
     elif not isinstance(axis, tuple):
@@ -440,11 +461,10 @@ def norm(x, ord=None, axis=None, keepdims=False):
         except TypeError:
             raise TypeError("'axis' must be None, an integer or a tuple of "
                             "integers") from None
-    axis = tuple(_manip.normalize_axis_index(a, nd) for a in axis)
     if len(axis) == 1:
-        return _vector_norm(x, ord, axis, keepdims)
+        return _vector_norm(x, ord, (_manip.normalize_axis_index(axis[0], nd),), keepdims)
     if len(axis) == 2:
-        row, col = axis
+        row, col = (_manip.normalize_axis_index(a, nd) for a in axis)
         if row == col:
             raise ValueError("Duplicate axes given.")
         return _matrix_norm(x, ord, row, col, keepdims)
@@ -452,23 +472,27 @@ def norm(x, ord=None, axis=None, keepdims=False):
 
 
 def vector_norm(x, /, *, axis=None, keepdims=False, ord=2):
+    """NumPy's: norm along one axis of a (raveled or regrouped) array."""
     x = _as(x)
-    if x._dtype.kind != "f":
-        x = x.astype(_float_dtype(x))
+    shape = list(x._shape)
     if axis is None:
-        r = _vector_norm(x.ravel(), ord, (0,), False)
-        return r.reshape((1,) * x.ndim) if keepdims else r
-    axes = (axis,) if not isinstance(axis, tuple) else axis
-    axes = tuple(_manip.normalize_axis_index(a, x.ndim) for a in axes)
-    if len(axes) == 1:
-        return _vector_norm(x, ord, axes, keepdims)
-    rest = [i for i in range(x.ndim) if i not in axes]
-    moved = _manip.transpose(x, rest + list(axes))
-    flat = moved.reshape(tuple(x._shape[i] for i in rest) + (-1,))
-    r = _vector_norm(flat, ord, (flat.ndim - 1,), False)
+        x, ax = _manip.ravel(x), 0
+    elif isinstance(axis, tuple):
+        axes = _manip.normalize_axis_tuple(axis, x.ndim)
+        rest = tuple(i for i in range(x.ndim) if i not in axes)
+        x = _manip.transpose(x, axis + rest).reshape(
+            (int(_np.prod([x._shape[i] for i in axis], dtype=int)),
+             *[x._shape[i] for i in rest]))
+        ax = 0
+    else:
+        ax = axis
+    res = norm(x, axis=ax, ord=ord)
     if keepdims:
-        r = r.reshape(tuple(1 if i in axes else x._shape[i] for i in range(x.ndim)))
-    return r
+        for i in _manip.normalize_axis_tuple(range(len(shape)) if axis is None else axis,
+                                             len(shape)):
+            shape[i] = 1
+        res = res.reshape(tuple(shape))
+    return res
 
 
 def matrix_norm(x, /, *, keepdims=False, ord="fro"):

@@ -242,3 +242,146 @@ def test_numpy_ufunc_at_on_cpnumeric_array(runtime_warnings_are_errors):
     a = cp.zeros(4)
     numpy.add.at(a, [0, 0, 2], 1.5)
     same(a, numpy.array([3.0, 0.0, 1.5, 0.0]))
+
+
+# -- dtypes of float-loop ufuncs, round, conj, norm (20:274, 20:153, 20:271, 20:64,
+#    20:138, 20:229) and searchsorted's scalar (20:8) ----------------------------
+
+INT_AND_FLOAT = ["bool", "int8", "uint8", "int16", "int32", "int64", "float16",
+                 "float32", "float64"]
+
+
+@pytest.mark.parametrize("dt", INT_AND_FLOAT)
+def test_fabs_and_float_power_use_their_own_loops_not_absolute_and_power(dt):
+    x = (numpy.arange(-600, 600) % 7 - 3).astype(dt) if dt != "bool" else \
+        numpy.arange(1200) % 3 == 0
+    y = (numpy.arange(1200) % 3).astype(dt)
+    for _ in range(2):  # the loop cache of absolute/power must not leak in
+        same(cp.absolute(cp.asarray(x)), numpy.absolute(x))
+        same(cp.fabs(cp.asarray(x)), numpy.fabs(x))
+        if dt != "bool":
+            same(cp.float_power(cp.asarray(x), cp.asarray(y)), numpy.float_power(x, y))
+
+
+@pytest.mark.parametrize("name", ["deg2rad", "radians", "rad2deg", "degrees"])
+@pytest.mark.parametrize("dt", INT_AND_FLOAT)
+def test_deg2rad_family_float_loops_and_constants(name, dt, runtime_warnings_are_errors):
+    x = (numpy.arange(-600, 600) * (0.37 if dt[0] == "f" else 1)).astype(dt)
+    same(getattr(cp, name)(cp.asarray(x)), getattr(numpy, name)(x))
+    same(getattr(cp, name)(cp.asarray(x)[::-3]), getattr(numpy, name)(x[::-3]))
+    same(getattr(cp, name)(cp.asarray(x[:0])), getattr(numpy, name)(x[:0]))
+    same(getattr(cp, name)(cp.asarray(x[5])), getattr(numpy, name)(x[5]))
+
+
+def test_deg2rad_keywords_and_errors(runtime_warnings_are_errors):
+    x = numpy.arange(-600, 600)
+    for dt in ("float32", "float16", numpy.float64):
+        same(cp.deg2rad(cp.asarray(x), dtype=dt), numpy.deg2rad(x, dtype=dt))
+    o = cp.zeros(1200, cp.float32)
+    assert cp.rad2deg(cp.asarray(x * 1.0), out=o) is o
+    same(o, numpy.rad2deg(x * 1.0, out=numpy.zeros(1200, numpy.float32)))
+    o, w = cp.ones(1200), numpy.ones(1200)
+    cp.deg2rad(cp.asarray(x * 1.0), out=o, where=cp.asarray(x > 0))
+    same(o, numpy.deg2rad(x * 1.0, out=w, where=x > 0))
+    raises_like(lambda m: m.deg2rad(m.asarray([1 + 1j])))   # no complex loop
+    raises_like(lambda m: m.fabs(m.asarray([1 + 1j])))
+
+
+def test_round_of_bool_is_rint_float16_and_decimals_raise(runtime_warnings_are_errors):
+    b = numpy.array([True, False] * 700)
+    same(cp.round(cp.asarray(b)), numpy.round(b))
+    same(cp.asarray(b).round(), b.round())
+    same(cp.around(cp.asarray(b[:0])), numpy.around(b[:0]))
+    same(cp.round(cp.asarray(b[3])), numpy.round(b[3]))
+    raises_like(lambda m: m.round(m.asarray(b), 1))
+    raises_like(lambda m: m.round(m.asarray(b), -1))
+    o = cp.zeros(1400)
+    cp.round(cp.asarray(b), 2, out=o)
+    same(o, numpy.round(b, 2, out=numpy.zeros(1400)))
+
+
+@pytest.mark.parametrize("dt", INT_AND_FLOAT)
+def test_ndarray_conj_of_real_array_is_the_array_itself(dt):
+    x = (numpy.arange(12) % 5).astype(dt).reshape(3, 4)
+    for a in (cp.asarray(x), cp.asarray(x)[::-1, 1::2]):
+        c = a.conj()
+        assert c is a and a.conjugate() is a
+        assert c.dtype == numpy.dtype(dt)
+    a = cp.asarray(x)
+    v = a.conj()
+    v[0, 0] = 1
+    assert a[0, 0] == 1
+    same(cp.conjugate(cp.asarray(x)), numpy.conjugate(x))  # the ufunc copies
+    o = cp.zeros((3, 4), numpy.complex128)
+    assert cp.asarray(x).conj(o) is o
+    same(o, x.conj(numpy.zeros((3, 4), numpy.complex128)))
+
+
+def test_ndarray_conj_of_complex_and_out_casting():
+    z = numpy.array([1 + 2j, 3 - 1j])
+    c = cp.asarray(z)
+    assert c.conj() is not c
+    same(c.conj(), z.conj())
+    raises_like(lambda m: m.asarray([1.0, 2.0]).conj(m.zeros(2, int)))
+
+
+NORM_DTYPES = ["bool", "int8", "int64", "float16", "float32", "float64", "complex64",
+               "complex128"]
+
+
+@pytest.mark.parametrize("dt", NORM_DTYPES)
+@pytest.mark.parametrize("shape", [(), (5,), (3, 4), (2, 3, 4), (0,), (0, 3), (3, 0)])
+def test_norm_dtypes_complex_values_and_empty(dt, shape):
+    rng = numpy.random.default_rng(3)
+    x = rng.integers(-4, 5, shape).astype(dt)
+    if dt.startswith("complex"):
+        x = x + 1j * rng.integers(-3, 3, shape)
+    for ord in [None, "fro", "nuc", numpy.inf, -numpy.inf, 0, 1, -1, 2, -2, 3]:
+        for axis in [None, 0, -1, (0, 1)]:
+            for keepdims in (False, True):
+                try:
+                    with warnings.catch_warnings():
+                        warnings.simplefilter("ignore", RuntimeWarning)
+                        want = numpy.linalg.norm(x, ord, axis, keepdims)
+                except Exception as e:
+                    with pytest.raises(type(e)):
+                        cp.linalg.norm(cp.asarray(x), ord, axis, keepdims)
+                    continue
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore", RuntimeWarning)
+                    got = numpy.asarray(cp.linalg.norm(cp.asarray(x), ord, axis, keepdims))
+                want = numpy.asarray(want)
+                assert got.dtype == want.dtype and got.shape == want.shape, (ord, axis)
+                numpy.testing.assert_allclose(got, want, rtol=1e-2 if dt == "float16"
+                                              else 1e-6)
+
+
+def test_norm_of_complex_vector_uses_the_imaginary_part():
+    z = numpy.full((3,), 2 + 0.25j)
+    numpy.testing.assert_allclose(cp.linalg.norm(cp.asarray(z)), numpy.linalg.norm(z))
+    zz = numpy.arange(3000).reshape(30, 100) * (1 - 2j)
+    numpy.testing.assert_allclose(cp.linalg.norm(cp.asarray(zz)[:, ::3], axis=1),
+                                  numpy.linalg.norm(zz[:, ::3], axis=1))
+
+
+@pytest.mark.parametrize("dt", ["float16", "float32", "complex128", "int8"])
+def test_vector_norm_dtypes(dt):
+    x = (numpy.arange(24) - 7).astype(dt).reshape(2, 3, 4)
+    for axis in (None, 0, (0, 2)):
+        for keepdims in (False, True):
+            got = numpy.asarray(cp.linalg.vector_norm(cp.asarray(x), axis=axis,
+                                                      keepdims=keepdims))
+            want = numpy.linalg.vector_norm(x, axis=axis, keepdims=keepdims)
+            assert got.dtype == want.dtype and got.shape == want.shape
+            numpy.testing.assert_allclose(got, want, rtol=1e-2)
+
+
+def test_searchsorted_of_a_scalar_is_an_intp():
+    a = numpy.arange(2000) * 0.5
+    for v in (3.3, numpy.float32(7), 5, -1.0):
+        for side in ("left", "right"):
+            got = cp.searchsorted(cp.asarray(a), v, side=side)
+            want = numpy.searchsorted(a, v, side=side)
+            same(got, want)
+            assert int(got) == int(want)
+    same(cp.asarray(a).searchsorted(2.5), a.searchsorted(2.5))
