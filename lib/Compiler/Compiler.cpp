@@ -414,6 +414,18 @@ OwningOpRef<ModuleOp> buildModule(const Trace &trace,
         llvm::is_contained(opName->getAttributeNames(),
                            b.getStringAttr("is_unsigned")))
       st.addAttribute("is_unsigned", b.getUnitAttr());
+    // NumPy compares an unsigned and a signed integer exactly (`Qq->?`).
+    static const std::set<std::string> comparisons = {
+        "equal", "not_equal", "less", "less_equal", "greater", "greater_equal"};
+    if (op.operands.size() == 2 && comparisons.count(op.name)) {
+      cpnrt::DType l = dtypeOf(op.operands[0]), r = dtypeOf(op.operands[1]);
+      auto isInt = [](cpnrt::DType t) {
+        return t != cpnrt::DType::b1 && !cpnrt::isFloat(t) &&
+               !cpnrt::isComplex(t);
+      };
+      if (isInt(l) && isInt(r) && cpnrt::isUnsigned(l) != cpnrt::isUnsigned(r))
+        st.addAttribute(mlir::cpn::kMixedSignAttr, b.getUnitAttr());
+    }
     results.push_back(b.create(st)->getResult(0));
   }
   // Outputs into fresh buffers first, then those into donated inputs: an
@@ -2293,10 +2305,8 @@ std::shared_ptr<Executable> Engine::obtain(const std::vector<int32_t> &outputs,
                                            const std::vector<int32_t> &donors) {
   uint64_t key = trace_.hash();
   for (size_t j = 0; j < outputs.size(); ++j) {
-    key = (key ^ (static_cast<uint64_t>(outputs[j]) + 0x9e3779b97f4a7c15ull)) *
-          0x100000001b3ull;
-    key = (key ^ static_cast<uint64_t>(static_cast<int64_t>(donors[j]) + 7)) *
-          0x100000001b3ull;
+    key = hashMix(key, static_cast<uint64_t>(outputs[j]));
+    key = hashMix(key, static_cast<uint64_t>(static_cast<int64_t>(donors[j])));
   }
   // Leaked on purpose: tearing down JIT'd code during static destruction, after
   // the libraries it links against may be gone, hangs in ORC.

@@ -181,6 +181,8 @@ LogicalResult lowerElementwise(IRRewriter &rw, Operation *op) {
           v = arith::SelectOp::create(b, l, args[0], args[1], args[2]);
         else if (isa<CopyOp>(op))
           v = args[0];
+        else if (op->hasAttr(kMixedSignAttr))
+          v = emitMixedSignCompare(b, l, name, args[0], args[1], isUnsigned);
         else
           v = emitScalarUfunc(b, l, name, args, resTy.getElementType(),
                               isUnsigned);

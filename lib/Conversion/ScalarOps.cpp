@@ -533,6 +533,9 @@ Value lessC(OpBuilder &b, Location loc, Value x, Value y, bool orEqual) {
   return arith::OrIOp::create(b, loc, first, second);
 }
 
+Value emitComplexBinary(OpBuilder &b, Location loc, StringRef name, Value x,
+                        Value y);
+
 Value emitComplexUnary(OpBuilder &b, Location loc, StringRef name, Value z) {
   Type t = z.getType();
   if (name == "negative")
@@ -547,8 +550,8 @@ Value emitComplexUnary(OpBuilder &b, Location loc, StringRef name, Value z) {
     return re(b, loc, z);
   if (name == "imag")
     return im(b, loc, z);
-  if (name == "square")
-    return complex::MulOp::create(b, loc, z, z);
+  if (name == "square") // NumPy's loop, as multiply
+    return emitComplexBinary(b, loc, "multiply", z, z);
   if (name == "reciprocal")
     return complex::DivOp::create(b, loc, cstC(b, loc, t, 1.0, 0.0), z);
   if (name == "sign")
@@ -617,8 +620,18 @@ Value emitComplexBinary(OpBuilder &b, Location loc, StringRef name, Value x,
     return complex::AddOp::create(b, loc, x, y);
   if (name == "subtract")
     return complex::SubOp::create(b, loc, x, y);
-  if (name == "multiply")
-    return complex::MulOp::create(b, loc, x, y);
+  if (name == "multiply") {
+    // NumPy's loop: (ac - bd) + (ad + bc)i, without C99's recovery of
+    // infinite results from NaN parts (complex.mul's lowering has it:
+    // inf+infj where NumPy gives nan+nanj).
+    Value a = re(b, loc, x), bb = im(b, loc, x), c = re(b, loc, y),
+          d = im(b, loc, y);
+    Value r = arith::SubFOp::create(b, loc, arith::MulFOp::create(b, loc, a, c),
+                                    arith::MulFOp::create(b, loc, bb, d));
+    Value i = arith::AddFOp::create(b, loc, arith::MulFOp::create(b, loc, a, d),
+                                    arith::MulFOp::create(b, loc, bb, c));
+    return mkC(b, loc, x.getType(), r, i);
+  }
   if (name == "divide")
     return complex::DivOp::create(b, loc, x, y);
   if (name == "power")
@@ -654,6 +667,22 @@ Value emitComplexBinary(OpBuilder &b, Location loc, StringRef name, Value x,
 } // namespace
 
 void mlir::cpn::setLibmModule(ModuleOp module) { libmModule = module; }
+
+Value mlir::cpn::emitMixedSignCompare(OpBuilder &b, Location loc,
+                                      StringRef name, Value x, Value y,
+                                      bool xUnsigned) {
+  Value unsignedCmp = emitIntBinary(b, loc, name, x, y, /*isUnsigned=*/true);
+  if (!unsignedCmp)
+    return {};
+  Value s = xUnsigned ? y : x;
+  Value negative = cmpI(b, loc, CmpIPredicate::slt, s, cstI(b, loc, s.getType(), 0));
+  // With the signed operand negative, the unsigned one is the greater.
+  bool xGreater = xUnsigned;
+  bool holds = name == "not_equal" ||
+               (xGreater && (name == "greater" || name == "greater_equal")) ||
+               (!xGreater && (name == "less" || name == "less_equal"));
+  return sel(b, loc, negative, cstI(b, loc, b.getI1Type(), holds), unsignedCmp);
+}
 
 Value mlir::cpn::emitScalarUfunc(OpBuilder &b, Location loc, StringRef name,
                                  ValueRange args, Type resultType,

@@ -389,6 +389,15 @@ template <typename F> bool geq(std::complex<F> a, std::complex<F> b) {
   return a.real() > b.real() || (a.real() == b.real() && a.imag() >= b.imag());
 }
 
+/// a * b as NumPy's loops multiply: complex numbers by (ac - bd) + (ad + bc)i,
+/// without std::complex's recovery of infinities from NaN parts.
+template <typename T> T mulLikeNumPy(T a, T b) { return T(a * b); }
+template <typename F>
+std::complex<F> mulLikeNumPy(std::complex<F> a, std::complex<F> b) {
+  return {a.real() * b.real() - a.imag() * b.imag(),
+          a.real() * b.imag() + a.imag() * b.real()};
+}
+
 /// op(acc, x), acc being the scan so far (NumPy's maximum: a >= b or a is
 /// NaN ? a : b; minimum: a <= b or a is NaN ? a : b).
 template <ScanOp Op, typename T> inline T combine(T acc, T x) {
@@ -397,7 +406,7 @@ template <ScanOp Op, typename T> inline T combine(T acc, T x) {
   else if constexpr (Op == ScanOp::Sub)
     return T(acc - x);
   else if constexpr (Op == ScanOp::Prod)
-    return T(acc * x);
+    return mulLikeNumPy(acc, x);
   else if constexpr (Op == ScanOp::Max)
     return geq(acc, x) || anyNaN(acc) ? acc : x;
   else

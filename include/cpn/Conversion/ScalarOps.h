@@ -25,6 +25,13 @@ void setLibmModule(ModuleOp module);
 Value emitScalarUfunc(OpBuilder &b, Location loc, StringRef name,
                       ValueRange args, Type resultType, bool isUnsigned);
 
+/// The comparison `name` (equal, less, ...) of an unsigned and a signed
+/// integer of one width, exact as NumPy's mixed loops (`Qq->?`): a negative
+/// signed operand is below every unsigned value. `xUnsigned` says which one
+/// is unsigned.
+Value emitMixedSignCompare(OpBuilder &b, Location loc, StringRef name, Value x,
+                           Value y, bool xUnsigned);
+
 /// NumPy's floating-point error checks of one element of ufunc `name` (or
 /// "cast"): an i32 of FpError bits (1 divide by zero, 2 overflow, 4 invalid;
 /// only those in `checks`) that are set when `result`, computed from `args`,

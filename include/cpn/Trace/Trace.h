@@ -70,6 +70,18 @@ enum FpError : uint8_t {
   FpAll = 7,
 };
 
+/// `h` with the 64-bit word `v` mixed in: every bit of both reaches every bit
+/// of the result (splitmix64's finalizer). Word-wise FNV (`(h ^ v) * p`)
+/// only carries low bits upward: two operands swapped (`less(a, b)` and
+/// `less(b, a)`, operand refs 0 and -2) collided whenever h was odd, and the
+/// second window ran the first one's kernel.
+inline uint64_t hashMix(uint64_t h, uint64_t v) {
+  uint64_t z = h ^ (v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2));
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
 /// Whether the op `name` can raise a floating-point error NumPy reports.
 bool canRaiseFpError(const std::string &name);
 
@@ -133,7 +145,7 @@ public:
 
 private:
   int32_t operandRef(const NodeRef &node);
-  void mix(uint64_t v) { hash_ = (hash_ ^ v) * 0x100000001b3ull; }
+  void mix(uint64_t v) { hash_ = hashMix(hash_, v); }
   void mix(const std::string &s);
 
   std::vector<TraceOp> ops_;

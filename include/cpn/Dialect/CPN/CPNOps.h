@@ -28,6 +28,9 @@ constexpr const char *kFpChecksAttr = "cpn.fpcheck";
 constexpr const char *kFpSiteAttr = "cpn.fpsite";
 constexpr const char *kFpStatusAttr = "cpn.fp_status";
 constexpr int64_t kFpSitesPerWord = 10;
+/// On a comparison of an unsigned and a signed integer operand (NumPy's
+/// exact `Qq->?` loops): which one is unsigned is `is_unsigned` (the first).
+constexpr const char *kMixedSignAttr = "cpn.mixed_sign";
 
 /// Bytes one element of `t` occupies in a store: bool (i1) takes a byte, a
 /// complex number both of its parts, index 8.
