@@ -361,8 +361,6 @@ def _field(a, dt, offset):
             raise TypeError(f"cpnumeric: a {dt} field at byte {offset} of {src} elements "
                             f"spans both parts; fields within the real or imaginary "
                             f"part are supported")
-    elif dt.kind == "c":
-        raise TypeError(f"cpnumeric: a {dt} view of {src} elements is not supported")
     root = a._view(a._shape, a._strides, a._offset)
     root._dtype, root._part = src, None
     return root._field_view(dt, offset)

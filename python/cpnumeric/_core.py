@@ -233,6 +233,10 @@ def _field_read(node, shape, base, dtype, offset):
                       _np.dtype(base.char.lower()))
         return _field_read(part, shape, _np.dtype(base.char.lower()), dtype,
                            offset % half)
+    if dtype.kind == "c":  # of real elements: two fields, its parts
+        ft = _np.dtype(dtype.char.lower())
+        parts = [_field_read(node, shape, base, ft, offset + k * ft.itemsize) for k in (0, 1)]
+        return record("complex", parts, shape, dtype)
     if dtype.itemsize == base.itemsize:
         return _reinterpret(node, shape, base, dtype)
     ub, uf = _uint(base.itemsize), _uint(dtype.itemsize)
@@ -255,6 +259,12 @@ def _field_write(node, old, shape, base, dtype, offset):
         else:
             re = _field_write(node, re, shape, ft, dtype, offset)
         return record("complex", [re, im], shape, base)
+    if dtype.kind == "c":  # into real elements: its parts, one field each
+        ft = _np.dtype(dtype.char.lower())
+        for k, part in enumerate(("real", "imag")):
+            old = _field_write(record(part, [node], shape, ft), old, shape, base, ft,
+                               offset + k * ft.itemsize)
+        return old
     if dtype.itemsize == base.itemsize:
         return _reinterpret(node, shape, dtype, base)
     ub, uf = _uint(base.itemsize), _uint(dtype.itemsize)
@@ -374,7 +384,13 @@ class ndarray(_cpn.ArrayBase):
 
     def _part_view(self, part):
         """`.real` or `.imag` of a complex array: a view whose elements are one
-        part of the base's (offsets and strides stay in base elements)."""
+        part of the base's (offsets and strides stay in base elements); of a
+        complex view of real elements (float64.view(complex64)), a field."""
+        if self._base.dtype.kind != "c":
+            ft = _np.dtype(self._dtype.char.lower())
+            root = self._view(self._shape, self._strides, self._offset)
+            root._dtype, root._part = self._base.dtype, None
+            return root._field_view(ft, self._part + (ft.itemsize if part == "imag" else 0))
         a = self._view(self._shape, self._strides, self._offset)
         a._part, a._whole = part, False
         a._dtype = _np.dtype(self._dtype.char.lower())  # 'D' -> 'd', 'F' -> 'f'

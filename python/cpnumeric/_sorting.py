@@ -346,8 +346,15 @@ def percentile(a, q, axis=None, out=None, overwrite_input=False, method="linear"
     return quantile(a, q, axis, out, overwrite_input, method, keepdims, weights=weights)
 
 
-def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
+def _median_operand(a):
+    """NumPy's median is the mean of the middle elements: of bool ones too
+    (as 0 and 1), where quantile raises (no bool subtract)."""
     a = _as(a)
+    return a.astype(_np.uint8) if a._dtype.kind == "b" else a
+
+
+def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
+    a = _median_operand(a)
     if a.size == 0:  # NumPy's median is then a mean of no elements
         return _reductions.mean(a, axis, out=out, keepdims=keepdims)
     return _quantile(a, 0.5, axis, "linear", keepdims, False, out)
@@ -365,7 +372,7 @@ def nanpercentile(a, q, axis=None, out=None, overwrite_input=False, method="line
 
 
 def nanmedian(a, axis=None, out=None, overwrite_input=False, keepdims=False):
-    return _quantile(a, 0.5, axis, "linear", keepdims, True, out)
+    return _quantile(_median_operand(a), 0.5, axis, "linear", keepdims, True, out)
 
 
 # -- sets ----------------------------------------------------------------------------

@@ -385,3 +385,57 @@ def test_searchsorted_of_a_scalar_is_an_intp():
             same(got, want)
             assert int(got) == int(want)
     same(cp.asarray(a).searchsorted(2.5), a.searchsorted(2.5))
+
+
+# -- median of bool, full with complex fills, complex views of real data
+#    (20:82, 20:122, 20:77, 20:269) -------------------------------------------
+
+@pytest.mark.parametrize("name", ["median", "nanmedian"])
+def test_median_of_bool_is_the_mean_of_the_middle_elements(name, runtime_warnings_are_errors):
+    for x in (numpy.array([True, False, True]), numpy.array([True, False] * 700),
+              numpy.array([True, False, True] * 700).reshape(3, -1),
+              numpy.array([True, False, False, True]), numpy.array(True),
+              numpy.array([[True, False], [False, False]])[:, ::-1]):
+        for axis in ([None] + list(range(-x.ndim, x.ndim))):
+            for keepdims in (False, True):
+                same(getattr(cp, name)(cp.asarray(x), axis=axis, keepdims=keepdims),
+                     getattr(numpy, name)(x, axis=axis, keepdims=keepdims))
+    raises_like(lambda m: m.quantile(m.asarray([True, False]), 0.5))  # NumPy's TypeError
+
+
+def test_full_with_complex_fill_into_real_dtypes():
+    cases = [((3,), 1 + 2j, float), ((3,), 1 + 2j, None), ((2, 2), 1.5 + 1j, "float32"),
+             ((3,), 1 + 2j, bool), ((2000,), 2.5 - 1j, "int8"), ((3,), 300 + 1j, "uint8"),
+             ((3,), numpy.complex64(1 + 2j), float), ((1, 1), 1 + 0j, "float64"), ((), 2j, int)]
+    for shape, fill, dt in cases:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", numpy.exceptions.ComplexWarning)
+            same(cp.full(shape, fill, dtype=dt), numpy.full(shape, fill, dtype=dt))
+            same(cp.full_like(cp.zeros(shape, int), fill),
+                 numpy.full_like(numpy.zeros(shape, int), fill))
+
+
+@pytest.mark.parametrize("dt", ["float64", "int64", "uint64"])
+@pytest.mark.parametrize("shape", [(6,), (3, 4), (0,), (), (2000,)])
+def test_complex64_view_of_8_byte_real_elements(dt, shape):
+    """x.view('complex64') of float64/int64 data: the bits of each element
+    as two float32 parts; reads, writes of the whole and of one part through
+    the view reach x (bit for bit, NaN payloads included)."""
+    x = (numpy.arange(int(numpy.prod(shape))) * 1.75 - 3).reshape(shape).astype(dt)
+    results = []
+    for m in (numpy, cp):
+        a = m.asarray(x.copy())
+        v = a.view("complex64")
+        got = [v.copy(), v.real.copy(), v.imag.copy()]
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            v *= 2
+        v.imag[...] = 1.5
+        if v.ndim and v.size:
+            v[..., 0] = 3 - 1j
+        got += [a.copy(), (a[::-1] if a.ndim else a).view("complex64") + 1, v.view(dt)]
+        results.append([numpy.asarray(r) for r in got])
+    for w, g in zip(*results):
+        assert g.dtype == w.dtype and g.shape == w.shape
+        assert g.tobytes() == w.tobytes()
+
