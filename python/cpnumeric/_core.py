@@ -194,6 +194,14 @@ def scalar_node(value, dtype):
     return node
 
 
+def pack_scalar(value, dtype):
+    """`value` (a Python or NumPy scalar) as an element of `dtype`, converted
+    exactly as NumPy's setitem converts it, with its exceptions."""
+    cell = _np.empty((), dtype)
+    cell[()] = value
+    return cell[()]
+
+
 def splat(value, shape, dtype):
     """A scalar broadcast to `shape` (a zero-stride view of a 0-d value)."""
     node = scalar_node(value, dtype)

@@ -141,6 +141,9 @@ def arange(start, stop=None, step=None, dtype=None, *, like=None):
     dt = _np.dtype(dtype) if dtype is not None else _np.array([start, stop, step]).dtype
     n = max(int(_np.ceil((stop - start) / step)), 0)
     dt = _dtype(dt)
+    if dt.kind == "b" and n > 2:
+        raise TypeError("arange() is only supported for booleans when the result "
+                        "has at most length 2.")
     idx = record("iota", [], (n,), _np.dtype("i8"), [0])
     calc = _np.dtype("f8") if dt.kind == "f" or any(
         isinstance(v, float) for v in (start, step)) else _np.dtype("i8")

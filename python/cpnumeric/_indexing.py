@@ -654,7 +654,9 @@ def setitem(a, key, value):
         a._eager()[np_key] = value._eager() if isinstance(value, ndarray) else value
         return
     if isinstance(value, (bool, int, float, complex)) and not isinstance(value, _np.generic):
-        value = _np.array(value, dtype=a._dtype)  # NumPy's conversion and errors
+        # NumPy's conversion and errors (a NumPy scalar is cast as an array
+        # with advanced keys: np.float64(300.0) wraps into int8)
+        value = _np.array(value, dtype=a._dtype)
     if a._part is not None:
         tmp = a.copy()
         setitem(tmp, key, value)

@@ -125,11 +125,12 @@ def setitem(a, key, value):
             raise ValueError(f"could not broadcast input array from shape "
                              f"{value._shape} into shape {v._shape}")
         node = value._node_as(v._shape, v._dtype)
-    elif isinstance(value, (bool, int, float, complex)) and not isinstance(value, _np.generic):
-        # A Python scalar converts as NumPy's setitem does (the splat's
-        # conversion): TypeError for a complex into a real array,
-        # OverflowError for an int out of the dtype's range, 2**70 into floats.
-        node = _core.splat(value, v._shape, v._dtype)
+    elif isinstance(value, (bool, int, float, complex, _np.generic)):
+        # A scalar converts as NumPy's setitem packs it (TypeError for a
+        # complex into a real array, OverflowError for an int out of range,
+        # ValueError for NaN into ints, np.float64 as the Python float it
+        # is), even where the key selects nothing.
+        node = _core.splat(_core.pack_scalar(value, v._dtype), v._shape, v._dtype)
     else:
         arr = _np.asarray(value)
         if arr.ndim == 0 and arr.dtype.kind in "biuf":

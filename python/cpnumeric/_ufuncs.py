@@ -264,6 +264,12 @@ class ufunc(_cpn.UfuncBase):
             raise TypeError("return arrays must be of ArrayType")
         args = [a if isinstance(a, ndarray) or _is_py_scalar(a)
                 else _core.asndarray(a) for a in args]
+        if dtype is not None and _np.dtype(dtype).kind in "iu":
+            # NumPy converts Python ints to the requested integer dtype first:
+            # one out of its range is an OverflowError before any cast check.
+            for a in args:
+                if isinstance(a, int) and not isinstance(a, bool):
+                    _np.array(a, dtype=dtype)
         in_types = [_in_type(a) for a in args]
         loop = _resolve(self._np, in_types, dtype, casting)
         in_dts, out_dt = loop[:self.nin], loop[self.nin]

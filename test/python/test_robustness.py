@@ -303,3 +303,37 @@ def test_unsigned_and_signed_integers_compare_exactly(u, s, op):
     same(getattr(np, op)(np.asarray(x), np.asarray(y)), f(x, y))
     same(getattr(np, op)(np.asarray(y), np.asarray(x)), f(y, x))
     same(getattr(np, op)(np.asarray(x), s and numpy.dtype(s).type(-1)), f(x, numpy.dtype(s).type(-1)))
+
+
+@pytest.mark.parametrize("n", [10, 2000])
+@pytest.mark.parametrize("dtype", ["i1", "u1", "i8", "f4", "?", "c8"])
+@pytest.mark.parametrize("value", [numpy.float64(300.0), numpy.float64(-3.7), numpy.int64(300),
+                                   numpy.float32(2.5), 300.0, 2**70, -1, 1j,
+                                   numpy.complex64(1 + 2j), numpy.float64("nan")])
+@pytest.mark.parametrize("key", [3, slice(3, 4), slice(5, 5), (slice(None),)])
+def test_scalars_written_through_basic_keys_convert_as_numpys(n, dtype, value, key):
+    a = numpy.zeros(n, dtype)
+    c = np.asarray(a.copy())
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            a[key] = value
+        except Exception as e:
+            with pytest.raises(type(e)):
+                c[key] = value
+            return
+        c[key] = value
+    same(c, a)
+
+
+def test_bool_arange_longer_than_two_raises_type_error():
+    with pytest.raises(TypeError, match="at most length 2"):
+        np.arange(1100, dtype=bool)
+    same(np.arange(2, dtype=bool), numpy.arange(2, dtype=bool))
+
+
+def test_python_int_out_of_range_for_the_requested_dtype_raises_overflow_error():
+    a = np.asarray(numpy.arange(2000))
+    with pytest.raises(OverflowError):
+        np.bitwise_xor(a, -128, dtype="uint8")
