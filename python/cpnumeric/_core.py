@@ -210,6 +210,19 @@ def splat(value, shape, dtype):
     return record("view", [node], shape, dtype, [0] * (len(shape) + 1))
 
 
+def _fast_splat(value, shape, dtype):
+    """splat for the C path of ufunc calls (python/src/fast.cpp): None (the
+    call goes to the Python path, which decides) for a Python int out of
+    the range of `dtype`: an OverflowError there, except in comparisons."""
+    try:
+        node = scalar_node(value, dtype)
+    except OverflowError:
+        return None
+    if not shape:
+        return node
+    return record("view", [node], shape, dtype, [0] * (len(shape) + 1))
+
+
 def store_out(result, out):
     """NumPy's `out=`: write the result into `out` and return it."""
     if out is None:
@@ -808,7 +821,7 @@ def _finish_eager(r):
 # fills it, the C path of ufunc calls reads it).
 FAST_LOOPS = {}
 
-_cpn.fast_init(ndarray, _Base, _np.ndarray, _finish_eager, FAST_LOOPS, splat,
+_cpn.fast_init(ndarray, _Base, _np.ndarray, _finish_eager, FAST_LOOPS, _fast_splat,
                globals(), _RAISING, _EXTOBJ, _SYNCED)
 # eager(numpy_ufunc, *operands): NumPy on small eager operands, wrapped; None
 # when an operand is traced (python/src/fast.cpp).

@@ -111,6 +111,40 @@ def _check_int_power(e, shape):
         raise ValueError("Integers to negative integer powers are not allowed.")
 
 
+_COMPARISONS = frozenset(["equal", "not_equal", "less", "less_equal", "greater",
+                          "greater_equal"])
+
+
+def _decided_comparison(op, args, loop):
+    """NumPy 2's comparison of an integer array with a Python int out of the
+    range of the loop's integer dtype (NumPy's special_integer_comparisons):
+    no conversion, the same answer for every element, decided by the int's
+    sign (`u8 > -1` all True, `u8 == 300` all False). That bool, or None
+    for every other call (a bool array's int64 loop still overflows)."""
+    if op not in _COMPARISONS or len(args) != 2:
+        return None
+    for i in (0, 1):
+        a, other = args[i], args[1 - i]
+        if type(a) is not int or not isinstance(other, ndarray) \
+                or other._dtype.kind not in "iu" or loop[i].kind not in "iu":
+            continue
+        info = _np.iinfo(loop[i])
+        if info.min <= a <= info.max:
+            return None
+        left_less = (a > info.max) == (i == 1)  # left < right for every element
+        if op == "equal":
+            return False
+        if op == "not_equal":
+            return True
+        return left_less == (op in ("less", "less_equal"))
+    return None
+
+
+def _constant_bool(value, shape):
+    dt = _np.dtype(bool)
+    return record("copy", [_core.splat(value, shape, dt)], shape, dt)
+
+
 def _shape_text(shape):
     """A shape as NumPy's messages print it: (2,3), (2,), ()."""
     return "(" + ",".join(map(str, shape)) + ("," if len(shape) == 1 else "") + ")"
@@ -234,6 +268,10 @@ class ufunc(_cpn.UfuncBase):
         if shape is None:
             shape = ()
         out_dt = loop[self.nin]
+        if self._op in _COMPARISONS:
+            c = _decided_comparison(self._op, args, loop)
+            if c is not None:
+                return ndarray._from_node(_constant_bool(c, shape), shape, out_dt)
         nodes = []
         for a, dt in zip(args, loop):
             if type(a) is ndarray:
@@ -302,13 +340,17 @@ class ufunc(_cpn.UfuncBase):
         shape = full
         if self._op == "power" and loop[1].kind == "i":
             _check_int_power(args[1], shape)  # after the casting check, as NumPy's loop
-        nodes = []
-        for a, dt in zip(args, in_dts):
-            if isinstance(a, ndarray):
-                nodes.append(a._node_as(shape, dt))
-            else:
-                nodes.append(_core.splat(a, shape, dt))
-        res = self._record(nodes, shape, loop)
+        c = _decided_comparison(self._op, args, loop)
+        if c is not None:
+            res = _constant_bool(c, shape)
+        else:
+            nodes = []
+            for a, dt in zip(args, in_dts):
+                if isinstance(a, ndarray):
+                    nodes.append(a._node_as(shape, dt))
+                else:
+                    nodes.append(_core.splat(a, shape, dt))
+            res = self._record(nodes, shape, loop)
         if out is None:
             if w is not None:
                 res = record("select", [w._node_as(shape), res,
