@@ -56,24 +56,28 @@ bool isDestination(OpOperand &use) {
 /// `np.roll` writes into read the roll's result). So does one beside any
 /// other reader when the generic only moves elements (a splat, a copy): a
 /// clone costs no more than the copy bufferization would make.
+/// Each result of a multi-result generic (a horizontally fused pair of
+/// splats) is treated alike, its clones giving the same result.
 void unshareDestinations(linalg::GenericOp op) {
-  SmallVector<OpOperand *> dests;
-  bool stored = false, otherReaders = false;
-  for (OpOperand &use : op->getResult(0).getUses()) {
-    if (isDestination(use))
-      dests.push_back(&use);
-    else if (isa<bufferization::MaterializeInDestinationOp>(use.getOwner()))
-      stored = true;
-    else
-      otherReaders = true;
-  }
   bool movesOnly = op.getBody()->getOperations().size() == 1; // the yield
-  size_t keep = (stored || (otherReaders && movesOnly)) ? 0 : 1;
-  if (dests.size() <= keep)
-    return;
-  for (OpOperand *use : llvm::drop_begin(dests, keep)) {
-    OpBuilder b(op);
-    use->set(b.clone(*op)->getResult(0));
+  for (OpResult result : op->getResults()) {
+    SmallVector<OpOperand *> dests;
+    bool stored = false, otherReaders = false;
+    for (OpOperand &use : result.getUses()) {
+      if (isDestination(use))
+        dests.push_back(&use);
+      else if (isa<bufferization::MaterializeInDestinationOp>(use.getOwner()))
+        stored = true;
+      else
+        otherReaders = true;
+    }
+    size_t keep = (stored || (otherReaders && movesOnly)) ? 0 : 1;
+    if (dests.size() <= keep)
+      continue;
+    for (OpOperand *use : llvm::drop_begin(dests, keep)) {
+      OpBuilder b(op);
+      use->set(b.clone(*op)->getResult(result.getResultNumber()));
+    }
   }
 }
 
@@ -81,7 +85,7 @@ struct UnshareInitsPass : public cpn::impl::UnshareInitsBase<UnshareInitsPass> {
   void runOnOperation() override {
     SmallVector<linalg::GenericOp> generics;
     getOperation().walk([&](linalg::GenericOp op) {
-      if (op.hasPureTensorSemantics() && op->getNumResults() == 1)
+      if (op.hasPureTensorSemantics() && op->getNumResults() >= 1)
         generics.push_back(op);
     });
     for (linalg::GenericOp op : generics)

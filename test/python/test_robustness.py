@@ -337,3 +337,18 @@ def test_python_int_out_of_range_for_the_requested_dtype_raises_overflow_error()
     a = np.asarray(numpy.arange(2000))
     with pytest.raises(OverflowError):
         np.bitwise_xor(a, -128, dtype="uint8")
+
+
+def test_jit_zeros_of_imag_beside_a_concatenation_keep_their_own_buffer():
+    # The concatenation's zero base and imag's zeros are one splat after CSE,
+    # joined with the flipped copy by horizontal fusion: the two-result
+    # generic's first result was both the write chain's base and an output.
+    def body(m, a0):
+        a4 = m.concatenate([a0, a0], axis=-1)
+        a9 = m.imag(a4)
+        a12 = m.flip(a9, axis=0)
+        return a4, a9, a12
+    x = numpy.array([1.0, 3.0])
+    got = np.jit(lambda a: body(np, a))(np.asarray(x))
+    for g, w in zip(got, body(numpy, x)):
+        same(g, w)
