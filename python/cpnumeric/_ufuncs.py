@@ -166,15 +166,21 @@ _REDUCE_KINDS = {"add": "sum", "multiply": "prod", "maximum": "max",
 # (0 or 1 in a byte) add and logical_or are maximum, multiply and
 # logical_and minimum.
 _SCAN_KINDS = {"add": "cumsum", "multiply": "cumprod", "maximum": "cummax",
-               "minimum": "cummin"}
+               "minimum": "cummin", "fmax": "cumfmax", "fmin": "cumfmin"}
+_INT_SCAN_KINDS = {"bitwise_and": "cumand", "bitwise_or": "cumor", "bitwise_xor": "cumxor"}
 _BOOL_SCAN_KINDS = {"add": "cummax", "logical_or": "cummax", "maximum": "cummax",
-                    "multiply": "cummin", "logical_and": "cummin", "minimum": "cummin"}
+                    "fmax": "cummax", "bitwise_or": "cummax", "multiply": "cummin",
+                    "logical_and": "cummin", "minimum": "cummin", "fmin": "cummin",
+                    "bitwise_and": "cummin", "logical_xor": "cumxor",
+                    "bitwise_xor": "cumxor", "not_equal": "cumxor"}
 
 
 def _scan_kind(name, loop):
     """The runtime scan of `name`.accumulate in the loop dtype, or None."""
     if loop.kind == "b":
         return _BOOL_SCAN_KINDS.get(name)
+    if loop.kind in "iu":
+        return _SCAN_KINDS.get(name) or _INT_SCAN_KINDS.get(name)
     return _SCAN_KINDS.get(name)
 
 
@@ -402,9 +408,10 @@ class ufunc(_cpn.UfuncBase):
     def accumulate(self, array, axis=0, dtype=None, out=None):
         """NumPy's ufunc.accumulate: its argument checks, exceptions and loop
         dtype (NumPy's own resolution, on 1-element stand-ins). add,
-        multiply, maximum, minimum, logical_or and logical_and are runtime
-        scans (cpn_lib_cumsum/cumprod/cummax/cummin, Algorithms.cpp); the
-        other binary ufuncs run NumPy's accumulate (the declared fallback)."""
+        multiply, maximum, minimum, fmax, fmin, the logical and (on integer
+        and bool loops) bitwise ones are runtime scans (cpn_lib_cum*,
+        Algorithms.cpp); the other binary ufuncs run NumPy's accumulate (the
+        declared fallback)."""
         if isinstance(out, tuple):
             if len(out) != 1:
                 raise ValueError("the 'out' tuple must have exactly one entry")

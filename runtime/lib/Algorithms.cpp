@@ -371,9 +371,11 @@ template <typename T> void nonzero(const Args &a) {
 /// The operations of the scans (cumsum, cumprod, and the accumulations of
 /// maximum and minimum: NumPy's loops, NaN propagates, complex numbers are
 /// ordered by real part, then imaginary part) and of ufunc.at (those and
-/// Sub, which no scan takes: it is not associative). The logical ones are
-/// maximum (or) and minimum (and) of bool (one byte, 0 or 1).
-enum class ScanOp { Sum, Prod, Max, Min, Sub };
+/// Sub, which no scan takes: it is not associative), fmax and fmin (NaN
+/// ignored unless both are), and the bitwise ones (integer types only). The
+/// logical ones are maximum (or), minimum (and) and bitwise xor of bool (one
+/// byte, 0 or 1).
+enum class ScanOp { Sum, Prod, Max, Min, Sub, FMax, FMin, And, Or, Xor };
 
 template <typename T> bool anyNaN(T v) {
   if constexpr (std::is_floating_point_v<T>)
@@ -398,8 +400,9 @@ std::complex<F> mulLikeNumPy(std::complex<F> a, std::complex<F> b) {
           a.real() * b.imag() + a.imag() * b.real()};
 }
 
-/// op(acc, x), acc being the scan so far (NumPy's maximum: a >= b or a is
-/// NaN ? a : b; minimum: a <= b or a is NaN ? a : b).
+/// op(acc, x), acc being the scan so far (NumPy's loops: maximum is a >= b
+/// or a is NaN ? a : b, minimum a <= b or a is NaN ? a : b, fmax a >= b or
+/// b is NaN ? a : b, fmin a <= b or b is NaN ? a : b).
 template <ScanOp Op, typename T> inline T combine(T acc, T x) {
   if constexpr (Op == ScanOp::Sum)
     return T(acc + x);
@@ -409,8 +412,18 @@ template <ScanOp Op, typename T> inline T combine(T acc, T x) {
     return mulLikeNumPy(acc, x);
   else if constexpr (Op == ScanOp::Max)
     return geq(acc, x) || anyNaN(acc) ? acc : x;
-  else
+  else if constexpr (Op == ScanOp::Min)
     return geq(x, acc) || anyNaN(acc) ? acc : x;
+  else if constexpr (Op == ScanOp::FMax)
+    return geq(acc, x) || anyNaN(x) ? acc : x;
+  else if constexpr (Op == ScanOp::FMin)
+    return geq(x, acc) || anyNaN(x) ? acc : x;
+  else if constexpr (Op == ScanOp::And)
+    return T(acc & x);
+  else if constexpr (Op == ScanOp::Or)
+    return T(acc | x);
+  else
+    return T(acc ^ x);
 }
 
 /// Elements [lo, hi) of a row's scan into out, starting from *acc (from the
@@ -442,8 +455,9 @@ T reduceRange(const T *src, int64_t stride, int64_t lo, int64_t hi) {
 /// A row shorter than this per thread is scanned on one thread.
 constexpr int64_t kScanPerThread = int64_t(1) << 18;
 
-/// cumsum / cumprod / cummax / cummin: in0 (P, N) -> out (P, N) of the same
-/// type. Many rows are shared out between threads; a long row is scanned in
+/// cumsum / cumprod / cummax / cummin / cumfmax / cumfmin (every type) and
+/// cumand / cumor / cumxor (integer types): in0 (P, N) -> out (P, N) of the
+/// same type. Many rows are shared out between threads; a long row is scanned in
 /// two passes, each thread taking one chunk: the chunks' totals first, then
 /// each chunk's scan from the total of the chunks before it. Integers (and
 /// maximum and minimum) give NumPy's values exactly; float sums and products
@@ -489,6 +503,11 @@ template <typename T> void cumsum(const Args &a) { scan<T, ScanOp::Sum>(a); }
 template <typename T> void cumprod(const Args &a) { scan<T, ScanOp::Prod>(a); }
 template <typename T> void cummax(const Args &a) { scan<T, ScanOp::Max>(a); }
 template <typename T> void cummin(const Args &a) { scan<T, ScanOp::Min>(a); }
+template <typename T> void cumfmax(const Args &a) { scan<T, ScanOp::FMax>(a); }
+template <typename T> void cumfmin(const Args &a) { scan<T, ScanOp::FMin>(a); }
+template <typename T> void cumand(const Args &a) { scan<T, ScanOp::And>(a); }
+template <typename T> void cumor(const Args &a) { scan<T, ScanOp::Or>(a); }
+template <typename T> void cumxor(const Args &a) { scan<T, ScanOp::Xor>(a); }
 
 /// bincount: in0 x (N) int64 (non-negative, checked before), optionally in1
 /// weights (N) of T -> out (M) of T: out[x[i]] += w[i] (or 1).
@@ -644,6 +663,8 @@ template <typename T> void at_minimum(const Args &a) {
   X(cumprod)                                                                   \
   X(cummax)                                                                    \
   X(cummin)                                                                    \
+  X(cumfmax)                                                                   \
+  X(cumfmin)                                                                   \
   X(bincount)                                                                  \
   X(put)                                                                       \
   X(at_add)                                                                    \
@@ -651,25 +672,44 @@ template <typename T> void at_minimum(const Args &a) {
   X(at_multiply)                                                               \
   X(at_maximum)                                                                \
   X(at_minimum)
+// The integer element types (bool included), for the bitwise scans.
+#define CPN_INT_TYPES(X, name)                                                 \
+  X(name, b1, uint8_t)                                                         \
+  X(name, i1, int8_t)                                                          \
+  X(name, i2, int16_t)                                                         \
+  X(name, i4, int32_t)                                                         \
+  X(name, i8, int64_t)                                                         \
+  X(name, u1, uint8_t)                                                         \
+  X(name, u2, uint16_t)                                                        \
+  X(name, u4, uint32_t)                                                        \
+  X(name, u8, uint64_t)
+#define CPN_INT_ALGORITHMS(X) X(cumand) X(cumor) X(cumxor)
 #define CPN_DEFINE(name, suffix, T)                                            \
   extern "C" void cpn_lib_##name##_##suffix(int64_t m, int64_t o, int64_t a,   \
                                             int64_t b, int64_t c) {            \
     name<T>(Args(m, o, a, b, c));                                              \
   }
 #define CPN_DEFINE_ALL(name) CPN_TYPES(CPN_DEFINE, name)
+#define CPN_DEFINE_INT(name) CPN_INT_TYPES(CPN_DEFINE, name)
 CPN_ALGORITHMS(CPN_DEFINE_ALL)
+CPN_INT_ALGORITHMS(CPN_DEFINE_INT)
+#undef CPN_DEFINE_INT
 #undef CPN_DEFINE_ALL
 #undef CPN_DEFINE
 
 #define CPN_ROW(name, suffix, T)                                               \
   {"cpn_lib_" #name "_" #suffix, &cpn_lib_##name##_##suffix},
 #define CPN_ROWS(name) CPN_TYPES(CPN_ROW, name)
+#define CPN_INT_ROWS(name) CPN_INT_TYPES(CPN_ROW, name)
 namespace cpnrt {
 std::vector<cpn_lib_entry> algorithmFunctions() {
-  return {CPN_ALGORITHMS(CPN_ROWS)};
+  return {CPN_ALGORITHMS(CPN_ROWS) CPN_INT_ALGORITHMS(CPN_INT_ROWS)};
 }
 } // namespace cpnrt
+#undef CPN_INT_ROWS
 #undef CPN_ROWS
 #undef CPN_ROW
+#undef CPN_INT_ALGORITHMS
 #undef CPN_ALGORITHMS
+#undef CPN_INT_TYPES
 #undef CPN_TYPES

@@ -151,9 +151,28 @@ def test_accumulate_other_ufuncs_fall_back_with_a_warning():
              numpy.subtract.accumulate(x, axis=1))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
-        same(cp.bitwise_or.accumulate(cp.asarray(x)), numpy.bitwise_or.accumulate(x))
-        same(cp.fmax.accumulate(cp.asarray([1.0, numpy.nan, 0.0])),
-             numpy.fmax.accumulate([1.0, numpy.nan, 0.0]))
+        same(cp.divide.accumulate(cp.asarray(x * 1.0)), numpy.divide.accumulate(x * 1.0))
+
+
+@pytest.mark.parametrize("name", ["fmax", "fmin", "bitwise_and", "bitwise_or", "bitwise_xor",
+                                  "logical_xor", "not_equal"])
+@pytest.mark.parametrize("dt", ACC_DTYPES + ["uint64", "complex64"])
+def test_accumulate_fmax_fmin_bitwise_and_xor_scans(name, dt, runtime_warnings_are_errors):
+    for n in (7, 1 << 19):  # short rows, and long ones in two passes
+        x = (numpy.arange(n) * 7 % 11 - 4).astype(dt)
+        if dt[0] in "fc":
+            x[2] = x[n // 2 + 3] = numpy.nan
+        if dt.startswith("complex"):
+            x = x + 1j * (numpy.arange(n) % 3)
+            x[5] = complex(1, numpy.nan)
+        for xx in (x, x[::-2]):
+            try:
+                want = getattr(numpy, name).accumulate(xx)
+            except TypeError:  # no such loop (bitwise of floats, ...)
+                with pytest.raises(TypeError):
+                    getattr(cp, name).accumulate(cp.asarray(xx))
+                continue
+            same(getattr(cp, name).accumulate(cp.asarray(xx)), want)
 
 
 def test_numpy_accumulate_on_cpnumeric_array(runtime_warnings_are_errors):
