@@ -827,9 +827,9 @@ def poly(seq_of_zeros):
 
 def _nan_arg(kind, a, axis, keepdims):
     a = _as(a)
-    if a._dtype.kind != "f":
+    if a._dtype.kind not in "fc":
         return getattr(_reductions, kind)(a, axis=axis, keepdims=keepdims)
-    nan = _ufuncs.isnan(a)
+    nan = _ufuncs.isnan(a)  # complex: NaN in either part; filled with NumPy's +-inf+0j
     if bool(_reductions.any(_reductions.all(nan, axis=axis))):
         raise ValueError("All-NaN slice encountered")
     fill = -_np.inf if kind == "argmax" else _np.inf
@@ -850,8 +850,8 @@ def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=
     a = _as(a)
     if correction is not None:
         ddof = correction
-    if a._dtype.kind != "f" or where is not True or mean is not None:
-        if a._dtype.kind != "f":
+    if a._dtype.kind not in "fc" or where is not True or mean is not None:
+        if a._dtype.kind not in "fc":
             return _reductions.var(a, axis=axis, dtype=dtype, ddof=ddof, keepdims=keepdims)
         from . import _fallback
         return _fallback.call_numpy("nanvar", (a,), {"axis": axis, "ddof": ddof,
@@ -862,9 +862,15 @@ def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=
     with _np.errstate(invalid="ignore", divide="ignore"), _errstate.quiet():
         m = _ufuncs.divide(_reductions.sum(zero, axis=axis, keepdims=True), n)
         d = _ufuncs.where(valid, _ufuncs.subtract(a, m), 0.0)
-        ss = _reductions.sum(_ufuncs.multiply(d, d), axis=axis, keepdims=keepdims)
-        dof = _ufuncs.subtract(n if keepdims else _reductions.sum(
-            valid, axis=axis).astype(a._dtype), ddof)
+        real = a._dtype
+        if real.kind == "c":  # NumPy's (d * conj(d)).real, in the real dtype
+            real = _np.dtype(real.char.lower())
+            sq = _ufuncs.multiply(d, _ufuncs.conjugate(d)).real
+        else:
+            sq = _ufuncs.multiply(d, d)
+        ss = _reductions.sum(sq, axis=axis, keepdims=keepdims)
+        dof = _ufuncs.subtract(_reductions.sum(valid, axis=axis, keepdims=keepdims)
+                               .astype(real), ddof)
         r = _ufuncs.divide(ss, dof)
         r = _ufuncs.where(_ufuncs.less_equal(dof, 0), _np.nan, r)
     _errstate.warn_if(_reductions.any(_ufuncs.less_equal(dof, 0)),

@@ -854,7 +854,7 @@ def imag(val):
 def _nan_reduce(kind, a, axis, dtype, keepdims, fill):
     """The reduction with NaNs replaced by `fill` (integers have none)."""
     a = _core.asndarray(a)
-    if a.dtype.kind == "f":
+    if a.dtype.kind in "fc":  # complex: NaN in either part (NumPy's _replace_nan)
         a = _ufuncs.where(_ufuncs.isnan(a), a.dtype.type(fill), a)
     kw = {"axis": axis, "keepdims": keepdims}
     if dtype is not None:
@@ -872,7 +872,7 @@ def nanprod(a, axis=None, dtype=None, out=None, keepdims=False):
 
 def nanmean(a, axis=None, dtype=None, out=None, keepdims=False):
     a = _core.asndarray(a)
-    if a.dtype.kind != "f":
+    if a.dtype.kind not in "fc":
         return _reductions.mean(a, axis=axis, keepdims=keepdims)
     s = nansum(a, axis, dtype, keepdims=keepdims)
     n = _reductions.sum(_ufuncs.logical_not(_ufuncs.isnan(a)), axis=axis,
@@ -884,9 +884,11 @@ def nanmean(a, axis=None, dtype=None, out=None, keepdims=False):
 
 def _nan_extreme(kind, a, axis, keepdims):
     a = _core.asndarray(a)
-    if a.dtype.kind != "f":
+    if a.dtype.kind not in "fc":
         return getattr(_reductions, kind)(a, axis=axis, keepdims=keepdims)
     fill = -_np.inf if kind == "max" else _np.inf
+    if a.dtype.kind == "c":  # NumPy's fmin/fmax order: +-(inf+infj) loses every tie
+        fill = complex(fill, fill)
     r = _nan_reduce(kind, a, axis, None, keepdims, fill)
     all_nan = _reductions.all(_ufuncs.isnan(a), axis=axis, keepdims=keepdims)
     _errstate.warn_if(_reductions.any(all_nan), "All-NaN slice encountered")

@@ -212,7 +212,7 @@ def cumulative_prod(x, /, *, axis=None, dtype=None, out=None, include_initial=Fa
 
 def _nan_as(a, value):
     a = _as(a)
-    if a._dtype.kind != "f":
+    if a._dtype.kind not in "fc":  # NumPy's _replace_nan: every inexact dtype
         return a
     return _ufuncs.where(_ufuncs.isnan(a), value, a)
 

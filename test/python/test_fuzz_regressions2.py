@@ -91,3 +91,50 @@ def test_compare_out_of_range_keywords_and_masks():
     # arithmetic keeps NumPy's OverflowError
     raises_like(lambda np: np.add(np.arange(1500, dtype="uint8"), 300))
     raises_like(lambda np: np.maximum(np.arange(1500, dtype="uint8"), -1))
+
+
+# -- complex NaN in the nan-functions (NumPy's _replace_nan: any inexact dtype) --
+
+NAN_FUNCS = ["nanmin", "nanmax", "nansum", "nanprod", "nancumsum", "nancumprod",
+             "nanmean", "nanvar", "nanstd", "nanargmin", "nanargmax"]
+
+
+def _complex_with_nans(dt, n):
+    re = (numpy.arange(n) * 7 % 11 - 4) / 4
+    im = (numpy.arange(n) * 5 % 7 - 3) / 2
+    z = (re + 1j * im).astype(dt).reshape(-1, 3)
+    z[0, 0] = complex(numpy.nan, 0)
+    z[1, 1] = complex(0, numpy.nan)
+    z[2, 2] = complex(numpy.nan, numpy.nan)
+    z[3, 0] = complex(numpy.inf, 1)
+    return z
+
+
+@pytest.mark.parametrize("dt", ["complex64", "complex128"])
+@pytest.mark.parametrize("n", [12, 1500])
+@pytest.mark.parametrize("name", NAN_FUNCS)
+def test_nan_functions_skip_complex_nan(dt, n, name):
+    z = _complex_with_nans(dt, n)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        for axis in (None, 0, 1):
+            if name.startswith("nanarg") and axis == 1:
+                continue
+            want = getattr(numpy, name)(z, axis=axis)
+            got = getattr(cp, name)(cp.asarray(z), axis=axis)
+            if name in ("nanvar", "nanstd", "nanmean", "nanprod", "nancumprod",
+                        "nansum", "nancumsum"):
+                g, w = numpy.asarray(got), numpy.asarray(want)
+                assert g.dtype == w.dtype and g.shape == w.shape
+                numpy.testing.assert_allclose(g, w, rtol=1e-5)
+            else:
+                same(got, want)
+
+
+def test_nan_extremes_all_nan_complex_slice():
+    z = numpy.array([[complex(numpy.nan, 0), 1 + 1j], [complex(0, numpy.nan), 2]])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        for name in ("nanmin", "nanmax"):
+            same(getattr(cp, name)(cp.asarray(z), axis=0), getattr(numpy, name)(z, axis=0))
+            same(getattr(cp, name)(cp.asarray(z)), getattr(numpy, name)(z))
