@@ -65,6 +65,10 @@ def reduce(kind, a, axis=None, dtype=None, out=None, keepdims=False, initial=Non
         acc = a._node()
     else:
         rdt = _result_dtype(kind, a._dtype, _np.dtype(dtype) if dtype else None)
+        if initial is not None and not isinstance(initial, ndarray):
+            # NumPy converts initial to the loop's dtype first, as setitem
+            # does: bool(-5) is True, -1 into uint64 an OverflowError.
+            initial = _core.pack_scalar(initial, rdt)
         if rdt == _np.float16 and kind in ("sum", "prod"):
             # NumPy's half loops accumulate in float32 and round once.
             r = reduce(kind, a, axis, _np.float32, None, keepdims, initial, where)

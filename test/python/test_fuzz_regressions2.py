@@ -138,3 +138,34 @@ def test_nan_extremes_all_nan_complex_slice():
         for name in ("nanmin", "nanmax"):
             same(getattr(cp, name)(cp.asarray(z), axis=0), getattr(numpy, name)(z, axis=0))
             same(getattr(cp, name)(cp.asarray(z)), getattr(numpy, name)(z))
+
+
+# -- initial= converted to the reduction's dtype first (bool(-5) is True) -------
+
+INITIALS = [-5, 0, 0.5, 2.5, 300, -1, 2**70, True, 1e6, numpy.int16(-1),
+            numpy.float64(1e10), numpy.nan, 1 + 2j]
+
+
+@pytest.mark.parametrize("dt", ["bool", "int8", "uint8", "int64", "uint64",
+                                "float16", "float32", "float64"])
+@pytest.mark.parametrize("n", [4, 1500])
+def test_reduction_initial_takes_the_loop_dtype(dt, n):
+    x = numpy.array([True, False] * (n // 2)).reshape(2, -1).astype(dt)
+    a = cp.asarray(x)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        for kind in ("min", "max", "sum", "prod"):
+            for init in INITIALS:
+                for axis in (None, 0):
+                    want = outcome(lambda: getattr(x, kind)(axis=axis, initial=init))
+                    got = outcome(lambda: getattr(a, kind)(axis=axis, initial=init))
+                    if isinstance(want, type):
+                        assert got is want, (kind, init, got)
+                    else:
+                        same(got, want)
+    want = outcome(lambda: numpy.minimum.reduce(x, initial=-5))
+    got = outcome(lambda: cp.minimum.reduce(a, initial=-5))
+    if isinstance(want, type):
+        assert got is want
+    else:
+        same(got, want)
