@@ -354,10 +354,30 @@ def _median_operand(a):
 
 
 def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
+    """NumPy's median: the mean (np.mean: integers converted to float64
+    before the sum) of the one or two middle elements of each partitioned
+    row, NaN where the row has a NaN; not quantile's lerp, whose int64
+    b - a overflows near the limits."""
     a = _median_operand(a)
     if a.size == 0:  # NumPy's median is then a mean of no elements
         return _reductions.mean(a, axis, out=out, keepdims=keepdims)
-    return _quantile(a, 0.5, axis, "linear", keepdims, False, out)
+    if eager([a]) and out is None:  # small: NumPy's
+        return wrap(_np.median(a._eager(), axis=axis, keepdims=keepdims))
+    nd = a.ndim
+    axes = tuple(range(nd)) if axis is None else _manip.normalize_axis_tuple(axis, nd)
+    keep = [i for i in range(nd) if i not in axes]
+    lead = tuple(a._shape[i] for i in keep)
+    n = prod(a._shape[i] for i in axes)
+    two = _manip.transpose(a, keep + list(axes)).reshape(prod(lead), n)
+    lo, hi = (n - 1) // 2, n // 2
+    s = partition(two, sorted({lo, hi}), axis=-1)
+    res = _reductions.mean(s[:, lo:hi + 1], axis=-1)
+    if two._dtype.kind in "fc":  # a NaN anywhere: NaN
+        res = _ufuncs.where(_reductions.any(_ufuncs.isnan(two), axis=-1), _np.nan, res)
+    res = res.reshape(lead)
+    if keepdims:
+        res = res.reshape(tuple(1 if i in axes else d for i, d in enumerate(a._shape)))
+    return _core.store_out(res, out)
 
 
 def nanquantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",

@@ -169,3 +169,28 @@ def test_reduction_initial_takes_the_loop_dtype(dt, n):
         assert got is want
     else:
         same(got, want)
+
+
+# -- median: NumPy's mean of the middle elements (int64 near the limits) ----------
+
+@pytest.mark.parametrize("dt", ["int64", "uint64", "int8", "bool", "float16",
+                                "float32", "float64", "complex128"])
+@pytest.mark.parametrize("n", [4, 1500])
+def test_median_is_the_mean_of_the_middle(dt, n):
+    info = numpy.iinfo(dt) if numpy.dtype(dt).kind in "iu" else None
+    x = (numpy.arange(n) * 7 % 11 - 4).astype(dt) if dt != "bool" else \
+        (numpy.arange(n) % 3 == 0)
+    if info is not None:
+        x[::2] = info.min
+        x[1::4] = info.max
+    elif dt != "bool":
+        x[::3] = numpy.finfo(dt.replace("complex128", "float64")).max
+    x = x.reshape(2, -1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        for axis in (None, 0, 1):
+            for kd in (False, True):
+                same(cp.median(cp.asarray(x), axis=axis, keepdims=kd),
+                     numpy.median(x, axis=axis, keepdims=kd))
+    same(cp.median(cp.asarray(numpy.array([1, 0, -2**63, -2**63]))),
+         numpy.median(numpy.array([1, 0, -2**63, -2**63])))
