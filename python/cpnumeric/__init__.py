@@ -327,8 +327,10 @@ ndarray.to_device = lambda self, device, /, *, stream=None: self
 
 def _view(self, dtype=None, type=None):
     """A new view of the same data; `dtype` of the same size reinterprets
-    the bits (a view: writes through it reach this array's elements). Views
-    that change the element size are not supported (TypeError)."""
+    the bits (a view: writes through it reach this array's elements), a
+    larger one takes r consecutive elements of a contiguous last axis as one
+    (NumPy's rules and errors). Views as a smaller dtype are not supported
+    (TypeError)."""
     if type is not None and type is not ndarray:
         raise TypeError("cpnumeric: view(type=...) supports cpnumeric.ndarray only")
     if dtype is not None:
@@ -336,13 +338,43 @@ def _view(self, dtype=None, type=None):
             dtype = None
         elif _np.dtype(dtype) != self._dtype:
             dt = _np.dtype(dtype)
+            if self._part == "wide" and dt.itemsize == self._dtype.itemsize:
+                if not _core.is_supported(dt) or dt.kind not in "biufc":
+                    raise TypeError(f"cpnumeric: no {dt} arrays")
+                v = self._view(self._shape, self._strides, self._offset)
+                v._dtype = dt
+                return v
+            if dt.itemsize > self._dtype.itemsize:
+                return _wide_view(self, dt)
             if dt.itemsize != self._dtype.itemsize:
-                raise TypeError(f"cpnumeric: view({dt}) of a {self._dtype} array changes "
-                                f"the element size; views as a dtype of "
-                                f"{self._dtype.itemsize} bytes are supported (use astype() "
-                                f"to convert the values)")
+                raise TypeError(f"cpnumeric: view({dt}) of a {self._dtype} array makes "
+                                f"its elements smaller; views as a dtype of "
+                                f"{self._dtype.itemsize} bytes or more are supported (use "
+                                f"astype() to convert the values, .real/.imag for parts)")
             return _field(self, dt, 0)
     return self._view(self._shape, self._strides, self._offset)
+
+
+def _wide_view(a, dt):
+    """a.view(dt) for a larger dtype (NumPy's checks): the bytes of a
+    contiguous last axis regrouped, each element the bits of r whole base
+    elements (base strides of r along that axis; _core's "wide" views)."""
+    if not _core.is_supported(dt) or dt.kind not in "biufc":
+        raise TypeError(f"cpnumeric: no {dt} arrays")
+    if a.ndim == 0:
+        raise ValueError("Changing the dtype of a 0d array is only supported if the "
+                         "itemsize is unchanged")
+    if a.strides[-1] != a._dtype.itemsize and a._shape[-1] != 1 and a.size:
+        raise ValueError("To change to a dtype of a different size, the last axis must "
+                         "be contiguous")
+    if (a._shape[-1] * a._dtype.itemsize) % dt.itemsize:
+        raise ValueError("When changing to a larger dtype, its size must be a divisor of "
+                         "the total size in bytes of the last axis of the array.")
+    n = a._shape[-1] * a._dtype.itemsize // dt.itemsize
+    r = dt.itemsize // a._base.dtype.itemsize
+    v = a._view(a._shape[:-1] + (n,), a._strides[:-1] + (r,), a._offset)
+    v._dtype, v._part, v._whole = dt, "wide", False
+    return v
 
 
 def _field(a, dt, offset):
@@ -356,7 +388,8 @@ def _field(a, dt, offset):
         offset += a._dtype.itemsize
     if src.kind == "c":
         half = src.itemsize // 2
-        if dt.kind == "c" and dt != src or dt.kind != "c" and offset // half != (
+        whole = offset == 0 and dt.itemsize == src.itemsize  # both parts' bits
+        if dt.kind == "c" and dt != src or dt.kind != "c" and not whole and offset // half != (
                 offset + dt.itemsize - 1) // half:
             raise TypeError(f"cpnumeric: a {dt} field at byte {offset} of {src} elements "
                             f"spans both parts; fields within the real or imaginary "

@@ -248,6 +248,13 @@ def _reinterpret(node, shape, src, dst):
 def _field_read(node, shape, base, dtype, offset):
     """The field of `dtype` at byte `offset` of each (little-endian) element
     of `node` (of dtype `base`)."""
+    if base.kind == "c" and dtype.kind != "c" and dtype.itemsize == base.itemsize:
+        # both parts' bits (complex64.view(int64)): the parts as two fields
+        ft, res = _np.dtype(base.char.lower()), splat(0, shape, dtype)
+        for k, part in enumerate(("real", "imag")):
+            res = _field_write(record(part, [node], shape, ft), res, shape, dtype, ft,
+                               k * ft.itemsize)
+        return res
     if base.kind == "c":  # a field of one part
         half = base.itemsize // 2
         part = record("imag" if offset >= half else "real", [node], shape,
@@ -270,6 +277,10 @@ def _field_read(node, shape, base, dtype, offset):
 def _field_write(node, old, shape, base, dtype, offset):
     """`old` (of dtype `base`) with the field of `dtype` at byte `offset`
     replaced by `node`'s bits."""
+    if base.kind == "c" and dtype.kind != "c" and dtype.itemsize == base.itemsize:
+        ft = _np.dtype(base.char.lower())
+        parts = [_field_read(node, shape, dtype, ft, k * ft.itemsize) for k in (0, 1)]
+        return record("complex", parts, shape, base)
     if base.kind == "c":
         half = base.itemsize // 2
         ft = _np.dtype(base.char.lower())
@@ -387,8 +398,8 @@ class ndarray(_cpn.ArrayBase):
             return buf.reshape(-1)[offset].real
         if part == "imag":
             return buf.reshape(-1)[offset].imag
-        return _np.ndarray((), self._dtype, buffer=buf,
-                           offset=offset * b.dtype.itemsize + part)[()]
+        return _np.ndarray((), self._dtype, buffer=buf, offset=offset * b.dtype.itemsize
+                           + (0 if part == "wide" else part))[()]
 
     def _view(self, shape, strides, offset, readonly=None):
         a = object.__new__(type(self))
@@ -407,6 +418,16 @@ class ndarray(_cpn.ArrayBase):
         """`.real` or `.imag` of a complex array: a view whose elements are one
         part of the base's (offsets and strides stay in base elements); of a
         complex view of real elements (float64.view(complex64)), a field."""
+        if self._part == "wide":  # parts of r base elements each, or fields of one
+            ft = _np.dtype(self._dtype.char.lower())
+            per = ft.itemsize // self._base.dtype.itemsize
+            root = self._view(self._shape, self._strides,
+                              self._offset + (max(per, 1) if part == "imag" else 0))
+            root._dtype, root._part = self._base.dtype, None
+            if per > 1:
+                root._dtype, root._part = ft, "wide"
+                return root
+            return root._field_view(ft, 0)
         if self._base.dtype.kind != "c":
             ft = _np.dtype(self._dtype.char.lower())
             root = self._view(self._shape, self._strides, self._offset)
@@ -439,6 +460,13 @@ class ndarray(_cpn.ArrayBase):
         default)."""
         b = self._base
         part = self._part if part is False else part
+        if part == "wide":  # r consecutive base elements' bits in each element
+            item = b.dtype.itemsize
+            node = splat(0, shape, self._dtype)
+            for k in range(self._dtype.itemsize // item):
+                piece = record("view", [b.node], shape, b.dtype, [self._offset + k, *strides])
+                node = _field_write(piece, node, shape, self._dtype, b.dtype, k * item)
+            return node
         node = record("view", [b.node], shape, b.dtype, [self._offset, *strides])
         if isinstance(part, int):
             node = _field_read(node, shape, b.dtype, self._dtype, part)
@@ -489,6 +517,13 @@ class ndarray(_cpn.ArrayBase):
             _demote(base)
         if self._is_whole_base():
             base.node = node
+            return
+        if self._part == "wide":  # each element's bits into its r base elements
+            item = base.dtype.itemsize
+            for k in range(self._dtype.itemsize // item):
+                piece = _field_read(node, self._shape, self._dtype, base.dtype, k * item)
+                base.node = record("update", [base.node, piece], base.shape, base.dtype,
+                                   [self._offset + k, *self._strides])
             return
         if isinstance(self._part, int):
             node = _field_write(node, self._read(self._shape, self._strides, None),
@@ -674,8 +709,8 @@ class ndarray(_cpn.ArrayBase):
         return round(v) if ndigits is None else round(v, ndigits)
 
     def _scalar_value(self):
-        if self.size != 1:
-            raise TypeError("only length-1 arrays can be converted to Python scalars")
+        if self._shape:  # NumPy 2.4: float(np.ones((1, 1))) is a TypeError too
+            raise TypeError("only 0-dimensional arrays can be converted to Python scalars")
         return self._host().reshape(())[()]
 
     def __iter__(self):

@@ -458,3 +458,56 @@ def test_complex64_view_of_8_byte_real_elements(dt, shape):
         assert g.dtype == w.dtype and g.shape == w.shape
         assert g.tobytes() == w.tobytes()
 
+
+
+VIEW_BASES = ["int8", "uint8", "bool", "int16", "float16", "int32", "float32", "int64",
+              "float64", "complex64", "complex128"]
+VIEW_TARGETS = ["int16", "float16", "int32", "float32", "int64", "uint64", "float64",
+                "complex64", "complex128"]
+
+
+@pytest.mark.parametrize("base,target", [
+    (b, t) for b in VIEW_BASES for t in VIEW_TARGETS
+    if numpy.dtype(t).itemsize >= numpy.dtype(b).itemsize])
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")  # reinterpreted bits: inf, NaN
+def test_view_as_a_larger_or_same_size_dtype(base, target):
+    """x.view(dtype) with a dtype at least as large: NumPy's shapes, values
+    bit for bit, errors (0-d, non-contiguous last axis, sizes that do not
+    divide), writes through the view and its .real/.imag (not into bool
+    data: its bytes are kept 0 or 1)."""
+    rng = numpy.random.default_rng(5)
+    for shape in [(8,), (3, 8), (0, 8), (4, 0), (1,), (6,), ()]:
+        x = rng.integers(-100, 100, shape).astype(base)
+        for key in [(Ellipsis,), (Ellipsis, slice(2, None)), (Ellipsis, slice(None, None, 2)),
+                    (slice(None, None, -1),)]:
+            if len(key) - (key[0] is Ellipsis) > len(shape):
+                continue
+            out = []
+            for m in (numpy, cp):
+                a = m.asarray(x.copy())[key]
+                try:
+                    v = a.view(target)
+                except ValueError as e:
+                    out.append(type(e))
+                    continue
+                r = [v.copy(), v + v]
+                if v.dtype.kind == "c":
+                    r += [v.real.copy(), v.imag.copy()]
+                if v.size and base != "bool":
+                    with warnings.catch_warnings():
+                        warnings.simplefilter("ignore")
+                        if v.dtype.kind == "c":
+                            v.imag[...] = 1.5
+                        v[(Ellipsis, slice(0, 1)) if v.ndim else ...] = 3
+                        v += v.dtype.type(1)
+                    r += [a.copy(), v.view(base) if v.dtype.itemsize == a.dtype.itemsize
+                          else a]
+                out.append([numpy.asarray(t) for t in r])
+            want, got = out
+            if not isinstance(want, list):
+                assert got is want, (shape, key)
+                continue
+            for w, g in zip(want, got):
+                assert g.dtype == w.dtype and g.shape == w.shape, (shape, key)
+                assert g.tobytes() == w.tobytes(), (shape, key)
+
