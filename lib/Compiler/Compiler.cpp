@@ -2014,6 +2014,18 @@ std::vector<int32_t> planDonations(const Trace &trace,
   for (size_t i = 0; i < inputs.size(); ++i)
     free[i] = inputs[i].use_count() == 1 && inputs[i]->store &&
               inputs[i]->store->nbytes() > 0;
+  // A runtime call (libcall) reads its operands' buffers outside the tensor
+  // SSA that bufferization checks: an output written into a donor it reads
+  // (directly or through views) could overwrite it first (a copy's result
+  // donated into np.put's indices). Such inputs are not donated.
+  for (const TraceOp &op : trace.ops())
+    if (op.name == "libcall")
+      for (int32_t r : op.operands) {
+        while (r >= 0 && trace.ops()[r].name == "view")
+          r = trace.ops()[r].operands[0];
+        if (r < 0)
+          free[-r - 1] = false;
+      }
   std::vector<int32_t> donors(outputs.size(), -1);
   auto sameType = [&](int32_t in, const TraceOp &op) {
     return inputs[in]->shape == op.shape && inputs[in]->dtype == op.dtype;

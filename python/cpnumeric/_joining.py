@@ -534,7 +534,7 @@ def average(a, axis=None, weights=None, returned=False, *, keepdims=False):
     a = _core.asndarray(a)
     if weights is None:
         avg = _reductions.mean(a, axis=axis, keepdims=keepdims)
-        scl = avg.dtype.type(a.size / max(avg.size, 1))
+        scl = avg.dtype.type(a.size / avg.size)  # NumPy's ZeroDivisionError: no result
         from ._creation import full
         if returned:
             return avg, full(avg.shape, scl, dtype=avg.dtype)
@@ -557,6 +557,9 @@ def average(a, axis=None, weights=None, returned=False, *, keepdims=False):
                          else a.dtype)
     wsum = _reductions.sum(_manip.broadcast_to(w, a.shape).astype(rt), axis=axis,
                            keepdims=keepdims)
+    from . import _jit
+    if _jit.TRACING["function"] is None and bool(_reductions.any(_ufuncs.equal(wsum, 0))):
+        raise ZeroDivisionError("Weights sum to zero, can't be normalized")  # NumPy's check
     avg = _ufuncs.divide(_reductions.sum(_ufuncs.multiply(a, w).astype(rt),
                                          axis=axis, keepdims=keepdims), wsum)
     return (avg, wsum) if returned else avg

@@ -194,3 +194,40 @@ def test_median_is_the_mean_of_the_middle(dt, n):
                      numpy.median(x, axis=axis, keepdims=kd))
     same(cp.median(cp.asarray(numpy.array([1, 0, -2**63, -2**63]))),
          numpy.median(numpy.array([1, 0, -2**63, -2**63])))
+
+
+# -- a runtime call's inputs are not donated to an earlier output (np.put) ------
+
+def test_put_after_copy_of_a_view_keeps_its_indices():
+    for lib in (numpy, cp):
+        a1 = lib.where(lib.array(0, dtype="uint16") > 0, 0, lib.int64(7))
+        a3 = lib.roll(a1.T, 1)
+        lib.put(a1, [0], 0.5)
+        b1 = lib.full((), 7)
+        b3 = lib.ravel(b1).copy()
+        lib.put(b1, [0], 0)
+        if lib is numpy:
+            want = (a3, a1, b3, b1)
+        else:
+            for g, w in zip((a3, a1, b3, b1), want):
+                same(g, w)
+
+
+# -- NumPy 2.4's missing errors ---------------------------------------------------
+
+def test_scalar_conversion_needs_a_0d_array():
+    for shape in ((1,), (1, 1), (3,)):
+        for conv in (float, int, complex):
+            raises_like(lambda np: conv(np.ones(shape)))
+    same(float(cp.ones(())), float(numpy.ones(())))
+
+
+def test_linalg_float16_and_average_errors():
+    raises_like(lambda np: np.linalg.solve(np.eye(40, dtype="float16"),
+                                           np.ones(40, dtype="float16")))
+    raises_like(lambda np: np.average(np.ones((3, 0)), axis=0))
+    raises_like(lambda np: np.average(np.ones((3, 1500)), axis=0,
+                                      weights=np.array([1.0, -1.0, 0.0])))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        same(cp.average(cp.ones((0, 3)), axis=0), numpy.average(numpy.ones((0, 3)), axis=0))
