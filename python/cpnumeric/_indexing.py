@@ -665,11 +665,23 @@ def setitem(a, key, value):
     if not isinstance(key, tuple) and isinstance(key, (ndarray, _np.ndarray)):
         mask = _as(key)
         if mask._dtype.kind == "b" and mask._shape == a._shape and mask.ndim:
+            # NumPy's boolean assignment: a 0-d or 1-d value of one element
+            # or one per True element (a sync: the count)
             v = _as(value)
-            if v.ndim == 0 or v._shape == a._shape:
-                a[...] = _ufuncs.where(mask, v.astype(a._dtype, copy=False), a)
-            else:
-                place(a, mask, v)
+            if v.ndim > 1:
+                raise TypeError("NumPy boolean array indexing assignment requires a 0 "
+                                f"or 1-dimensional input, input has {v.ndim} dimensions")
+            if v.size == 1:
+                a[...] = _ufuncs.where(mask, v.reshape(()).astype(a._dtype, copy=False), a)
+                return
+            positions = nonzero(_manip.ravel(mask))[0]
+            if v.size != positions.size:
+                raise ValueError(f"NumPy boolean array indexing assignment cannot assign "
+                                 f"{v.size} input values to the {positions.size} output "
+                                 "values where the mask is true")
+            if positions.size:
+                _core.complex_warning(v._dtype, a._dtype)
+                put(a, positions, v)
             return
     index = _Key(a, key)
     v = _as(value)

@@ -231,3 +231,31 @@ def test_linalg_float16_and_average_errors():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
         same(cp.average(cp.ones((0, 3)), axis=0), numpy.average(numpy.ones((0, 3)), axis=0))
+
+
+# -- boolean-mask assignment: NumPy's size and dimension checks --------------------
+
+@pytest.mark.parametrize("n", [4, 1500])
+def test_mask_assignment_checks(n):
+    def cases(np):
+        a = np.arange(n)
+        yield lambda: a.__setitem__(a < -1, a)              # n values into 0
+        yield lambda: a.__setitem__(a < 2, a)               # n values into 2
+        yield lambda: a.__setitem__(a < 2, np.array([5, 6]))
+        yield lambda: a.__setitem__(a < 2, np.array([5]))
+        yield lambda: a.__setitem__(a < 2, np.array([[5, 6]]))
+        yield lambda: a.__setitem__(a >= 0, a[::-1] * 2)    # one per True element
+        yield lambda: a.__setitem__(a < 0, np.zeros(0, a.dtype))
+        m = np.identity(2, dtype="int16")
+        yield lambda: m.__setitem__(m < 0, m[::-1, :])
+        yield lambda: m.__setitem__(m > 0, np.array([7, 8]))
+        yield lambda: m.__setitem__(m > 0, np.array([7, 8, 9]))
+        yield lambda: (a, m)
+    for g, w in zip(cases(cp), cases(numpy)):
+        want = outcome(w)
+        got = outcome(g)
+        if isinstance(want, type):
+            assert got is want, (got, want)
+        elif want is not None:
+            for x, y in zip(got, want):
+                same(x, y)
