@@ -515,8 +515,8 @@ def matrix_power(a, n):
     if n < 0:
         a = inv(a)
         n = abs(n)
-    if n == 1:
-        return a.copy()
+    if n == 1:  # NumPy's short-cut returns `a` itself (or inv(a) for -1)
+        return a
     if n == 2:
         return _manip.matmul(a, a)
     if n == 3:

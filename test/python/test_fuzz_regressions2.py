@@ -259,3 +259,14 @@ def test_mask_assignment_checks(n):
         elif want is not None:
             for x, y in zip(got, want):
                 same(x, y)
+
+
+def test_matrix_power_one_is_the_array_itself():
+    for lib in (numpy, cp):
+        a = lib.eye(40) if lib is cp else numpy.eye(40)
+        b = lib.linalg.matrix_power(a, 1)
+        b += 2
+        if lib is numpy:
+            want = a
+        else:
+            same(a, want)
