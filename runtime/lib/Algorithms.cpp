@@ -393,7 +393,32 @@ template <typename F> bool geq(std::complex<F> a, std::complex<F> b) {
 
 /// a * b as NumPy's loops multiply: complex numbers by (ac - bd) + (ad + bc)i,
 /// without std::complex's recovery of infinities from NaN parts.
-template <typename T> T mulLikeNumPy(T a, T b) { return T(a * b); }
+/// Integers wrap around as NumPy's loops do (in unsigned arithmetic:
+/// signed overflow is undefined in C++; UBSan found int64 cumprod's).
+template <typename T> T mulLikeNumPy(T a, T b) {
+  if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+    using U = std::make_unsigned_t<decltype(+a)>;
+    return T(U(a) * U(b));
+  } else {
+    return T(a * b);
+  }
+}
+template <typename T> T addWrapping(T a, T b) {
+  if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+    using U = std::make_unsigned_t<decltype(+a)>;
+    return T(U(a) + U(b));
+  } else {
+    return T(a + b);
+  }
+}
+template <typename T> T subWrapping(T a, T b) {
+  if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+    using U = std::make_unsigned_t<decltype(+a)>;
+    return T(U(a) - U(b));
+  } else {
+    return T(a - b);
+  }
+}
 template <typename F>
 std::complex<F> mulLikeNumPy(std::complex<F> a, std::complex<F> b) {
   return {a.real() * b.real() - a.imag() * b.imag(),
@@ -405,9 +430,9 @@ std::complex<F> mulLikeNumPy(std::complex<F> a, std::complex<F> b) {
 /// b is NaN ? a : b, fmin a <= b or b is NaN ? a : b).
 template <ScanOp Op, typename T> inline T combine(T acc, T x) {
   if constexpr (Op == ScanOp::Sum)
-    return T(acc + x);
+    return addWrapping(acc, x);
   else if constexpr (Op == ScanOp::Sub)
-    return T(acc - x);
+    return subWrapping(acc, x);
   else if constexpr (Op == ScanOp::Prod)
     return mulLikeNumPy(acc, x);
   else if constexpr (Op == ScanOp::Max)
