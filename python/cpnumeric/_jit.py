@@ -113,7 +113,7 @@ def _flatten(value, arrays, static):
                 isinstance(v, (ndarray, _np.ndarray, tuple, list)) for v in value):
             parts = [_flatten(v, arrays, False) for v in value]
             return (("seq", type(value), tuple(p[0] for p in parts)),
-                    type(value)(p[1] for p in parts))
+                    _same_kind(value, [p[1] for p in parts]))
     try:
         hash(value)
     except TypeError:
@@ -129,8 +129,16 @@ def _rebuild(skeleton, leaves):
     if isinstance(skeleton, _Leaf):
         return leaves[skeleton.index]
     if isinstance(skeleton, (tuple, list)):
-        return type(skeleton)(_rebuild(s, leaves) for s in skeleton)
+        return _same_kind(skeleton, [_rebuild(s, leaves) for s in skeleton])
     return skeleton
+
+
+def _same_kind(seq, items):
+    """A tuple, list or namedtuple (SlogdetResult, EighResult) like `seq`
+    holding `items`."""
+    if hasattr(seq, "_fields"):
+        return type(seq)(*items)
+    return type(seq)(items)
 
 
 # -- compiled entries ----------------------------------------------------------

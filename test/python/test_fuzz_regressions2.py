@@ -270,3 +270,21 @@ def test_matrix_power_one_is_the_array_itself():
             want = a
         else:
             same(a, want)
+
+
+# -- @jit -----------------------------------------------------------------------
+
+def test_jit_returns_namedtuples():
+    x = numpy.arange(1600.0).reshape(40, 40) % 7 + numpy.eye(40) * 50
+
+    @cp.jit
+    def f(a):
+        return cp.linalg.slogdet(a), cp.linalg.eigh(a)
+
+    (sl, eh) = f(cp.asarray(x))
+    want = numpy.linalg.slogdet(x)
+    assert type(sl).__name__ == "SlogdetResult"
+    same(sl.sign, want.sign)
+    numpy.testing.assert_allclose(numpy.asarray(sl.logabsdet), want.logabsdet, rtol=1e-12)
+    numpy.testing.assert_allclose(numpy.asarray(eh.eigenvalues),
+                                  numpy.linalg.eigh(x).eigenvalues, rtol=1e-10)
