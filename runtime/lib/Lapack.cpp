@@ -363,26 +363,21 @@ template <typename T> void eig(const Call &c) {
     std::vector<T> h, wr(n1), wi(n1), vr(vecs ? n1 * n1 : 1);
     gather(a, b, h);
     C *w = out + b * n, *v = out + batch * n + b * n * n;
-    // geev corrupts its workspace on infinities; NumPy refuses them first.
-    if (!std::all_of(h.begin(), h.end(), [](T x) { return std::isfinite(x); })) {
-      status.fail("LinAlgError: Array must not contain infs or NaNs");
+    auto fail = [&](const char *message) { // NaN results and the error
+      status.fail(message);
       T nan = std::numeric_limits<T>::quiet_NaN();
       std::fill(w, w + n, C(nan, nan));
       if (vecs)
         std::fill(v, v + n * n, C(nan, nan));
-      return;
-    }
+    };
+    // geev corrupts its workspace on infinities; NumPy refuses them first.
+    if (!std::all_of(h.begin(), h.end(), [](T x) { return std::isfinite(x); }))
+      return fail("LinAlgError: Array must not contain infs or NaNs");
     lapack_int info = n ? geev<T>(vecs ? 'V' : 'N', n, h.data(), wr.data(),
                                   wi.data(), vr.data())
                         : 0;
-    if (info != 0) {
-      status.fail("LinAlgError: Eigenvalues did not converge");
-      T nan = std::numeric_limits<T>::quiet_NaN();
-      std::fill(w, w + n, C(nan, nan));
-      if (vecs)
-        std::fill(v, v + n * n, C(nan, nan));
-      return;
-    }
+    if (info != 0)
+      return fail("LinAlgError: Eigenvalues did not converge");
     for (int64_t i = 0; i < n; ++i)
       w[i] = C(wr[i], wi[i]);
     if (!vecs)

@@ -9,27 +9,8 @@ import numpy
 import pytest
 
 import cpnumeric as cp
+from test_fuzz_regressions import raises_like, same
 
-
-def same(got, want):
-    """cpnumeric's result equals NumPy's: type of scalars, dtype, shape and
-    values (NaN where NumPy has NaN)."""
-    if isinstance(want, numpy.generic):
-        assert type(got) is type(want) or (
-            isinstance(got, cp.ndarray) and got.shape == () and got.dtype == want.dtype)
-    g = numpy.asarray(got)
-    w = numpy.asarray(want)
-    assert g.dtype == w.dtype, (g.dtype, w.dtype)
-    assert g.shape == w.shape, (g.shape, w.shape)
-    assert numpy.array_equal(g, w, equal_nan=w.dtype.kind in "fc"), (g, w)
-
-
-def raises_like(f):
-    """f(numpy) raises; f(cpnumeric) raises the same exception type."""
-    with pytest.raises(Exception) as want:
-        f(numpy)
-    with pytest.raises(type(want.value)):
-        f(cp)
 
 
 def outcome(f):
