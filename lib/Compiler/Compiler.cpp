@@ -15,6 +15,7 @@
 #include "cpn/Conversion/Passes.h"
 #include "cpn/Dialect/CPN/CPNDialect.h"
 #include "cpn/Dialect/CPN/CPNOps.h"
+#include "cpn/Dialect/CPN/Transforms/BufferizableOpInterfaceImpl.h"
 #include "cpnrt/Blas.h"
 #include "cpnrt/Lapack.h"
 #include "cpnrt/Profile.h"
@@ -183,6 +184,7 @@ std::unique_ptr<MLIRContext> newContext() {
     mlir::cpn::registerCPNPassesAndPipelines();
   });
   registry.insert<mlir::cpn::CPNDialect>();
+  mlir::cpn::registerBufferizableOpInterfaceExternalModels(registry);
   auto c =
       std::make_unique<MLIRContext>(registry, MLIRContext::Threading::DISABLED);
   // Only what the traced IR uses: passes load their dependent dialects, and
@@ -390,6 +392,8 @@ OwningOpRef<ModuleOp> buildModule(const Trace &trace,
     } else if (op.name == "libcall") {
       st.addAttribute("callee", b.getStringAttr(op.sattr));
       st.addAttribute("args", b.getDenseI64ArrayAttr(op.iattrs));
+      if (cpnrt::updatesFirstInput(op.sattr))
+        st.addAttribute("in_place", b.getUnitAttr());
     } else if (op.name == "iota") {
       st.addAttribute("dim", b.getI64IntegerAttr(op.iattrs.at(0)));
     } else if (op.name == "cast") {
@@ -2017,9 +2021,11 @@ std::vector<int32_t> planDonations(const Trace &trace,
   // A runtime call (libcall) reads its operands' buffers outside the tensor
   // SSA that bufferization checks: an output written into a donor it reads
   // (directly or through views) could overwrite it first (a copy's result
-  // donated into np.put's indices). Such inputs are not donated.
+  // donated into np.put's indices). Such inputs are not donated. An in-place
+  // call (cpnrt::updatesFirstInput) reads and writes its operands as tensors
+  // until one-shot bufferization, which sees every use.
   for (const TraceOp &op : trace.ops())
-    if (op.name == "libcall")
+    if (op.name == "libcall" && !cpnrt::updatesFirstInput(op.sattr))
       for (int32_t r : op.operands) {
         while (r >= 0 && trace.ops()[r].name == "view")
           r = trace.ops()[r].operands[0];

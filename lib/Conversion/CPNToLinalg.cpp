@@ -12,6 +12,7 @@
 #include "cpn/Conversion/Passes.h"
 #include "cpn/Conversion/ScalarOps.h"
 #include "cpn/Dialect/CPN/CPNOps.h"
+#include "cpn/Dialect/CPN/Transforms/BufferizableOpInterfaceImpl.h"
 
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -1171,15 +1172,16 @@ LogicalResult lowerMatmul(IRRewriter &rw, MatmulOp op) {
 }
 
 /// cpn.libcall becomes `cpn_lib_<callee>(meta, out, in...)` (see
-/// runtime/include/cpnrt/Lapack.h): operands are read through
+/// runtime/include/cpnrt/Lapack.h and emitLibcall): operands are read through
 /// bufferization.to_buffer (any layout), the result is written into a fresh
-/// buffer that becomes the result tensor, and `meta` is a stack array of the
-/// arrays' offsets, sizes and strides and the integer arguments. Buffers are
-/// passed as direct arguments, so that deallocation sees their last use.
+/// buffer that becomes the result tensor. Buffers are passed as direct
+/// arguments, so that deallocation sees their last use. An in-place call
+/// stays for one-shot bufferization (BufferizableOpInterfaceImpl.cpp).
 LogicalResult lowerLibcall(IRRewriter &rw, LibcallOp op) {
+  if (op.getInPlace())
+    return success();
   Location loc = op.getLoc();
   MLIRContext *ctx = rw.getContext();
-  Type i64 = rw.getI64Type();
   RankedTensorType resTy = tensorOf(op.getResult());
   auto outBuf = memref::AllocOp::create(
       rw, loc, MemRefType::get(resTy.getShape(), resTy.getElementType()));
@@ -1194,51 +1196,7 @@ LogicalResult lowerLibcall(IRRewriter &rw, LibcallOp op) {
     toBuf.setReadOnly(true);
     buffers.push_back(toBuf);
   }
-  auto cst = [&](int64_t v) -> Value {
-    return arith::ConstantOp::create(rw, loc, i64, rw.getI64IntegerAttr(v));
-  };
-  auto toI64 = [&](Value index) -> Value {
-    return arith::IndexCastOp::create(rw, loc, i64, index);
-  };
-  SmallVector<Value> words{cst(static_cast<int64_t>(buffers.size()))};
-  SmallVector<Value> ptrs;
-  for (Value m : buffers) {
-    auto md = memref::ExtractStridedMetadataOp::create(rw, loc, m);
-    ptrs.push_back(
-        toI64(memref::ExtractAlignedPointerAsIndexOp::create(rw, loc, m)));
-    int64_t rank = cast<MemRefType>(m.getType()).getRank();
-    words.push_back(toI64(md.getOffset()));
-    words.push_back(cst(rank));
-    for (Value size : md.getSizes())
-      words.push_back(toI64(size));
-    for (Value stride : md.getStrides())
-      words.push_back(toI64(stride));
-  }
-  words.push_back(cst(static_cast<int64_t>(op.getArgs().size())));
-  for (int64_t a : op.getArgs())
-    words.push_back(cst(a));
-  auto meta = memref::AllocaOp::create(
-      rw, loc, MemRefType::get({static_cast<int64_t>(words.size())}, i64));
-  for (auto [i, w] : llvm::enumerate(words))
-    memref::StoreOp::create(
-        rw, loc, w, meta,
-        ValueRange{arith::ConstantIndexOp::create(rw, loc, i)});
-  SmallVector<Value> args{
-      toI64(memref::ExtractAlignedPointerAsIndexOp::create(rw, loc, meta))};
-  args.append(ptrs);
-  while (args.size() < 5)
-    args.push_back(cst(0));
-  std::string name = ("cpn_lib_" + op.getCallee()).str();
-  auto module = op->getParentOfType<ModuleOp>();
-  auto func = module.lookupSymbol<func::FuncOp>(name);
-  if (!func) {
-    OpBuilder mb = OpBuilder::atBlockBegin(module.getBody());
-    func = func::FuncOp::create(
-        mb, loc, name,
-        mb.getFunctionType(SmallVector<Type>(args.size(), i64), {}));
-    func.setPrivate();
-  }
-  func::CallOp::create(rw, loc, func, args);
+  emitLibcall(rw, loc, op, buffers);
   auto result = bufferization::ToTensorOp::create(rw, loc, resTy, outBuf);
   result.setRestrict(true);
   result.setWritable(true);

@@ -46,20 +46,30 @@ def _check_bounds(ind, n, axis):
     """IndexError at the call, as NumPy raises it: indices known here are
     checked at once; indices computed by pending work cost a sync (their
     least and greatest value). Under @jit (no sync) the gather itself checks
-    and the error is raised when its result is read."""
+    and the error is raised when its result is read. The bounds of a whole
+    traced array are kept on its value, so indexing with the same array
+    again costs no sync. Returns the least index (None when unknown)."""
     if ind.size == 0:
-        return
+        return None
     vals = ind._eager()
     if vals is not None:
         lo, hi = int(vals.min()), int(vals.max())
     elif _jit.TRACING["function"] is not None:
-        return
+        return None
     else:
-        lo_a, hi_a = _reductions.amin(ind), _reductions.amax(ind)
-        lo, hi = int(lo_a), int(hi_a)
+        node = ind._base.node if ind._whole else None
+        known = node.bounds if node is not None else None
+        if known is not None:
+            lo, hi = known
+        else:
+            lo_a, hi_a = _reductions.amin(ind), _reductions.amax(ind)
+            lo, hi = int(lo_a), int(hi_a)
+            if node is not None:
+                node.bounds = (lo, hi)
     for i in (lo, hi):
         if i < -n or i >= n:
             raise IndexError(f"index {i} is out of bounds for axis {axis} with size {n}")
+    return lo
 
 
 def _check_mode(mode):
@@ -546,8 +556,8 @@ class _Key:
                     indices = nonzero(mask)  # in range by construction
                 else:
                     ind, n = k[1], a._shape[axis]
-                    _check_bounds(ind, n, axis)
-                    if ind.size:
+                    lo = _check_bounds(ind, n, axis)
+                    if ind.size and (lo is None or lo < 0):
                         ind = _ufuncs.where(_ufuncs.less(ind, 0), _ufuncs.add(ind, n), ind)
                     indices = (ind,)
                 for ind in indices:
@@ -589,13 +599,16 @@ class _Key:
             if v._strides[d] == 0:
                 continue
             lead = (1,) * (self.at + nb - ind.ndim)
-            term = _ufuncs.multiply(
-                ind.reshape(lead + ind._shape + (1,) * (nd - self.at - nb)), v._strides[d])
+            term = ind.reshape(lead + ind._shape + (1,) * (nd - self.at - nb))
+            if v._strides[d] != 1:
+                term = _ufuncs.multiply(term, v._strides[d])
             total = term if total is None else _ufuncs.add(total, term)
         if total is None:
             from ._creation import zeros
             total = zeros((), _np.int64)
-        return _manip.broadcast_to(_ufuncs.add(total, v._offset), self.shape)
+        if v._offset:
+            total = _ufuncs.add(total, v._offset)
+        return _manip.broadcast_to(total, self.shape)
 
 
 def _flat_base(a):

@@ -260,6 +260,18 @@ void initTrace(py::module_ &m) {
       .def_property_readonly(
           "materialized",
           [](const cpn::ValueNode &n) { return static_cast<bool>(n.store); })
+      .def_property(
+          "bounds",
+          [](const cpn::ValueNode &n) -> py::object {
+            if (!n.bounds)
+              return py::none();
+            return py::make_tuple(n.bounds->first, n.bounds->second);
+          },
+          [](cpn::ValueNode &n, std::pair<int64_t, int64_t> b) {
+            n.bounds = b;
+          },
+          "(least, greatest) element of an integer value, as an index check "
+          "found them; None before.")
       .def_property_readonly(
           "ptr",
           [](const cpn::ValueNode &n) {

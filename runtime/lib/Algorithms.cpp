@@ -173,7 +173,7 @@ template <typename T> void searchsorted(const Args &a) {
 
 /// Whether index i of an axis of size n is valid under NumPy's mode, fixing
 /// it (wrap, clip, negative); no error is set (see fixIndex).
-bool indexOk(int64_t &i, int64_t n, int64_t mode) {
+inline bool indexOk(int64_t &i, int64_t n, int64_t mode) {
   if (mode == 1 && n)
     i = ((i % n) + n) % n;
   else if (mode == 2)
@@ -583,17 +583,98 @@ template <typename T> void copyAll(const View &x, T *out, int64_t n) {
   });
 }
 
+/// out = in0, unless the output is in0 itself (cpn.libcall {in_place}: the
+/// compiler found no later read of in0's old value and passed its buffer).
+template <typename T> void startFromFirstInput(const Args &a) {
+  const View &x = a.in[0];
+  if (x.data<T>() == a.out.data<T>() && x.sizes == a.out.sizes &&
+      x.strides == a.out.strides)
+    return;
+  copyAll<T>(x, a.out.data<T>(), x.count());
+}
+
 /// put: in0 a (N), in1 indices (K) int64, in2 values (K) -> out (N) = a
 /// with out[indices[k]] = values[k] (later writes win); args = mode.
 template <typename T> void put(const Args &a) {
   const View &x = a.in[0], &ind = a.in[1], &v = a.in[2];
   T *out = a.out.data<T>();
   int64_t n = x.count(), k = ind.count();
-  copyAll<T>(x, out, n); // the copy of the base
+  startFromFirstInput<T>(a); // the copy of the base
   // The writes in order, on one thread: later writes to an index win.
   int64_t vn = v.count();
   int64_t mode = a.arg(0);
-  if (ind.rank() == 1 && v.rank() == 1) { // flat operands: a tight loop
+  if (ind.rank() == 1 && v.rank() == 1 && vn >= k) {
+    // Flat operands, one value per index: a tight loop per mode (random
+    // stores; the loop must not stand between them and the memory system).
+    const int64_t *ip = ind.data<const int64_t>();
+    const T *vp = v.data<const T>();
+    int64_t is = ind.strides[0], vs = v.strides[0];
+    // Scatters into a destination larger than the caches are split by
+    // destination: each thread reads every index and writes those in its
+    // part of `out`, in order, so a repeated index still ends with its last
+    // value. Into a cached destination one thread is faster (measured on 2
+    // cores, 5e5 stores: 0.8 ms on one thread into 8 MB, 2.8 ms on two;
+    // 5e6 into 80 MB: 35 ms on one, 24 ms on two).
+    int64_t t = n * int64_t(sizeof(T)) < (int64_t(32) << 20)
+                    ? 1
+                    : cpnrt::lib::threadsFor(k, kGatherPerThread,
+                                             cpnrt::lib::maxThreads());
+    auto scatter = [&](auto fix) {
+      std::atomic<int64_t> bad{-1};
+      cpnrt::lib::onThreads(t, [&](int64_t c) {
+        const uint64_t lo = uint64_t(n * c / t),
+                       width = uint64_t(n * (c + 1) / t) - lo;
+        T *const dstBase = out;
+        const int64_t *const src = ip;
+        const T *const vals = vp;
+        const int64_t istep = is, vstep = vs, count = k;
+        auto fixLocal = fix;
+        // The other threads' elements land in `sink`, chosen by a mask: a
+        // branch on a random index would be mispredicted half the time.
+        T sink;
+        const uintptr_t sinkAddr = reinterpret_cast<uintptr_t>(&sink);
+        for (int64_t j = 0; j < count; ++j) {
+          int64_t i = src[j * istep];
+          if (!fixLocal(i)) [[unlikely]] {
+            int64_t none = -1;
+            bad.compare_exchange_strong(none, j);
+            return;
+          }
+          if (t == 1) {
+            dstBase[i] = vals[j * vstep];
+            continue;
+          }
+          uintptr_t mine = -uintptr_t(uint64_t(i) - lo < width);
+          uintptr_t at = reinterpret_cast<uintptr_t>(dstBase + i);
+          *reinterpret_cast<T *>((at & mine) | (sinkAddr & ~mine)) =
+              vals[j * vstep];
+        }
+      });
+      if (int64_t j = bad.load(); j >= 0) {
+        int64_t i = ip[j * is];
+        fixIndex(i, n, mode, 0); // sets the error on the task's thread
+      }
+    };
+    if (mode == 2 && n)
+      scatter([n](int64_t &i) {
+        i = i < 0 ? 0 : i >= n ? n - 1 : i;
+        return true;
+      });
+    else if (mode == 1 && n)
+      scatter([n](int64_t &i) {
+        i = ((i % n) + n) % n;
+        return true;
+      });
+    else
+      scatter([n](int64_t &i) {
+        if (static_cast<uint64_t>(i + n) >= static_cast<uint64_t>(2 * n))
+          return false;
+        i += i < 0 ? n : 0;
+        return true;
+      });
+    return;
+  }
+  if (ind.rank() == 1 && v.rank() == 1) { // flat operands, values cycled
     const int64_t *ip = ind.data<const int64_t>();
     const T *vp = v.data<const T>();
     int64_t is = ind.strides[0], vs = v.strides[0];
@@ -627,7 +708,7 @@ template <typename T, ScanOp Op> void atOp(const Args &a) {
   const View &x = a.in[0], &ind = a.in[1], &v = a.in[2];
   T *out = a.out.data<T>();
   int64_t n = x.count(), k = ind.count();
-  copyAll<T>(x, out, n);
+  startFromFirstInput<T>(a);
   if (ind.rank() == 1 && v.rank() == 1) { // flat operands: a tight loop
     const int64_t *ip = ind.data<const int64_t>();
     const T *vp = v.data<const T>();

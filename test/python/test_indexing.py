@@ -329,3 +329,75 @@ def test_long_nonzero_and_bincount_split_over_threads():
     w = rng.random(1_200_000)
     same(cp.bincount(cp.array(x), cp.array(w), minlength=5000),
          numpy.bincount(x, w, minlength=5000))
+
+
+@pytest.mark.parametrize("dtype", ["int32", "float64", "complex128"])
+def test_scatter_in_place_keeps_old_readers(dtype):
+    """a[idx] = v writes into a's buffer when nothing reads the old value
+    (cpn.libcall {in_place}); a view, a pending copy and a pending
+    expression of the old value must still see what they saw."""
+    a = data((4000,), dtype, 1)
+    idx = numpy.random.default_rng(3).integers(-4000, 4000, 1500)
+    v = data((1500,), dtype, 2)
+    ca = cp.array(a)
+    view = ca[10:30]
+    old_copy = ca.copy()
+    old_expr = ca * 2
+    ca[cp.array(idx)] = cp.array(v)
+    a_ref = a.copy()
+    old = a.copy()
+    a_ref[idx] = v
+    same(ca, a_ref)
+    same(view, a_ref[10:30])
+    same(old_copy, old)
+    same(old_expr, old * 2)
+    # ufunc.at and np.put go the same way
+    cp.add.at(ca, cp.array(idx), 1)
+    numpy.add.at(a_ref, idx, 1)
+    same(ca, a_ref)
+    cp.put(ca, cp.array([0, -1, 5]), cp.array(v[:3]))
+    numpy.put(a_ref, [0, -1, 5], v[:3])
+    same(ca, a_ref)
+
+
+def test_scatter_repeated_index_array_checks_bounds_again():
+    """The bounds of a traced index array are kept on its value: the same
+    array again costs no sync, and the array changed in place is checked
+    anew."""
+    a = numpy.arange(50.0)
+    ca = cp.array(a)
+    idx = cp.array(numpy.arange(0, 50, 7))
+    for k in range(3):
+        ca[idx] = k
+    a[numpy.arange(0, 50, 7)] = 2
+    same(ca, a)
+    idx += 10  # now 59 > 49
+    with pytest.raises(IndexError, match="out of bounds"):
+        ca[idx] = 1.0
+    same(ca, a)
+    idx -= 70  # -70 < -50
+    with pytest.raises(IndexError, match="out of bounds"):
+        ca[idx] = 1.0
+    idx += 40  # -20..22: negative indices count from the end
+    ca[idx] = -1.0
+    a[numpy.arange(0, 50, 7) - 20] = -1.0
+    same(ca, a)
+
+
+def test_long_scatter_split_over_threads_last_write_wins():
+    """Into a destination bigger than the caches the scatter is split by
+    destination over threads; repeated indices keep their last value."""
+    n = 5 * 10**6  # 40 MB of float64
+    rng = numpy.random.default_rng(7)
+    idx = rng.integers(0, n, 2 * 10**5)
+    idx[::3] = idx[0]  # many writes to one element
+    v = rng.random(idx.size)
+    a = numpy.zeros(n)
+    ca = cp.array(a)
+    ca[cp.array(idx)] = cp.array(v)
+    a[idx] = v
+    same(ca, a)
+    bad = idx.copy()
+    bad[-1] = n
+    with pytest.raises(IndexError):
+        ca[cp.array(bad)] = cp.array(v)

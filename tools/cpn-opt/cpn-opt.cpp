@@ -6,6 +6,7 @@
 
 #include "cpn/Conversion/Passes.h"
 #include "cpn/Dialect/CPN/CPNDialect.h"
+#include "cpn/Dialect/CPN/Transforms/BufferizableOpInterfaceImpl.h"
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/InitAllDialects.h"
@@ -21,6 +22,7 @@ int main(int argc, char **argv) {
   mlir::registerAllDialects(registry);
   mlir::registerAllExtensions(registry);
   registry.insert<mlir::cpn::CPNDialect>();
+  mlir::cpn::registerBufferizableOpInterfaceExternalModels(registry);
 
   return mlir::asMainReturnCode(
       mlir::MlirOptMain(argc, argv, "cpn optimizer driver\n", registry));

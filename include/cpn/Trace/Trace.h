@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <utility>
@@ -32,6 +33,9 @@ struct ValueNode {
   // Why the value could not be computed (its window failed to compile and
   // this op, or one it reads, was the cause); reading it raises this.
   std::string error;
+  // The least and greatest element, once an index check has computed them
+  // (a value never changes: a write makes a new node).
+  std::optional<std::pair<int64_t, int64_t>> bounds;
 
   int64_t numel() const {
     int64_t n = 1;

@@ -180,6 +180,9 @@ LogicalResult MatmulOp::verify() {
 LogicalResult LibcallOp::verify() {
   if (getOperands().size() > 3)
     return emitOpError("takes at most three operands");
+  if (getInPlace() && (getOperands().empty() ||
+                       getOperands()[0].getType() != getResult().getType()))
+    return emitOpError("in place needs a first operand of the result's type");
   return success();
 }
 

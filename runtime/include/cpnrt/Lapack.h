@@ -25,6 +25,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 extern "C" {
@@ -54,6 +55,13 @@ void setKernelError(const std::string &error);
 /// The entry points of Algorithms.cpp (sorting, searching, gathering).
 std::vector<cpn_lib_entry> algorithmFunctions();
 std::vector<cpn_lib_entry> fftFunctions();
+/// Whether `callee` (without "cpn_lib_": "put_f8") computes its output as a
+/// copy of its first input with some elements rewritten (put, ufunc.at), and
+/// skips that copy when the output buffer is the first input's: the compiler
+/// then marks the call in place (cpn.libcall {in_place}).
+inline bool updatesFirstInput(std::string_view callee) {
+  return callee.substr(0, 4) == "put_" || callee.substr(0, 3) == "at_";
+}
 } // namespace cpnrt
 
 #endif // CPNRT_LAPACK_H

@@ -353,13 +353,22 @@ def CPN_LibcallOp : CPN_Op<"libcall", [Pure]> {
     packed into one flat array that views take apart. `args` are extra integer
     arguments. At most three operands; static shapes only.
 
+    With `in_place` the result is the first operand with some elements
+    rewritten (`put`, `at_add`: the callee starts from a copy of its first
+    operand), and the op is not lowered with the others: one-shot
+    bufferization gives the callee the first operand's buffer as its output
+    where no later read of the old value forbids it (otherwise a copy of it),
+    and the callee then skips its copy (BufferizableOpInterfaceImpl.cpp).
+
     ```mlir
     %r = cpn.libcall "inv_f64"(%a) {args = array<i64>}
         : (tensor<4x4xf64>) -> tensor<4x4xf64>
+    %p = cpn.libcall "put_f8"(%a, %i, %v) {args = array<i64: 2>, in_place}
+        : (tensor<8xf64>, tensor<3xi64>, tensor<3xf64>) -> tensor<8xf64>
     ```
   }];
   let arguments = (ins Variadic<CPN_StaticTensor>:$operands, StrAttr:$callee,
-                   DenseI64ArrayAttr:$args);
+                   DenseI64ArrayAttr:$args, UnitAttr:$in_place);
   let results = (outs CPN_StaticTensor:$result);
   let assemblyFormat = [{
     $callee `(` $operands `)` attr-dict `:` functional-type($operands, $result)
