@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "cpn/Conversion/Passes.h"
+#include "LowerUpdate.h"
 #include "cpn/Conversion/ScalarOps.h"
 #include "cpn/Dialect/CPN/CPNOps.h"
 #include "cpn/Dialect/CPN/Transforms/BufferizableOpInterfaceImpl.h"
@@ -24,7 +25,6 @@
 
 namespace mlir::cpn {
 #define GEN_PASS_DEF_CONVERTCPNTOLINALG
-#define GEN_PASS_DEF_CONVERTCPNUPDATES
 #include "cpn/Conversion/Passes.h.inc"
 } // namespace mlir::cpn
 
@@ -430,7 +430,9 @@ Value lowerGatherUpdate(IRRewriter &rw, UpdateOp op) {
       });
 }
 
-LogicalResult lowerUpdate(IRRewriter &rw, UpdateOp op) {
+} // namespace
+
+LogicalResult mlir::cpn::lowerUpdate(IRRewriter &rw, UpdateOp op) {
   RankedTensorType valTy = tensorOf(op.getValue());
   if (valTy.getNumElements() == 0) {
     rw.replaceOp(op, op.getBase());
@@ -446,6 +448,8 @@ LogicalResult lowerUpdate(IRRewriter &rw, UpdateOp op) {
   rw.replaceOp(op, r);
   return success();
 }
+
+namespace {
 
 LogicalResult lowerReduce(IRRewriter &rw, ReduceOp op);
 
@@ -1281,18 +1285,3 @@ struct ConvertCPNToLinalgPass
 
 } // namespace
 
-namespace {
-struct ConvertCPNUpdatesPass
-    : public cpn::impl::ConvertCPNUpdatesBase<ConvertCPNUpdatesPass> {
-  void runOnOperation() override {
-    SmallVector<UpdateOp> ops;
-    getOperation()->walk([&](UpdateOp op) { ops.push_back(op); });
-    IRRewriter rw(&getContext());
-    for (UpdateOp op : ops) {
-      rw.setInsertionPoint(op);
-      if (failed(lowerUpdate(rw, op)))
-        return signalPassFailure();
-    }
-  }
-};
-} // namespace

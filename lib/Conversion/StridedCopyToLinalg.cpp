@@ -10,15 +10,15 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 
 namespace mlir::cpn {
-#define GEN_PASS_DEF_CONVERTSTRIDEDCOPIES
+#define GEN_PASS_DEF_STRIDEDCOPYTOLINALG
 #include "cpn/Conversion/Passes.h.inc"
 } // namespace mlir::cpn
 
 using namespace mlir;
 
 namespace {
-struct ConvertStridedCopiesPass
-    : public cpn::impl::ConvertStridedCopiesBase<ConvertStridedCopiesPass> {
+struct StridedCopyToLinalgPass
+    : public cpn::impl::StridedCopyToLinalgBase<StridedCopyToLinalgPass> {
   void runOnOperation() override {
     SmallVector<memref::CopyOp> copies;
     getOperation().walk([&](memref::CopyOp op) {

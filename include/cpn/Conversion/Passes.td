@@ -68,7 +68,7 @@ def ConvertMatmulToBLAS : Pass<"cpn-matmul-to-blas", "ModuleOp"> {
                            "mlir::arith::ArithDialect"];
 }
 
-def ConvertStridedCopies : Pass<"cpn-strided-copy-to-linalg", "ModuleOp"> {
+def StridedCopyToLinalg : Pass<"cpn-strided-copy-to-linalg", "ModuleOp"> {
   let summary = "Turn memref.copy of non-contiguous memrefs into linalg.copy";
   let description = [{
     Runs after bufferization. A `memref.copy` between identity-layout memrefs
