@@ -14,8 +14,9 @@ candidates the last one rejected. Distributions without a native version run
 NumPy's Generator, seeded from this generator's state, with a one-time
 RuntimeWarning.
 
-Small draws (below CPN_EAGER_THRESHOLD elements) compute the same Philox words
-with NumPy at once, so a seed gives the same words on either path.
+Small draws (below CPN_EAGER_THRESHOLD elements) get the same Philox words at
+once from the runtime (cpnrt::philoxWords), so a seed gives the same words on
+either path.
 """
 
 import fractions
@@ -31,8 +32,6 @@ from ._core import ndarray, prod, record
 
 _M32 = (1 << 32) - 1
 _M64 = (1 << 64) - 1
-_PHILOX_M = (0xD2511F53, 0xCD9E8D57)
-_PHILOX_W = (0x9E3779B9, 0xBB67AE85)
 _U64 = _np.dtype(_np.uint64)
 
 
@@ -66,26 +65,6 @@ def _key_from_seed(seed):
             if not w:
                 break
     return key
-
-
-def _philox_numpy(key, counter, n):
-    """The words cpn.random_bits computes, with NumPy (the eager path)."""
-    with _np.errstate(over="ignore"):
-        idx = _np.arange(n, dtype=_np.uint64) + _np.uint64(counter)
-        m32 = _np.uint64(_M32)
-        s32 = _np.uint64(32)
-        c0, c1 = idx & m32, idx >> s32
-        c2 = c3 = _np.zeros(n, _np.uint64)
-        k0, k1 = key & _M32, key >> 32
-        m0, m1 = _np.uint64(_PHILOX_M[0]), _np.uint64(_PHILOX_M[1])
-        for _ in range(10):
-            p0, p1 = c0 * m0, c2 * m1
-            n0 = (p1 >> s32) ^ c1 ^ _np.uint64(k0)
-            n2 = (p0 >> s32) ^ c3 ^ _np.uint64(k1)
-            c1, c3, c0, c2 = p1 & m32, p0 & m32, n0, n2
-            k0 = (k0 + _PHILOX_W[0]) & _M32
-            k1 = (k1 + _PHILOX_W[1]) & _M32
-        return (c0 << s32) | c1
 
 
 def _signed(x):
@@ -191,7 +170,8 @@ class Generator:
         counter = self._counter
         self._counter = (counter + n) & _M64
         if n < _core.EAGER["threshold"]:
-            return ndarray._from_eager(_philox_numpy(self._key, counter, n).reshape(shape))
+            words = _core._cpn.philox_words(self._key, counter, n)
+            return ndarray._from_eager(words.reshape(shape))
         key = _core.scalar_node(_signed(self._key), _np.dtype(_np.int64))
         ctr = _core._cpn.from_numpy(_np.asarray(_signed(counter), _np.int64))
         node = record("random_bits", [key, ctr], shape, _U64)

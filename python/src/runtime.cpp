@@ -8,6 +8,7 @@
 #include "cpn/Compiler/Compiler.h"
 #include "cpnrt/Blas.h"
 #include "cpnrt/Profile.h"
+#include "cpnrt/Random.h"
 #include "cpnrt/TaskGraph.h"
 
 #include <pybind11/numpy.h>
@@ -104,6 +105,18 @@ void initRuntime(py::module_ &m) {
       "wait", [](const NodeRef &node) { materialize(node); },
       "Waits until a value is computed (flushing the trace if it is pending); "
       "raises the error of the work that computed it.");
+  m.def(
+      "philox_words",
+      [](uint64_t key, uint64_t counter, int64_t n) {
+        if (n < 0)
+          throw py::value_error("philox_words: n must be non-negative");
+        py::array_t<uint64_t> out(n);
+        cpnrt::philoxWords(key, counter, n, out.mutable_data());
+        return out;
+      },
+      py::arg("key"), py::arg("counter"), py::arg("n"),
+      "The n uint64 words cpn.random_bits computes under `key` from "
+      "`counter` (the eager path's small draws).");
   m.def(
       "trim_pool", [] { cpnrt::trimPool(); },
       "Return the pool's cached free buffers to the system.");

@@ -8,6 +8,7 @@
 #include "cpnrt/Facts.h"
 #include "cpnrt/Lapack.h"
 #include "cpnrt/Profile.h"
+#include "cpnrt/Random.h"
 #include "cpnrt/Store.h"
 #include "cpnrt/TaskGraph.h"
 
@@ -531,4 +532,18 @@ TEST(Blas, SmallProductsOnManyThreadsLeaveThePoolAsFound) {
   for (std::thread &t : pool)
     t.join();
   EXPECT_EQ(cpnrt::blasConfig().threads, before);
+}
+
+// Random123's known answer for philox4x32-10 (counter 0, key 0: the first
+// two output words 0x6627e8d5 0xe169c58d); the counter wraps modulo 2^64.
+TEST(Random, PhiloxKnownAnswerAndCounterWrap) {
+  uint64_t w[3];
+  cpnrt::philoxWords(0, 0, 1, w);
+  EXPECT_EQ(w[0], 0x6627E8D5E169C58Dull);
+  uint64_t key = 0x243F6A8885A308D3ull, first[2], wrapped[3];
+  cpnrt::philoxWords(key, 0, 2, first);
+  cpnrt::philoxWords(key, ~uint64_t(0), 3, wrapped);
+  EXPECT_EQ(wrapped[1], first[0]);
+  EXPECT_EQ(wrapped[2], first[1]);
+  EXPECT_NE(wrapped[0], wrapped[1]);
 }
