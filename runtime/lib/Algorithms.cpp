@@ -207,6 +207,49 @@ template <typename T> void take(const Args &a) {
   const int64_t *idx = ind.rank() == 1 && ind.strides[0] == 1
                            ? ind.data<const int64_t>()
                            : nullptr;
+  if (idx && P == 1 && Q == 1) {
+    // One element per index: a tight loop per mode with everything in
+    // registers, so that many of its random loads are in flight at once (the
+    // general loop below held about a third as many).
+    const T *src = x.data<const T>();
+    const int64_t step = x.strides[1];
+    auto gather = [&](auto fix) {
+      return gatherOnThreads(K, K, [&](int64_t lo, int64_t hi, auto fail) {
+        const T *const from = src;
+        const int64_t *const at = idx;
+        T *const to = out;
+        const int64_t s = step;
+        auto fixLocal = fix;
+        for (int64_t k = lo; k < hi; ++k) {
+          int64_t i = at[k];
+          if (!fixLocal(i)) [[unlikely]]
+            return fail(at[k]);
+          to[k] = from[i * s];
+        }
+      });
+    };
+    std::optional<int64_t> bad;
+    if (mode == 2 && N)
+      bad = gather([N](int64_t &i) {
+        i = i < 0 ? 0 : i >= N ? N - 1 : i;
+        return true;
+      });
+    else if (mode == 1 && N)
+      bad = gather([N](int64_t &i) {
+        i = ((i % N) + N) % N;
+        return true;
+      });
+    else
+      bad = gather([N](int64_t &i) {
+        if (static_cast<uint64_t>(i + N) >= static_cast<uint64_t>(2 * N))
+          return false;
+        i += i < 0 ? N : 0;
+        return true;
+      });
+    if (bad)
+      fixIndex(*bad, N, mode, axis);
+    return;
+  }
   auto bad =
       gatherOnThreads(K, K * P * Q, [&](int64_t lo, int64_t hi, auto fail) {
         for (int64_t k = lo; k < hi; ++k) {

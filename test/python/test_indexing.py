@@ -401,3 +401,23 @@ def test_long_scatter_split_over_threads_last_write_wins():
     bad[-1] = n
     with pytest.raises(IndexError):
         ca[cp.array(bad)] = cp.array(v)
+
+
+@pytest.mark.parametrize("mode", ["raise", "wrap", "clip"])
+def test_long_take_split_over_threads(mode):
+    """take of one element per index (the tight loop per mode, over
+    threads): negative, wrapped and clipped indices as NumPy's."""
+    n = 300_000
+    rng = numpy.random.default_rng(11)
+    a = rng.random(n)
+    lo, hi = (-n, n) if mode == "raise" else (-3 * n, 3 * n)
+    idx = rng.integers(lo, hi, 400_000)
+    ca, ci = cp.array(a), cp.array(idx)
+    same(cp.take(ca, ci, mode=mode), numpy.take(a, idx, mode=mode))
+    same(ca[::-2].take(ci // 2, mode=mode), a[::-2].take(idx // 2, mode=mode))
+    if mode == "raise":
+        same(ca[ci], a[idx])
+        bad = idx.copy()
+        bad[-7] = n
+        with pytest.raises(IndexError, match="out of bounds"):
+            cp.take(ca, cp.array(bad))
