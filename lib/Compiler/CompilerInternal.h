@@ -1,0 +1,163 @@
+//===- CompilerInternal.h - the compiler's units, to each other -*- C++ -*-===//
+//
+// Part of cpnumeric.
+//
+// Private to lib/Compiler. A flush turns the current trace into a `func.func
+// @kernel` whose arguments are one memref per input store and one per live
+// result (bare pointers at the ABI level), runs the lowering pipeline, compiles
+// the LLVM IR for the host into an object file, links it with ORC's LLJIT (the
+// same path loads objects from the disk cache), caches the executable by the
+// trace's hash and submits one task to the runtime. A cache hit never touches
+// MLIR.
+//
+// The units, each a file: TraceImport (trace to cpn module), Lowering (the pass
+// pipeline), CodeGen (LLVM optimization and objects), Jit (ORC and lazily
+// compiled checks), KernelCache (the disk cache), Reports (cost, summary.txt,
+// stage text), Compiler (compile, compileObject, donations) and Engine
+// (windows, flushes, @jit). This header declares what one of them defines and
+// another calls; the rest stays file-local.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef CPN_LIB_COMPILER_COMPILERINTERNAL_H
+#define CPN_LIB_COMPILER_COMPILERINTERNAL_H
+
+#include "cpn/Compiler/Compiler.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/OwningOpRef.h"
+#include "llvm/ADT/StringRef.h"
+
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace llvm {
+class LLVMContext;
+class MemoryBuffer;
+class Module;
+class TargetMachine;
+} // namespace llvm
+
+namespace cpn {
+
+constexpr uint64_t kMaxWindowsAhead = 2;
+
+/// The exact floating-point error classification of a kernel's checked loop
+/// nests (the `<kernel>_fp_checkN` functions cpn-lower-fp-flags outlines),
+/// compiled on first use: it runs only in blocks where the nest's cheap
+/// probe saw a NaN or an infinity, which most runs never do. The kernel
+/// calls `cpn_lazy_check(handle, n)`, which compiles all of them once (on
+/// whichever thread gets there first; the others wait) and returns the n-th.
+struct LazyChecks {
+  std::string source; // their MLIR (bytecode), as cpn-lower-fp-flags left it
+  std::vector<std::string> names;
+  int optLevel = 3;
+  std::once_flag once;
+  std::vector<void *> fns;
+  std::string error; // set when compiling them failed
+};
+
+class Executable {
+public:
+  std::vector<char> object; // the object code, until written to the disk cache
+  void (*fn)(void **) = nullptr;
+  std::string name = "kernel";        // "kernel <key>", as its tasks are named
+  std::shared_ptr<LazyChecks> checks; // null when the kernel has none
+  /// A product or library call of the trace runs on threads other than
+  /// OpenMP's (OpenBLAS's, the runtime's sorts and gathers).
+  bool callsLibrary = false;
+};
+
+namespace detail {
+
+// -- TraceImport.cpp ----------------------------------------------------------
+
+std::unique_ptr<mlir::MLIRContext> newContext();
+mlir::OwningOpRef<mlir::ModuleOp>
+buildModule(const Trace &trace, const std::vector<int32_t> &outputs,
+            const std::vector<int32_t> &donors,
+            const ShapeSymbols &symbols = {}, bool fpStatus = true);
+
+// -- Lowering.cpp -------------------------------------------------------------
+
+std::vector<std::string> splitPasses(const std::string &list);
+std::string printOp(mlir::Operation *op);
+void writeFile(const std::filesystem::path &p, const std::string &text);
+std::string fileSafe(std::string s);
+
+/// Called with a stage's name and the module once the stage has run (only
+/// when IR is dumped, where stages run one by one).
+using StageHook = std::function<void(const std::string &, mlir::ModuleOp)>;
+
+/// The pass that outlines the error checks' exact classification: `lower`'s
+/// `afterChecks` runs right after it.
+constexpr const char *kFpFlagsPass = "cpn-lower-fp-flags";
+
+void lower(mlir::ModuleOp module, const std::filesystem::path &dumpDir,
+           int &fileNo, const std::string &lastStage = "", bool openmp = true,
+           const StageHook &afterStage = nullptr, bool barePtr = true,
+           const std::function<void(mlir::ModuleOp)> &afterChecks = nullptr);
+
+// -- the host's libraries (CodeGen.cpp, Jit.cpp, Compiler.cpp) ----------------
+
+constexpr const char *kOpenMPRuntime = "/usr/lib/llvm-22/lib/libomp.so.5";
+constexpr const char *kVectorMath = "/lib/x86_64-linux-gnu/libmvec.so.1";
+
+// -- CodeGen.cpp --------------------------------------------------------------
+
+std::unique_ptr<llvm::TargetMachine> makeHostTargetMachine(bool pic);
+void optimizeModule(llvm::Module &m, int optLevel,
+                    llvm::TargetMachine *tm = nullptr);
+std::vector<char> emitObject(llvm::Module &m, bool pic = false,
+                             llvm::TargetMachine *tm = nullptr);
+std::string llvmText(const llvm::Module &m);
+std::vector<llvm::StringRef> unbundleObjects(llvm::StringRef data);
+std::vector<char> optimizeAndEmit(llvm::Module &m, int optLevel,
+                                  std::string *llText);
+std::unique_ptr<llvm::Module> toLLVM(mlir::ModuleOp module,
+                                     llvm::LLVMContext &ctx,
+                                     const LazyChecks *checks = nullptr);
+std::unique_ptr<llvm::Module>
+toOptimizedLLVM(mlir::ModuleOp module, llvm::LLVMContext &ctx, int optLevel);
+
+// -- Jit.cpp ------------------------------------------------------------------
+
+std::shared_ptr<Executable>
+loadObject(std::unique_ptr<llvm::MemoryBuffer> buffer, std::string &error,
+           std::shared_ptr<LazyChecks> checks = nullptr);
+bool extractChecks(mlir::ModuleOp module, LazyChecks &lc);
+void stubChecks(llvm::Module &m, const LazyChecks &lc);
+
+// -- KernelCache.cpp ----------------------------------------------------------
+
+bool cacheDirUsable(const std::string &dir);
+std::shared_ptr<Executable> loadCached(const std::string &dir, uint64_t key,
+                                       int optLevel, const std::string &text);
+bool storeCached(const std::string &dir, uint64_t maxBytes, uint64_t key,
+                 int optLevel, const std::string &text, llvm::StringRef object,
+                 const LazyChecks *checks);
+
+// -- Reports.cpp --------------------------------------------------------------
+
+StageHook summaryWriter(const Trace &trace, const std::vector<int32_t> &outputs,
+                        const std::vector<int32_t> &donors,
+                        const std::filesystem::path &dumpDir);
+
+// -- Compiler.cpp -------------------------------------------------------------
+
+std::shared_ptr<Executable> compile(const Trace &trace,
+                                    const std::vector<int32_t> &outputs,
+                                    const std::vector<int32_t> &donors,
+                                    const CompilerOptions &opts, uint64_t key,
+                                    double &mlirSeconds);
+void *openmpRuntime();
+
+} // namespace detail
+} // namespace cpn
+
+#endif // CPN_LIB_COMPILER_COMPILERINTERNAL_H

@@ -1,0 +1,468 @@
+//===- Engine.cpp - the Engine: recording, windows, flushes ---------------===//
+//
+// Part of cpnumeric.
+//
+// Owns the process-wide Engine: recording ops into the current trace, cutting
+// windows at statement ends, flushing (the memory cache, the disk cache, else a
+// compile), running a window that failed to compile in parts (recoverWindow),
+// @jit's capture and CapturedTrace::call, submitting kernels to the runtime's
+// task graph (runKernel, at most kMaxWindowsAhead windows ahead) and collecting
+// np.errstate's reports.
+//
+// Calls Compiler.cpp (compile, planDonations, openmpRuntime), KernelCache.cpp
+// (cacheDirUsable, loadCached, storeCached) and the runtime.
+//
+//===----------------------------------------------------------------------===//
+
+#include "CompilerInternal.h"
+#include "cpnrt/Lapack.h"
+#include "cpnrt/Profile.h"
+#include "cpnrt/Store.h"
+#include "cpnrt/TaskGraph.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringRef.h"
+
+#include <chrono>
+#include <dlfcn.h>
+#include <functional>
+#include <mutex>
+#include <stdexcept>
+#include <tuple>
+#include <unordered_map>
+
+namespace cpn {
+
+using namespace detail;
+
+/// Whether the trace has a matrix-matrix product (a BLAS gemm of 16+ rows
+/// and columns) or a runtime library call (LAPACK, sorting, gathers, which
+/// start threads of their own): its kernel lets OpenMP's idle threads sleep
+/// at once (see runKernel), or they spin beside the library's threads (a
+/// scatter's kernel spent a quarter of its samples in their sched_yield).
+/// Matrix-vector products are left out: they are short, and the loops
+/// around them want the threads awake (logistic regression measured 5-10%
+/// slower).
+static bool callsLibrary(const Trace &trace) {
+  for (const TraceOp &op : trace.ops()) {
+    if (op.name == "libcall")
+      return true;
+    if (op.name == "matmul" && op.shape.size() == 2 && op.shape[0] >= 16 &&
+        op.shape[1] >= 16)
+      return true;
+  }
+  return false;
+}
+
+namespace {
+std::mutex fpReportsMutex;
+std::vector<FpReport> fpReports;
+
+/// Reports the sites of `fp` whose bits are set in `status`.
+void reportFpErrors(const FpSites &fp, const std::vector<int32_t> &status) {
+  std::lock_guard<std::mutex> lock(fpReportsMutex);
+  for (size_t k = 0; k < fp.names.size(); ++k) {
+    auto bits = static_cast<uint8_t>((status[k / ::cpn::kFpSitesPerWord] >>
+                                      (3 * (k % ::cpn::kFpSitesPerWord))) &
+                                     7);
+    if (bits) {
+      FpReport r{fp.names[k], bits, fp.actions};
+      if (k < fp.locations.size())
+        std::tie(r.file, r.line) = fp.locations[k];
+      fpReports.push_back(std::move(r));
+    }
+  }
+}
+
+/// Submits `exe` on the runtime's task graph: it reads `reads` and writes
+/// `outArgs` (its arguments, in that order); `writes` are every store it
+/// writes (outArgs and donated inputs).
+void runKernel(const std::shared_ptr<Executable> &exe,
+               std::vector<cpnrt::StoreRef> reads,
+               std::vector<cpnrt::StoreRef> outArgs,
+               std::vector<cpnrt::StoreRef> writes,
+               std::shared_ptr<const FpSites> fp) {
+  // The inputs it does not write in place: what a library call learns about
+  // their elements (a symmetric matrix) holds for the whole run.
+  std::vector<cpnrt::StoreRef> readOnly;
+  for (const cpnrt::StoreRef &s : reads)
+    if (!llvm::is_contained(writes, s) && !llvm::is_contained(readOnly, s))
+      readOnly.push_back(s);
+  cpnrt::TaskGraph::global().submit(
+      exe->name,
+      [exe, reads, outArgs, fp, readOnly = std::move(readOnly)] {
+        cpnrt::ReadOnlyInputs readOnlyScope(readOnly);
+        std::vector<void *> ptrs;
+        ptrs.reserve(reads.size() + outArgs.size() + 1);
+        for (auto &s : reads)
+          ptrs.push_back(s->data());
+        for (auto &s : outArgs)
+          ptrs.push_back(s->data());
+        // The status words the kernel ORs its checked ops' errors into.
+        std::vector<int32_t> status;
+        if (fp) {
+          status.assign((fp->names.size() + ::cpn::kFpSitesPerWord - 1) /
+                            ::cpn::kFpSitesPerWord,
+                        0);
+          ptrs.push_back(status.data());
+        }
+        std::vector<void *> args;
+        for (void *&p : ptrs)
+          args.push_back(&p);
+        // libomp's idle threads spin 200 ms after each parallel region (what
+        // back-to-back loop kernels want); around BLAS and library calls,
+        // which run on threads of their own, they would take a core from
+        // them: in a kernel with such calls they sleep at once.
+        static auto *setBlocktime = reinterpret_cast<void (*)(int)>(
+            openmpRuntime() ? dlsym(openmpRuntime(), "kmp_set_blocktime")
+                            : nullptr);
+        static auto *getBlocktime = reinterpret_cast<int (*)()>(
+            openmpRuntime() ? dlsym(openmpRuntime(), "kmp_get_blocktime")
+                            : nullptr);
+        int blocktime = -1;
+        if (exe->callsLibrary && setBlocktime && getBlocktime) {
+          blocktime = getBlocktime();
+          setBlocktime(0);
+        }
+        exe->fn(args.data());
+        if (blocktime >= 0)
+          setBlocktime(blocktime);
+        if (exe->checks && !exe->checks->error.empty())
+          throw std::runtime_error(exe->checks->error);
+        if (fp && llvm::any_of(status, [](int32_t w) { return w != 0; }))
+          reportFpErrors(*fp, status);
+        // A library call (LAPACK) that failed left its error for this thread.
+        if (std::string error = cpnrt::takeKernelError(); !error.empty())
+          throw std::runtime_error(error);
+      },
+      reads, writes);
+  // At most a few windows ahead of execution.
+  cpnrt::TaskGraph::global().waitInFlightAtMost(kMaxWindowsAhead);
+}
+} // namespace
+
+std::vector<FpReport> takeFpReports() {
+  std::lock_guard<std::mutex> lock(fpReportsMutex);
+  std::vector<FpReport> out;
+  out.swap(fpReports);
+  return out;
+}
+
+void Engine::setFpState(uint8_t checks, std::array<uint8_t, 3> actions) {
+  fpChecks_ = checks & FpAll;
+  fpActions_ = actions;
+  trace_.setFpChecks(fpQuiet_ ? 0 : fpChecks_);
+}
+
+void Engine::setFpQuiet(bool quiet) {
+  fpQuiet_ = quiet;
+  trace_.setFpChecks(fpQuiet_ ? 0 : fpChecks_);
+}
+
+std::shared_ptr<const FpSites> Engine::fpSites() const {
+  std::vector<std::string> names = trace_.fpSites();
+  if (names.empty())
+    return nullptr;
+  auto fp = std::make_shared<FpSites>();
+  fp->names = std::move(names);
+  fp->locations = trace_.fpSiteLocations();
+  fp->actions = fpActions_;
+  return fp;
+}
+
+Engine &Engine::global() {
+  static Engine *e = new Engine();
+  return *e;
+}
+
+NodeRef Engine::record(std::string name, const std::vector<NodeRef> &operands,
+                       std::vector<int64_t> iattrs, std::string sattr,
+                       std::vector<int64_t> shape, cpnrt::DType dtype) {
+  ++stats_.opsRecorded;
+  if (cutPending_)
+    flush();
+  NodeRef r = trace_.add(std::move(name), operands, std::move(iattrs),
+                         std::move(sattr), std::move(shape), dtype);
+  // A runaway trace without statements (x = f(x) in a loop) is cut too; `r`
+  // is alive, so it is materialized.
+  if (trace_.size() >= 4 * options_.traceLimit && !capturing_)
+    flush();
+  return r;
+}
+
+void Engine::statementEnd() {
+  if (trace_.size() >= options_.traceLimit && !capturing_)
+    cutPending_ = true;
+}
+
+void Engine::flush() {
+  cutPending_ = false;
+  if (trace_.empty())
+    return;
+  if (capturing_)
+    throw std::logic_error(
+        "cpnumeric: a value was needed while @jit was tracing");
+  ++stats_.flushes;
+  std::vector<int32_t> outputs = trace_.liveResults();
+  stats_.deadValuesSkipped += trace_.size() - outputs.size();
+  std::vector<int32_t> donors = planDonations(trace_, outputs);
+  std::shared_ptr<Executable> exe;
+  try {
+    exe = obtain(outputs, donors);
+  } catch (const std::exception &) {
+    recoverWindow();
+    return;
+  }
+  submit(exe, outputs, donors);
+}
+
+/// A window that failed to compile runs in parts, so that one op the
+/// compiler cannot handle costs only the values that depend on it: the ops
+/// are recorded again into halves, each compiled alone (values crossing a cut
+/// are materialized), recursively until the failing ops are alone. Their
+/// results, and the results of every op reading them, keep the compiler's
+/// message as their error: reading one, or recording an op on one, raises
+/// it. Every other value of the window is computed as if nothing failed.
+void Engine::recoverWindow() {
+  ++stats_.windowsRecovered;
+  Trace failed = trace_;
+  trace_.clear();
+  const std::vector<TraceOp> &ops = failed.ops();
+  size_t n = ops.size();
+  // Python's nodes (strong while recovering), each op's value as recorded
+  // again, and the error of each op that cannot be computed.
+  std::vector<NodeRef> held(n), value(n);
+  std::vector<std::string> error(n);
+  std::vector<size_t> lastUse(n, 0);
+  for (size_t i = 0; i < n; ++i) {
+    held[i] = ops[i].result.lock();
+    for (int32_t r : ops[i].operands)
+      if (r >= 0)
+        lastUse[r] = i;
+  }
+  uint8_t checks = trace_.fpChecks();
+  std::function<void(size_t, size_t)> run = [&](size_t lo, size_t hi) {
+    for (size_t i = lo; i < hi; ++i) {
+      const TraceOp &op = ops[i];
+      std::vector<NodeRef> operands;
+      for (int32_t r : op.operands) {
+        if (r >= 0 && !error[r].empty()) {
+          error[i] = error[r];
+          break;
+        }
+        operands.push_back(r >= 0 ? value[r] : failed.inputs()[-r - 1]);
+      }
+      if (!error[i].empty())
+        continue;
+      trace_.setFpChecks(op.fpChecks);
+      trace_.setLocation(op.file, op.line);
+      value[i] = trace_.add(op.name, operands, op.iattrs, op.sattr, op.shape,
+                            op.dtype, held[i]);
+    }
+    trace_.setFpChecks(checks);
+    trace_.setLocation("", 0);
+    // Values used only inside this part need no store.
+    for (size_t i = lo; i < hi; ++i)
+      if (!held[i] && lastUse[i] < hi)
+        value[i].reset();
+    if (trace_.empty())
+      return;
+    std::vector<int32_t> outputs = trace_.liveResults();
+    std::vector<int32_t> donors = planDonations(trace_, outputs);
+    std::shared_ptr<Executable> exe;
+    try {
+      exe = obtain(outputs, donors);
+    } catch (const std::exception &e) {
+      trace_.clear();
+      if (hi - lo == 1) {
+        error[lo] = std::string(e.what()) + " (op " + ops[lo].name + ")";
+        return;
+      }
+      size_t mid = lo + (hi - lo) / 2;
+      run(lo, mid);
+      run(mid, hi);
+      return;
+    }
+    submit(exe, outputs, donors);
+  };
+  run(0, n);
+  for (size_t i = 0; i < n; ++i)
+    if (held[i] && !error[i].empty()) {
+      held[i]->opIndex = -1;
+      held[i]->error =
+          "cpnumeric: this value could not be computed: " + error[i];
+      ++stats_.valuesFailed;
+    }
+}
+
+std::shared_ptr<Executable> Engine::obtain(const std::vector<int32_t> &outputs,
+                                           const std::vector<int32_t> &donors) {
+  uint64_t key = trace_.hash();
+  for (size_t j = 0; j < outputs.size(); ++j) {
+    key = hashMix(key, static_cast<uint64_t>(outputs[j]));
+    key = hashMix(key, static_cast<uint64_t>(static_cast<int64_t>(donors[j])));
+  }
+  // Leaked on purpose: tearing down JIT'd code during static destruction, after
+  // the libraries it links against may be gone, hangs in ORC.
+  static auto &cache =
+      *new std::unordered_map<uint64_t, std::shared_ptr<Executable>>();
+  char keyText[24];
+  snprintf(keyText, sizeof(keyText), "%016llx",
+           static_cast<unsigned long long>(key));
+  std::shared_ptr<Executable> exe;
+  // The disk cache's check text: the trace and which outputs go where.
+  std::string text;
+  bool disk = false; // the disk cache is on and its directory usable
+  auto it = cache.find(key);
+  if (it != cache.end()) {
+    ++stats_.cacheHits;
+    exe = it->second;
+  } else if (!outputs.empty()) {
+    disk = !options_.cacheDir.empty() && cacheDirUsable(options_.cacheDir);
+    if (disk) {
+      auto t0 = std::chrono::steady_clock::now();
+      text = trace_.str() + "\noutputs:";
+      for (size_t j = 0; j < outputs.size(); ++j)
+        text +=
+            " " + std::to_string(outputs[j]) + ":" + std::to_string(donors[j]);
+      cpnrt::ProfileScope scope("compile",
+                                std::string("disk cache lookup ") + keyText);
+      exe = loadCached(options_.cacheDir, key, options_.optLevel, text);
+      if (exe) {
+        exe->name = std::string("kernel ") + keyText;
+        exe->callsLibrary = callsLibrary(trace_);
+        ++stats_.diskHits;
+        stats_.diskLoadSeconds +=
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - t0)
+                .count();
+        cache[key] = exe;
+      }
+    }
+  }
+  if (!exe && !outputs.empty()) {
+    auto t0 = std::chrono::steady_clock::now();
+    try {
+      cpnrt::ProfileScope scope("compile", std::string("compile ") + keyText,
+                                "{\"ops\": " + std::to_string(trace_.size()) +
+                                    "}");
+      double mlirSeconds = 0;
+      exe = compile(trace_, outputs, donors, options_, key, mlirSeconds);
+      exe->name = std::string("kernel ") + keyText;
+      exe->callsLibrary = callsLibrary(trace_);
+      stats_.compileMlirSeconds += mlirSeconds;
+      if (disk &&
+          storeCached(options_.cacheDir, options_.cacheMaxBytes, key,
+                      options_.optLevel, text,
+                      llvm::StringRef(exe->object.data(), exe->object.size()),
+                      exe->checks.get()))
+        ++stats_.diskWrites;
+      std::vector<char>().swap(exe->object); // written; not kept in memory
+    } catch (...) {
+      // The caller decides what becomes of the trace (flush runs it in parts,
+      // @jit drops it).
+      throw;
+    }
+    stats_.compileSeconds +=
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0)
+            .count();
+    ++stats_.compilations;
+    cache[key] = exe;
+  }
+  return exe;
+}
+
+void Engine::submit(const std::shared_ptr<Executable> &exe,
+                    const std::vector<int32_t> &outputs,
+                    const std::vector<int32_t> &donors) {
+  std::vector<cpnrt::StoreRef> reads, writes;
+  for (const NodeRef &in : trace_.inputs())
+    reads.push_back(in->store);
+  std::vector<cpnrt::StoreRef> outArgs;
+  for (size_t j = 0; j < outputs.size(); ++j) {
+    NodeRef node = trace_.ops()[outputs[j]].result.lock();
+    if (donors[j] >= 0) {
+      node->store = trace_.inputs()[donors[j]]->store;
+      ++stats_.buffersDonated;
+    } else {
+      node->store = std::make_shared<cpnrt::Store>(node->dtype, node->shape);
+      outArgs.push_back(node->store);
+    }
+    node->opIndex = -1;
+    writes.push_back(node->store);
+    ++stats_.valuesMaterialized;
+  }
+  std::shared_ptr<const FpSites> fp = fpSites();
+  trace_.clear();
+  if (exe)
+    runKernel(exe, std::move(reads), std::move(outArgs), std::move(writes),
+              std::move(fp));
+}
+
+void Engine::beginCapture() {
+  flush();
+  capturing_ = true;
+}
+
+std::shared_ptr<CapturedTrace> Engine::endCapture(bool execute) {
+  capturing_ = false;
+  cutPending_ = false;
+  auto cap = std::make_shared<CapturedTrace>();
+  cap->inputs = trace_.inputs();
+  cap->outputs = trace_.liveResults();
+  for (int32_t o : cap->outputs)
+    cap->results.push_back(trace_.ops()[o].result.lock());
+  // No donation: the inputs are the caller's arrays and captured constants,
+  // which later calls read again.
+  std::vector<int32_t> donors(cap->outputs.size(), -1);
+  try {
+    if (!trace_.empty())
+      cap->exe = obtain(cap->outputs, donors);
+  } catch (...) {
+    trace_.clear();
+    throw;
+  }
+  cap->trace = trace_;
+  cap->trace.detachInputs();
+  cap->fp = fpSites();
+  if (execute) {
+    ++stats_.flushes;
+    submit(cap->exe, cap->outputs, donors);
+  } else {
+    trace_.clear();
+  }
+  return cap;
+}
+
+std::vector<NodeRef>
+CapturedTrace::call(const std::vector<NodeRef> &args) const {
+  if (args.size() != inputs.size())
+    throw std::invalid_argument(
+        "cpnumeric: a compiled function got " + std::to_string(args.size()) +
+        " inputs; it was traced with " + std::to_string(inputs.size()));
+  std::vector<cpnrt::StoreRef> reads, outArgs;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const NodeRef &a = args[i];
+    if (!a->store)
+      throw std::invalid_argument("cpnumeric: input " + std::to_string(i) +
+                                  " of a compiled function is not computed");
+    if (a->shape != inputs[i]->shape || a->dtype != inputs[i]->dtype)
+      throw std::invalid_argument(
+          "cpnumeric: input " + std::to_string(i) +
+          " of a compiled function has another shape or dtype than traced");
+    reads.push_back(a->store);
+  }
+  std::vector<NodeRef> out;
+  for (const NodeRef &r : results) {
+    auto node = std::make_shared<ValueNode>();
+    node->shape = r->shape;
+    node->dtype = r->dtype;
+    node->store = std::make_shared<cpnrt::Store>(node->dtype, node->shape);
+    outArgs.push_back(node->store);
+    out.push_back(node);
+  }
+  if (exe)
+    runKernel(exe, reads, outArgs, outArgs, fp);
+  return out;
+}
+
+} // namespace cpn

@@ -1,0 +1,274 @@
+//===- Reports.cpp - cost, summary.txt and stage text ---------------------===//
+//
+// Part of cpnumeric.
+//
+// Owns reading lowered IR back for people: traceCost (kernels, temporaries,
+// bytes moved and peak bytes of the bufferized IR), the summary.txt of a dumped
+// compilation (summaryWriter, a StageHook for lower) and stageText, a trace's
+// IR at any stage.
+//
+// Calls TraceImport.cpp (buildModule), Lowering.cpp (lower, printOp, writeFile)
+// and CodeGen.cpp (toOptimizedLLVM, llvmText).
+//
+//===----------------------------------------------------------------------===//
+
+#include "CompilerInternal.h"
+#include "cpn/Conversion/Passes.h"
+#include "cpn/Dialect/CPN/CPNOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/Module.h"
+
+#include <algorithm>
+#include <set>
+#include <stdexcept>
+
+using namespace mlir;
+
+namespace cpn {
+namespace detail {
+
+/// Bytes of a statically shaped memref (0 for dynamic ones).
+static int64_t memrefBytes(Type t) {
+  auto m = dyn_cast<MemRefType>(t);
+  if (!m || !m.hasStaticShape())
+    return 0;
+  return m.getNumElements() * mlir::cpn::elementBytes(m.getElementType());
+}
+
+namespace {
+/// One kernel of a bufferized trace, for summary.txt.
+struct KernelInfo {
+  std::string what;               // "loop nest 998x998 (f64) ..."
+  int64_t bytes = 0;              // bytes it reads and writes
+  std::vector<std::string> lines; // "file:line" of the ops it came from
+};
+} // namespace
+
+static std::string shapeText(ArrayRef<int64_t> shape) {
+  std::string s;
+  for (int64_t d : shape)
+    s += (s.empty() ? "" : "x") +
+         (ShapedType::isDynamic(d) ? std::string("?") : std::to_string(d));
+  return s.empty() ? "scalar" : s;
+}
+
+static std::vector<std::string> sourceLines(Location loc) {
+  std::set<std::pair<std::string, unsigned>> seen;
+  loc->walk([&](Location l) {
+    if (auto f = dyn_cast<FileLineColLoc>(l))
+      seen.insert({f.getFilename().str(), f.getLine()});
+    return WalkResult::advance();
+  });
+  std::vector<std::string> out;
+  for (auto &[file, line] : seen)
+    out.push_back(file + ":" + std::to_string(line));
+  return out;
+}
+
+/// Kernels, temporaries, bytes and peak of a bufferized module; with
+/// `kernels`, also what each kernel is and where it came from.
+static TraceCost costOf(ModuleOp module,
+                        std::vector<KernelInfo> *kernels = nullptr) {
+  TraceCost c;
+  module->walk([&](func::FuncOp f) {
+    if (f.isExternal())
+      return;
+    int64_t live = 0;
+    for (Type t : f.getArgumentTypes())
+      live += memrefBytes(t);
+    c.argumentBytes += live;
+    c.peakBytes = std::max(c.peakBytes, live);
+    f.walk([&](Operation *op) {
+      KernelInfo k;
+      if (isa<memref::AllocOp>(op)) {
+        ++c.temporaries;
+        live += memrefBytes(op->getResult(0).getType());
+        c.peakBytes = std::max(c.peakBytes, live);
+        return;
+      }
+      if (auto d = dyn_cast<memref::DeallocOp>(op)) {
+        live -= memrefBytes(d.getMemref().getType());
+        return;
+      }
+      if (auto l = dyn_cast<linalg::LinalgOp>(op)) {
+        for (Value v : op->getOperands())
+          k.bytes += memrefBytes(v.getType());
+        std::string kind = isa<linalg::GenericOp>(op)
+                               ? "loop nest"
+                               : op->getName().getStringRef().str();
+        k.what = kind + " " + shapeText(l.getStaticLoopRanges()) + ", " +
+                 std::to_string(l.getNumDpsInputs()) + " input(s)";
+        if (l.getNumReductionLoops())
+          k.what += ", reduces " + std::to_string(l.getNumReductionLoops()) +
+                    " dim(s)";
+      } else if (auto copy = dyn_cast<memref::CopyOp>(op)) {
+        for (Value v : op->getOperands())
+          k.bytes += memrefBytes(v.getType());
+        k.what =
+            "copy " +
+            shapeText(cast<MemRefType>(copy.getSource().getType()).getShape());
+      } else if (auto call = dyn_cast<func::CallOp>(op);
+                 call && call.getCallee().starts_with("cpn_gemm")) {
+        // cpn_gemm_*(A: 4 args, B: 4, C: 4, M, N, K, accumulate).
+        auto args = call.getArgOperands();
+        int64_t mnk[3] = {0, 0, 0};
+        for (int i = 0; i < 3 && args.size() >= 15; ++i)
+          if (auto cst = args[12 + i].getDefiningOp<arith::ConstantIntOp>())
+            mnk[i] = cst.value();
+        int64_t elem = call.getCallee().ends_with("f32") ? 4 : 8;
+        int64_t cPasses = 2; // C read and written, or only written
+        if (args.size() >= 16)
+          if (auto acc = args[15].getDefiningOp<arith::ConstantIntOp>())
+            cPasses = acc.value() ? 2 : 1;
+        k.bytes = elem * (mnk[0] * mnk[2] + mnk[2] * mnk[1] +
+                          cPasses * mnk[0] * mnk[1]);
+        k.what = "BLAS " + call.getCallee().str() + " " +
+                 std::to_string(mnk[0]) + "x" + std::to_string(mnk[1]) + "x" +
+                 std::to_string(mnk[2]);
+      } else if (auto call = dyn_cast<func::CallOp>(op);
+                 call && call.getCallee().starts_with("cpn_lib_")) {
+        k.what = "LAPACK call " + call.getCallee().str();
+      } else {
+        return;
+      }
+      ++c.kernels;
+      c.bytesMoved += k.bytes;
+      if (kernels) {
+        k.lines = sourceLines(op->getLoc());
+        kernels->push_back(std::move(k));
+      }
+    });
+  });
+  return c;
+}
+
+static std::string megabytes(int64_t bytes) {
+  char buf[32];
+  double b = static_cast<double>(bytes);
+  if (bytes < 1000)
+    snprintf(buf, sizeof(buf), "%lld B", static_cast<long long>(bytes));
+  else if (bytes < 1000000)
+    snprintf(buf, sizeof(buf), "%.1f kB", b / 1e3);
+  else
+    snprintf(buf, sizeof(buf), "%.1f MB", b / 1e6);
+  return buf;
+}
+
+/// summary.txt of a dumped compilation: each kernel with the source lines it
+/// fused, the values that needed no buffer, buffers reused, peak bytes.
+static std::string summaryText(const Trace &trace,
+                               const std::vector<int32_t> &outputs,
+                               const std::vector<int32_t> &donors,
+                               const TraceCost &c,
+                               const std::vector<KernelInfo> &kernels) {
+  std::string s;
+  auto line = [&](const std::string &t) { s += t + "\n"; };
+  line("trace: " + std::to_string(trace.size()) + " ops, " +
+       std::to_string(trace.inputs().size()) + " inputs, " +
+       std::to_string(outputs.size()) +
+       " outputs (values still referenced after the trace)");
+  line("kernels: " + std::to_string(c.kernels));
+  for (size_t i = 0; i < kernels.size(); ++i) {
+    const KernelInfo &k = kernels[i];
+    line("  kernel " + std::to_string(i + 1) + ": " + k.what + ", " +
+         megabytes(k.bytes) + " moved");
+    std::string from;
+    for (const std::string &l : k.lines)
+      from += (from.empty() ? "" : ", ") + l;
+    line("    from: " +
+         (from.empty() ? std::string("(no source lines)") : from));
+  }
+  int64_t noBuffer = static_cast<int64_t>(trace.size()) -
+                     static_cast<int64_t>(outputs.size()) - c.temporaries;
+  line("temporaries: " + std::to_string(c.temporaries) +
+       " buffer(s) allocated inside the kernel; " +
+       std::to_string(std::max<int64_t>(0, noBuffer)) + " of " +
+       std::to_string(trace.size()) +
+       " values need no buffer of their own (fused into a loop, a view, or "
+       "written in place)");
+  std::string reused;
+  for (size_t j = 0; j < outputs.size(); ++j)
+    if (donors[j] >= 0)
+      reused += "  output " + std::to_string(j) + " (op %" +
+                std::to_string(outputs[j]) + ") is written into the buffer " +
+                "of input " + std::to_string(donors[j]) +
+                " (no reference to its old value is left)\n";
+  line("buffers reused: " +
+       std::to_string(donors.size() -
+                      std::count(donors.begin(), donors.end(), -1)));
+  s += reused;
+  line("bytes moved: " + megabytes(c.bytesMoved));
+  line("peak bytes: " + std::to_string(c.peakBytes) + " (arguments " +
+       std::to_string(c.argumentBytes) +
+       " + the most temporaries live at "
+       "once)");
+  return s;
+}
+
+StageHook summaryWriter(const Trace &trace, const std::vector<int32_t> &outputs,
+                        const std::vector<int32_t> &donors,
+                        const std::filesystem::path &dumpDir) {
+  if (dumpDir.empty())
+    return nullptr;
+  return [&trace, &outputs, &donors, dumpDir](const std::string &stage,
+                                              ModuleOp module) {
+    if (stage != "bufferized")
+      return;
+    std::vector<KernelInfo> kernels;
+    TraceCost c = costOf(module, &kernels);
+    writeFile(dumpDir / "summary.txt",
+              summaryText(trace, outputs, donors, c, kernels));
+  };
+}
+
+} // namespace detail
+
+using namespace detail;
+
+std::string stageText(const Trace &trace, const std::vector<int32_t> &outputs,
+                      const std::string &stage, int optLevel,
+                      const ShapeSymbols &symbols) {
+  if (stage == "trace")
+    return trace.str();
+  std::vector<int32_t> donors(outputs.size(), -1);
+  OwningOpRef<ModuleOp> module = buildModule(trace, outputs, donors, symbols);
+  if (stage == "cpn")
+    return printOp(*module);
+  // Both LLVM forms lower through the "llvm" stage.
+  std::string last = stage == "llvm-dialect" ? "llvm" : stage;
+  bool known = false;
+  for (auto &[name, passes] : mlir::cpn::getLoweringStages())
+    known |= name == last;
+  if (!known)
+    throw std::invalid_argument(
+        "cpnumeric: unknown stage '" + stage +
+        "'; the stages are trace, cpn, linalg, fused, bufferized, loops, "
+        "llvm-dialect and llvm (the optimized LLVM IR)");
+  int fileNo = 0;
+  lower(*module, {}, fileNo, last, true, nullptr, symbols.empty());
+  if (stage != "llvm")
+    return printOp(*module);
+  llvm::LLVMContext llvmContext;
+  std::unique_ptr<llvm::Module> llvmModule =
+      toOptimizedLLVM(*module, llvmContext, optLevel);
+  return llvmText(*llvmModule);
+}
+
+TraceCost traceCost(const Trace &trace, const std::vector<int32_t> &outputs) {
+  std::vector<int32_t> donors(outputs.size(), -1);
+  OwningOpRef<ModuleOp> module = buildModule(trace, outputs, donors);
+  int fileNo = 0;
+  lower(*module, {}, fileNo, "bufferized");
+  TraceCost c = costOf(*module);
+  c.values = static_cast<int64_t>(trace.size());
+  c.outputs = static_cast<int64_t>(outputs.size());
+  return c;
+}
+
+} // namespace cpn

@@ -1,0 +1,380 @@
+//===- TraceImport.cpp - a trace as a cpn MLIR module ---------------------===//
+//
+// Part of cpnumeric.
+//
+// Owns the MLIR side of a trace: the compiling thread's MLIRContext (and the
+// fresh ones lazily compiled checks make, newContext), the mapping of runtime
+// dtypes to MLIR types, and buildModule, which writes `func.func @kernel` of
+// cpn ops taking one memref per input, per output without a donor and, with
+// np.errstate checks, the status words.
+//
+// Calls only the Trace, the cpn dialect and MLIR; buildModuleText also uses
+// printOp (Lowering.cpp) and planDonations (Compiler.cpp).
+//
+//===----------------------------------------------------------------------===//
+
+#include "CompilerInternal.h"
+#include "cpn/Conversion/Passes.h"
+#include "cpn/Dialect/CPN/CPNDialect.h"
+#include "cpn/Dialect/CPN/CPNOps.h"
+#include "cpn/Dialect/CPN/Transforms/BufferizableOpInterfaceImpl.h"
+#include "cpnrt/Lapack.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/InitAllDialects.h"
+#include "mlir/InitAllExtensions.h"
+#include "mlir/InitAllPasses.h"
+#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/OpenMP/OpenMPToLLVMIRTranslation.h"
+#include "llvm/Support/TargetSelect.h"
+
+#include <map>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <stdexcept>
+
+using namespace mlir;
+
+namespace cpn {
+namespace detail {
+
+static Type elementType(MLIRContext *ctx, cpnrt::DType t) {
+  using cpnrt::DType;
+  switch (t) {
+  case DType::b1:
+    return IntegerType::get(ctx, 1);
+  case DType::i8:
+  case DType::u8:
+    return IntegerType::get(ctx, 8);
+  case DType::i16:
+  case DType::u16:
+    return IntegerType::get(ctx, 16);
+  case DType::i32:
+  case DType::u32:
+    return IntegerType::get(ctx, 32);
+  case DType::i64:
+  case DType::u64:
+    return IntegerType::get(ctx, 64);
+  case DType::f32:
+    return Float32Type::get(ctx);
+  case DType::f64:
+    return Float64Type::get(ctx);
+  case DType::f16:
+    return Float16Type::get(ctx);
+  case DType::c64:
+    return ComplexType::get(Float32Type::get(ctx));
+  case DType::c128:
+    return ComplexType::get(Float64Type::get(ctx));
+  }
+  return {};
+}
+
+/// A context for compiling: the compiling thread has one (context()); lazily
+/// compiled error checks make their own (compileChecks).
+std::unique_ptr<MLIRContext> newContext() {
+  llvm::InitializeNativeTarget();
+  llvm::InitializeNativeTargetAsmPrinter();
+  DialectRegistry registry;
+  registerAllDialects(registry);
+  registerAllExtensions(registry);
+  registerBuiltinDialectTranslation(registry);
+  registerLLVMDialectTranslation(registry);
+  registerOpenMPDialectTranslation(registry);
+  static std::once_flag passes;
+  std::call_once(passes, [] {
+    registerAllPasses();
+    mlir::cpn::registerCPNPassesAndPipelines();
+  });
+  registry.insert<mlir::cpn::CPNDialect>();
+  mlir::cpn::registerBufferizableOpInterfaceExternalModels(registry);
+  auto c =
+      std::make_unique<MLIRContext>(registry, MLIRContext::Threading::DISABLED);
+  // Only what the traced IR uses: passes load their dependent dialects, and
+  // canonicalize collects the patterns of every loaded dialect, so loading
+  // all of them made each compile several times slower.
+  c->loadDialect<mlir::cpn::CPNDialect, func::FuncDialect,
+                 bufferization::BufferizationDialect, arith::ArithDialect,
+                 tensor::TensorDialect, memref::MemRefDialect>();
+  return c;
+}
+
+static MLIRContext &context() {
+  static MLIRContext *ctx = newContext().release();
+  return *ctx;
+}
+
+/// Row-major element strides of a shape.
+static std::vector<int64_t> rowMajor(const std::vector<int64_t> &shape) {
+  std::vector<int64_t> s(shape.size(), 1);
+  for (int64_t i = (int64_t)shape.size() - 2; i >= 0; --i)
+    s[i] = s[i + 1] * shape[i + 1];
+  return s;
+}
+
+/// For a shape-generic kernel: the dims of the cpn.remap equivalent to a view
+/// (offset, strides in `iattrs`) of `base` with shape `shape` that broadcasts
+/// and transposes the whole base; nullopt for other views (slices, reshapes).
+static std::optional<SmallVector<int64_t>>
+remapDims(const std::vector<int64_t> &base, const std::vector<int64_t> &shape,
+          const std::vector<int64_t> &iattrs) {
+  if (iattrs.empty() || iattrs[0] != 0 || iattrs.size() != shape.size() + 1)
+    return std::nullopt;
+  std::vector<int64_t> rs = rowMajor(base);
+  std::vector<bool> walked(base.size(), false);
+  SmallVector<int64_t> dims;
+  for (size_t i = 0; i < shape.size(); ++i) {
+    int64_t n = shape[i], stride = iattrs[i + 1];
+    if (n == 1 || stride == 0) {
+      dims.push_back(-1);
+      continue;
+    }
+    int64_t found = -1;
+    for (size_t j = 0; j < base.size() && found < 0; ++j)
+      if (!walked[j] && base[j] == n && rs[j] == stride)
+        found = static_cast<int64_t>(j);
+    if (found < 0)
+      return std::nullopt;
+    walked[found] = true;
+    dims.push_back(found);
+  }
+  for (size_t j = 0; j < base.size(); ++j)
+    if (!walked[j] && base[j] != 1)
+      return std::nullopt;
+  return dims;
+}
+
+/// Builds `func.func @kernel(inputs..., outputs...)` from the trace. Outputs
+/// with a donor input (donors[j] >= 0) get no argument of their own: they are
+/// written into the donor's buffer, which is then a writable tensor, so
+/// one-shot bufferization sees the aliasing and updates in place where no
+/// later read of the old value forbids it.
+OwningOpRef<ModuleOp> buildModule(const Trace &trace,
+                                  const std::vector<int32_t> &outputs,
+                                  const std::vector<int32_t> &donors,
+                                  const ShapeSymbols &symbols, bool fpStatus) {
+  MLIRContext *ctx = &context();
+  OpBuilder b(ctx);
+  Location loc = UnknownLoc::get(ctx);
+  OwningOpRef<ModuleOp> module = ModuleOp::create(loc);
+  // A dimension whose size is a representative size is dynamic.
+  auto dynamic = [&](int64_t d) { return symbols.count(d) > 0; };
+  auto anyDynamic = [&](const std::vector<int64_t> &shape) {
+    return llvm::any_of(shape, dynamic);
+  };
+  auto typeShape = [&](const std::vector<int64_t> &shape) {
+    SmallVector<int64_t> s;
+    for (int64_t d : shape)
+      s.push_back(dynamic(d) ? ShapedType::kDynamic : d);
+    return s;
+  };
+  auto tensorTy = [&](const std::vector<int64_t> &shape, cpnrt::DType t) {
+    return RankedTensorType::get(typeShape(shape), elementType(ctx, t));
+  };
+  auto memrefTy = [&](const std::vector<int64_t> &shape, cpnrt::DType t) {
+    // An empty array with an empty inner dimension (0x0, 3x0) gets explicit
+    // strides: its identity layout has none that MLIR can compute, and one
+    // such argument would turn the whole kernel's calling convention from
+    // bare pointers into memref descriptors.
+    if (!anyDynamic(shape) && shape.size() >= 2 &&
+        llvm::is_contained(ArrayRef<int64_t>(shape).drop_front(), 0)) {
+      std::vector<int64_t> strides(shape.size(), 1);
+      for (int64_t i = (int64_t)shape.size() - 2; i >= 0; --i)
+        strides[i] = strides[i + 1] * std::max<int64_t>(shape[i + 1], 1);
+      return MemRefType::get(typeShape(shape), elementType(ctx, t),
+                             StridedLayoutAttr::get(ctx, 0, strides));
+    }
+    return MemRefType::get(typeShape(shape), elementType(ctx, t));
+  };
+
+  SmallVector<Type> argTypes;
+  for (const NodeRef &in : trace.inputs())
+    argTypes.push_back(memrefTy(in->shape, in->dtype));
+  std::vector<bool> donated(trace.inputs().size(), false);
+  for (size_t j = 0; j < outputs.size(); ++j) {
+    if (donors[j] >= 0)
+      donated[donors[j]] = true;
+    else
+      argTypes.push_back(memrefTy(trace.ops()[outputs[j]].shape,
+                                  trace.ops()[outputs[j]].dtype));
+  }
+  // np.errstate: one status word per kFpSitesPerWord checked ops, last.
+  static_assert(::cpn::kFpSitesPerWord == mlir::cpn::kFpSitesPerWord);
+  std::vector<std::string> fpNames;
+  if (fpStatus)
+    fpNames = trace.fpSites();
+  int64_t fpWords =
+      (static_cast<int64_t>(fpNames.size()) + ::cpn::kFpSitesPerWord - 1) /
+      ::cpn::kFpSitesPerWord;
+  if (fpWords)
+    argTypes.push_back(MemRefType::get({fpWords}, b.getI32Type()));
+  b.setInsertionPointToEnd(module->getBody());
+  auto func =
+      func::FuncOp::create(b, loc, "kernel", b.getFunctionType(argTypes, {}));
+  if (fpWords)
+    func.setArgAttr(argTypes.size() - 1, mlir::cpn::kFpStatusAttr,
+                    b.getUnitAttr());
+  // Every argument is a distinct store (a donated input is one argument), so
+  // LLVM may assume no aliasing between them: loads and stores are promoted
+  // out of loops and loops vectorize without runtime overlap checks.
+  for (unsigned i = 0; i < func.getNumArguments(); ++i)
+    func.setArgAttr(i, "llvm.noalias", b.getUnitAttr());
+  Block *entry = func.addEntryBlock();
+  b.setInsertionPointToStart(entry);
+  SmallVector<Value> inputs, results;
+  for (size_t i = 0; i < trace.inputs().size(); ++i) {
+    const NodeRef &in = trace.inputs()[i];
+    inputs.push_back(bufferization::ToTensorOp::create(
+        b, loc, tensorTy(in->shape, in->dtype), entry->getArgument(i),
+        /*restrict=*/true, /*writable=*/donated[i]));
+  }
+  auto operand = [&](int32_t r) -> Value {
+    return r >= 0 ? results[r] : inputs[-r - 1];
+  };
+  auto dtypeOf = [&](int32_t r) {
+    return r >= 0 ? trace.ops()[r].dtype : trace.inputs()[-r - 1]->dtype;
+  };
+  auto shapeOf = [&](int32_t r) -> const std::vector<int64_t> & {
+    return r >= 0 ? trace.ops()[r].shape : trace.inputs()[-r - 1]->shape;
+  };
+  // The size of each dynamic dimension, read off the first input that has it.
+  std::map<int64_t, Value> sizeOf;
+  for (size_t i = 0; i < trace.inputs().size(); ++i)
+    for (auto [k, d] : llvm::enumerate(trace.inputs()[i]->shape))
+      if (dynamic(d) && !sizeOf.count(d))
+        sizeOf[d] = tensor::DimOp::create(b, loc, inputs[i], k);
+  for (const TraceOp &op : trace.ops()) {
+    OperationState st(
+        op.line ? Location(FileLineColLoc::get(ctx, op.file, op.line, 0)) : loc,
+        "cpn." + op.name);
+    for (int32_t r : op.operands)
+      st.addOperands(operand(r));
+    st.addTypes(tensorTy(op.shape, op.dtype));
+    bool generic =
+        anyDynamic(op.shape) || llvm::any_of(op.operands, [&](int32_t r) {
+          return anyDynamic(shapeOf(r));
+        });
+    auto unsupported = [&](const std::string &what) {
+      std::string where =
+          op.line ? op.file + ":" + std::to_string(op.line) + ": " : "";
+      return std::invalid_argument(
+          where + what +
+          " involving a dimension of any size (':' or a name) cannot be "
+          "compiled shape-generic; declare that dimension's size");
+    };
+    if (generic && op.name == "view") {
+      std::optional<SmallVector<int64_t>> dims =
+          remapDims(shapeOf(op.operands[0]), op.shape, op.iattrs);
+      if (!dims)
+        throw unsupported("a slice, reshape or diagonal");
+      OperationState remap(st.location, "cpn.remap");
+      remap.addOperands(st.operands);
+      for (auto [i, d] : llvm::enumerate(*dims))
+        if (d < 0 && dynamic(op.shape[i]))
+          remap.addOperands(sizeOf.at(op.shape[i]));
+      remap.addTypes(st.types);
+      remap.addAttribute("dims", b.getDenseI64ArrayAttr(*dims));
+      results.push_back(b.create(remap)->getResult(0));
+      continue;
+    }
+    if (generic &&
+        (op.name == "update" || op.name == "iota" || op.name == "libcall"))
+      throw unsupported(op.name == "iota"      ? "an arange"
+                        : op.name == "libcall" ? "a linear-algebra call"
+                                               : "a write into a slice");
+    if (op.name == "view" || op.name == "update") {
+
+      st.addAttribute("offset", b.getI64IntegerAttr(op.iattrs.at(0)));
+      st.addAttribute(
+          "strides",
+          b.getDenseI64ArrayAttr(ArrayRef<int64_t>(op.iattrs).drop_front()));
+    } else if (op.name == "reduce") {
+      st.addAttribute("kind", b.getStringAttr(op.sattr));
+      st.addAttribute("axes", b.getDenseI64ArrayAttr(op.iattrs));
+    } else if (op.name == "libcall") {
+      st.addAttribute("callee", b.getStringAttr(op.sattr));
+      st.addAttribute("args", b.getDenseI64ArrayAttr(op.iattrs));
+      if (cpnrt::updatesFirstInput(op.sattr))
+        st.addAttribute("in_place", b.getUnitAttr());
+    } else if (op.name == "iota") {
+      st.addAttribute("dim", b.getI64IntegerAttr(op.iattrs.at(0)));
+    } else if (op.name == "cast") {
+      if (cpnrt::isUnsigned(dtypeOf(op.operands[0])))
+        st.addAttribute("src_unsigned", b.getUnitAttr());
+      if (cpnrt::isUnsigned(op.dtype))
+        st.addAttribute("dst_unsigned", b.getUnitAttr());
+    }
+    if (fpWords && op.fpChecks) {
+      st.addAttribute(mlir::cpn::kFpChecksAttr,
+                      b.getI64IntegerAttr(op.fpChecks));
+      int64_t site =
+          std::find(fpNames.begin(), fpNames.end(), op.name) - fpNames.begin();
+      st.addAttribute(mlir::cpn::kFpSiteAttr, b.getI64IntegerAttr(site));
+    }
+    std::optional<RegisteredOperationName> opName =
+        RegisteredOperationName::lookup(st.name.getStringRef(), ctx);
+    if (!opName)
+      throw std::invalid_argument("cpnumeric: no cpn op '" + op.name + "'");
+    // Ops whose meaning depends on signedness declare `is_unsigned` in ODS.
+    if (!op.operands.empty() && cpnrt::isUnsigned(dtypeOf(op.operands[0])) &&
+        llvm::is_contained(opName->getAttributeNames(),
+                           b.getStringAttr("is_unsigned")))
+      st.addAttribute("is_unsigned", b.getUnitAttr());
+    // NumPy compares an unsigned and a signed integer exactly (`Qq->?`).
+    static const std::set<std::string> comparisons = {
+        "equal", "not_equal", "less", "less_equal", "greater", "greater_equal"};
+    if (op.operands.size() == 2 && comparisons.count(op.name)) {
+      cpnrt::DType l = dtypeOf(op.operands[0]), r = dtypeOf(op.operands[1]);
+      auto isInt = [](cpnrt::DType t) {
+        return t != cpnrt::DType::b1 && !cpnrt::isFloat(t) &&
+               !cpnrt::isComplex(t);
+      };
+      if (isInt(l) && isInt(r) && cpnrt::isUnsigned(l) != cpnrt::isUnsigned(r))
+        st.addAttribute(mlir::cpn::kMixedSignAttr, b.getUnitAttr());
+    }
+    results.push_back(b.create(st)->getResult(0));
+  }
+  // Outputs into fresh buffers first, then those into donated inputs: an
+  // output may read a donor's old value directly (canonicalization folds
+  // -(-a) to a), and that read must come before the donor is overwritten.
+  std::vector<Value> dests(outputs.size());
+  size_t nextArg = trace.inputs().size();
+  for (size_t j = 0; j < outputs.size(); ++j)
+    if (donors[j] < 0)
+      dests[j] = entry->getArgument(nextArg++);
+  for (bool donated : {false, true})
+    for (size_t j = 0; j < outputs.size(); ++j) {
+      if ((donors[j] >= 0) != donated)
+        continue;
+      Value result = results[outputs[j]];
+      Value dest = dests[j];
+      if (donated) {
+        // First into the donor tensor (tensor SSA: bufferization checks the
+        // in-place write against every read of the old value), then into its
+        // memref, which is by then the same buffer (a copy canonicalized
+        // away).
+        dest = entry->getArgument(donors[j]);
+        result = bufferization::MaterializeInDestinationOp::create(
+                     b, loc, result, inputs[donors[j]])
+                     .getResult();
+      }
+      auto m = bufferization::MaterializeInDestinationOp::create(b, loc,
+                                                                 result, dest);
+      m.setRestrict(true);
+      m.setWritable(true);
+    }
+  func::ReturnOp::create(b, loc);
+  return module;
+}
+
+} // namespace detail
+
+using namespace detail;
+
+std::string buildModuleText(const Trace &trace,
+                            const std::vector<int32_t> &outputs) {
+  return printOp(*buildModule(trace, outputs, planDonations(trace, outputs)));
+}
+
+} // namespace cpn
