@@ -364,7 +364,7 @@ std::vector<char> optimizeAndEmit(llvm::Module &m, int optLevel,
 }
 
 /// The LLVM IR of a module lowered to the LLVM dialect, with the packed
-/// `_mlir_kernel` entry point, optimized for this machine.
+/// `_mlir_kernel` entry point (toOptimizedLLVM optimizes it for this machine).
 /// `checks`: the check functions extractChecks moved out, which get stubs.
 std::unique_ptr<llvm::Module> toLLVM(ModuleOp module, llvm::LLVMContext &ctx,
                                      const LazyChecks *checks) {

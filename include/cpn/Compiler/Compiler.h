@@ -28,7 +28,6 @@ struct CompilerOptions {
   std::string dumpDir;    // CPN_DUMP_IR: write every stage of each compile
   size_t traceLimit = 64; // CPN_TRACE_LIMIT: cut windows at this many ops
   int optLevel = 3;       // CPN_OPT_LEVEL
-  int threads = 0;        // CPN_THREADS: OpenMP threads of kernels, 0 = all
   std::string cacheDir;   // CPN_CACHE_DIR: compiled kernels on disk ("" = off)
   // CPN_CACHE_MAX_BYTES: the disk cache's bound (0: none)
   uint64_t cacheMaxBytes = uint64_t(1) << 30;
