@@ -6,7 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "LowerUpdate.h"
+#include "CPNToLinalg/LowerUpdate.h"
 #include "cpn/Conversion/Passes.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"

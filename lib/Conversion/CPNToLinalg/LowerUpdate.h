@@ -1,7 +1,7 @@
 //===- LowerUpdate.h - cpn.update to tensor ops -----------------*- C++ -*-===//
 //
-// Part of cpnumeric. Shared by convert-cpn-to-linalg (CPNToLinalg.cpp) and
-// convert-cpn-updates (CPNUpdates.cpp).
+// Part of cpnumeric. Shared by convert-cpn-to-linalg (CPNToLinalg/, defined
+// in Updates.cpp) and convert-cpn-updates (CPNUpdates.cpp).
 //
 //===----------------------------------------------------------------------===//
 

@@ -1,0 +1,73 @@
+//===- Lowerings.h - convert-cpn-to-linalg's op families --------*- C++ -*-===//
+//
+// Part of cpnumeric.
+//
+// Private to lib/Conversion/CPNToLinalg. The pass (CPNToLinalg.cpp) lowers
+// each cpn op with its family's entry point, one file a family: Elementwise
+// (ufuncs, casts, select, copy, iota), Views (view, remap), Updates (update,
+// declared in LowerUpdate.h), Reductions (reduce), Products (matmul), Libcalls
+// (libcall) and Random (random_bits). This header declares those entry points
+// and the helpers that one file defines and another calls; the rest stays
+// file-local. Each definition carries its comment.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef CPN_LIB_CONVERSION_CPNTOLINALG_LOWERINGS_H
+#define CPN_LIB_CONVERSION_CPNTOLINALG_LOWERINGS_H
+
+#include "cpn/Dialect/CPN/CPNOps.h"
+
+#include "mlir/Dialect/Utils/StructuredOpsUtils.h"
+#include "mlir/IR/AffineMap.h"
+#include "mlir/IR/PatternMatch.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
+#include "llvm/ADT/SmallVector.h"
+
+#include <optional>
+
+namespace mlir::cpn::tolinalg {
+
+// Elementwise.cpp: the generics every family builds on.
+RankedTensorType tensorOf(Value v);
+SmallVector<int64_t> rowMajorStrides(ArrayRef<int64_t> shape);
+Value linearIndex(OpBuilder &b, Location l, ArrayRef<int64_t> strides);
+SmallVector<utils::IteratorType> parallel(unsigned n);
+Value emptyLike(OpBuilder &b, Location loc, RankedTensorType t,
+                function_ref<Value(unsigned)> dynamicSize = nullptr);
+Value dimOf(OpBuilder &b, Location loc, Value v, int64_t dim);
+Value buildElementwise(
+    OpBuilder &b, Location loc, RankedTensorType resTy, ValueRange inputs,
+    ArrayRef<AffineMap> inputMaps,
+    function_ref<Value(OpBuilder &, Location, ValueRange)> body,
+    Value shapeInput = {}, ArrayRef<int64_t> shapeDims = {});
+LogicalResult lowerElementwise(IRRewriter &rw, Operation *op);
+LogicalResult lowerIota(IRRewriter &rw, IotaOp op);
+
+// Views.cpp; decomposeView also serves the updates.
+/// A view expressed per base dimension: base index j = offsets[j] +
+/// sum over view dims i with owner[i] == j of coeffs[i] * d_i.
+struct BoxView {
+  SmallVector<int64_t> offsets;
+  SmallVector<int64_t> owner;  // base dim of each view dim, -1 if stride 0
+  SmallVector<int64_t> coeffs; // step along that base dim
+};
+std::optional<BoxView> decomposeView(ArrayRef<int64_t> baseShape,
+                                     int64_t offset, ArrayRef<int64_t> strides,
+                                     ArrayRef<int64_t> sizes);
+LogicalResult lowerView(IRRewriter &rw, ViewOp op);
+LogicalResult lowerRemap(IRRewriter &rw, RemapOp op);
+
+// Reductions.cpp; rowBlocks and combineReassoc also serve the products.
+int64_t rowBlocks(int64_t rows, int64_t outs, int64_t bytes);
+Value combineReassoc(OpBuilder &b, Location l, StringRef kind, Value acc,
+                     Value x, bool isUnsigned);
+LogicalResult lowerReduce(IRRewriter &rw, ReduceOp op);
+
+// Products.cpp, Libcalls.cpp, Random.cpp.
+LogicalResult lowerMatmul(IRRewriter &rw, MatmulOp op);
+LogicalResult lowerLibcall(IRRewriter &rw, LibcallOp op);
+LogicalResult lowerRandomBits(IRRewriter &rw, RandomBitsOp op);
+
+} // namespace mlir::cpn::tolinalg
+
+#endif // CPN_LIB_CONVERSION_CPNTOLINALG_LOWERINGS_H

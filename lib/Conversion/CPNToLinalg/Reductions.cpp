@@ -1,0 +1,440 @@
+//===- Reductions.cpp - cpn.reduce to linalg ------------------------------===//
+//
+// Part of cpnumeric.
+//
+// cpn.reduce becomes an accumulating linalg.generic, or one of its special
+// forms: a few elements per result as an elementwise generic, a full
+// reduction split in two, a sum over many rows in row blocks, a
+// float16/float32 sum accumulated in float64. rowBlocks and combineReassoc
+// are shared with the products.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Lowerings.h"
+#include "cpn/Conversion/ScalarOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/AffineExpr.h"
+
+using namespace mlir;
+using namespace mlir::cpn;
+
+namespace mlir::cpn::tolinalg {
+
+/// A reduction over every axis of a rank >= 2 array as two: over all axes but
+/// the first (parallel over rows, vectorized along them), then over the rows'
+/// partial results. One nest of reduction loops would run on one thread.
+static LogicalResult splitFullReduce(IRRewriter &rw, ReduceOp op) {
+  Location loc = op.getLoc();
+  RankedTensorType inTy = tensorOf(op.getX());
+  RankedTensorType resTy = tensorOf(op.getResult());
+  auto make = [&](Value x, RankedTensorType ty, ArrayRef<int64_t> axes) {
+    OperationState st(loc, ReduceOp::getOperationName());
+    st.addOperands(x);
+    st.addTypes(ty);
+    st.addAttributes(op->getAttrs());
+    st.addAttribute("axes", rw.getDenseI64ArrayAttr(axes));
+    return cast<ReduceOp>(rw.create(st));
+  };
+  SmallVector<int64_t> rest;
+  for (int64_t i = 1; i < inTy.getRank(); ++i)
+    rest.push_back(i);
+  ReduceOp partial =
+      make(op.getX(),
+           RankedTensorType::get({inTy.getDimSize(0)}, resTy.getElementType()),
+           rest);
+  ReduceOp total = make(partial.getResult(), resTy, {0});
+  // Both keep the op's attributes: an unsigned input has an unsigned result
+  // dtype (NumPy's), so `is_unsigned` holds for the partials too.
+  rw.replaceOp(op, total.getResult());
+  rw.setInsertionPoint(partial);
+  if (failed(lowerReduce(rw, partial)))
+    return failure();
+  rw.setInsertionPoint(total);
+  return lowerReduce(rw, total);
+}
+
+/// argmin/argmax: whether `x` replaces `best` (strictly better, or the first
+/// NaN: NumPy returns the first extremum, and the first NaN if any).
+static Value emitArgBetter(OpBuilder &b, Location l, StringRef kind, Value x,
+                           Value best, bool isUnsigned) {
+  Type elemTy = x.getType();
+  bool isMin = kind == "argmin";
+  if (isa<ComplexType>(elemTy)) { // NumPy's order; the first NaN wins
+    Type i1 = b.getI1Type();
+    Value better =
+        emitScalarUfunc(b, l, isMin ? "less" : "greater", {x, best}, i1, false);
+    Value xNan = emitScalarUfunc(b, l, "isnan", x, i1, false);
+    Value bestNan = emitScalarUfunc(b, l, "isnan", best, i1, false);
+    Value firstNan = arith::AndIOp::create(
+        b, l, xNan, emitScalarUfunc(b, l, "logical_not", bestNan, i1, false));
+    return arith::OrIOp::create(b, l, better, firstNan);
+  }
+  if (isa<FloatType>(elemTy)) {
+    Value better = arith::CmpFOp::create(
+        b, l, isMin ? arith::CmpFPredicate::OLT : arith::CmpFPredicate::OGT, x,
+        best);
+    Value xNan = arith::CmpFOp::create(b, l, arith::CmpFPredicate::UNO, x, x);
+    Value bestNan =
+        arith::CmpFOp::create(b, l, arith::CmpFPredicate::UNO, best, best);
+    Value firstNan = arith::AndIOp::create(
+        b, l, xNan,
+        arith::XOrIOp::create(b, l, bestNan,
+                              arith::ConstantOp::create(b, l, b.getI1Type(),
+                                                        b.getBoolAttr(true))));
+    return arith::OrIOp::create(b, l, better, firstNan);
+  }
+  bool u = isUnsigned || elemTy.isInteger(1);
+  auto pred = isMin
+                  ? (u ? arith::CmpIPredicate::ult : arith::CmpIPredicate::slt)
+                  : (u ? arith::CmpIPredicate::ugt : arith::CmpIPredicate::sgt);
+  return arith::CmpIOp::create(b, l, pred, x, best);
+}
+
+/// A reduction over a few elements per result (static reduced extents of at
+/// most 16, 8 for float sums and products, which NumPy adds in order up to 8)
+/// becomes an elementwise generic over the kept dimensions with one input per
+/// reduced position: no accumulator to zero in its own pass, loops that are
+/// all parallel, and a producer that fuses into it, so that `dist` in
+/// `((p[:, None] - c) ** 2).sum(axis=2).argmin(axis=1)` never exists.
+static LogicalResult lowerSmallReduce(IRRewriter &rw, ReduceOp op) {
+  Location loc = op.getLoc();
+  RankedTensorType inTy = tensorOf(op.getX());
+  RankedTensorType resTy = tensorOf(op.getResult());
+  StringRef kind = op.getKind();
+  bool isUnsigned = op.getIsUnsigned();
+  ArrayRef<int64_t> axes = op.getAxes();
+  unsigned rank = inTy.getRank();
+  SmallVector<int64_t> kept, extents;
+  for (unsigned i = 0; i < rank; ++i)
+    if (llvm::is_contained(axes, (int64_t)i))
+      extents.push_back(inTy.getDimSize(i));
+    else
+      kept.push_back(i);
+  int64_t count = 1;
+  for (int64_t e : extents)
+    count *= e;
+  // One input per reduced position: (kept dims) -> x index with the reduced
+  // dims fixed, in C order of the reduced positions.
+  SmallVector<Value> inputs;
+  SmallVector<AffineMap> maps;
+  for (int64_t pos = 0; pos < count; ++pos) {
+    SmallVector<AffineExpr> exprs(rank);
+    int64_t rem = pos;
+    for (int64_t a = (int64_t)axes.size() - 1; a >= 0; --a) {
+      exprs[axes[a]] = rw.getAffineConstantExpr(rem % extents[a]);
+      rem /= extents[a];
+    }
+    for (auto [d, i] : llvm::enumerate(kept))
+      exprs[i] = rw.getAffineDimExpr(d);
+    inputs.push_back(op.getX());
+    maps.push_back(AffineMap::get(kept.size(), 0, exprs, rw.getContext()));
+  }
+  bool isArg = kind.starts_with("arg");
+  Value r = buildElementwise(
+      rw, loc, resTy, inputs, maps,
+      [&](OpBuilder &b, Location l, ValueRange args) -> Value {
+        if (isArg) { // the first extremum (or NaN) along the one axis
+          Value best = args[0];
+          Value bestIdx = arith::ConstantOp::create(b, l, b.getI64Type(),
+                                                    b.getI64IntegerAttr(0));
+          for (int64_t k = 1; k < count; ++k) {
+            Value better = emitArgBetter(b, l, kind, args[k], best, isUnsigned);
+            best = arith::SelectOp::create(b, l, better, args[k], best);
+            bestIdx = arith::SelectOp::create(
+                b, l, better,
+                arith::ConstantOp::create(b, l, b.getI64Type(),
+                                          b.getI64IntegerAttr(k)),
+                bestIdx);
+          }
+          return bestIdx;
+        }
+        Value acc = emitReductionIdentity(b, l, kind, resTy.getElementType(),
+                                          isUnsigned);
+        for (Value x : args)
+          acc = emitReductionCombine(b, l, kind, acc, x, isUnsigned);
+        return acc;
+      },
+      /*shapeInput=*/op.getX(), kept);
+  rw.replaceOp(op, r);
+  return success();
+}
+
+static bool isSmallReduce(ReduceOp op) {
+  RankedTensorType inTy = tensorOf(op.getX());
+  ArrayRef<int64_t> axes = op.getAxes();
+  if (axes.empty() || (int64_t)axes.size() == inTy.getRank())
+    return false; // nothing kept: a full reduction
+  int64_t count = 1;
+  for (int64_t a : axes) {
+    if (inTy.isDynamicDim(a) || inTy.getDimSize(a) == 0)
+      return false;
+    count *= inTy.getDimSize(a);
+  }
+  bool floatSum = isa<FloatType, ComplexType>(inTy.getElementType()) &&
+                  (op.getKind() == "sum" || op.getKind() == "prod");
+  return count <= (floatSum ? 8 : 16);
+}
+
+/// Row blocks for a sum over `rows` rows into `outs` results (as
+/// outerBlocks): 8 to 16 blocks dividing the rows, 64+ rows each; 0 if none.
+int64_t rowBlocks(int64_t rows, int64_t outs, int64_t bytes) {
+  for (int64_t blocks = 16; blocks >= 8 && rows >= 512; --blocks)
+    if (rows % blocks == 0 && rows / blocks >= 64 &&
+        blocks * outs * bytes <= (32 << 20))
+      return blocks;
+  return 0;
+}
+
+/// How many row blocks a reduction over the outer dimension only
+/// (`x.sum(axis=0)`) is cut into, or 0 to keep it whole: 8 to 16 blocks that
+/// divide the rows, of at least 64 rows each, partial results of at most
+/// 32 MB.
+static int64_t outerBlocks(ReduceOp op) {
+  RankedTensorType inTy = tensorOf(op.getX());
+  RankedTensorType resTy = tensorOf(op.getResult());
+  if (op.getKind().starts_with("arg") || !inTy.hasStaticShape() ||
+      inTy.getRank() < 2 || op.getAxes() != ArrayRef<int64_t>{0})
+    return 0;
+  int64_t rows = inTy.getDimSize(0);
+  int64_t bytes = elementBytes(resTy.getElementType());
+  if (!rows)
+    return 0;
+  int64_t cols = inTy.getNumElements() / rows;
+  if (int64_t blocks = rowBlocks(rows, cols, bytes))
+    return blocks;
+  // No count divides the rows: 16 blocks, and the last rows % 16 rows start
+  // the result (splitOuterReduce), when x is stored data (an argument or a
+  // slice or view of one). The slices would keep a producer from fusing into
+  // the sum: computing it into a buffer costs more (3x measured) than blocks
+  // save.
+  Operation *def = op.getX().getDefiningOp();
+  bool stored =
+      !def ||
+      isa<ViewOp, bufferization::ToTensorOp, tensor::ExtractSliceOp>(def);
+  return stored && rows >= 1024 && 16 * cols * bytes <= (32 << 20) ? 16 : 0;
+}
+
+/// emitReductionCombine with float additions and multiplications marked
+/// reassociable: NumPy sums pairwise, not in order, so LLVM may reorder float
+/// sums and products and the reduction loops vectorize.
+Value combineReassoc(OpBuilder &b, Location l, StringRef kind, Value acc,
+                     Value x, bool isUnsigned) {
+  Value r = emitReductionCombine(b, l, kind, acc, x, isUnsigned);
+  if (auto add = r.getDefiningOp<arith::AddFOp>())
+    add.setFastmath(arith::FastMathFlags::reassoc);
+  if (auto mul = r.getDefiningOp<arith::MulFOp>())
+    mul.setFastmath(arith::FastMathFlags::reassoc);
+  return r;
+}
+
+/// One accumulating generic: `init` combined with the elements of `x` over
+/// the iteration space `iters` (x read through the identity, `init` through
+/// `outMap`).
+static Value reduceInto(OpBuilder &b, Location loc, ReduceOp op, Value x,
+                        AffineMap outMap, Value init,
+                        ArrayRef<utils::IteratorType> iters) {
+  StringRef kind = op.getKind();
+  bool isUnsigned = op.getIsUnsigned();
+  auto generic = linalg::GenericOp::create(
+      b, loc, TypeRange{init.getType()}, x, init,
+      ArrayRef<AffineMap>{b.getMultiDimIdentityMap(iters.size()), outMap},
+      iters, [&](OpBuilder &nb, Location l, ValueRange args) {
+        linalg::YieldOp::create(
+            nb, l, combineReassoc(nb, l, kind, args[1], args[0], isUnsigned));
+      });
+  return generic.getResult(0);
+}
+
+/// `x.sum(axis=0)` over many rows, as per-block partial results: x's rows
+/// are regrouped as (blocks, rows/blocks, cols...) (a tensor.expand_shape,
+/// which fusion moves through x's producer; rows that no block count
+/// divides leave a slice of fewer than `blocks` rows that starts the
+/// result); each block reduces its rows
+/// into its own partial row (parallel over blocks, each streaming its rows
+/// with the columns innermost), then the partials reduce into the result.
+/// Column tiles (each thread walking every row over a slice of the columns)
+/// read memory in short runs and cannot split a few columns over threads.
+static LogicalResult splitOuterReduce(IRRewriter &rw, ReduceOp op,
+                                      int64_t blocks) {
+  Location loc = op.getLoc();
+  MLIRContext *ctx = rw.getContext();
+  RankedTensorType inTy = tensorOf(op.getX());
+  RankedTensorType resTy = tensorOf(op.getResult());
+  unsigned m = inTy.getRank() - 1; // kept dims
+  Type accTy = resTy.getElementType();
+  Value ident =
+      emitReductionIdentity(rw, loc, op.getKind(), accTy, op.getIsUnsigned());
+  auto filled = [&](ArrayRef<int64_t> shape) {
+    return linalg::FillOp::create(
+               rw, loc, ident,
+               tensor::EmptyOp::create(rw, loc, shape, accTy).getResult())
+        .getResult(0);
+  };
+  int64_t rows = inTy.getDimSize(0), q = rows / blocks,
+          rest = rows - blocks * q;
+  // Rows [from, from + count) of x (x itself when that is all of it).
+  auto rowsOf = [&](int64_t from, int64_t count) -> Value {
+    if (count == rows)
+      return op.getX();
+    SmallVector<OpFoldResult> offsets(m + 1, rw.getIndexAttr(0)), sizes,
+        strides(m + 1, rw.getIndexAttr(1));
+    offsets[0] = rw.getIndexAttr(from);
+    sizes.push_back(rw.getIndexAttr(count));
+    for (int64_t d : resTy.getShape())
+      sizes.push_back(rw.getIndexAttr(d));
+    return tensor::ExtractSliceOp::create(rw, loc, op.getX(), offsets, sizes,
+                                          strides);
+  };
+  SmallVector<int64_t> grouped{blocks, q};
+  llvm::append_range(grouped, resTy.getShape());
+  SmallVector<ReassociationIndices> assoc{{0, 1}};
+  for (unsigned i = 0; i < m; ++i)
+    assoc.push_back({static_cast<int64_t>(i + 2)});
+  Value x = tensor::ExpandShapeOp::create(
+      rw, loc, RankedTensorType::get(grouped, inTy.getElementType()),
+      rowsOf(0, blocks * q), assoc);
+  auto red = utils::IteratorType::reduction,
+       par = utils::IteratorType::parallel;
+  // Partials: (p, r, c...) -> out (p, c...).
+  SmallVector<int64_t> partialShape{blocks};
+  llvm::append_range(partialShape, resTy.getShape());
+  SmallVector<AffineExpr> out{rw.getAffineDimExpr(0)};
+  for (unsigned i = 0; i < m; ++i)
+    out.push_back(rw.getAffineDimExpr(2 + i));
+  SmallVector<utils::IteratorType> iters{par, red};
+  iters.append(m, par);
+  Value partials =
+      reduceInto(rw, loc, op, x, AffineMap::get(m + 2, 0, out, ctx),
+                 filled(partialShape), iters);
+  // The result: (p, c...) -> out (c...).
+  SmallVector<AffineExpr> kept;
+  for (unsigned i = 0; i < m; ++i)
+    kept.push_back(rw.getAffineDimExpr(1 + i));
+  SmallVector<utils::IteratorType> iters1{red};
+  iters1.append(m, par);
+  AffineMap keptMap = AffineMap::get(m + 1, 0, kept, ctx);
+  Value init = filled(resTy.getShape());
+  if (rest) // the last rows (fewer than `blocks`) start the result
+    init = reduceInto(rw, loc, op, rowsOf(blocks * q, rest), keptMap, init,
+                      iters1);
+  Value r = reduceInto(rw, loc, op, partials, keptMap, init, iters1);
+  rw.replaceOp(op, r);
+  return success();
+}
+
+/// A float16/float32 sum accumulates in float64 and rounds once. NumPy's
+/// pairwise summation keeps a long sum within a few roundings of the exact
+/// one; a vectorized loop's few accumulators do not (4M float32 values:
+/// 1.6e-6 relative against NumPy's 1.5e-8). The widening cast fuses into the
+/// reduction's loop, so the same bytes are read.
+static LogicalResult lowerWideSum(IRRewriter &rw, ReduceOp op) {
+  Location loc = op.getLoc();
+  RankedTensorType inTy = tensorOf(op.getX());
+  RankedTensorType resTy = tensorOf(op.getResult());
+  Type f64 = rw.getF64Type();
+  auto wide = CastOp::create(rw, loc, inTy.clone(f64), op.getX());
+  OperationState st(loc, ReduceOp::getOperationName());
+  st.addOperands(wide.getResult());
+  st.addTypes(resTy.clone(f64));
+  st.addAttributes(op->getAttrs());
+  auto sum = cast<ReduceOp>(rw.create(st));
+  auto narrow = CastOp::create(rw, loc, resTy, sum.getResult());
+  rw.replaceOp(op, narrow.getResult());
+  rw.setInsertionPoint(wide);
+  if (failed(lowerElementwise(rw, wide)))
+    return failure();
+  rw.setInsertionPoint(sum);
+  if (failed(lowerReduce(rw, sum)))
+    return failure();
+  rw.setInsertionPoint(narrow);
+  return lowerElementwise(rw, narrow);
+}
+
+LogicalResult lowerReduce(IRRewriter &rw, ReduceOp op) {
+  Type resElem = tensorOf(op.getResult()).getElementType();
+  if (op.getKind() == "sum" && isa<Float16Type, Float32Type>(resElem) &&
+      tensorOf(op.getX()).getElementType() == resElem)
+    return lowerWideSum(rw, op);
+  if (isSmallReduce(op))
+    return lowerSmallReduce(rw, op);
+  Location loc = op.getLoc();
+  RankedTensorType inTy = tensorOf(op.getX());
+  RankedTensorType resTy = tensorOf(op.getResult());
+  StringRef kind = op.getKind();
+  bool isUnsigned = op.getIsUnsigned();
+  bool isArg = kind.starts_with("arg");
+  unsigned rank = inTy.getRank();
+  ArrayRef<int64_t> axes = op.getAxes();
+  if (!isArg && rank >= 2 && axes.size() == rank && inTy.getDimSize(0) > 1)
+    return splitFullReduce(rw, op);
+  if (int64_t blocks = outerBlocks(op))
+    return splitOuterReduce(rw, op, blocks);
+  SmallVector<utils::IteratorType> iters = parallel(rank);
+  SmallVector<AffineExpr> outExprs;
+  for (unsigned i = 0; i < rank; ++i) {
+    if (llvm::is_contained(axes, (int64_t)i))
+      iters[i] = utils::IteratorType::reduction;
+    else
+      outExprs.push_back(rw.getAffineDimExpr(i));
+  }
+  AffineMap outMap = AffineMap::get(rank, 0, outExprs, rw.getContext());
+  Type elemTy = inTy.getElementType();
+  Type accTy = isArg ? elemTy : resTy.getElementType();
+  auto accTensorTy = RankedTensorType::get(resTy.getShape(), accTy);
+  Value ident = emitReductionIdentity(rw, loc, kind, accTy, isUnsigned);
+  SmallVector<int64_t> kept; // the operand's dims the result keeps
+  for (unsigned i = 0; i < rank; ++i)
+    if (!llvm::is_contained(axes, (int64_t)i))
+      kept.push_back(i);
+  auto keptSize = [&](unsigned i) {
+    return dimOf(rw, loc, op.getX(), kept[i]);
+  };
+  Value acc = linalg::FillOp::create(rw, loc, ident,
+                                     emptyLike(rw, loc, accTensorTy, keptSize))
+                  .getResult(0);
+  SmallVector<Value> inits{acc};
+  SmallVector<Type> resultTypes{accTensorTy};
+  SmallVector<AffineMap> maps{rw.getMultiDimIdentityMap(rank), outMap};
+  if (isArg) {
+    Value zero = arith::ConstantOp::create(rw, loc, rw.getI64Type(),
+                                           rw.getI64IntegerAttr(0));
+    inits.push_back(linalg::FillOp::create(rw, loc, zero,
+                                           emptyLike(rw, loc, resTy, keptSize))
+                        .getResult(0));
+    resultTypes.push_back(resTy);
+    maps.push_back(outMap);
+  }
+  int64_t axis = axes.empty() ? 0 : axes[0];
+  auto generic = linalg::GenericOp::create(
+      rw, loc, resultTypes, op.getX(), inits, maps, iters,
+      [&](OpBuilder &b, Location l, ValueRange args) {
+        if (!isArg) {
+          linalg::YieldOp::create(
+              b, l, combineReassoc(b, l, kind, args[1], args[0], isUnsigned));
+          return;
+        }
+        // Strictly better, or the first NaN: NumPy returns the first one.
+        Value x = args[0], best = args[1], bestIdx = args[2];
+        Value idx = arith::IndexCastOp::create(
+            b, l, b.getI64Type(), linalg::IndexOp::create(b, l, axis));
+        Value better = emitArgBetter(b, l, kind, x, best, isUnsigned);
+        // The first element along the axis always replaces the identity.
+        Value first = arith::CmpIOp::create(
+            b, l, arith::CmpIPredicate::eq, idx,
+            arith::ConstantOp::create(b, l, b.getI64Type(),
+                                      b.getI64IntegerAttr(0)));
+        better = arith::OrIOp::create(b, l, better, first);
+        linalg::YieldOp::create(
+            b, l,
+            ValueRange{arith::SelectOp::create(b, l, better, x, best),
+                       arith::SelectOp::create(b, l, better, idx, bestIdx)});
+      });
+  rw.replaceOp(op, generic.getResult(isArg ? 1 : 0));
+  return success();
+}
+
+} // namespace mlir::cpn::tolinalg
