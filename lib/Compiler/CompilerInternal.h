@@ -85,13 +85,11 @@ buildModule(const Trace &trace, const std::vector<int32_t> &outputs,
 
 // -- Lowering.cpp -------------------------------------------------------------
 
-std::vector<std::string> splitPasses(const std::string &list);
 std::string printOp(mlir::Operation *op);
 void writeFile(const std::filesystem::path &p, const std::string &text);
 std::string fileSafe(std::string s);
 
-/// Called with a stage's name and the module once the stage has run (only
-/// when IR is dumped, where stages run one by one).
+/// Called with a stage's name and the module once the stage has run.
 using StageHook = std::function<void(const std::string &, mlir::ModuleOp)>;
 
 /// The pass that outlines the error checks' exact classification: `lower`'s

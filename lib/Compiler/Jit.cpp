@@ -10,7 +10,7 @@
 // lazyCheck, and compileChecks compiles them with a context and target machine
 // of their own (counted by checkCompileStats).
 //
-// Calls the runtime, Lowering.cpp (splitPasses), TraceImport.cpp (newContext),
+// Calls the runtime, TraceImport.cpp (newContext),
 // CodeGen.cpp (target machines, optimizeModule, emitObject, unbundleObjects)
 // and Compiler.cpp (openmpRuntime).
 //
@@ -18,6 +18,7 @@
 
 #include "CompilerInternal.h"
 #include "cpn/Conversion/Passes.h"
+#include "cpn/Dialect/CPN/CPNOps.h"
 #include "cpnrt/Blas.h"
 #include "cpnrt/Lapack.h"
 #include "cpnrt/Profile.h"
@@ -214,20 +215,6 @@ loadObject(std::unique_ptr<llvm::MemoryBuffer> buffer, std::string &error,
   return exe;
 }
 
-/// The lowering passes after cpn-lower-fp-flags, which the check functions
-/// still need (a list for a module's pass manager).
-static std::string passesAfterChecks() {
-  std::string rest;
-  bool after = false;
-  for (auto &[stage, passes] : mlir::cpn::getLoweringStages(true, true))
-    for (const std::string &pass : splitPasses(passes)) {
-      if (after)
-        rest += (rest.empty() ? "" : ",") + pass;
-      after |= pass == kFpFlagsPass;
-    }
-  return rest;
-}
-
 static std::atomic<uint64_t> checkCompilations{0}, checkCompileNanos{0};
 
 /// Compiles the check functions (once per executable; the thread that gets
@@ -258,8 +245,11 @@ static void compileChecks(LazyChecks &lc) {
     OwningOpRef<ModuleOp> module =
         parseSourceString<ModuleOp>(lc.source, mctx.get());
     PassManager pm(mctx.get());
-    if (!module || failed(parsePassPipeline(passesAfterChecks(), pm)) ||
-        failed(pm.run(*module))) {
+    mlir::cpn::LoweringOptions checksOnly;
+    checksOnly.checksOnly = true; // the passes after cpn-lower-fp-flags
+    if (module)
+      mlir::cpn::buildCPNLoweringPipeline(pm, checksOnly);
+    if (!module || failed(pm.run(*module))) {
       fail(diag);
       return;
     }
@@ -327,7 +317,7 @@ static void *lazyCheck(void *handle, int32_t index) {
 bool extractChecks(ModuleOp module, LazyChecks &lc) {
   SmallVector<func::FuncOp> checks;
   for (func::FuncOp f : module.getOps<func::FuncOp>())
-    if (!f.isDeclaration() && f.getSymName().contains("_fp_check"))
+    if (!f.isDeclaration() && f->hasAttr(mlir::cpn::kFpCheckFunctionAttr))
       checks.push_back(f);
   if (checks.empty())
     return false;

@@ -2,13 +2,15 @@
 //
 // Part of cpnumeric.
 //
-// Owns running the lowering pipeline on a cpn module (lower): in one pass
-// manager, or two around the pass that outlines the np.errstate checks, or with
-// CPN_DUMP_IR one pass at a time, writing the IR after each; on failure it
-// names the cpn-opt command that reproduces it. Also the small text helpers of
-// dumps (printOp, writeFile, fileSafe) and splitPasses.
+// Owns running the lowering pipeline on a cpn module (lower): a pass manager
+// per stage, built by cpn/Conversion's buildCPNLoweringStage, the same with or
+// without CPN_DUMP_IR (which adds MLIR's IR printing into one file per pass,
+// the crash reproducer, and repro.txt, the cpn-opt command of the whole
+// pipeline); the JIT takes the outlined checks out right after
+// cpn-lower-fp-flags through a pass instrumentation. Also the small text
+// helpers of dumps (printOp, writeFile, fileSafe).
 //
-// Calls only MLIR and cpn/Conversion's pipeline (getLoweringStages).
+// Calls only MLIR and cpn/Conversion's pipeline.
 //
 //===----------------------------------------------------------------------===//
 
@@ -16,6 +18,7 @@
 #include "cpn/Conversion/Passes.h"
 
 #include "mlir/IR/Diagnostics.h"
+#include "mlir/Pass/PassInstrumentation.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "llvm/Support/raw_ostream.h"
@@ -29,28 +32,6 @@ using namespace mlir;
 
 namespace cpn {
 namespace detail {
-
-/// Splits a pass list at top-level commas ("a,func.func(b,c),d{x=1}").
-std::vector<std::string> splitPasses(const std::string &list) {
-  std::vector<std::string> out;
-  int depth = 0;
-  std::string cur;
-  for (char c : list) {
-    if (c == '(' || c == '{')
-      ++depth;
-    if (c == ')' || c == '}')
-      --depth;
-    if (c == ',' && depth == 0) {
-      out.push_back(cur);
-      cur.clear();
-    } else {
-      cur += c;
-    }
-  }
-  if (!cur.empty())
-    out.push_back(cur);
-  return out;
-}
 
 std::string printOp(Operation *op) {
   std::string s;
@@ -71,9 +52,57 @@ std::string fileSafe(std::string s) {
   return s.substr(0, 60);
 }
 
-/// Runs the lowering pipeline. With a dump directory, runs one pass at a
-/// time and writes the IR after each; on failure, names the cpn-opt command
-/// that reproduces it.
+namespace {
+/// CPN_DUMP_IR: the module after each pass, into NNN-<pass>.mlir. A pass on
+/// functions runs once per function; its file is rewritten each time, so it
+/// ends with the module after the pass has run on all of them.
+class DumpEachPass : public PassManager::IRPrinterConfig {
+public:
+  DumpEachPass(std::filesystem::path dir, int &fileNo)
+      : IRPrinterConfig(/*printModuleScope=*/true), dir_(std::move(dir)),
+        fileNo_(fileNo) {}
+  void printAfterIfEnabled(Pass *pass, Operation *op,
+                           PrintCallbackFn) override {
+    while (Operation *parent = op->getParentOp())
+      op = parent;
+    if (pass != last_ || op != lastTop_) {
+      char num[16];
+      snprintf(num, sizeof(num), "%03d", ++fileNo_);
+      file_ = dir_ / (std::string(num) + "-" +
+                      fileSafe(pass->getArgument().str()) + ".mlir");
+      last_ = pass;
+      lastTop_ = op;
+    }
+    writeFile(file_, printOp(op) + "\n"); // as cpn-opt prints it
+  }
+
+private:
+  std::filesystem::path dir_, file_;
+  int &fileNo_;
+  Pass *last_ = nullptr;
+  Operation *lastTop_ = nullptr;
+};
+
+/// Calls `fn` on the module right after cpn-lower-fp-flags (the JIT takes
+/// the outlined checks out there).
+class AfterFpFlags : public PassInstrumentation {
+public:
+  explicit AfterFpFlags(std::function<void(ModuleOp)> fn) : fn_(std::move(fn)) {}
+  void runAfterPass(Pass *pass, Operation *op) override {
+    if (pass->getArgument() == kFpFlagsPass)
+      if (auto m = dyn_cast<ModuleOp>(op))
+        fn_(m);
+  }
+
+private:
+  std::function<void(ModuleOp)> fn_;
+};
+} // namespace
+
+/// Runs the lowering pipeline (Pipelines.cpp) one stage at a time, a pass
+/// manager per stage, the same with or without a dump directory. With one,
+/// writes the IR after each pass, and a crash reproducer and the cpn-opt
+/// command on failure.
 void lower(ModuleOp module, const std::filesystem::path &dumpDir, int &fileNo,
            const std::string &lastStage, bool openmp,
            const StageHook &afterStage, bool barePtr,
@@ -84,58 +113,44 @@ void lower(ModuleOp module, const std::filesystem::path &dumpDir, int &fileNo,
     os << d.getLocation() << ": " << d << "\n";
     return success();
   });
-  auto fail = [&](const std::string &what, const std::string &input) {
-    std::string msg = "cpnumeric: compilation failed in " + what + ":\n" + diag;
+  std::string cpnFile =
+      dumpDir.empty() ? std::string() : (dumpDir / "001-cpn.mlir").string();
+  auto fail = [&](const std::string &stage) {
+    std::string msg = "cpnumeric: compilation failed in stage " + stage +
+                      " of the lowering pipeline:\n" + diag;
     msg += "reproduce with: cpn-opt --pass-pipeline='" +
-           mlir::cpn::getLowerToLLVMPipeline(openmp, barePtr) + "' " +
-           (input.empty() ? std::string("<dumped cpn.mlir>") : input) +
-           "\n(set CPN_DUMP_IR=DIR to write the input file)";
+           mlir::cpn::getReproPipeline(openmp, barePtr) + "' " +
+           (cpnFile.empty() ? std::string("<dumped cpn.mlir>") : cpnFile) +
+           (cpnFile.empty() ? "\n(set CPN_DUMP_IR=DIR to write the input file)"
+                            : "\n(and " + (dumpDir / "crash-reproducer.mlir")
+                                              .string() +
+                                  ": the failing pass alone)");
     throw std::runtime_error(msg);
   };
-  if (dumpDir.empty()) {
-    // Two runs when checks are split off: the passes up to the one that
-    // outlines them, then the rest.
-    std::vector<std::string> parts(1);
-    for (auto &[stage, passes] :
-         mlir::cpn::getLoweringStages(openmp, barePtr)) {
-      for (const std::string &pass : splitPasses(passes)) {
-        parts.back() += (parts.back().empty() ? "" : ",") + pass;
-        if (afterChecks && pass == kFpFlagsPass)
-          parts.emplace_back();
-      }
-      if (stage == lastStage)
-        break;
+  if (!dumpDir.empty())
+    writeFile(dumpDir / "repro.txt",
+              "cpn-opt --pass-pipeline='" +
+                  mlir::cpn::getReproPipeline(openmp, barePtr) + "' " +
+                  cpnFile + "\n");
+  mlir::cpn::LoweringOptions options{openmp, barePtr};
+  for (const std::string &stage : mlir::cpn::getLoweringStageNames()) {
+    // A fresh pass manager per module: some upstream passes
+    // (math-to-funcs) keep per-module state in the pass instance.
+    PassManager pm(module.getContext());
+    mlir::cpn::buildCPNLoweringStage(pm, stage, options);
+    if (afterChecks)
+      pm.addInstrumentation(std::make_unique<AfterFpFlags>(afterChecks));
+    if (!dumpDir.empty()) {
+      pm.enableIRPrinting(std::make_unique<DumpEachPass>(dumpDir, fileNo));
+      pm.enableCrashReproducerGeneration(
+          (dumpDir / "crash-reproducer.mlir").string());
     }
-    for (size_t i = 0; i < parts.size(); ++i) {
-      if (i > 0)
-        afterChecks(module);
-      if (parts[i].empty())
-        continue;
-      // A fresh pass manager per module: some upstream passes
-      // (math-to-funcs) keep per-module state in the pass instance.
-      PassManager pm(module.getContext());
-      if (failed(parsePassPipeline(parts[i], pm)))
-        fail("parsing the lowering pipeline", "");
-      if (failed(pm.run(module)))
-        fail("the lowering pipeline", "");
-    }
-    return;
-  }
-  std::string cpnFile = (dumpDir / "001-cpn.mlir").string();
-  for (auto &[stage, passes] : mlir::cpn::getLoweringStages(openmp, barePtr)) {
-    for (const std::string &pass : splitPasses(passes)) {
-      PassManager pm(module.getContext());
-      if (failed(parsePassPipeline(pass, pm)) || failed(pm.run(module)))
-        fail("pass '" + pass + "' (stage " + stage + ")", cpnFile);
-      if (afterChecks && pass == kFpFlagsPass)
-        afterChecks(module);
-      char num[8];
-      snprintf(num, sizeof(num), "%03d", ++fileNo);
-      writeFile(dumpDir / (std::string(num) + "-" + fileSafe(pass) + ".mlir"),
-                printOp(module));
-    }
+    if (failed(pm.run(module)))
+      fail(stage);
     if (afterStage)
       afterStage(stage, module);
+    if (stage == lastStage)
+      break;
   }
 }
 

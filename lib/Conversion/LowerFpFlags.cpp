@@ -198,6 +198,7 @@ struct LowerFpFlagsPass : public cpn::impl::LowerFpFlagsBase<LowerFpFlagsPass> {
       return;
     fn->setPrivate();
     (*fn)->setAttr("passthrough", rw.getStrArrayAttr({"noinline"}));
+    (*fn)->setAttr(kFpCheckFunctionAttr, rw.getUnitAttr());
     outlined.push_back(*fn);
   }
 

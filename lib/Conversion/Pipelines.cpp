@@ -1,84 +1,207 @@
-//===- Pipelines.cpp - the lowering pipelines
-//------------------------------===//
+//===- Pipelines.cpp - the lowering pipeline, built in C++ ----------------===//
 //
 // Part of cpnumeric. Only pipelines live here; passes have their own files.
+// The pipeline is built from the passes' create functions with its options
+// (a pass renamed or removed fails to compile here), registered as
+// `cpn-lower-to-llvm{openmp= bare-ptr= stop-after= checks-only= lazy-checks=}`,
+// so that cpn-opt runs exactly what the JIT, cpnc and the IR dumps run.
 //
 //===----------------------------------------------------------------------===//
 
 #include "cpn/Conversion/Passes.h"
 
+#include "mlir/Conversion/Passes.h"
+#include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
+#include "mlir/Dialect/Bufferization/Transforms/Passes.h"
+#include "mlir/Dialect/Linalg/Passes.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassOptions.h"
 #include "mlir/Pass/PassRegistry.h"
+#include "mlir/Transforms/Passes.h"
 
-#include <cstring>
+#include "llvm/Support/raw_ostream.h"
 
 using namespace mlir;
 
-std::vector<std::pair<std::string, std::string>>
-mlir::cpn::getLoweringStages(bool openmp, bool barePtr) {
-  std::vector<std::pair<std::string, std::string>> stages = {
-      {"linalg", "cpn-outline-repeats,convert-cpn-to-linalg{keep-updates=1},"
-                 "canonicalize,cse"},
-      {"fused", "func.func(cpn-fuse-elementwise,cpn-fuse-horizontal,"
-                "cpn-fuse-elementwise),canonicalize,cse,"
-                "convert-cpn-updates,cpn-ping-pong-updates"},
-      {"bufferized",
-       "cpn-unshare-inits,eliminate-empty-tensors,"
-       "one-shot-bufferize{bufferize-function-boundaries=1 "
-       "function-boundary-type-conversion=identity-layout-map},"
-       "drop-equivalent-buffer-results,"
-       "cpn-matmul-to-blas,cse,canonicalize,buffer-deallocation-pipeline,"
-       "cpn-early-dealloc,cpn-strided-copy-to-linalg"},
-      {"loops",
-       "func.func(convert-linalg-to-parallel-loops),"
-       "cpn-parallel-outer-loops,cpn-lower-fp-flags,convert-scf-to-openmp,"
-       "cpn-inline-alloca-scopes,canonicalize,"
-       "lower-affine,convert-scf-to-cf,canonicalize,cse"},
-      {"llvm",
-       "convert-complex-to-standard,"
-       "convert-math-to-funcs,convert-math-to-llvm,convert-math-to-libm,"
-       "expand-strided-metadata,"
-       "finalize-memref-to-llvm{use-generic-functions=1},convert-arith-to-llvm,"
-       "convert-index-to-llvm,convert-cf-to-llvm,"
-       "convert-func-to-llvm{use-bare-ptr-memref-call-conv=1},"
-       "convert-openmp-to-llvm,convert-complex-to-llvm,"
-       "reconcile-unrealized-casts"},
-  };
-  if (!barePtr) // memref descriptors: shape-generic kernels need the sizes
-    for (auto &[name, passes] : stages)
-      if (size_t at = passes.find("{use-bare-ptr-memref-call-conv=1}");
-          at != std::string::npos)
-        passes.erase(at, std::strlen("{use-bare-ptr-memref-call-conv=1}"));
-  if (!openmp) // scf.parallel stays a sequential loop nest
-    for (auto &[name, passes] : stages)
-      for (const char *pass :
-           {"cpn-parallel-outer-loops,", "convert-scf-to-openmp,",
-            "convert-openmp-to-llvm,"})
-        if (size_t at = passes.find(pass); at != std::string::npos)
-          passes.erase(at, std::strlen(pass));
-  return stages;
+namespace {
+/// Adds passes to a pass manager, or (checks-only) only those after
+/// cpn-lower-fp-flags: the functions it outlines are compiled on their own
+/// when first needed, from that point of the pipeline on.
+struct Adder {
+  OpPassManager &pm;
+  bool skip;
+  void operator()(std::unique_ptr<Pass> p) {
+    if (!skip)
+      pm.addPass(std::move(p));
+  }
+  void onFunctions(std::unique_ptr<Pass> p) {
+    if (!skip)
+      pm.addNestedPass<func::FuncOp>(std::move(p));
+  }
+};
+
+void addStage(Adder &add, llvm::StringRef stage,
+              const cpn::LoweringOptions &o) {
+  if (stage == "linalg") {
+    add(cpn::createOutlineRepeats());
+    cpn::ConvertCPNToLinalgOptions toLinalg;
+    toLinalg.keepUpdates = true;
+    add(cpn::createConvertCPNToLinalg(toLinalg));
+    add(createCanonicalizerPass());
+    add(createCSEPass());
+  } else if (stage == "fused") {
+    add.onFunctions(cpn::createFuseElementwise());
+    add.onFunctions(cpn::createFuseHorizontal());
+    add.onFunctions(cpn::createFuseElementwise());
+    add(createCanonicalizerPass());
+    add(createCSEPass());
+    add(cpn::createConvertCPNUpdates());
+    add(cpn::createPingPongUpdates());
+  } else if (stage == "bufferized") {
+    add(cpn::createUnshareInits());
+    add(bufferization::createEmptyTensorEliminationPass());
+    bufferization::OneShotBufferizePassOptions oneShot;
+    oneShot.bufferizeFunctionBoundaries = true;
+    oneShot.functionBoundaryTypeConversion =
+        bufferization::LayoutMapOption::IdentityLayoutMap;
+    add(bufferization::createOneShotBufferizePass(oneShot));
+    add(bufferization::createDropEquivalentBufferResultsPass());
+    add(cpn::createConvertMatmulToBLAS());
+    add(createCSEPass());
+    add(createCanonicalizerPass());
+    if (!add.skip)
+      bufferization::buildBufferDeallocationPipeline(add.pm);
+    add(cpn::createEarlyDealloc());
+    add(cpn::createStridedCopyToLinalg());
+  } else if (stage == "loops") {
+    add.onFunctions(createConvertLinalgToParallelLoopsPass());
+    if (o.openmp) // else scf.parallel stays a sequential loop nest
+      add(cpn::createParallelOuterLoops());
+    add(cpn::createLowerFpFlags());
+    if (o.checksOnly)
+      add.skip = false; // the checks' own pipeline starts here
+    else if (o.lazyChecks)
+      add(cpn::createExternalizeFpChecks());
+    if (o.openmp)
+      add(createConvertSCFToOpenMPPass());
+    add(cpn::createInlineAllocaScopes());
+    add(createCanonicalizerPass());
+    add(createLowerAffinePass());
+    add(createSCFToControlFlowPass());
+    add(createCanonicalizerPass());
+    add(createCSEPass());
+  } else if (stage == "llvm") {
+    add(createConvertComplexToStandardPass());
+    add(createConvertMathToFuncs());
+    add(createConvertMathToLLVMPass());
+    add(createConvertMathToLibmPass());
+    add(memref::createExpandStridedMetadataPass());
+    FinalizeMemRefToLLVMConversionPassOptions memrefs;
+    memrefs.useGenericFunctions = true;
+    add(createFinalizeMemRefToLLVMConversionPass(memrefs));
+    add(createArithToLLVMConversionPass());
+    add(createConvertIndexToLLVMPass());
+    add(createConvertControlFlowToLLVMPass());
+    // Bare pointers, or memref descriptors (shape-generic kernels need the
+    // sizes).
+    ConvertFuncToLLVMPassOptions funcs;
+    funcs.useBarePtrCallConv = o.barePtr;
+    add(createConvertFuncToLLVMPass(funcs));
+    if (o.openmp)
+      add(createConvertOpenMPToLLVMPass());
+    add(createConvertComplexToLLVMPass());
+    add(createReconcileUnrealizedCastsPass());
+  }
+}
+
+std::string printed(OpPassManager &pm) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  pm.printAsTextualPipeline(os);
+  return s;
+}
+
+/// cpn-lower-to-llvm's options, as cpn-opt parses them.
+struct PipelineOptions : public PassPipelineOptions<PipelineOptions> {
+  Option<bool> openmp{*this, "openmp",
+                      llvm::cl::desc("parallel loops become OpenMP regions"),
+                      llvm::cl::init(true)};
+  Option<bool> barePtr{*this, "bare-ptr",
+                       llvm::cl::desc("memref arguments as bare pointers"),
+                       llvm::cl::init(true)};
+  Option<std::string> stopAfter{
+      *this, "stop-after",
+      llvm::cl::desc("the last stage to run (linalg, fused, bufferized, "
+                     "loops, llvm; empty: all)"),
+      llvm::cl::init("")};
+  Option<bool> lazyChecks{
+      *this, "lazy-checks",
+      llvm::cl::desc("the outlined fp checks become declarations (the JIT "
+                     "compiles them when first called)"),
+      llvm::cl::init(true)};
+  Option<bool> checksOnly{
+      *this, "checks-only",
+      llvm::cl::desc("only the passes after cpn-lower-fp-flags (the "
+                     "outlined checks' own pipeline)"),
+      llvm::cl::init(false)};
+};
+} // namespace
+
+const std::vector<std::string> &mlir::cpn::getLoweringStageNames() {
+  static const std::vector<std::string> names = {"linalg", "fused",
+                                                 "bufferized", "loops", "llvm"};
+  return names;
+}
+
+void mlir::cpn::buildCPNLoweringStage(OpPassManager &pm, llvm::StringRef stage,
+                                      const LoweringOptions &o) {
+  Adder add{pm, o.checksOnly};
+  addStage(add, stage, o);
+}
+
+void mlir::cpn::buildCPNLoweringPipeline(OpPassManager &pm,
+                                         const LoweringOptions &o) {
+  Adder add{pm, o.checksOnly};
+  for (const std::string &stage : getLoweringStageNames()) {
+    addStage(add, stage, o);
+    if (stage == o.stopAfter)
+      break;
+  }
 }
 
 std::string mlir::cpn::getLowerToLLVMPipeline(bool openmp, bool barePtr) {
-  std::string p = "builtin.module(";
-  bool first = true;
-  for (auto &[name, passes] : getLoweringStages(openmp, barePtr)) {
-    p += (first ? "" : ",") + passes;
-    first = false;
+  OpPassManager pm("builtin.module");
+  buildCPNLoweringPipeline(pm, {openmp, barePtr});
+  return printed(pm);
+}
+
+std::string mlir::cpn::getReproPipeline(bool openmp, bool barePtr) {
+  return std::string("builtin.module(cpn-lower-to-llvm{openmp=") +
+         (openmp ? "true" : "false") +
+         " bare-ptr=" + (barePtr ? "true" : "false") + "})";
+}
+
+std::vector<std::pair<std::string, std::string>>
+mlir::cpn::getLoweringStages(bool openmp, bool barePtr) {
+  std::vector<std::pair<std::string, std::string>> stages;
+  for (const std::string &stage : getLoweringStageNames()) {
+    OpPassManager pm("builtin.module");
+    buildCPNLoweringStage(pm, stage, {openmp, barePtr});
+    stages.emplace_back(stage, printed(pm));
   }
-  return p + ")";
+  return stages;
 }
 
 void mlir::cpn::registerCPNPassesAndPipelines() {
   registerCPNPasses();
-  PassPipelineRegistration<>(
-      "cpn-lower-to-llvm", "Lower cpn to the LLVM dialect as the JIT does",
-      [](OpPassManager &pm) {
-        std::string p = getLowerToLLVMPipeline();
-        // Strip the builtin.module( ... ) anchor: pm is already on the module.
-        StringRef inner =
-            StringRef(p).drop_front(strlen("builtin.module(")).drop_back();
-        if (failed(parsePassPipeline(inner, pm)))
-          llvm::report_fatal_error("cpn-lower-to-llvm: bad pipeline");
+  PassPipelineRegistration<PipelineOptions>(
+      "cpn-lower-to-llvm",
+      "Lower cpn to the LLVM dialect as the JIT does (stages linalg, fused, "
+      "bufferized, loops, llvm)",
+      [](OpPassManager &pm, const PipelineOptions &o) {
+        buildCPNLoweringPipeline(
+            pm, {o.openmp, o.barePtr, o.stopAfter, o.checksOnly,
+                 o.lazyChecks});
       });
 }

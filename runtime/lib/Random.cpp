@@ -1,7 +1,7 @@
 //===- Random.cpp - Philox words on the host ------------------------------===//
 //
 // Part of cpnumeric's runtime (libcpnrt). See cpnrt/Random.h; the kernels'
-// version is lowerRandomBits in lib/Conversion/CPNToLinalg.cpp, and
+// version is lowerRandomBits in lib/Conversion/CPNToLinalg/Random.cpp, and
 // test_random.py checks that both give the same words.
 //
 //===----------------------------------------------------------------------===//

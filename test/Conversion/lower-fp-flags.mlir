@@ -76,7 +76,7 @@ func.func @in_place(%a: memref<64x64xf64>, %status: memref<1xi32> {cpn.fp_status
 // nest without its stores computes the exact bits when that is set, in a
 // function of its own (noinline) that takes the block's bounds. An
 // innermost parallel loop is first cut into blocks of 4096 iterations.
-// LOWER-LABEL: func.func private @fast_fp_check0(%{{.+}}: memref<100000xf64>, %{{.+}}: index, %{{.+}}: index, %{{.+}}: memref<1xi32>) attributes {passthrough = ["noinline"]}
+// LOWER-LABEL: func.func private @fast_fp_check0(%{{.+}}: memref<100000xf64>, %{{.+}}: index, %{{.+}}: index, %{{.+}}: memref<1xi32>) attributes {cpn.fp_check, passthrough = ["noinline"]}
 // LOWER: scf.for
 // LOWER-NOT: memref.store
 // LOWER: memref.atomic_rmw ori

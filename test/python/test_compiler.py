@@ -413,3 +413,39 @@ def test_dump_shows_one_function_per_iteration(tmp_path):
     # but the one cut where fewer bytes cross between calls.
     assert any(t.count("call @kernel_repeat(") >= 7 and
                t.count("func.func private @kernel_repeat(") == 1 for t in texts)
+
+
+CPN_OPT = os.path.join(ROOT, "build", "bin", "cpn-opt")
+
+
+@pytest.mark.skipif(not os.path.exists(CPN_OPT),
+                    reason="cpn-opt is built by `make` (build/bin), not by pip install")
+@pytest.mark.parametrize("workload", ["kmeans", "cg", "black_scholes"])
+def test_dump_repro_command_reproduces_the_final_ir(workload, tmp_path):
+    """Every CPN_DUMP_IR kernel directory has repro.txt, the cpn-opt command
+    of the whole pipeline on its 001-cpn.mlir; run, it prints exactly the
+    IR the JIT ended with (the last NNN-<pass>.mlir), byte for byte."""
+    prog = textwrap.dedent(f"""
+        import sys
+        sys.path.insert(0, {os.path.join(ROOT, "benchmarks", "workloads")!r})
+        import cpnumeric, {workload} as w
+        p = w.SIZES["small"]
+        out = w.run(cpnumeric, *w.inputs(cpnumeric, **p), **p)
+        print([float(cpnumeric.asnumpy(o).sum()) for o in out])
+    """)
+    env = dict(os.environ, CPN_DUMP_IR=str(tmp_path), CPN_CACHE_DIR="",
+               PYTHONPATH=os.path.join(ROOT, "python"))
+    subprocess.run([sys.executable, "-c", prog], env=env, check=True,
+                   capture_output=True, text=True)
+    dirs = sorted(p for p in tmp_path.iterdir() if p.is_dir())
+    assert dirs
+    for d in dirs:
+        command = (d / "repro.txt").read_text().strip()
+        assert command.startswith("cpn-opt --pass-pipeline='builtin.module(cpn-lower-to-llvm{")
+        args = command.split("'")
+        assert len(args) == 3 and args[2].strip() == str(d / "001-cpn.mlir")
+        passes = sorted(p for p in d.iterdir() if re.fullmatch(r"\d{3}-.+\.mlir", p.name))
+        final = passes[-1].read_text()
+        got = subprocess.run([CPN_OPT, "--pass-pipeline=" + args[1], str(d / "001-cpn.mlir")],
+                             check=True, capture_output=True, text=True).stdout
+        assert got == final, f"{d.name}: cpn-opt's output differs from {passes[-1].name}"

@@ -18,8 +18,10 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Pass/Pass.h"
+#include "mlir/Pass/PassManager.h"
 
 #include <string>
+#include <vector>
 
 namespace mlir {
 namespace cpn {
@@ -30,17 +32,43 @@ namespace cpn {
 #define GEN_PASS_REGISTRATION
 #include "cpn/Conversion/Passes.h.inc"
 
-/// The textual pipeline that lowers a module of cpn ops in a `func.func` to
-/// the LLVM dialect, ready for the JIT. Parallel loops become OpenMP regions,
-/// or, without `openmp`, sequential loop nests (`cpnc --target cpu`). Memref
-/// arguments become bare pointers, or, without `barePtr`, memref descriptors
-/// (pointers, offset, sizes, strides: shape-generic kernels). The same string
-/// is what `cpn-opt --pass-pipeline=...` takes to reproduce a compilation
-/// from a dumped file.
+/// What varies between the lowering pipelines: parallel loops as OpenMP
+/// regions or, without `openmp`, sequential loop nests (`cpnc --target
+/// cpu`); memref arguments as bare pointers or, without `barePtr`, memref
+/// descriptors (shape-generic kernels); the last stage to run (empty: all);
+/// `checksOnly`: only the passes after cpn-lower-fp-flags, the pipeline of
+/// the check functions it outlines (compiled when first needed).
+struct LoweringOptions {
+  bool openmp = true;
+  bool barePtr = true;
+  std::string stopAfter;
+  bool checksOnly = false;
+  /// cpn-externalize-fp-checks after cpn-lower-fp-flags.
+  bool lazyChecks = true;
+};
+
+/// The stages of the pipeline, in order: linalg, fused, bufferized, loops,
+/// llvm (IR dumps, `lower().as_text(stage)`).
+const std::vector<std::string> &getLoweringStageNames();
+
+/// Adds the passes of one stage to `pm` (a pass manager on the module).
+void buildCPNLoweringStage(OpPassManager &pm, llvm::StringRef stage,
+                           const LoweringOptions &options);
+
+/// Adds the pipeline that lowers a module of cpn ops in `func.func`s to the
+/// LLVM dialect, ready for the JIT: what `cpn-opt
+/// --pass-pipeline='builtin.module(cpn-lower-to-llvm{...})'` runs.
+void buildCPNLoweringPipeline(OpPassManager &pm,
+                              const LoweringOptions &options);
+
+/// The whole pipeline as text, every pass with its options (part of the
+/// kernel cache's key).
 std::string getLowerToLLVMPipeline(bool openmp = true, bool barePtr = true);
 
-/// The pipeline split into named stages (for IR dumps and `lower().as_text`):
-/// each entry is (stage name, textual pass pipeline).
+/// The registered pipeline with these options, for a cpn-opt command line.
+std::string getReproPipeline(bool openmp = true, bool barePtr = true);
+
+/// The pipeline split into its stages: (stage name, textual pass pipeline).
 std::vector<std::pair<std::string, std::string>>
 getLoweringStages(bool openmp = true, bool barePtr = true);
 

@@ -197,6 +197,18 @@ def LowerFpFlags : Pass<"cpn-lower-fp-flags", "ModuleOp"> {
                            "mlir::LLVM::LLVMDialect"];
 }
 
+def ExternalizeFpChecks : Pass<"cpn-externalize-fp-checks", "ModuleOp"> {
+  let summary = "Turn the check functions cpn-lower-fp-flags outlined into declarations";
+  let description = [{
+    The functions marked `cpn.fp_check` (the exact classification of a
+    loop's floating-point errors, which most runs never call) lose their
+    bodies and stay as private declarations. The JIT has taken the bodies
+    out before this pass (after `cpn-lower-fp-flags`) and compiles them when
+    one is first called, with `cpn-lower-to-llvm{checks-only}`; the kernel
+    is lowered and compiled without them.
+  }];
+}
+
 def OutlineRepeats : Pass<"cpn-outline-repeats", "ModuleOp"> {
   let summary = "Compile the repeated periods of a kernel (a loop's iterations) once";
   let description = [{

@@ -26,6 +26,9 @@ LogicalResult verifySameShapes(Operation *op);
 /// `cpn.fp_status` (see cpn.fp_flag).
 constexpr const char *kFpChecksAttr = "cpn.fpcheck";
 constexpr const char *kFpSiteAttr = "cpn.fpsite";
+/// On a function cpn-lower-fp-flags outlined: the exact classification of a
+/// loop nest's floating-point errors (cpn-externalize-fp-checks).
+constexpr const char *kFpCheckFunctionAttr = "cpn.fp_check";
 constexpr const char *kFpStatusAttr = "cpn.fp_status";
 constexpr int64_t kFpSitesPerWord = 10;
 /// On a comparison of an unsigned and a signed integer operand (NumPy's
