@@ -185,6 +185,28 @@ inline bool indexOk(int64_t &i, int64_t n, int64_t mode) {
   return true;
 }
 
+/// Calls `loop(fix)` with `fix(i)` = indexOk(i, n, mode) specialized for the
+/// mode (clip, wrap, or raise with negative indices from the end), so that a
+/// loop over many indices tests no mode per element.
+template <typename F> auto withIndexFix(int64_t n, int64_t mode, F loop) {
+  if (mode == 2 && n)
+    return loop([n](int64_t &i) {
+      i = i < 0 ? 0 : i >= n ? n - 1 : i;
+      return true;
+    });
+  if (mode == 1 && n)
+    return loop([n](int64_t &i) {
+      i = ((i % n) + n) % n;
+      return true;
+    });
+  return loop([n](int64_t &i) {
+    if (static_cast<uint64_t>(i + n) >= static_cast<uint64_t>(2 * n))
+      return false;
+    i += i < 0 ? n : 0;
+    return true;
+  });
+}
+
 /// Index `i` of an axis of size n under NumPy's mode (args: 0 raise, 1 wrap,
 /// 2 clip); false (and the error set) when out of bounds in raise mode.
 bool fixIndex(int64_t &i, int64_t n, int64_t mode, int64_t axis) {
@@ -228,24 +250,7 @@ template <typename T> void take(const Args &a) {
         }
       });
     };
-    std::optional<int64_t> bad;
-    if (mode == 2 && N)
-      bad = gather([N](int64_t &i) {
-        i = i < 0 ? 0 : i >= N ? N - 1 : i;
-        return true;
-      });
-    else if (mode == 1 && N)
-      bad = gather([N](int64_t &i) {
-        i = ((i % N) + N) % N;
-        return true;
-      });
-    else
-      bad = gather([N](int64_t &i) {
-        if (static_cast<uint64_t>(i + N) >= static_cast<uint64_t>(2 * N))
-          return false;
-        i += i < 0 ? N : 0;
-        return true;
-      });
+    std::optional<int64_t> bad = withIndexFix(N, mode, gather);
     if (bad)
       fixIndex(*bad, N, mode, axis);
     return;
@@ -698,23 +703,7 @@ template <typename T> void put(const Args &a) {
         fixIndex(i, n, mode, 0); // sets the error on the task's thread
       }
     };
-    if (mode == 2 && n)
-      scatter([n](int64_t &i) {
-        i = i < 0 ? 0 : i >= n ? n - 1 : i;
-        return true;
-      });
-    else if (mode == 1 && n)
-      scatter([n](int64_t &i) {
-        i = ((i % n) + n) % n;
-        return true;
-      });
-    else
-      scatter([n](int64_t &i) {
-        if (static_cast<uint64_t>(i + n) >= static_cast<uint64_t>(2 * n))
-          return false;
-        i += i < 0 ? n : 0;
-        return true;
-      });
+    withIndexFix(n, mode, scatter);
     return;
   }
   if (ind.rank() == 1 && v.rank() == 1) { // flat operands, values cycled
