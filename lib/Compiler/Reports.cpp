@@ -242,10 +242,7 @@ std::string stageText(const Trace &trace, const std::vector<int32_t> &outputs,
     return printOp(*module);
   // Both LLVM forms lower through the "llvm" stage.
   std::string last = stage == "llvm-dialect" ? "llvm" : stage;
-  bool known = false;
-  for (auto &[name, passes] : mlir::cpn::getLoweringStages())
-    known |= name == last;
-  if (!known)
+  if (!llvm::is_contained(mlir::cpn::getLoweringStageNames(), last))
     throw std::invalid_argument(
         "cpnumeric: unknown stage '" + stage +
         "'; the stages are trace, cpn, linalg, fused, bufferized, loops, "

@@ -171,26 +171,22 @@ void mlir::cpn::buildCPNLoweringPipeline(OpPassManager &pm,
 }
 
 std::string mlir::cpn::getLowerToLLVMPipeline(bool openmp, bool barePtr) {
-  OpPassManager pm("builtin.module");
-  buildCPNLoweringPipeline(pm, {openmp, barePtr});
-  return printed(pm);
+  // Built once per variant: the kernel cache hashes it on every lookup.
+  auto text = [](bool openmp, bool barePtr) {
+    OpPassManager pm("builtin.module");
+    buildCPNLoweringPipeline(pm, {openmp, barePtr});
+    return printed(pm);
+  };
+  static const std::string texts[2][2] = {
+      {text(false, false), text(false, true)},
+      {text(true, false), text(true, true)}};
+  return texts[openmp][barePtr];
 }
 
 std::string mlir::cpn::getReproPipeline(bool openmp, bool barePtr) {
   return std::string("builtin.module(cpn-lower-to-llvm{openmp=") +
          (openmp ? "true" : "false") +
          " bare-ptr=" + (barePtr ? "true" : "false") + "})";
-}
-
-std::vector<std::pair<std::string, std::string>>
-mlir::cpn::getLoweringStages(bool openmp, bool barePtr) {
-  std::vector<std::pair<std::string, std::string>> stages;
-  for (const std::string &stage : getLoweringStageNames()) {
-    OpPassManager pm("builtin.module");
-    buildCPNLoweringStage(pm, stage, {openmp, barePtr});
-    stages.emplace_back(stage, printed(pm));
-  }
-  return stages;
 }
 
 void mlir::cpn::registerCPNPassesAndPipelines() {

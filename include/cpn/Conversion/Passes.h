@@ -68,10 +68,6 @@ std::string getLowerToLLVMPipeline(bool openmp = true, bool barePtr = true);
 /// The registered pipeline with these options, for a cpn-opt command line.
 std::string getReproPipeline(bool openmp = true, bool barePtr = true);
 
-/// The pipeline split into its stages: (stage name, textual pass pipeline).
-std::vector<std::pair<std::string, std::string>>
-getLoweringStages(bool openmp = true, bool barePtr = true);
-
 /// Registers the passes and the named pipeline `cpn-lower-to-llvm`.
 void registerCPNPassesAndPipelines();
 
