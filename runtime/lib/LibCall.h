@@ -2,7 +2,7 @@
 //
 // Part of cpnumeric's runtime (libcpnrt). The layout words and pointers of a
 // `cpn_lib_*` call (see cpnrt/Lapack.h) as strided arrays, shared by
-// Lapack.cpp and Algorithms.cpp.
+// Lapack.cpp and the algorithm calls (Algorithms.cpp, Indexing.cpp, Scans.cpp).
 //
 //===----------------------------------------------------------------------===//
 

@@ -52,7 +52,8 @@ namespace cpnrt {
 std::string takeKernelError();
 /// Reports an error of a library call (the first one of a kernel is kept).
 void setKernelError(const std::string &error);
-/// The entry points of Algorithms.cpp (sorting, searching, gathering).
+/// The entry points of Algorithms.cpp (sorting, searching), Indexing.cpp
+/// (gathers, scatters) and Scans.cpp (ufunc.accumulate, ufunc.at).
 std::vector<cpn_lib_entry> algorithmFunctions();
 std::vector<cpn_lib_entry> fftFunctions();
 /// Whether `callee` (without "cpn_lib_": "put_f8") computes its output as a
