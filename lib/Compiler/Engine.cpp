@@ -207,13 +207,110 @@ void Engine::flush() {
   stats_.deadValuesSkipped += trace_.size() - outputs.size();
   std::vector<int32_t> donors = planDonations(trace_, outputs);
   std::shared_ptr<Executable> exe;
+  bool baseline = false;
   try {
-    exe = obtain(outputs, donors);
+    exe = obtain(outputs, donors, &baseline);
   } catch (const std::exception &) {
     recoverWindow();
     return;
   }
-  submit(exe, outputs, donors);
+  if (!baseline)
+    submit(exe, outputs, donors);
+}
+
+/// The work of a window for the baseline tier's cost model: elements
+/// computed, plus a product's multiply-adds (views compute nothing).
+static uint64_t windowWork(const Trace &trace) {
+  uint64_t work = 0;
+  auto numel = [](const std::vector<int64_t> &shape) {
+    uint64_t n = 1;
+    for (int64_t d : shape)
+      n *= static_cast<uint64_t>(d);
+    return n;
+  };
+  for (const TraceOp &op : trace.ops()) {
+    if (op.name == "view")
+      continue;
+    uint64_t n = numel(op.shape);
+    if (op.name == "matmul" && op.shape.size() == 2) {
+      int32_t lhs = op.operands[0];
+      const std::vector<int64_t> &a = lhs >= 0
+                                          ? trace.ops()[lhs].shape
+                                          : trace.inputs()[-lhs - 1]->shape;
+      n *= a.size() == 2 ? static_cast<uint64_t>(a[1]) : 1;
+    }
+    work += n;
+  }
+  return work;
+}
+
+/// The baseline tier: a window seen for the first time, with little work,
+/// runs op by op (NumPy's loops) instead of waiting for its compile; if it
+/// comes again it is compiled then. The first run of a loop whose windows
+/// differ (offsets, sizes) then never waits for the compiler.
+bool Engine::runBaseline(uint64_t key, const std::vector<int32_t> &outputs,
+                         const std::vector<int32_t> &donors) {
+  if (!baseline_ || options_.baselineWork == 0 || outputs.empty() ||
+      baselineSeen_.count(key) || windowWork(trace_) >= options_.baselineWork)
+    return false;
+  auto t0 = std::chrono::steady_clock::now();
+  // The inputs computed, and every task that reads a donated store done
+  // (the runner writes it at once).
+  cpnrt::TaskGraph::global().waitAll();
+  for (const NodeRef &in : trace_.inputs()) {
+    try {
+      in->store->wait();
+    } catch (const std::exception &) {
+      return false; // the compiled window fails with the same error
+    }
+  }
+  std::vector<cpnrt::StoreRef> dests;
+  for (size_t j = 0; j < outputs.size(); ++j) {
+    const TraceOp &op = trace_.ops()[outputs[j]];
+    dests.push_back(donors[j] >= 0
+                        ? trace_.inputs()[donors[j]]->store
+                        : std::make_shared<cpnrt::Store>(op.dtype, op.shape));
+  }
+  std::shared_ptr<const FpSites> fp = fpSites();
+  std::vector<int32_t> status;
+  if (fp)
+    status.assign((fp->names.size() + ::cpn::kFpSitesPerWord - 1) /
+                      ::cpn::kFpSitesPerWord,
+                  0);
+  char keyText[24];
+  snprintf(keyText, sizeof(keyText), "%016llx",
+           static_cast<unsigned long long>(key));
+  {
+    cpnrt::ProfileScope scope("baseline", std::string("baseline ") + keyText,
+                              "{\"ops\": " + std::to_string(trace_.size()) +
+                                  "}");
+    BaselineWindow w{trace_, outputs, dests, fp.get(), status};
+    try {
+      if (!baseline_(w))
+        return false;
+    } catch (const std::exception &) {
+      return false; // compiled instead, which reports the error if it recurs
+    }
+  }
+  if (baselineSeen_.size() >= (1u << 16))
+    baselineSeen_.clear();
+  baselineSeen_.insert(key);
+  for (size_t j = 0; j < outputs.size(); ++j) {
+    NodeRef node = trace_.ops()[outputs[j]].result.lock();
+    node->store = dests[j];
+    node->opIndex = -1;
+    if (donors[j] >= 0)
+      ++stats_.buffersDonated;
+    ++stats_.valuesMaterialized;
+  }
+  if (fp && llvm::any_of(status, [](int32_t w) { return w != 0; }))
+    reportFpErrors(*fp, status);
+  trace_.clear();
+  ++stats_.baselineWindows;
+  stats_.baselineSeconds +=
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0)
+          .count();
+  return true;
 }
 
 /// A window that failed to compile runs in parts, so that one op the
@@ -296,7 +393,8 @@ void Engine::recoverWindow() {
 }
 
 std::shared_ptr<Executable> Engine::obtain(const std::vector<int32_t> &outputs,
-                                           const std::vector<int32_t> &donors) {
+                                           const std::vector<int32_t> &donors,
+                                           bool *baseline) {
   uint64_t key = trace_.hash();
   for (size_t j = 0; j < outputs.size(); ++j) {
     key = hashMix(key, static_cast<uint64_t>(outputs[j]));
@@ -338,6 +436,10 @@ std::shared_ptr<Executable> Engine::obtain(const std::vector<int32_t> &outputs,
         cache[key] = exe;
       }
     }
+  }
+  if (!exe && baseline && runBaseline(key, outputs, donors)) {
+    *baseline = true;
+    return nullptr;
   }
   if (!exe && !outputs.empty()) {
     auto t0 = std::chrono::steady_clock::now();

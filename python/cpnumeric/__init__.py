@@ -47,10 +47,13 @@ from ._joining import (allclose, append, atleast_1d, atleast_2d, atleast_3d,  # 
 
 _cpn.configure(_config.get("CPN_DUMP_IR"), _config.get_int("CPN_TRACE_LIMIT"),
                _config.get_int("CPN_OPT_LEVEL"), _config.get_int("CPN_THREADS"),
-               _config.cache_dir(), _config.get_int("CPN_CACHE_MAX_BYTES"))
+               _config.cache_dir(), _config.get_int("CPN_CACHE_MAX_BYTES"),
+               # IR dumps show kernels: every window is compiled then
+               0 if _config.get("CPN_DUMP_IR") else _config.get_int("CPN_BASELINE_WORK"))
 
 _core.EAGER["threshold"] = _config.get_int("CPN_EAGER_THRESHOLD")
 _core.LOCATIONS = bool(_config.get("CPN_DUMP_IR"))
+from . import _baseline  # noqa: E402,F401  (sets the Engine's baseline tier)
 from . import _profile  # noqa: E402
 _profile._start_from_environment()
 from . import _errstate  # noqa: E402

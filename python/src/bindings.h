@@ -18,6 +18,11 @@ void initTrace(pybind11::module_ &m);
 void initCompiler(pybind11::module_ &m);
 void initRuntime(pybind11::module_ &m);
 void initFast(pybind11::module_ &m);
+void initBaseline(pybind11::module_ &m);
+
+/// A NumPy array over a store's elements, without a copy: the array keeps
+/// the store alive; read-only unless `writable`.
+pybind11::object storeArray(const cpnrt::StoreRef &store, bool writable);
 
 /// Records one op of a Python call (Engine::record): NumPy's checks of the
 /// result's size first (ValueError, MemoryError: the Python error is set and

@@ -49,8 +49,9 @@ void initCompiler(py::module_ &m) {
   m.def(
       "configure",
       [](std::string dumpDir, size_t traceLimit, int optLevel, int threads,
-         std::string cacheDir, uint64_t cacheMaxBytes) {
+         std::string cacheDir, uint64_t cacheMaxBytes, uint64_t baselineWork) {
         auto &o = cpn::Engine::global().options();
+        o.baselineWork = baselineWork;
         o.dumpDir = std::move(dumpDir);
         o.cacheDir = std::move(cacheDir);
         o.cacheMaxBytes = cacheMaxBytes;
@@ -60,7 +61,8 @@ void initCompiler(py::module_ &m) {
       },
       py::arg("dump_dir"), py::arg("trace_limit"), py::arg("opt_level"),
       py::arg("threads") = 0, py::arg("cache_dir") = "",
-      py::arg("cache_max_bytes") = uint64_t(1) << 30);
+      py::arg("cache_max_bytes") = uint64_t(1) << 30,
+      py::arg("baseline_work") = uint64_t(1) << 26);
   py::class_<cpn::CapturedTrace, std::shared_ptr<cpn::CapturedTrace>>(
       m, "CapturedTrace",
       "A function's whole trace, compiled once (see cpnumeric.jit).")
@@ -115,6 +117,16 @@ void initCompiler(py::module_ &m) {
       [](bool execute) { return cpn::Engine::global().endCapture(execute); },
       py::arg("execute"));
   m.def("capturing", [] { return cpn::Engine::global().capturing(); });
+  m.def(
+      "set_baseline_work",
+      [](uint64_t work) {
+        uint64_t old = cpn::Engine::global().options().baselineWork;
+        cpn::Engine::global().options().baselineWork = work;
+        return old;
+      },
+      py::arg("work"),
+      "Sets CPN_BASELINE_WORK (0: every window compiled); returns the old "
+      "value.");
   m.def("set_kernel_threads", &cpn::setKernelThreads, py::arg("threads"));
   m.def("kernel_threads", &cpn::kernelThreads,
         "OpenMP threads compiled kernels run on.");
@@ -136,6 +148,8 @@ void initCompiler(py::module_ &m) {
     d["windows_recovered"] = s.windowsRecovered;
     d["values_failed"] = s.valuesFailed;
     d["disk_load_seconds"] = s.diskLoadSeconds;
+    d["baseline_windows"] = s.baselineWindows;
+    d["baseline_seconds"] = s.baselineSeconds;
     cpn::CheckCompileStats c = cpn::checkCompileStats();
     d["check_compilations"] = c.compilations;
     d["check_compile_seconds"] = c.seconds;

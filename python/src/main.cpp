@@ -12,4 +12,5 @@ PYBIND11_MODULE(_cpn, m) {
   initCompiler(m);
   initRuntime(m);
   initFast(m);
+  initBaseline(m);
 }

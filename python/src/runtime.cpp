@@ -52,6 +52,21 @@ std::string bytesArgs(const NodeRef &node) {
 }
 } // namespace
 
+py::object storeArray(const cpnrt::StoreRef &store, bool writable) {
+  std::string key = cpnrt::dtypeName(store->dtype());
+  py::dtype dt(key == "b1" ? std::string("?") : "<" + key);
+  // The capsule owns a reference to the store: the array keeps its memory
+  // alive.
+  auto *owner = new cpnrt::StoreRef(store);
+  py::capsule keep(owner,
+                   [](void *p) { delete static_cast<cpnrt::StoreRef *>(p); });
+  py::array out(dt, store->shape(), {}, store->data(), keep);
+  if (!writable)
+    py::detail::array_proxy(out.ptr())->flags &=
+        ~py::detail::npy_api::NPY_ARRAY_WRITEABLE_;
+  return std::move(out);
+}
+
 void initRuntime(py::module_ &m) {
   m.def(
       "from_numpy",
@@ -85,19 +100,8 @@ void initRuntime(py::module_ &m) {
       "host_view",
       [](const NodeRef &node) {
         cpnrt::ProfileScope scope("copy", "host_view", bytesArgs(node));
-        cpnrt::StoreRef store = materialize(node);
-        std::string key = cpnrt::dtypeName(node->dtype);
-        py::dtype dt(key == "b1" ? std::string("?") : "<" + key);
-        // The capsule owns a reference to the store: the array keeps its
-        // memory alive. Read-only: writes must go through the trace.
-        auto *owner = new cpnrt::StoreRef(store);
-        py::capsule keep(owner, [](void *p) {
-          delete static_cast<cpnrt::StoreRef *>(p);
-        });
-        py::array out(dt, node->shape, {}, store->data(), keep);
-        py::detail::array_proxy(out.ptr())->flags &=
-            ~py::detail::npy_api::NPY_ARRAY_WRITEABLE_;
-        return out;
+        // Read-only: writes go through the trace (or write_element).
+        return storeArray(materialize(node), false);
       },
       "A read-only NumPy view of a value's store, without a copy (a sync "
       "point). Copy what you keep: later work may reuse the buffer once no "

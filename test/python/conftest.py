@@ -12,6 +12,10 @@ import pytest
 sys.path.insert(0, os.environ.get("CPN_TEST_PACKAGE_ROOT") or
                 os.path.join(os.path.dirname(__file__), "..", "..", "python"))
 os.environ.setdefault("CPN_EAGER_THRESHOLD", "0")
+# Every window compiled, so that each test exercises the compiler on its ops;
+# test_patterns.py and the fuzzer's default and baseline modes run the
+# baseline tier.
+os.environ.setdefault("CPN_BASELINE_WORK", "0")
 # A fresh kernel disk cache per test session, so that compilation counts do
 # not depend on what earlier runs left in ~/.cache/cpnumeric.
 _cache = tempfile.mkdtemp(prefix="cpn-test-cache-")

@@ -1,7 +1,8 @@
 """Differential fuzzing against NumPy (tools/fuzz, docs/fuzzing.md): a fixed
 set of random programs must give NumPy's values, dtypes, shapes and
-exceptions in the default mode and with every op traced and compiled
-(CPN_EAGER_THRESHOLD=0), with no crash and no hang.
+exceptions in the default mode, with every op traced and compiled
+(CPN_EAGER_THRESHOLD=0, CPN_BASELINE_WORK=0) and with every op traced and
+run by the baseline tier, with no crash and no hang.
 
 On a failure the message lists each failing program; to see one, run
 
@@ -28,7 +29,7 @@ SEED = 20
 COUNT = int(os.environ.get("CPN_FUZZ_N", "300"))
 
 
-@pytest.mark.parametrize("mode", ["eager0", "default"])
+@pytest.mark.parametrize("mode", ["eager0", "default", "baseline"])
 def test_fuzz(mode, tmp_path):
     out = tmp_path / "summary.json"
     cmd = [sys.executable, CPNFUZZ, "--seed", str(SEED), "-n", str(COUNT),

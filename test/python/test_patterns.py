@@ -85,3 +85,125 @@ def test_element_write_2d_and_facts():
     ref[3, 7] = 100.0
     numpy.testing.assert_allclose(np.asarray(a @ numpy.ones(40)), ref @ numpy.ones(40))
     numpy.testing.assert_allclose(np.asarray(a.T @ numpy.ones(40)), ref.T @ numpy.ones(40))
+
+
+@pytest.fixture
+def baseline():
+    """The baseline tier on for every window (the suite compiles them all)."""
+    old = np._cpn.set_baseline_work(1 << 62)
+    np.synchronize()
+    np.reset_stats()
+    yield
+    np.synchronize()
+    ran = np.stats()["baseline_windows"]
+    np._cpn.set_baseline_work(old)
+    assert ran > 0, "no window ran in the baseline tier"
+
+
+def _rows(lib, n=120, m=300):
+    A = lib.zeros((n, m))
+    x = lib.linspace(0, 1, m)
+    for i in range(1, n):
+        A[i, :] = lib.sin(x * (i + 1)) + 0.5 * A[i - 1, :]
+    return A
+
+
+def test_row_loop_runs_without_compiling(baseline):
+    got = numpy.asarray(_rows(np))
+    s = np.stats()
+    assert s["compilations"] == 0 and s["baseline_windows"] > 0
+    numpy.testing.assert_allclose(got, _rows(numpy), rtol=1e-13, atol=1e-13)
+
+
+def test_column_loop_and_sizes(baseline):
+    A = numpy.arange(60.0 * 7).reshape(60, 7) / 7.0
+    a = np.asarray(A)
+    out = np.zeros(7)
+    for j in range(7):
+        out[j] = np.sqrt((a[:, j] ** 2).sum())
+    numpy.testing.assert_allclose(np.asarray(out), numpy.sqrt((A ** 2).sum(axis=0)))
+    for n in (0, 1, 2, 3, 17, 64, 101):
+        x = np.arange(n, dtype=numpy.float32) * 0.5
+        y = (x * x + 1.0).astype(numpy.float64).cumsum()
+        r = numpy.arange(n, dtype=numpy.float32) * 0.5
+        numpy.testing.assert_allclose(np.asarray(y), (r * r + 1.0).astype(numpy.float64).cumsum())
+    assert np.stats()["compilations"] == 0
+
+
+def test_repeated_window_compiles_once_and_agrees_bit_for_bit(baseline):
+    x = numpy.linspace(-3, 3, 5000)
+    y = numpy.cos(x) * 3.0
+    results = []
+    for _ in range(4):  # baseline, then compiled (once), then from the cache
+        a, b = np.asarray(x), np.asarray(y)
+        results.append(numpy.asarray((a * b + a) * 0.5 - b))
+    s = np.stats()
+    assert s["baseline_windows"] >= 1 and s["compilations"] == 1
+    want = (x * y + x) * 0.5 - y
+    for r in results:
+        numpy.testing.assert_array_equal(r, want)
+
+
+def test_library_calls_and_scatters(baseline):
+    rng = numpy.random.default_rng(3)
+    idx = rng.integers(0, 50, 400)
+    h = np.zeros(50)
+    href = numpy.zeros(50)
+    for k in range(6):
+        numpy.add.at(href, idx[k::6], 1.0)
+        np.add.at(h, np.asarray(idx[k::6]), 1.0)
+    numpy.testing.assert_array_equal(np.asarray(h), href)
+    v = rng.standard_normal(3001)
+    numpy.testing.assert_array_equal(np.asarray(np.sort(np.asarray(v))), numpy.sort(v))
+    numpy.testing.assert_array_equal(np.asarray(np.asarray(v)[np.asarray(idx)]), v[idx])
+    m = rng.standard_normal((40, 40)) + 40 * numpy.eye(40)
+    numpy.testing.assert_allclose(np.asarray(np.linalg.solve(np.asarray(m), np.ones(40))),
+                                  numpy.linalg.solve(m, numpy.ones(40)))
+    # the scatter loop's two bodies (67 and 66 indices) come again: compiled
+    assert np.stats()["compilations"] <= 2
+    # a failing call is compiled instead, which raises NumPy's error
+    with pytest.raises(numpy.linalg.LinAlgError):
+        np.linalg.inv(np.zeros((3, 3)) + np.zeros((3, 3)))
+
+
+def test_random_draws_match_the_compiled_kernel(baseline):
+    def draws():
+        g = np.random.default_rng(11)
+        return (numpy.asarray(g.random(4000)), numpy.asarray(g.integers(0, 1000, 3000)),
+                numpy.asarray(g.standard_normal(4000)))
+    first = draws()
+    np._cpn.set_baseline_work(0)
+    compiled = draws()
+    numpy.testing.assert_array_equal(first[0], compiled[0])  # the same words
+    numpy.testing.assert_array_equal(first[1], compiled[1])
+    # NumPy's log and cos against libmvec's: within an ulp or two
+    numpy.testing.assert_allclose(first[2], compiled[2], rtol=1e-14, atol=1e-15)
+
+
+def test_fp_errors_reported(baseline):
+    big = np.asarray(numpy.full(3000, 800.0))
+    with pytest.warns(RuntimeWarning, match="overflow"):
+        with np.errstate(over="warn"):
+            r = np.exp(big)
+            numpy.asarray(r)
+    with pytest.raises(FloatingPointError):
+        with np.errstate(divide="raise"):
+            numpy.asarray(np.log(np.zeros(3000) + 0.0))
+    with np.errstate(all="ignore"):
+        numpy.testing.assert_array_equal(np.asarray(np.exp(big)), numpy.full(3000, numpy.inf))
+
+
+def test_donated_updates_in_a_loop(baseline):
+    u = np.zeros((50, 50))
+    u[0, :] = 1.0
+    ref = numpy.zeros((50, 50))
+    ref[0, :] = 1.0
+    for _ in range(5):
+        u[1:-1, 1:-1] = 0.25 * (u[:-2, 1:-1] + u[2:, 1:-1] + u[1:-1, :-2] + u[1:-1, 2:])
+        ref[1:-1, 1:-1] = 0.25 * (ref[:-2, 1:-1] + ref[2:, 1:-1] + ref[1:-1, :-2]
+                                  + ref[1:-1, 2:])
+    numpy.testing.assert_array_equal(np.asarray(u), ref)
+    w = np.arange(3000.0)
+    keep = w[::2]
+    w += 1.0
+    numpy.testing.assert_array_equal(np.asarray(keep), numpy.arange(3000.0)[::2] + 1.0)

@@ -9,10 +9,11 @@ Random NumPy programs (gen.py) run once under NumPy and once under cpnumeric
     python tools/fuzz/cpnfuzz.py --show 1:17           # print program 17
     python tools/fuzz/cpnfuzz.py --run 1:17 --mode eager0   # run it, verbose
 
-Modes: default (cpnumeric as it is), eager0 (CPN_EAGER_THRESHOLD=0: every
-op traced and compiled), jit (the program's body in one @cpnumeric.jit
+Modes: default (cpnumeric as it is), eager0 (CPN_EAGER_THRESHOLD=0 and
+CPN_BASELINE_WORK=0: every op traced and compiled), baseline (every op
+traced, every window seen once run by the baseline tier), jit (the program's body in one @cpnumeric.jit
 function), numpy (NumPy against itself: checks the harness). A comma list
-runs several; `all` is default,eager0,jit.
+runs several; `all` is default,eager0,baseline,jit.
 
 Exit status: 0 when every program agreed, 1 otherwise.
 """
@@ -46,8 +47,13 @@ def mode_env(mode, cache_dir):
         os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
     env["CPN_CACHE_DIR"] = cache_dir
     env.pop("CPN_EAGER_THRESHOLD", None)
+    env.pop("CPN_BASELINE_WORK", None)
     if mode == "eager0":
         env["CPN_EAGER_THRESHOLD"] = "0"
+        env["CPN_BASELINE_WORK"] = "0"
+    elif mode == "baseline":
+        env["CPN_EAGER_THRESHOLD"] = "0"
+        env["CPN_BASELINE_WORK"] = str(1 << 62)
     env.setdefault("PYTHONHASHSEED", "0")
     return env
 
@@ -299,7 +305,8 @@ def render(prog, res, mode):
     """A standalone reproducer script."""
     import fuzzlib
     d0 = (res.get("divs") or [{}])[0]
-    env = "CPN_EAGER_THRESHOLD=0 " if mode == "eager0" else ""
+    env = {"eager0": "CPN_EAGER_THRESHOLD=0 CPN_BASELINE_WORK=0 ",
+           "baseline": f"CPN_EAGER_THRESHOLD=0 CPN_BASELINE_WORK={1 << 62} "}.get(mode, "")
     raised = set(res.get("np_raised", [])) | {d["index"] for d in res.get("divs", [])
                                               if d["cat"] in ("cp-raised", "exc-type",
                                                               "np-raised")}
@@ -406,9 +413,9 @@ def main(argv=None):
     ap.add_argument("-q", "--quiet", action="store_true")
     args = ap.parse_args(argv)
 
-    modes = ["default", "eager0", "jit"] if args.mode == "all" else args.mode.split(",")
+    modes = ["default", "eager0", "baseline", "jit"] if args.mode == "all" else args.mode.split(",")
     for m in modes:
-        if m not in ("default", "eager0", "jit", "numpy"):
+        if m not in ("default", "eager0", "baseline", "jit", "numpy"):
             ap.error(f"unknown mode {m}")
 
     if args.show:

@@ -28,7 +28,7 @@ import tempfile
 import time
 import traceback
 
-STATS = ("compilations", "fallbacks", "flushes", "jit_traces")
+STATS = ("compilations", "fallbacks", "flushes", "jit_traces", "baseline_windows")
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 

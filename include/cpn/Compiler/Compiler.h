@@ -11,9 +11,12 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
+#include <unordered_set>
+#include <vector>
 
 namespace cpn {
 
@@ -31,6 +34,11 @@ struct CompilerOptions {
   std::string cacheDir;   // CPN_CACHE_DIR: compiled kernels on disk ("" = off)
   // CPN_CACHE_MAX_BYTES: the disk cache's bound (0: none)
   uint64_t cacheMaxBytes = uint64_t(1) << 30;
+  // CPN_BASELINE_WORK: a window seen for the first time whose work (elements
+  // computed, multiply-adds of products) is below this runs in the baseline
+  // tier instead of waiting for a compile; it is compiled when it comes
+  // again. 0: always compile.
+  uint64_t baselineWork = uint64_t(1) << 26;
 };
 
 struct CompilerStats {
@@ -48,6 +56,8 @@ struct CompilerStats {
   double diskLoadSeconds = 0;
   uint64_t windowsRecovered = 0; // windows that failed whole, run in parts
   uint64_t valuesFailed = 0;     // values left uncomputed by such failures
+  uint64_t baselineWindows = 0;  // windows run op by op, not compiled
+  double baselineSeconds = 0;
 };
 
 /// The exact classification of np.errstate checks, compiled only when a run
@@ -169,6 +179,21 @@ struct CapturedTrace {
   std::vector<NodeRef> call(const std::vector<NodeRef> &args) const;
 };
 
+/// A window for the baseline tier: the trace, the ops whose values are
+/// wanted and the stores to write them into (fresh, or a donated input's),
+/// the fp sites of checked ops (null: none) and their status words to set as
+/// a kernel would (see kFpSitesPerWord).
+struct BaselineWindow {
+  const Trace &trace;
+  const std::vector<int32_t> &outputs;
+  const std::vector<cpnrt::StoreRef> &dests;
+  const FpSites *fp;
+  std::vector<int32_t> &status;
+};
+/// Runs a window op by op (the bindings set it: NumPy's loops and the
+/// runtime's library calls); false, having written nothing, when it cannot.
+using BaselineRunner = std::function<bool(BaselineWindow &)>;
+
 /// The process-wide compiler: the current trace, the cache of executables by
 /// trace hash, and flushing.
 class Engine {
@@ -210,9 +235,20 @@ public:
   /// Without, the trace is dropped: its pending values must not be read.
   std::shared_ptr<CapturedTrace> endCapture(bool execute);
 
+  /// The baseline tier's runner (none: every window is compiled).
+  void setBaselineRunner(BaselineRunner runner) {
+    baseline_ = std::move(runner);
+  }
+
 private:
+  /// The executable of the current trace: from the memory or disk cache,
+  /// else compiled, unless `baseline` is given and the window runs in the
+  /// baseline tier (then *baseline is set, nullptr returned, trace cleared).
   std::shared_ptr<Executable> obtain(const std::vector<int32_t> &outputs,
-                                     const std::vector<int32_t> &donors);
+                                     const std::vector<int32_t> &donors,
+                                     bool *baseline = nullptr);
+  bool runBaseline(uint64_t key, const std::vector<int32_t> &outputs,
+                   const std::vector<int32_t> &donors);
   void submit(const std::shared_ptr<Executable> &exe,
               const std::vector<int32_t> &outputs,
               const std::vector<int32_t> &donors);
@@ -230,6 +266,9 @@ private:
   bool fpQuiet_ = false;
   std::array<uint8_t, 3> fpActions_{};
   std::shared_ptr<const FpSites> fpSites() const;
+  BaselineRunner baseline_;
+  // Keys of windows the baseline tier ran once: the next time, they compile.
+  std::unordered_set<uint64_t> baselineSeen_;
 };
 
 } // namespace cpn

@@ -1,0 +1,251 @@
+"""The baseline tier: a window whose kernel is not compiled runs op by op.
+
+The Engine (lib/Compiler/Engine.cpp, runBaseline) calls `run` for a window
+seen for the first time whose work is small (CPN_BASELINE_WORK): rather than
+wait 0.1-0.3 s for a compile that a loop of changing offsets or sizes would
+never use again, each `cpn` op is computed with NumPy's loop for it, and
+each library call (sorting, gathers, scatters, LAPACK) with the runtime's
+own entry point, the one a compiled kernel calls. If the window comes again
+it is compiled then. `stats()` counts these windows (`baseline_windows`);
+the profile shows them as "baseline" events.
+
+Values are NumPy arrays: the inputs are read-only views of their stores,
+the outputs are copied into the stores the Engine gives (a donated input's
+own store for an update in place).
+"""
+
+import numpy as _np
+
+from . import _cpn
+
+_DTYPES = {}
+
+
+def _dtype(key):
+    dt = _DTYPES.get(key)
+    if dt is None:
+        dt = _DTYPES[key] = _np.dtype("?" if key == "b1" else "<" + key)
+    return dt
+
+
+_UFUNC_NAMES = """negative positive absolute sign square reciprocal sqrt cbrt exp exp2
+expm1 log log2 log10 log1p sin cos tan arcsin arccos arctan sinh cosh tanh arcsinh
+arccosh arctanh floor ceil trunc rint logical_not invert isnan isinf isfinite signbit
+conjugate bitwise_count spacing add gcd lcm nextafter subtract multiply divide
+floor_divide remainder fmod power maximum minimum fmax fmin arctan2 hypot copysign
+logaddexp logaddexp2 equal not_equal less less_equal greater greater_equal logical_and
+logical_or logical_xor bitwise_and bitwise_or bitwise_xor left_shift right_shift""".split()
+_UFUNCS = {name: getattr(_np, name) for name in _UFUNC_NAMES}
+
+# np.errstate's categories as the kernels' FpError bits.
+_FP_BITS = {"divide by zero": 1, "overflow": 2, "invalid value": 4}
+
+
+def _flat(a):
+    """`a`'s elements in C order, 1-D (a view when it already is)."""
+    return a.reshape(-1) if a.flags.c_contiguous else _np.ascontiguousarray(a).reshape(-1)
+
+
+def _strided(flat, iattrs, shape):
+    """The view (offset, element strides in iattrs) of a flat array."""
+    item = flat.itemsize
+    return _np.ndarray(shape, flat.dtype, buffer=flat, offset=iattrs[0] * item,
+                       strides=[s * item for s in iattrs[1:]])
+
+
+def _view(args, iattrs, sattr, shape, dt):
+    if 0 in shape:
+        return _np.empty(shape, dt)
+    return _strided(_flat(args[0]), iattrs, shape)
+
+
+def _copy(args, iattrs, sattr, shape, dt):
+    return _np.array(args[0], dtype=dt, order="C", copy=True)
+
+
+def _complex(args, iattrs, sattr, shape, dt):
+    out = _np.empty(shape, dt)  # no inf * 0 terms: the parts are set apart
+    out.real = args[0]
+    out.imag = args[1]
+    return out
+
+
+def _bitcast(args, iattrs, sattr, shape, dt):
+    return _np.ascontiguousarray(args[0]).view(dt)
+
+
+def _cast(args, iattrs, sattr, shape, dt):
+    return args[0].astype(dt)
+
+
+def _select(args, iattrs, sattr, shape, dt):
+    return _np.where(args[0], args[1], args[2])
+
+
+_REDUCE = {"sum": _np.add.reduce, "prod": _np.multiply.reduce}
+
+
+def _reduce(args, iattrs, sattr, shape, dt):
+    x, axes = args[0], tuple(iattrs)
+    f = _REDUCE.get(sattr)
+    if f is not None:
+        r = f(x, axis=axes, dtype=dt)
+    elif sattr == "min":
+        r = _np.minimum.reduce(x, axis=axes)
+    elif sattr == "max":
+        r = _np.maximum.reduce(x, axis=axes)
+    elif sattr == "any":
+        r = _np.any(x, axis=axes)
+    elif sattr == "all":
+        r = _np.all(x, axis=axes)
+    elif sattr == "argmin":
+        r = _np.argmin(x, axis=axes[0])
+    elif sattr == "argmax":
+        r = _np.argmax(x, axis=axes[0])
+    else:
+        raise NotImplementedError(f"reduce kind {sattr}")
+    return _np.asarray(r).reshape(shape)
+
+
+def _iota(args, iattrs, sattr, shape, dt):
+    dim = iattrs[0]
+    line = _np.arange(shape[dim], dtype=dt).reshape(
+        [-1 if k == dim else 1 for k in range(len(shape))])
+    return _np.broadcast_to(line, shape)
+
+
+def _matmul(args, iattrs, sattr, shape, dt):
+    return _np.matmul(args[0], args[1])
+
+
+_WORD_MASK = (1 << 64) - 1
+
+
+def _random_bits(args, iattrs, sattr, shape, dt):
+    n = 1
+    for d in shape:
+        n *= d
+    words = _cpn.philox_words(int(args[0]) & _WORD_MASK, int(args[1]) & _WORD_MASK, n)
+    return words.view(_np.int64).reshape(shape)
+
+
+def _libcall(args, iattrs, sattr, shape, dt):
+    out = _np.empty(shape, dt)
+    _cpn.call_library(sattr, out, list(args), list(iattrs))
+    return out
+
+
+def _part(name):
+    def part(args, iattrs, sattr, shape, dt):
+        return getattr(args[0], name)
+    return part
+
+
+_SPECIAL = {"view": _view, "copy": _copy, "complex": _complex, "bitcast": _bitcast,
+            "cast": _cast, "select": _select, "reduce": _reduce, "iota": _iota,
+            "matmul": _matmul, "random_bits": _random_bits, "libcall": _libcall,
+            "real": _part("real"), "imag": _part("imag")}
+# Ops whose result is a new array of their own.
+_FRESH = frozenset(_UFUNC_NAMES) | {"copy", "complex", "cast", "select", "matmul",
+                                   "libcall", "update", "random_bits"}
+# Ops whose result is a view of their first operand's memory.
+_ALIASING = frozenset(("view", "real", "imag", "bitcast"))
+
+
+class _Flags:
+    """np.errstate's callback: the FpError bits of the current op."""
+    __slots__ = ("bits",)
+
+    def __init__(self):
+        self.bits = 0
+
+    def __call__(self, kind, flag):
+        self.bits |= _FP_BITS.get(kind, 0)
+
+
+def run(ops, inputs, outputs, dests, sites):
+    """Computes the window `ops` (name, operands, iattrs, sattr, shape, dtype
+    key, fp checks) on `inputs` and writes the values of ops `outputs` into
+    `dests`. Returns the fp status words (bits of the checked ops' errors, as
+    a kernel sets them), or None, having written nothing, when an op is not
+    one this tier runs."""
+    for op in ops:
+        if op[0] not in _UFUNCS and op[0] not in _SPECIAL and op[0] != "update":
+            return None
+    n = len(ops)
+    # Where each value's memory comes from (an op result, or -1 for an
+    # input), and the last op that reads that memory (outputs: the end).
+    root = [0] * n
+    last = [-1] * n
+    for i, op in enumerate(ops):
+        operands = op[1]
+        if op[0] in _ALIASING and operands[0] >= 0:
+            root[i] = root[operands[0]]
+        elif op[0] in _ALIASING:
+            root[i] = -1
+        else:
+            root[i] = i
+        for r in operands:
+            if r >= 0:
+                last[r] = i
+                if root[r] >= 0:
+                    last[root[r]] = max(last[root[r]], i)
+    for o in outputs:
+        last[o] = n
+        if root[o] >= 0:
+            last[root[o]] = n
+    # A later reader of an alias keeps its root's memory in use.
+    for i in range(n):
+        if root[i] >= 0 and root[i] != i:
+            last[root[i]] = max(last[root[i]], last[i])
+    site = {name: k for k, name in enumerate(sites)}
+    status = [0] * ((len(sites) + 9) // 10)
+    flags = _Flags()
+    vals = [None] * n
+    fresh = [False] * n  # a C-ordered array that this window made
+    checking = any(op[6] for op in ops)
+    with (_np.errstate(divide="call", over="call", invalid="call", under="ignore",
+                       call=flags) if checking else _np.errstate(all="ignore")):
+        for i, (name, operands, iattrs, sattr, shape, key, checks) in enumerate(ops):
+            args = [vals[r] if r >= 0 else inputs[-r - 1] for r in operands]
+            dt = _dtype(key)
+            flags.bits = 0
+            if name == "update":
+                base = operands[0]
+                if (base >= 0 and fresh[base] and root[base] == base
+                        and last[base] == i):
+                    new = args[0]  # nothing reads the old value: in place
+                else:
+                    new = _np.array(args[0], order="C", copy=True)
+                if 0 not in args[1].shape:
+                    _strided(new.reshape(-1), iattrs, args[1].shape)[...] = args[1]
+                v = new
+            else:
+                f = _UFUNCS.get(name)
+                v = f(*args) if f is not None else _SPECIAL[name](args, iattrs, sattr,
+                                                                  shape, dt)
+                if type(v) is not _np.ndarray:
+                    v = _np.asarray(v)
+                if v.dtype != dt:
+                    v = v.astype(dt)
+            if checks and flags.bits & checks:
+                k = site[name]
+                status[k // 10] |= (flags.bits & checks) << (3 * (k % 10))
+            vals[i] = v
+            fresh[i] = name in _FRESH and v.flags.c_contiguous and v.flags.writeable
+            for r in operands:
+                if r >= 0 and last[r] <= i:
+                    vals[r] = None  # read for the last time
+    values = [vals[o] for o in outputs]
+    # A value that reads a destination's memory (a view of a donated input)
+    # is copied before any destination is written.
+    for j, v in enumerate(values):
+        if any(_np.may_share_memory(v, d) for d in dests):
+            values[j] = _np.array(v, copy=True)
+    for v, d in zip(values, dests):
+        if d.size:
+            d[...] = v
+    return status
+
+
+_cpn.set_baseline(run)
