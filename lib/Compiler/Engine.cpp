@@ -244,14 +244,26 @@ static uint64_t windowWork(const Trace &trace) {
   return work;
 }
 
-/// The baseline tier: a window seen for the first time, with little work,
-/// runs op by op (NumPy's loops) instead of waiting for its compile; if it
-/// comes again it is compiled then. The first run of a loop whose windows
-/// differ (offsets, sizes) then never waits for the compiler.
+/// What a compile is expected to cost: the mean of this process's compiles
+/// (0.15 s before the first), within 20 ms and 1 s.
+double Engine::compileEstimate() const {
+  double mean = compileCount_ ? compileSecondsTotal_ / compileCount_ : 0.15;
+  return std::min(1.0, std::max(0.02, mean));
+}
+
+/// The baseline tier: a window with little work runs op by op (NumPy's
+/// loops) instead of waiting for its compile, until the time spent running
+/// it so reaches the compile's expected cost; then it is compiled (a ski
+/// rental: never more than about twice the time of the better choice made
+/// in hindsight). A loop whose windows differ (offsets, sizes) never waits
+/// for the compiler; one that repeats a window compiles it once it has paid.
 bool Engine::runBaseline(uint64_t key, const std::vector<int32_t> &outputs,
                          const std::vector<int32_t> &donors) {
   if (!baseline_ || options_.baselineWork == 0 || outputs.empty() ||
-      baselineSeen_.count(key) || windowWork(trace_) >= options_.baselineWork)
+      windowWork(trace_) >= options_.baselineWork)
+    return false;
+  auto spent = baselineSpent_.find(key);
+  if (spent != baselineSpent_.end() && spent->second >= compileEstimate())
     return false;
   auto t0 = std::chrono::steady_clock::now();
   // The inputs computed, and every task that reads a donated store done
@@ -284,7 +296,7 @@ bool Engine::runBaseline(uint64_t key, const std::vector<int32_t> &outputs,
     cpnrt::ProfileScope scope("baseline", std::string("baseline ") + keyText,
                               "{\"ops\": " + std::to_string(trace_.size()) +
                                   "}");
-    BaselineWindow w{trace_, outputs, dests, fp.get(), status};
+    BaselineWindow w{trace_, outputs, donors, dests, fp.get(), status};
     try {
       if (!baseline_(w))
         return false;
@@ -292,9 +304,6 @@ bool Engine::runBaseline(uint64_t key, const std::vector<int32_t> &outputs,
       return false; // compiled instead, which reports the error if it recurs
     }
   }
-  if (baselineSeen_.size() >= (1u << 16))
-    baselineSeen_.clear();
-  baselineSeen_.insert(key);
   for (size_t j = 0; j < outputs.size(); ++j) {
     NodeRef node = trace_.ops()[outputs[j]].result.lock();
     node->store = dests[j];
@@ -306,10 +315,14 @@ bool Engine::runBaseline(uint64_t key, const std::vector<int32_t> &outputs,
   if (fp && llvm::any_of(status, [](int32_t w) { return w != 0; }))
     reportFpErrors(*fp, status);
   trace_.clear();
-  ++stats_.baselineWindows;
-  stats_.baselineSeconds +=
+  double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t0)
           .count();
+  ++stats_.baselineWindows;
+  stats_.baselineSeconds += seconds;
+  if (baselineSpent_.size() >= (1u << 16))
+    baselineSpent_.clear();
+  baselineSpent_[key] += seconds;
   return true;
 }
 
@@ -464,10 +477,13 @@ std::shared_ptr<Executable> Engine::obtain(const std::vector<int32_t> &outputs,
       // @jit drops it).
       throw;
     }
-    stats_.compileSeconds +=
+    double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0)
             .count();
+    stats_.compileSeconds += seconds;
     ++stats_.compilations;
+    compileSecondsTotal_ += seconds;
+    ++compileCount_;
     cache[key] = exe;
   }
   return exe;

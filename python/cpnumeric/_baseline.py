@@ -173,31 +173,36 @@ def run(ops, inputs, outputs, dests, sites):
         if op[0] not in _UFUNCS and op[0] not in _SPECIAL and op[0] != "update":
             return None
     n = len(ops)
-    # Where each value's memory comes from (an op result, or -1 for an
-    # input), and the last op that reads that memory (outputs: the end).
+    # Where each value's memory comes from (an op result i, or input k as
+    # -k-1), and the last op that reads that memory (outputs: the end).
     root = [0] * n
     last = [-1] * n
+    last_in = [-1] * len(inputs)
+
+    def read(ref, at):
+        if ref >= 0:
+            last[ref] = max(last[ref], at)
+            ref = root[ref]
+        if ref >= 0:
+            last[ref] = max(last[ref], at)
+        else:
+            last_in[-ref - 1] = max(last_in[-ref - 1], at)
+
     for i, op in enumerate(ops):
         operands = op[1]
-        if op[0] in _ALIASING and operands[0] >= 0:
-            root[i] = root[operands[0]]
-        elif op[0] in _ALIASING:
-            root[i] = -1
+        if op[0] in _ALIASING:
+            r = operands[0]
+            root[i] = root[r] if r >= 0 else r
         else:
             root[i] = i
         for r in operands:
-            if r >= 0:
-                last[r] = i
-                if root[r] >= 0:
-                    last[root[r]] = max(last[root[r]], i)
+            read(r, i)
     for o in outputs:
-        last[o] = n
-        if root[o] >= 0:
-            last[root[o]] = n
+        read(o, n)
     # A later reader of an alias keeps its root's memory in use.
     for i in range(n):
-        if root[i] >= 0 and root[i] != i:
-            last[root[i]] = max(last[root[i]], last[i])
+        if root[i] != i:
+            read(root[i], last[i])
     site = {name: k for k, name in enumerate(sites)}
     status = [0] * ((len(sites) + 9) // 10)
     flags = _Flags()
@@ -215,6 +220,9 @@ def run(ops, inputs, outputs, dests, sites):
                 if (base >= 0 and fresh[base] and root[base] == base
                         and last[base] == i):
                     new = args[0]  # nothing reads the old value: in place
+                elif (base < 0 and args[0].flags.writeable and last_in[-base - 1] == i
+                      and args[0].flags.c_contiguous):
+                    new = args[0]  # a donated input read no more: in place
                 else:
                     new = _np.array(args[0], order="C", copy=True)
                 if 0 not in args[1].shape:
@@ -237,15 +245,24 @@ def run(ops, inputs, outputs, dests, sites):
                 if r >= 0 and last[r] <= i:
                     vals[r] = None  # read for the last time
     values = [vals[o] for o in outputs]
-    # A value that reads a destination's memory (a view of a donated input)
-    # is copied before any destination is written.
-    for j, v in enumerate(values):
-        if any(_np.may_share_memory(v, d) for d in dests):
+    # A value already in its destination (a donated input updated in place)
+    # stays; one that reads a destination's memory otherwise (a view of a
+    # donated input) is copied before any destination is written.
+    for j, (v, d) in enumerate(zip(values, dests)):
+        if _same(v, d):
+            values[j] = None
+        elif any(_np.may_share_memory(v, e) for e in dests):
             values[j] = _np.array(v, copy=True)
     for v, d in zip(values, dests):
-        if d.size:
+        if v is not None and d.size:
             d[...] = v
     return status
+
+
+def _same(a, b):
+    """Whether two arrays are the same elements of the same memory."""
+    return (a.shape == b.shape and a.strides == b.strides and a.dtype == b.dtype
+            and a.__array_interface__["data"][0] == b.__array_interface__["data"][0])
 
 
 _cpn.set_baseline(run)

@@ -70,9 +70,14 @@ void initBaseline(py::module_ &m) {
                 py::tuple(py::cast(op.iattrs)), op.sattr,
                 py::tuple(py::cast(op.shape)), cpnrt::dtypeName(op.dtype),
                 int(op.fpChecks)));
+          // A donated input is writable: its old value dies in the window.
+          std::vector<bool> donated(w.trace.inputs().size(), false);
+          for (int32_t d : w.donors)
+            if (d >= 0)
+              donated[d] = true;
           py::list inputs, dests;
-          for (const cpn::NodeRef &in : w.trace.inputs())
-            inputs.append(storeArray(in->store, false));
+          for (size_t i = 0; i < w.trace.inputs().size(); ++i)
+            inputs.append(storeArray(w.trace.inputs()[i]->store, donated[i]));
           for (const cpnrt::StoreRef &d : w.dests)
             dests.append(storeArray(d, true));
           py::list sites;
@@ -91,7 +96,8 @@ void initBaseline(py::module_ &m) {
       },
       py::arg("run"),
       "Sets the baseline tier's runner: run(ops, inputs, outputs, dests, "
-      "fp_sites) computes the window's outputs into `dests` and returns the "
+      "fp_sites) computes the window's outputs into `dests` (inputs donated "
+      "to an output are writable) and returns the "
       "fp status words, or None (nothing written) when it cannot.");
   m.def(
       "call_library",

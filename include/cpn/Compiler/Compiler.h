@@ -15,7 +15,7 @@
 #include <map>
 #include <memory>
 #include <string>
-#include <unordered_set>
+#include <unordered_map>
 #include <vector>
 
 namespace cpn {
@@ -34,10 +34,10 @@ struct CompilerOptions {
   std::string cacheDir;   // CPN_CACHE_DIR: compiled kernels on disk ("" = off)
   // CPN_CACHE_MAX_BYTES: the disk cache's bound (0: none)
   uint64_t cacheMaxBytes = uint64_t(1) << 30;
-  // CPN_BASELINE_WORK: a window seen for the first time whose work (elements
-  // computed, multiply-adds of products) is below this runs in the baseline
-  // tier instead of waiting for a compile; it is compiled when it comes
-  // again. 0: always compile.
+  // CPN_BASELINE_WORK: a window whose work (elements computed,
+  // multiply-adds of products) is below this runs in the baseline tier
+  // instead of waiting for a compile, until the time spent on it there
+  // reaches what a compile costs; then it is compiled. 0: always compile.
   uint64_t baselineWork = uint64_t(1) << 26;
 };
 
@@ -180,12 +180,14 @@ struct CapturedTrace {
 };
 
 /// A window for the baseline tier: the trace, the ops whose values are
-/// wanted and the stores to write them into (fresh, or a donated input's),
+/// wanted and the stores to write them into (fresh, or a donated input's:
+/// the runner may then also update that input in place),
 /// the fp sites of checked ops (null: none) and their status words to set as
 /// a kernel would (see kFpSitesPerWord).
 struct BaselineWindow {
   const Trace &trace;
   const std::vector<int32_t> &outputs;
+  const std::vector<int32_t> &donors; // per output: its donor input, or -1
   const std::vector<cpnrt::StoreRef> &dests;
   const FpSites *fp;
   std::vector<int32_t> &status;
@@ -267,8 +269,13 @@ private:
   std::array<uint8_t, 3> fpActions_{};
   std::shared_ptr<const FpSites> fpSites() const;
   BaselineRunner baseline_;
-  // Keys of windows the baseline tier ran once: the next time, they compile.
-  std::unordered_set<uint64_t> baselineSeen_;
+  // Seconds the baseline tier has spent on each window (by kernel key): a
+  // window is compiled once they reach what a compile costs.
+  std::unordered_map<uint64_t, double> baselineSpent_;
+  // Every compile so far (not reset with the stats): its expected cost.
+  double compileSecondsTotal_ = 0;
+  uint64_t compileCount_ = 0;
+  double compileEstimate() const;
 };
 
 } // namespace cpn
