@@ -13,7 +13,7 @@ JOBS ?= 2
 export OMPI_ALLOW_RUN_AS_ROOT := 1
 export OMPI_ALLOW_RUN_AS_ROOT_CONFIRM := 1
 
-.PHONY: all run test build deps venv bench bench-quick bench-library bench-peers fuzz clean
+.PHONY: all run test build deps venv bench bench-quick bench-library bench-patterns bench-peers fuzz clean
 
 all: build
 
@@ -72,6 +72,11 @@ bench-quick: build
 bench-library: build
 	$(BENCH_ENV) $(PY) benchmarks/library.py --json build/bench-library.json \
 	  --markdown build/bench-library.md
+
+# Ordinary loops, sizes and element access, cold and warm (issue 22).
+bench-patterns: build
+	$(BENCH_ENV) $(PY) benchmarks/patterns.py --json build/bench-patterns.json \
+	  --markdown build/bench-patterns.md
 
 # The peer columns (NumExpr, Numba, Dask); the test run does not need them.
 # Each is installed alone against the pinned NumPy; one that does not support

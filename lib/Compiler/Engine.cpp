@@ -148,6 +148,11 @@ std::vector<FpReport> takeFpReports() {
   return out;
 }
 
+bool hasFpReports() {
+  std::lock_guard<std::mutex> lock(fpReportsMutex);
+  return !fpReports.empty();
+}
+
 void Engine::setFpState(uint8_t checks, std::array<uint8_t, 3> actions) {
   fpChecks_ = checks & FpAll;
   fpActions_ = actions;
@@ -219,7 +224,8 @@ void Engine::flush() {
 }
 
 /// The work of a window for the baseline tier's cost model: elements
-/// computed, plus a product's multiply-adds (views compute nothing).
+/// computed (an update: those it writes; a library call: its inputs and its
+/// output), plus a product's multiply-adds; views compute nothing.
 static uint64_t windowWork(const Trace &trace) {
   uint64_t work = 0;
   auto numel = [](const std::vector<int64_t> &shape) {
@@ -228,15 +234,20 @@ static uint64_t windowWork(const Trace &trace) {
       n *= static_cast<uint64_t>(d);
     return n;
   };
+  auto shapeOf = [&](int32_t r) -> const std::vector<int64_t> & {
+    return r >= 0 ? trace.ops()[r].shape : trace.inputs()[-r - 1]->shape;
+  };
   for (const TraceOp &op : trace.ops()) {
     if (op.name == "view")
       continue;
     uint64_t n = numel(op.shape);
-    if (op.name == "matmul" && op.shape.size() == 2) {
-      int32_t lhs = op.operands[0];
-      const std::vector<int64_t> &a = lhs >= 0
-                                          ? trace.ops()[lhs].shape
-                                          : trace.inputs()[-lhs - 1]->shape;
+    if (op.name == "update") {
+      n = numel(shapeOf(op.operands[1]));
+    } else if (op.name == "libcall") {
+      for (int32_t r : op.operands)
+        n += numel(shapeOf(r));
+    } else if (op.name == "matmul" && op.shape.size() == 2) {
+      const std::vector<int64_t> &a = shapeOf(op.operands[0]);
       n *= a.size() == 2 ? static_cast<uint64_t>(a[1]) : 1;
     }
     work += n;

@@ -31,7 +31,7 @@ KNOBS = {
         Knob("CPN_OPT_LEVEL", "3", True, "LLVM optimization level of kernels (0-3)."),
         Knob("CPN_EAGER_THRESHOLD", "1024", False,
              "Arrays with fewer elements run eagerly on NumPy (0: never)."),
-        Knob("CPN_BASELINE_WORK", str(1 << 26), False,
+        Knob("CPN_BASELINE_WORK", str(1 << 22), False,
              "A window seen for the first time with less work than this "
              "(elements computed plus a product's multiply-adds) runs op by op "
              "in the baseline tier (NumPy's loops) instead of waiting for its "

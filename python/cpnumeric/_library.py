@@ -1,5 +1,5 @@
 """Recording `cpn.libcall` ops on runtime library functions (sorting,
-searching, gathering: runtime/lib/Algorithms.cpp), and the shared helpers of
+searching: runtime/lib/Algorithms.cpp; gathering: Indexing.cpp), and the shared helpers of
 the functions built on them."""
 
 import numpy as _np

@@ -94,7 +94,11 @@ def _element_offset(a, key):
 def getitem(a, key):
     t = type(key)
     if (t is int or t is tuple) and (a._base.np is not None
-                                     or _jit.TRACING["function"] is None):
+                                     or _TRACING["function"] is None):
+        if a._base.np is None:  # a computed array's element, in C
+            r = _element_get(a, key)
+            if r is not None:
+                return r
         off = _element_offset(a, (key,) if t is int else key)
         if off is not None:  # the common a[i], a[i, j]: the element, no view
             return a._element(off)
@@ -135,10 +139,15 @@ def _write_element(a, key, value):
     return _cpn.write_element(base.node, off, _core.pack_scalar(value, a._dtype))
 
 
+_element_get, _element_set = _cpn.element_get, _cpn.element_set
+_TRACING = _jit.TRACING
+
+
 def setitem(a, key, value):
     t = type(key)
     if ((t is int or t is tuple) and type(value) in _ELEMENT_VALUES
-            and _write_element(a, key, value)):
+            and _TRACING["function"] is None
+            and (_element_set(a, key, value) or _write_element(a, key, value))):
         return
     if not _is_basic(key):
         from . import _indexing

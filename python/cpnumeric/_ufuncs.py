@@ -410,7 +410,7 @@ class ufunc(_cpn.UfuncBase):
         dtype (NumPy's own resolution, on 1-element stand-ins). add,
         multiply, maximum, minimum, fmax, fmin, the logical and (on integer
         and bool loops) bitwise ones are runtime scans (cpn_lib_cum*,
-        Algorithms.cpp); the other binary ufuncs run NumPy's accumulate (the
+        runtime/lib/Scans.cpp); the other binary ufuncs run NumPy's accumulate (the
         declared fallback)."""
         if isinstance(out, tuple):
             if len(out) != 1:
@@ -459,7 +459,7 @@ class ufunc(_cpn.UfuncBase):
         multiply, maximum and minimum (and logical_or/and of bool) whose loop
         computes in a's dtype (or, for + - *, in a wider integer one: the
         same bits) are a runtime scatter in index order (cpn_lib_at_*,
-        Algorithms.cpp); other ufuncs and loops run NumPy's at on a copy of
+        runtime/lib/Scans.cpp); other ufuncs and loops run NumPy's at on a copy of
         `a`, written back (the declared fallback)."""
         from . import _fallback, _indexing
         args = (indices,) if b is _np._NoValue else (indices, b)

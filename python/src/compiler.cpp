@@ -62,7 +62,7 @@ void initCompiler(py::module_ &m) {
       py::arg("dump_dir"), py::arg("trace_limit"), py::arg("opt_level"),
       py::arg("threads") = 0, py::arg("cache_dir") = "",
       py::arg("cache_max_bytes") = uint64_t(1) << 30,
-      py::arg("baseline_work") = uint64_t(1) << 26);
+      py::arg("baseline_work") = uint64_t(1) << 22);
   py::class_<cpn::CapturedTrace, std::shared_ptr<cpn::CapturedTrace>>(
       m, "CapturedTrace",
       "A function's whole trace, compiled once (see cpnumeric.jit).")

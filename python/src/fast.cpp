@@ -678,6 +678,198 @@ PyObject *wrapNode(PyObject *, PyObject *const *args, Py_ssize_t nargs) {
   return newArray(args[0], shape, args[2], Py_None);
 }
 
+/// The base offset of the element that `key` (a Python int, or a tuple of
+/// one per axis) names in array `a`: 1 found, 0 not such a key (no error),
+/// -1 out of bounds (IndexError set, NumPy's message).
+int elementOffset(PyObject *a, PyObject *key, long long &off) {
+  PyObject *shape = state.array.get(a, kShape);
+  PyObject *strides = state.array.get(a, kStrides);
+  Py_ssize_t nd = PyTuple_GET_SIZE(shape);
+  PyObject *const *items = &key;
+  Py_ssize_t n = 1;
+  if (PyTuple_CheckExact(key)) {
+    items = &PyTuple_GET_ITEM(key, 0);
+    n = PyTuple_GET_SIZE(key);
+  } else if (!PyLong_CheckExact(key)) {
+    return 0;
+  }
+  if (n != nd || nd == 0)
+    return 0;
+  off = PyLong_AsLongLong(state.array.get(a, kOffset));
+  for (Py_ssize_t k = 0; k < nd; ++k) {
+    if (!PyLong_CheckExact(items[k]))
+      return 0;
+    int overflow = 0;
+    long long i = PyLong_AsLongLongAndOverflow(items[k], &overflow);
+    if (overflow)
+      return 0; // NumPy's error for a huge index comes from the Python path
+    long long d = PyLong_AsLongLong(PyTuple_GET_ITEM(shape, k));
+    if (i < -d || i >= d) {
+      PyErr_Format(PyExc_IndexError,
+                   "index %lld is out of bounds for axis %zd with size %lld", i,
+                   k, d);
+      return -1;
+    }
+    off += (i < 0 ? i + d : i) * PyLong_AsLongLong(PyTuple_GET_ITEM(strides, k));
+  }
+  return 1;
+}
+
+/// The computed store under a traced, whole-element view `a` (no .real/.imag
+/// part, the base's dtype) once it is finished, with no floating-point
+/// report waiting to be raised; null otherwise (the Python path decides).
+cpnrt::Store *elementStore(PyObject *a, cpn::NodeRef &node) {
+  if (Py_TYPE(a) != state.array.type || state.array.get(a, kPart) != Py_None)
+    return nullptr;
+  PyObject *base = state.array.get(a, kBase);
+  if (state.base.get(base, kNp) != Py_None ||
+      state.array.get(a, kDType) != state.base.get(base, kBDType) ||
+      !nodeRef(state.base.get(base, kNode), node) || !node->store ||
+      !node->error.empty())
+    return nullptr;
+  bool ok = true;
+  PyThreadState *ts = PyEval_SaveThread();
+  try {
+    node->store->wait();
+  } catch (const std::exception &) {
+    ok = false; // the Python path raises the failure
+  }
+  PyEval_RestoreThread(ts);
+  if (!ok || cpn::hasFpReports())
+    return nullptr;
+  return node->store.get();
+}
+
+/// The element as a Python number, or null (a dtype left to the Python path).
+PyObject *elementNumber(const cpnrt::Store &s, long long off) {
+  const char *p = static_cast<const char *>(s.data());
+  switch (s.dtype()) {
+  case cpnrt::DType::f64:
+    return PyFloat_FromDouble(reinterpret_cast<const double *>(p)[off]);
+  case cpnrt::DType::f32:
+    return PyFloat_FromDouble(reinterpret_cast<const float *>(p)[off]);
+  case cpnrt::DType::i64:
+    return PyLong_FromLongLong(reinterpret_cast<const int64_t *>(p)[off]);
+  case cpnrt::DType::i32:
+    return PyLong_FromLong(reinterpret_cast<const int32_t *>(p)[off]);
+  case cpnrt::DType::b1:
+    return PyBool_FromLong(reinterpret_cast<const bool *>(p)[off]);
+  default:
+    return nullptr;
+  }
+}
+
+/// element_get(a, key): a[key] for a key of Python ints, one per axis, on a
+/// computed traced array of float64/32, int64/32 or bool: the element as
+/// NumPy's scalar, read from the store (no trace, no copy). None for every
+/// other case (the Python path decides); IndexError out of bounds.
+PyObject *elementGet(PyObject *, PyObject *const *args, Py_ssize_t nargs) {
+  if (!checkReady())
+    return nullptr;
+  if (nargs != 2) {
+    PyErr_SetString(PyExc_TypeError, "element_get(a, key)");
+    return nullptr;
+  }
+  cpn::NodeRef node;
+  long long off = 0;
+  cpnrt::Store *s = Py_TYPE(args[0]) == state.array.type
+                        ? elementStore(args[0], node)
+                        : nullptr;
+  if (!s)
+    Py_RETURN_NONE;
+  int found = elementOffset(args[0], args[1], off);
+  if (found < 0)
+    return nullptr;
+  if (!found || off < 0 || off >= s->numel())
+    Py_RETURN_NONE;
+  PyObject *number = elementNumber(*s, off);
+  if (!number)
+    Py_RETURN_NONE;
+  // NumPy's scalar type of the dtype (numpy.float64, ...) makes the scalar.
+  PyObject *type =
+      PyObject_GetAttrString(state.array.get(args[0], kDType), "type");
+  PyObject *r = type ? PyObject_CallOneArg(type, number) : nullptr;
+  Py_XDECREF(type);
+  Py_DECREF(number);
+  return r;
+}
+
+/// element_set(a, key, value): a[key] = value written straight into the
+/// store, for a key of Python ints on a computed traced array that nothing
+/// else refers to (only its base holds the value, only the value holds the
+/// store: no pending op, copy, task or NumPy view sees it), and a value
+/// whose conversion is exact and cannot fail: a float (Python's or NumPy's
+/// float64) into float64/float32, a Python int in range into int64/int32 or
+/// float64, a bool into bool. True when written; None otherwise (nothing
+/// written: the Python path decides); IndexError out of bounds.
+PyObject *elementSet(PyObject *, PyObject *const *args, Py_ssize_t nargs) {
+  if (!checkReady())
+    return nullptr;
+  if (nargs != 3) {
+    PyErr_SetString(PyExc_TypeError, "element_set(a, key, value)");
+    return nullptr;
+  }
+  PyObject *a = args[0], *v = args[2];
+  if (Py_TYPE(a) != state.array.type ||
+      state.array.get(a, kReadonly) != Py_False)
+    Py_RETURN_NONE;
+  PyObject *nodeObj = state.base.get(state.array.get(a, kBase), kNode);
+  cpn::NodeRef node;
+  // The base's slot is the node object's one reference; our NodeRef and the
+  // pybind11 instance's holder are the node's two.
+  cpnrt::Store *s = nodeObj && Py_REFCNT(nodeObj) == 1
+                        ? elementStore(a, node)
+                        : nullptr;
+  if (!s || node.use_count() != 2 || node->store.use_count() != 1)
+    Py_RETURN_NONE;
+  long long off = 0;
+  int found = elementOffset(a, args[1], off);
+  if (found < 0)
+    return nullptr;
+  if (!found || off < 0 || off >= s->numel())
+    Py_RETURN_NONE;
+  char *p = static_cast<char *>(s->data());
+  cpnrt::DType t = s->dtype();
+  if (PyFloat_Check(v) && (t == cpnrt::DType::f64 || t == cpnrt::DType::f32)) {
+    double x = PyFloat_AS_DOUBLE(v);
+    if (t == cpnrt::DType::f64)
+      reinterpret_cast<double *>(p)[off] = x;
+    else
+      reinterpret_cast<float *>(p)[off] = static_cast<float>(x);
+  } else if (PyBool_Check(v) && t == cpnrt::DType::b1) {
+    reinterpret_cast<bool *>(p)[off] = v == Py_True;
+  } else if (PyLong_CheckExact(v) &&
+             (t == cpnrt::DType::i64 || t == cpnrt::DType::i32 ||
+              t == cpnrt::DType::f64)) {
+    int overflow = 0;
+    long long x = PyLong_AsLongLongAndOverflow(v, &overflow);
+    if (overflow || (x == -1 && PyErr_Occurred())) {
+      PyErr_Clear();
+      Py_RETURN_NONE;
+    }
+    if (t == cpnrt::DType::i64) {
+      reinterpret_cast<int64_t *>(p)[off] = x;
+    } else if (t == cpnrt::DType::i32) {
+      if (x < INT32_MIN || x > INT32_MAX)
+        Py_RETURN_NONE; // NumPy's OverflowError comes from the Python path
+      reinterpret_cast<int32_t *>(p)[off] = static_cast<int32_t>(x);
+    } else {
+      // A Python int converts to the nearest double, as NumPy's setitem.
+      double d = PyLong_AsDouble(v);
+      if (d == -1.0 && PyErr_Occurred()) {
+        PyErr_Clear();
+        Py_RETURN_NONE;
+      }
+      reinterpret_cast<double *>(p)[off] = d;
+    }
+  } else {
+    Py_RETURN_NONE;
+  }
+  s->facts.store(0, std::memory_order_relaxed);
+  node->bounds.reset();
+  Py_RETURN_TRUE;
+}
+
 PyMethodDef methods[] = {
     {"eager", reinterpret_cast<PyCFunction>(reinterpret_cast<void *>(eager)),
      METH_FASTCALL,
@@ -693,6 +885,17 @@ PyMethodDef methods[] = {
     {"wrap_node",
      reinterpret_cast<PyCFunction>(reinterpret_cast<void *>(wrapNode)),
      METH_FASTCALL, "wrap_node(node, shape, dtype): a traced ndarray."},
+    {"element_get",
+     reinterpret_cast<PyCFunction>(reinterpret_cast<void *>(elementGet)),
+     METH_FASTCALL,
+     "element_get(a, key): a[i, j] read from a computed array's store; None "
+     "when the Python path must decide."},
+    {"element_set",
+     reinterpret_cast<PyCFunction>(reinterpret_cast<void *>(elementSet)),
+     METH_FASTCALL,
+     "element_set(a, key, value): a[i, j] = scalar written into the store "
+     "when nothing else refers to it; None when the Python path must "
+     "decide."},
     {"set_operators", setOperators, METH_O,
      "set_operators({name: (ufunc, forward, reflected)}): ArrayBase's "
      "operators."},

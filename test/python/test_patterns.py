@@ -232,3 +232,41 @@ def test_iteration_reads_the_buffer_and_sees_writes(n):
     b = np.arange(24).reshape(4, 6)[:, ::-2]
     assert [list(r) for r in b] == [list(r) for r in numpy.arange(24).reshape(4, 6)[:, ::-2]]
     assert list(np.arange(30)[::-4]) == list(numpy.arange(30)[::-4])
+
+
+@pytest.mark.parametrize("dtype", [numpy.float64, numpy.float32, numpy.int64, numpy.int32,
+                                   numpy.bool_, numpy.uint16, numpy.complex64])
+def test_element_reads_and_writes_of_views(dtype):
+    ref = (numpy.arange(40 * 50) % 7).astype(dtype).reshape(40, 50)
+    a = np.asarray(ref) + numpy.zeros((), dtype)  # a computed value
+    a[0, 0]
+    v, rv = a[3:, ::-2], ref[3:, ::-2]
+    for key in [(0, 0), (5, -1), (-1, 3), (36, 24)]:
+        got, want = v[key], rv[key]
+        assert type(got) is type(want) and got == want
+    for key, value in [((1, 2), 3), ((2, -1), 1.5), ((0, 0), True), ((-1, -1), numpy.float64(2.25))]:
+        if dtype in (numpy.int64, numpy.int32, numpy.uint16, numpy.bool_) and isinstance(value, float):
+            value = 2
+        v[key] = value
+        rv[key] = value
+    numpy.testing.assert_array_equal(numpy.asarray(a), ref)
+    with pytest.raises(IndexError, match="out of bounds"):
+        v[37, 0]
+    with pytest.raises(IndexError, match="out of bounds"):
+        v[0, -26] = 1
+
+
+def test_element_write_errors_are_numpys():
+    a = np.arange(3000, dtype=numpy.int32) + 0
+    a[0]
+    with pytest.raises(OverflowError):
+        a[1] = 2 ** 31
+    with pytest.raises(ValueError):
+        a[1] = float("nan")
+    f = np.zeros(3000, numpy.float32) + 0
+    f[0]
+    f[1] = 0.1
+    assert f[1] == numpy.float32(0.1)
+    with pytest.warns(RuntimeWarning, match="overflow"):
+        f[2] = 10 ** 40  # too large for float32: inf and NumPy's warning
+    assert numpy.isinf(f[2])

@@ -38,7 +38,7 @@ struct CompilerOptions {
   // multiply-adds of products) is below this runs in the baseline tier
   // instead of waiting for a compile, until the time spent on it there
   // reaches what a compile costs; then it is compiled. 0: always compile.
-  uint64_t baselineWork = uint64_t(1) << 26;
+  uint64_t baselineWork = uint64_t(1) << 22;
 };
 
 struct CompilerStats {
@@ -155,6 +155,8 @@ struct FpReport {
 /// Takes the reports of the kernel runs finished so far (in the order they
 /// finished). Python turns them into warnings or FloatingPointError.
 std::vector<FpReport> takeFpReports();
+/// Whether takeFpReports would return any.
+bool hasFpReports();
 
 /// A whole function's trace, recorded by @jit in one window and compiled
 /// once: later calls run it on new inputs without tracing.
