@@ -134,6 +134,9 @@ void stubChecks(llvm::Module &m, const LazyChecks &lc);
 // -- KernelCache.cpp ----------------------------------------------------------
 
 bool cacheDirUsable(const std::string &dir);
+/// Whether the disk cache has an entry for `key` (a stat: no checks, no
+/// read; loadCached makes them).
+bool cachedEntryPresent(const std::string &dir, uint64_t key, int optLevel);
 std::shared_ptr<Executable> loadCached(const std::string &dir, uint64_t key,
                                        int optLevel, const std::string &text);
 bool storeCached(const std::string &dir, uint64_t maxBytes, uint64_t key,

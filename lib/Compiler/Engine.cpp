@@ -416,6 +416,16 @@ void Engine::recoverWindow() {
     }
 }
 
+/// The disk cache's check text of the current trace: the trace and which
+/// outputs go where.
+std::string Engine::cacheText(const std::vector<int32_t> &outputs,
+                              const std::vector<int32_t> &donors) const {
+  std::string text = trace_.str() + "\noutputs:";
+  for (size_t j = 0; j < outputs.size(); ++j)
+    text += " " + std::to_string(outputs[j]) + ":" + std::to_string(donors[j]);
+  return text;
+}
+
 std::shared_ptr<Executable> Engine::obtain(const std::vector<int32_t> &outputs,
                                            const std::vector<int32_t> &donors,
                                            bool *baseline) {
@@ -432,8 +442,7 @@ std::shared_ptr<Executable> Engine::obtain(const std::vector<int32_t> &outputs,
   snprintf(keyText, sizeof(keyText), "%016llx",
            static_cast<unsigned long long>(key));
   std::shared_ptr<Executable> exe;
-  // The disk cache's check text: the trace and which outputs go where.
-  std::string text;
+  std::string text; // cacheText, once needed
   bool disk = false; // the disk cache is on and its directory usable
   auto it = cache.find(key);
   if (it != cache.end()) {
@@ -441,12 +450,9 @@ std::shared_ptr<Executable> Engine::obtain(const std::vector<int32_t> &outputs,
     exe = it->second;
   } else if (!outputs.empty()) {
     disk = !options_.cacheDir.empty() && cacheDirUsable(options_.cacheDir);
-    if (disk) {
+    if (disk && cachedEntryPresent(options_.cacheDir, key, options_.optLevel)) {
       auto t0 = std::chrono::steady_clock::now();
-      text = trace_.str() + "\noutputs:";
-      for (size_t j = 0; j < outputs.size(); ++j)
-        text +=
-            " " + std::to_string(outputs[j]) + ":" + std::to_string(donors[j]);
+      text = cacheText(outputs, donors);
       cpnrt::ProfileScope scope("compile",
                                 std::string("disk cache lookup ") + keyText);
       exe = loadCached(options_.cacheDir, key, options_.optLevel, text);
@@ -476,6 +482,8 @@ std::shared_ptr<Executable> Engine::obtain(const std::vector<int32_t> &outputs,
       exe->name = std::string("kernel ") + keyText;
       exe->callsLibrary = callsLibrary(trace_);
       stats_.compileMlirSeconds += mlirSeconds;
+      if (disk && text.empty())
+        text = cacheText(outputs, donors);
       if (disk &&
           storeCached(options_.cacheDir, options_.cacheMaxBytes, key,
                       options_.optLevel, text,

@@ -86,7 +86,22 @@ static uint64_t buildId() {
   return id;
 }
 
+static uint64_t computeCacheSalt(int optLevel);
+
+/// The salt of the cache keys at `optLevel` (computed once per level: it
+/// hashes the pipeline text and asks the CPU for its features, ~0.1 ms, and
+/// every window the memory cache misses looks the disk up).
 static uint64_t cacheSalt(int optLevel) {
+  static std::mutex mutex;
+  static auto &salts = *new std::map<int, uint64_t>();
+  std::lock_guard<std::mutex> lock(mutex);
+  auto it = salts.find(optLevel);
+  if (it == salts.end())
+    it = salts.emplace(optLevel, computeCacheSalt(optLevel)).first;
+  return it->second;
+}
+
+static uint64_t computeCacheSalt(int optLevel) {
   uint64_t h = 0xcbf29ce484222325ull;
   h = fnv(h, kCompilerVersion);
   h = fnv(h, std::to_string(buildId()));
@@ -209,6 +224,11 @@ static std::string entryHeader(uint64_t objectHash, const std::string *checks) {
 static void removeEntry(const std::string &dir, uint64_t key, int optLevel) {
   for (const char *ext : {".trace", ".o", ".checks"})
     ::unlink(cachePath(dir, key, optLevel, ext).c_str());
+}
+
+bool cachedEntryPresent(const std::string &dir, uint64_t key, int optLevel) {
+  struct stat st;
+  return ::stat(cachePath(dir, key, optLevel, ".trace").c_str(), &st) == 0;
 }
 
 std::shared_ptr<Executable> loadCached(const std::string &dir, uint64_t key,

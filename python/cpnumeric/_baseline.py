@@ -163,84 +163,104 @@ class _Flags:
         self.bits |= _FP_BITS.get(kind, 0)
 
 
+# Ops that need their operands at their full shapes (a splat is otherwise
+# kept as its one element, which NumPy's ufuncs broadcast).
+_SHAPED = frozenset(("reduce", "matmul", "libcall", "copy", "bitcast", "update"))
+
+
 def run(ops, inputs, outputs, dests, sites):
     """Computes the window `ops` (name, operands, iattrs, sattr, shape, dtype
     key, fp checks) on `inputs` and writes the values of ops `outputs` into
     `dests`. Returns the fp status words (bits of the checked ops' errors, as
     a kernel sets them), or None, having written nothing, when an op is not
     one this tier runs."""
+    ufuncs, special = _UFUNCS, _SPECIAL
     for op in ops:
-        if op[0] not in _UFUNCS and op[0] not in _SPECIAL and op[0] != "update":
+        if op[0] not in ufuncs and op[0] not in special and op[0] != "update":
             return None
     n = len(ops)
     # Where each value's memory comes from (an op result i, or input k as
     # -k-1), and the last op that reads that memory (outputs: the end).
-    root = [0] * n
+    root = list(range(n))
     last = [-1] * n
     last_in = [-1] * len(inputs)
-
-    def read(ref, at):
-        if ref >= 0:
-            last[ref] = max(last[ref], at)
-            ref = root[ref]
-        if ref >= 0:
-            last[ref] = max(last[ref], at)
-        else:
-            last_in[-ref - 1] = max(last_in[-ref - 1], at)
-
+    aliasing = _ALIASING
     for i, op in enumerate(ops):
         operands = op[1]
-        if op[0] in _ALIASING:
+        if op[0] in aliasing:
             r = operands[0]
             root[i] = root[r] if r >= 0 else r
-        else:
-            root[i] = i
         for r in operands:
-            read(r, i)
-    for o in outputs:
-        read(o, n)
-    # A later reader of an alias keeps its root's memory in use.
-    for i in range(n):
-        if root[i] != i:
-            read(root[i], last[i])
+            if r >= 0:
+                last[r] = i
+                r = root[r]
+                if r >= 0:
+                    last[r] = i
+                    continue
+            last_in[-r - 1] = i
+    ends = [(o, n) for o in outputs] + [(root[i], last[i]) for i in range(n) if root[i] != i]
+    for r, at in ends:
+        if r >= 0:
+            if at > last[r]:
+                last[r] = at
+            r = root[r]
+        if r >= 0:
+            if at > last[r]:
+                last[r] = at
+        elif at > last_in[-r - 1]:
+            last_in[-r - 1] = at
     site = {name: k for k, name in enumerate(sites)}
     status = [0] * ((len(sites) + 9) // 10)
     flags = _Flags()
     vals = [None] * n
-    fresh = [False] * n  # a C-ordered array that this window made
+    # Values held smaller than their op's shape: a splat's one element.
+    compact = [False] * n
     checking = any(op[6] for op in ops)
+    ndarray, special_names, shaped = _np.ndarray, _SPECIAL, _SHAPED
     with (_np.errstate(divide="call", over="call", invalid="call", under="ignore",
                        call=flags) if checking else _np.errstate(all="ignore")):
         for i, (name, operands, iattrs, sattr, shape, key, checks) in enumerate(ops):
             args = [vals[r] if r >= 0 else inputs[-r - 1] for r in operands]
+            if name in shaped:
+                for k, r in enumerate(operands):
+                    if r >= 0 and compact[r]:
+                        args[k] = _np.broadcast_to(args[k], ops[r][4])
             dt = _dtype(key)
             flags.bits = 0
-            if name == "update":
+            f = ufuncs.get(name)
+            if f is not None:
+                v = f(*args)
+            elif name == "view" and args[0].size == 1 and not any(iattrs[1:]):
+                v = args[0].reshape(())  # a splat: NumPy broadcasts it
+            elif name == "update":
                 base = operands[0]
-                if (base >= 0 and fresh[base] and root[base] == base
-                        and last[base] == i):
-                    new = args[0]  # nothing reads the old value: in place
-                elif (base < 0 and args[0].flags.writeable and last_in[-base - 1] == i
-                      and args[0].flags.c_contiguous):
-                    new = args[0]  # a donated input read no more: in place
+                old = args[0]
+                if (base >= 0 and root[base] == base and last[base] == i
+                        and ops[base][0] in _FRESH and not compact[base]
+                        and old.flags.c_contiguous and old.flags.writeable):
+                    new = old  # nothing reads the old value: in place
+                elif (base < 0 and last_in[-base - 1] == i and old.flags.writeable
+                      and old.flags.c_contiguous):
+                    new = old  # a donated input read no more: in place
                 else:
-                    new = _np.array(args[0], order="C", copy=True)
-                if 0 not in args[1].shape:
-                    _strided(new.reshape(-1), iattrs, args[1].shape)[...] = args[1]
+                    new = _np.array(old, order="C", copy=True)
+                r = operands[1]
+                vshape = ops[r][4] if r >= 0 else args[1].shape
+                if 0 not in vshape:
+                    _strided(new.reshape(-1), iattrs, vshape)[...] = args[1]
                 v = new
             else:
-                f = _UFUNCS.get(name)
-                v = f(*args) if f is not None else _SPECIAL[name](args, iattrs, sattr,
-                                                                  shape, dt)
-                if type(v) is not _np.ndarray:
-                    v = _np.asarray(v)
-                if v.dtype != dt:
-                    v = v.astype(dt)
+                v = special_names[name](args, iattrs, sattr, shape, dt)
+            if type(v) is not ndarray:
+                v = _np.asarray(v)
+            if v.dtype != dt:
+                v = v.astype(dt)
             if checks and flags.bits & checks:
                 k = site[name]
                 status[k // 10] |= (flags.bits & checks) << (3 * (k % 10))
             vals[i] = v
-            fresh[i] = name in _FRESH and v.flags.c_contiguous and v.flags.writeable
+            if v.shape != shape:
+                compact[i] = True
             for r in operands:
                 if r >= 0 and last[r] <= i:
                     vals[r] = None  # read for the last time

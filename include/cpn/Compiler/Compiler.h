@@ -253,6 +253,8 @@ private:
                                      bool *baseline = nullptr);
   bool runBaseline(uint64_t key, const std::vector<int32_t> &outputs,
                    const std::vector<int32_t> &donors);
+  std::string cacheText(const std::vector<int32_t> &outputs,
+                        const std::vector<int32_t> &donors) const;
   void submit(const std::shared_ptr<Executable> &exe,
               const std::vector<int32_t> &outputs,
               const std::vector<int32_t> &donors);
