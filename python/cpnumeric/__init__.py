@@ -211,6 +211,40 @@ for _op, _uf in {"eq": "equal", "ne": "not_equal", "lt": "less", "le": "less_equ
 _FAST_POWER = {2: "square", 0.5: "sqrt", -1: "reciprocal", 1: "positive"}
 
 
+def _pow_inv_square(x, out=None):
+    # (1/x)**2: x*x first would overflow where the result is still a number
+    return _ufuncs.square(_ufuncs.reciprocal(x), out=out)
+
+
+def _pow_three_halves(x, out=None):
+    # x * sqrt(x), but pow(-inf, 1.5) is inf (sqrt(-inf) is NaN)
+    r = _ufuncs.where(x == -_np.inf, _np.inf, _ufuncs.multiply(x, _ufuncs.sqrt(x)))
+    return _core.store_out(r, out)
+
+
+def _pow_minus_three_halves(x, out=None):
+    # (1/sqrt(x))**3 (x * sqrt(x) first would overflow where the result is
+    # still a number); pow(-inf, -1.5) is 0 (sqrt(-inf) is NaN)
+    r = _ufuncs.reciprocal(_ufuncs.sqrt(_ufuncs.add(x, 0.0)))
+    r = _ufuncs.multiply(_ufuncs.square(r), r)
+    return _core.store_out(_ufuncs.where(x == -_np.inf, 0.0, r), out)
+
+
+def _pow_minus_half(x, out=None):
+    # 1 / sqrt(x + 0.0): pow(-0.0, -0.5) is +inf (x + 0.0 makes -0.0 +0.0),
+    # pow(-inf, -0.5) is 0
+    r = _ufuncs.reciprocal(_ufuncs.sqrt(_ufuncs.add(x, 0.0)))
+    return _core.store_out(_ufuncs.where(x == -_np.inf, 0.0, r), out)
+
+
+# Traced float arrays: further constant exponents as square roots and
+# products, which vectorize (a pow call per element does not). Within an
+# ulp or two of pow; the signed zeros, infinities and NaNs, and the
+# floating-point errors, are pow's. Eager arrays keep NumPy's own loops.
+_TRACED_POWER = {-2: _pow_inv_square, 1.5: _pow_three_halves,
+                 -1.5: _pow_minus_three_halves, -0.5: _pow_minus_half}
+
+
 def _fast_power(self, other):
     t = type(other)
     if t is not int and t is not float:
@@ -220,6 +254,8 @@ def _fast_power(self, other):
         return getattr(_ufuncs, _FAST_POWER[other])
     if kind in "biu" and t is int and other == 2:
         return _ufuncs.square
+    if kind == "f" and other in _TRACED_POWER and self._base.np is None:
+        return _TRACED_POWER[other]
     return None
 
 

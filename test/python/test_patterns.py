@@ -270,3 +270,22 @@ def test_element_write_errors_are_numpys():
     with pytest.warns(RuntimeWarning, match="overflow"):
         f[2] = 10 ** 40  # too large for float32: inf and NumPy's warning
     assert numpy.isinf(f[2])
+
+
+@pytest.mark.parametrize("dtype", [numpy.float64, numpy.float32])
+@pytest.mark.parametrize("c", [-2, 1.5, -1.5, -0.5, 0.5, 2])
+def test_constant_powers(dtype, c):
+    v = numpy.array([0.0, -0.0, 1.0, 2.5, 1e-30, 1e30, numpy.inf, -numpy.inf,
+                     numpy.nan, -2.0, 4.0, 7.0] * 300).astype(dtype)
+    with numpy.errstate(all="ignore"):
+        want = v ** c
+    a = np.asarray(v) * dtype(1)  # computed (traced); -0.0 stays -0.0
+    with np.errstate(all="ignore"):
+        got = numpy.asarray(a ** c)
+        b = np.asarray(v) * dtype(1)
+        b **= c
+    assert got.dtype == want.dtype
+    numpy.testing.assert_allclose(got, want, rtol=8 * numpy.finfo(dtype).eps,
+                                  atol=2 * numpy.finfo(dtype).smallest_subnormal)
+    numpy.testing.assert_array_equal(numpy.signbit(got), numpy.signbit(want))
+    numpy.testing.assert_array_equal(numpy.asarray(b), got)
