@@ -13,9 +13,9 @@
 // The units, each a file: TraceImport (trace to cpn module), Lowering (the pass
 // pipeline), CodeGen (LLVM optimization and objects), Jit (ORC and lazily
 // compiled checks), KernelCache (the disk cache), Reports (cost, summary.txt,
-// stage text), Compiler (compile, compileObject, donations) and Engine
-// (windows, flushes, @jit). This header declares what one of them defines and
-// another calls; the rest stays file-local.
+// stage text) and Compiler (compile, compileObject, donations). This header
+// declares what one of them defines and another calls; the rest stays
+// file-local. What the Engine (lib/Engine) calls is in cpn/Compiler/Kernel.h.
 //
 //===----------------------------------------------------------------------===//
 
@@ -23,6 +23,7 @@
 #define CPN_LIB_COMPILER_COMPILERINTERNAL_H
 
 #include "cpn/Compiler/Compiler.h"
+#include "cpn/Compiler/Kernel.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/OwningOpRef.h"
@@ -44,34 +45,6 @@ class TargetMachine;
 } // namespace llvm
 
 namespace cpn {
-
-constexpr uint64_t kMaxWindowsAhead = 2;
-
-/// The exact floating-point error classification of a kernel's checked loop
-/// nests (the `<kernel>_fp_checkN` functions cpn-lower-fp-flags outlines),
-/// compiled on first use: it runs only in blocks where the nest's cheap
-/// probe saw a NaN or an infinity, which most runs never do. The kernel
-/// calls `cpn_lazy_check(handle, n)`, which compiles all of them once (on
-/// whichever thread gets there first; the others wait) and returns the n-th.
-struct LazyChecks {
-  std::string source; // their MLIR (bytecode), as cpn-lower-fp-flags left it
-  std::vector<std::string> names;
-  int optLevel = 3;
-  std::once_flag once;
-  std::vector<void *> fns;
-  std::string error; // set when compiling them failed
-};
-
-class Executable {
-public:
-  std::vector<char> object; // the object code, until written to the disk cache
-  void (*fn)(void **) = nullptr;
-  std::string name = "kernel";        // "kernel <key>", as its tasks are named
-  std::shared_ptr<LazyChecks> checks; // null when the kernel has none
-  /// A product or library call of the trace runs on threads other than
-  /// OpenMP's (OpenBLAS's, the runtime's sorts and gathers).
-  bool callsLibrary = false;
-};
 
 namespace detail {
 
@@ -131,17 +104,8 @@ loadObject(std::unique_ptr<llvm::MemoryBuffer> buffer, std::string &error,
 bool extractChecks(mlir::ModuleOp module, LazyChecks &lc);
 void stubChecks(llvm::Module &m, const LazyChecks &lc);
 
-// -- KernelCache.cpp ----------------------------------------------------------
-
-bool cacheDirUsable(const std::string &dir);
-/// Whether the disk cache has an entry for `key` (a stat: no checks, no
-/// read; loadCached makes them).
-bool cachedEntryPresent(const std::string &dir, uint64_t key, int optLevel);
-std::shared_ptr<Executable> loadCached(const std::string &dir, uint64_t key,
-                                       int optLevel, const std::string &text);
-bool storeCached(const std::string &dir, uint64_t maxBytes, uint64_t key,
-                 int optLevel, const std::string &text, llvm::StringRef object,
-                 const LazyChecks *checks);
+// -- KernelCache.cpp: cacheDirUsable, cachedEntryPresent, loadCached and
+// storeCached are in Kernel.h (the Engine calls them).
 
 // -- Reports.cpp --------------------------------------------------------------
 
@@ -149,14 +113,7 @@ StageHook summaryWriter(const Trace &trace, const std::vector<int32_t> &outputs,
                         const std::vector<int32_t> &donors,
                         const std::filesystem::path &dumpDir);
 
-// -- Compiler.cpp -------------------------------------------------------------
-
-std::shared_ptr<Executable> compile(const Trace &trace,
-                                    const std::vector<int32_t> &outputs,
-                                    const std::vector<int32_t> &donors,
-                                    const CompilerOptions &opts, uint64_t key,
-                                    double &mlirSeconds);
-void *openmpRuntime();
+// -- Compiler.cpp: compile and openmpRuntime are in Kernel.h.
 
 } // namespace detail
 } // namespace cpn

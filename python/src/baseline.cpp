@@ -10,7 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "bindings.h"
-#include "cpn/Compiler/Compiler.h"
+#include "cpn/Engine/Engine.h"
 #include "cpnrt/Lapack.h"
 
 #include <pybind11/numpy.h>

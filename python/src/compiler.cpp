@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "cpn/Compiler/Compiler.h"
+#include "cpn/Engine/Engine.h"
 #include "bindings.h"
 #include "cpnrt/Blas.h"
 #include "cpnrt/TaskGraph.h"

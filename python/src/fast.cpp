@@ -25,7 +25,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "bindings.h"
-#include "cpn/Compiler/Compiler.h"
+#include "cpn/Engine/Engine.h"
 
 #include <pybind11/numpy.h>
 

@@ -5,7 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "bindings.h"
-#include "cpn/Compiler/Compiler.h"
+#include "cpn/Engine/Engine.h"
 #include "cpnrt/Blas.h"
 #include "cpnrt/Profile.h"
 #include "cpnrt/Random.h"

@@ -6,6 +6,7 @@
 
 #include "bindings.h"
 #include "cpn/Compiler/Compiler.h"
+#include "cpn/Engine/Engine.h"
 
 #include <pybind11/stl.h>
 

@@ -2,19 +2,23 @@
 //
 // Part of cpnumeric.
 //
-// Owns the process-wide Engine: recording ops into the current trace, cutting
-// windows at statement ends, flushing (the memory cache, the disk cache, else a
+// lib/Engine, its own library between the bindings and the runtime. Owns the
+// process-wide Engine: recording ops into the current trace, cutting windows
+// at statement ends, flushing (the memory cache, the disk cache, else a
 // compile), running a window that failed to compile in parts (recoverWindow),
 // @jit's capture and CapturedTrace::call, submitting kernels to the runtime's
-// task graph (runKernel, at most kMaxWindowsAhead windows ahead) and collecting
-// np.errstate's reports.
+// task graph (runKernel, at most kMaxWindowsAhead windows ahead) and
+// collecting np.errstate's reports.
 //
-// Calls Compiler.cpp (compile, planDonations, openmpRuntime), KernelCache.cpp
-// (cacheDirUsable, loadCached, storeCached) and the runtime.
+// Calls the compiler's public API only (Compiler.h: planDonations; Kernel.h:
+// compile, openmpRuntime, cacheDirUsable, cachedEntryPresent, loadCached,
+// storeCached), the runtime and the baseline runner the bindings set.
 //
 //===----------------------------------------------------------------------===//
 
-#include "CompilerInternal.h"
+#include "cpn/Engine/Engine.h"
+#include "cpn/Compiler/Compiler.h"
+#include "cpn/Compiler/Kernel.h"
 #include "cpnrt/Lapack.h"
 #include "cpnrt/Profile.h"
 #include "cpnrt/Store.h"
@@ -34,6 +38,9 @@
 namespace cpn {
 
 using namespace detail;
+
+/// How many windows the Engine may submit before their kernels have run.
+constexpr uint64_t kMaxWindowsAhead = 2;
 
 /// Whether the trace has a matrix-matrix product (a BLAS gemm of 16+ rows
 /// and columns) or a runtime library call (LAPACK, sorting, gathers, which

@@ -1,0 +1,184 @@
+//===- Engine.h - recording, windows, flushes, @jit -------------*- C++ -*-===//
+//
+// Part of cpnumeric.
+//
+// The process-wide Engine between the bindings and the runtime: it records
+// ops into the current trace, cuts it into windows, obtains each window's
+// kernel from the compiler (Compiler.h, Kernel.h) or runs it in the baseline
+// tier, submits kernels to the runtime's task graph and collects np.errstate's
+// reports. Defined in lib/Engine; nothing in lib/Compiler calls it.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef CPN_ENGINE_ENGINE_H
+#define CPN_ENGINE_ENGINE_H
+
+#include "cpn/Compiler/Compiler.h"
+#include "cpn/Trace/Trace.h"
+
+#include <array>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace cpn {
+
+/// A compiled trace (cpn/Compiler/Kernel.h).
+class Executable;
+
+/// np.errstate for compiled kernels: the checked ops of a trace (site order,
+/// see Trace.h) and what errstate said to do for each category (divide,
+/// over, invalid: 0 ignore, 1 warn, 2 raise, 3 call, 4 print, 5 log) when it
+/// was flushed.
+struct FpSites {
+  std::vector<std::string> names;
+  std::vector<std::pair<std::string, int32_t>> locations; // per name
+  std::array<uint8_t, 3> actions{};
+};
+
+/// One checked op of a finished kernel run that found errors: its FpError
+/// bits and the actions of its FpSites.
+struct FpReport {
+  std::string op;
+  uint8_t bits = 0;
+  std::array<uint8_t, 3> actions{};
+  std::string file; // where the op was recorded ("" if unknown)
+  int32_t line = 0;
+};
+
+/// Takes the reports of the kernel runs finished so far (in the order they
+/// finished). Python turns them into warnings or FloatingPointError.
+std::vector<FpReport> takeFpReports();
+/// Whether takeFpReports would return any.
+bool hasFpReports();
+
+/// A whole function's trace, recorded by @jit in one window and compiled
+/// once: later calls run it on new inputs without tracing.
+struct CapturedTrace {
+  /// The trace's inputs as recorded: the caller's arrays and the constants
+  /// the function captured (its scalars, closed-over arrays).
+  std::vector<NodeRef> inputs;
+  /// The ops whose results were alive at the end (returned, written into an
+  /// argument, or kept elsewhere), in the executable's output order, and
+  /// those results as recorded.
+  std::vector<int32_t> outputs;
+  std::vector<NodeRef> results;
+  /// The trace itself (inputs detached from their stores), for
+  /// `lower().as_text()` and `cost()`.
+  Trace trace;
+  /// Set by cpnc for shape-generic kernels (see ShapeSymbols).
+  ShapeSymbols shapeSymbols;
+  std::shared_ptr<Executable> exe;   // null when the trace is empty
+  std::shared_ptr<const FpSites> fp; // null when no op is checked
+  /// Runs on `args` (materialized, shaped and typed as `inputs`) and returns
+  /// new values for `results`, computed asynchronously.
+  std::vector<NodeRef> call(const std::vector<NodeRef> &args) const;
+};
+
+/// A window for the baseline tier: the trace, the ops whose values are
+/// wanted and the stores to write them into (fresh, or a donated input's:
+/// the runner may then also update that input in place),
+/// the fp sites of checked ops (null: none) and their status words to set as
+/// a kernel would (see kFpSitesPerWord).
+struct BaselineWindow {
+  const Trace &trace;
+  const std::vector<int32_t> &outputs;
+  const std::vector<int32_t> &donors; // per output: its donor input, or -1
+  const std::vector<cpnrt::StoreRef> &dests;
+  const FpSites *fp;
+  std::vector<int32_t> &status;
+};
+/// Runs a window op by op (the bindings set it: NumPy's loops and the
+/// runtime's library calls); false, having written nothing, when it cannot.
+using BaselineRunner = std::function<bool(BaselineWindow &)>;
+
+/// The process-wide engine: the current trace, the cache of executables by
+/// trace hash, and flushing.
+class Engine {
+public:
+  static Engine &global();
+
+  Trace &trace() { return trace_; }
+  CompilerOptions &options() { return options_; }
+  const CompilerStats &stats() const { return stats_; }
+  void resetStats() { stats_ = CompilerStats(); }
+
+  NodeRef record(std::string name, const std::vector<NodeRef> &operands,
+                 std::vector<int64_t> iattrs, std::string sattr,
+                 std::vector<int64_t> shape, cpnrt::DType dtype);
+
+  /// Compiles (or finds in the cache) and submits the current trace; every
+  /// result still referenced from Python gets a store. Returns at once: the
+  /// work runs on the runtime's task graph.
+  void flush();
+
+  /// Called at the end of a statement that wrote an array; flushes when the
+  /// trace has reached the window limit, so windows start at statement
+  /// boundaries and identical loop iterations give identical windows.
+  void statementEnd();
+
+  /// np.errstate: the FpError bits checked in ops recorded from now on
+  /// (those whose action is not 'ignore') and each category's action (see
+  /// FpSites). `quiet` turns checking off for ops recorded while it is set
+  /// (library code whose NaNs or infinities NumPy does not report).
+  void setFpState(uint8_t checks, std::array<uint8_t, 3> actions);
+  void setFpQuiet(bool quiet);
+
+  /// @jit: flushes, then records the function's whole trace as one window
+  /// (no cuts; a flush while capturing is an error).
+  void beginCapture();
+  bool capturing() const { return capturing_; }
+  /// Compiles the captured trace (memory and disk cache as for windows);
+  /// with `execute` also runs it, giving every live result a store.
+  /// Without, the trace is dropped: its pending values must not be read.
+  std::shared_ptr<CapturedTrace> endCapture(bool execute);
+
+  /// The baseline tier's runner (none: every window is compiled).
+  void setBaselineRunner(BaselineRunner runner) {
+    baseline_ = std::move(runner);
+  }
+
+private:
+  /// The executable of the current trace: from the memory or disk cache,
+  /// else compiled, unless `baseline` is given and the window runs in the
+  /// baseline tier (then *baseline is set, nullptr returned, trace cleared).
+  std::shared_ptr<Executable> obtain(const std::vector<int32_t> &outputs,
+                                     const std::vector<int32_t> &donors,
+                                     bool *baseline = nullptr);
+  bool runBaseline(uint64_t key, const std::vector<int32_t> &outputs,
+                   const std::vector<int32_t> &donors);
+  std::string cacheText(const std::vector<int32_t> &outputs,
+                        const std::vector<int32_t> &donors) const;
+  void submit(const std::shared_ptr<Executable> &exe,
+              const std::vector<int32_t> &outputs,
+              const std::vector<int32_t> &donors);
+  void recoverWindow();
+
+  bool capturing_ = false;
+  Trace trace_;
+  // Set at the end of a statement once the trace is long enough; the window is
+  // cut before the next op, when the statement's temporaries (the right-hand
+  // side of `u[...] = rhs`) are dead and need no buffer.
+  bool cutPending_ = false;
+  CompilerOptions options_;
+  CompilerStats stats_;
+  uint8_t fpChecks_ = 0;
+  bool fpQuiet_ = false;
+  std::array<uint8_t, 3> fpActions_{};
+  std::shared_ptr<const FpSites> fpSites() const;
+  BaselineRunner baseline_;
+  // Seconds the baseline tier has spent on each window (by kernel key): a
+  // window is compiled once they reach what a compile costs.
+  std::unordered_map<uint64_t, double> baselineSpent_;
+  // Every compile so far (not reset with the stats): its expected cost.
+  double compileSecondsTotal_ = 0;
+  uint64_t compileCount_ = 0;
+  double compileEstimate() const;
+};
+
+} // namespace cpn
+
+#endif // CPN_ENGINE_ENGINE_H
