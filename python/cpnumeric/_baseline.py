@@ -1,6 +1,6 @@
 """The baseline tier: a window whose kernel is not compiled runs op by op.
 
-The Engine (lib/Compiler/Engine.cpp, runBaseline) calls `run` for a window
+The Engine (lib/Engine/Engine.cpp, runBaseline) calls `run` for a window
 seen for the first time whose work is small (CPN_BASELINE_WORK): rather than
 wait 0.1-0.3 s for a compile that a loop of changing offsets or sizes would
 never use again, each `cpn` op is computed with NumPy's loop for it, and

@@ -65,11 +65,11 @@ void initBaseline(py::module_ &m) {
           py::gil_scoped_acquire gil;
           py::list ops;
           for (const cpn::TraceOp &op : w.trace.ops())
-            ops.append(py::make_tuple(
-                op.name, py::tuple(py::cast(op.operands)),
-                py::tuple(py::cast(op.iattrs)), op.sattr,
-                py::tuple(py::cast(op.shape)), cpnrt::dtypeName(op.dtype),
-                int(op.fpChecks)));
+            ops.append(py::make_tuple(op.name, py::tuple(py::cast(op.operands)),
+                                      py::tuple(py::cast(op.iattrs)), op.sattr,
+                                      py::tuple(py::cast(op.shape)),
+                                      cpnrt::dtypeName(op.dtype),
+                                      int(op.fpChecks)));
           // A donated input is writable: its old value dies in the window.
           std::vector<bool> donated(w.trace.inputs().size(), false);
           for (int32_t d : w.donors)

@@ -710,7 +710,8 @@ int elementOffset(PyObject *a, PyObject *key, long long &off) {
                    k, d);
       return -1;
     }
-    off += (i < 0 ? i + d : i) * PyLong_AsLongLong(PyTuple_GET_ITEM(strides, k));
+    off +=
+        (i < 0 ? i + d : i) * PyLong_AsLongLong(PyTuple_GET_ITEM(strides, k));
   }
   return 1;
 }
@@ -817,9 +818,8 @@ PyObject *elementSet(PyObject *, PyObject *const *args, Py_ssize_t nargs) {
   cpn::NodeRef node;
   // The base's slot is the node object's one reference; our NodeRef and the
   // pybind11 instance's holder are the node's two.
-  cpnrt::Store *s = nodeObj && Py_REFCNT(nodeObj) == 1
-                        ? elementStore(a, node)
-                        : nullptr;
+  cpnrt::Store *s =
+      nodeObj && Py_REFCNT(nodeObj) == 1 ? elementStore(a, node) : nullptr;
   if (!s || node.use_count() != 2 || node->store.use_count() != 1)
     Py_RETURN_NONE;
   long long off = 0;

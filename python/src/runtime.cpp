@@ -128,8 +128,8 @@ void initRuntime(py::module_ &m) {
         } catch (const std::exception &) {
           return false; // the trace path raises the failure when read
         }
-        std::memcpy(static_cast<char *>(store.data()) + offset * item,
-                    info.ptr, item);
+        std::memcpy(static_cast<char *>(store.data()) + offset * item, info.ptr,
+                    item);
         store.facts.store(0, std::memory_order_relaxed);
         node->bounds.reset();
         return true;
