@@ -230,9 +230,10 @@ void Engine::flush() {
     submit(exe, outputs, donors);
 }
 
-/// The work of a window for the baseline tier's cost model: elements
-/// computed (an update: those it writes; a library call: its inputs and its
-/// output), plus a product's multiply-adds; views compute nothing.
+/// The work of a window for the baseline tier's cost model: per op the
+/// elements it computes or reads, whichever is more (an update: those it
+/// writes; a library call: its inputs and its output; a product: its
+/// multiply-adds); views compute nothing.
 static uint64_t windowWork(const Trace &trace) {
   uint64_t work = 0;
   auto numel = [](const std::vector<int64_t> &shape) {
@@ -256,6 +257,10 @@ static uint64_t windowWork(const Trace &trace) {
     } else if (op.name == "matmul" && op.shape.size() == 2) {
       const std::vector<int64_t> &a = shapeOf(op.operands[0]);
       n *= a.size() == 2 ? static_cast<uint64_t>(a[1]) : 1;
+    } else {
+      // A reduction reads more elements than it writes.
+      for (int32_t r : op.operands)
+        n = std::max(n, numel(shapeOf(r)));
     }
     work += n;
   }

@@ -32,10 +32,11 @@ KNOBS = {
         Knob("CPN_EAGER_THRESHOLD", "1024", False,
              "Arrays with fewer elements run eagerly on NumPy (0: never)."),
         Knob("CPN_BASELINE_WORK", str(1 << 22), False,
-             "A window seen for the first time with less work than this "
-             "(elements computed plus a product's multiply-adds) runs op by op "
-             "in the baseline tier (NumPy's loops) instead of waiting for its "
-             "compile; it is compiled if it comes again (0: always compile)."),
+             "A window with less work than this (per op the elements it "
+             "computes or reads; a product's multiply-adds) runs op by op in "
+             "the baseline tier (NumPy's loops) instead of waiting for its "
+             "compile, until the time spent so reaches a compile's expected "
+             "cost; then it is compiled (0: always compile)."),
         Knob("CPN_RT_WORKERS", "1", False, "Runtime worker threads that run tasks."),
         Knob("CPN_CACHE_DIR", "~/.cache/cpnumeric", False,
              "Compiled kernels on disk, shared by processes ('' or 'off': none)."),

@@ -30,9 +30,9 @@ struct CompilerOptions {
   std::string cacheDir;   // CPN_CACHE_DIR: compiled kernels on disk ("" = off)
   // CPN_CACHE_MAX_BYTES: the disk cache's bound (0: none)
   uint64_t cacheMaxBytes = uint64_t(1) << 30;
-  // CPN_BASELINE_WORK: a window whose work (elements computed,
-  // multiply-adds of products) is below this runs in the baseline tier
-  // instead of waiting for a compile, until the time spent on it there
+  // CPN_BASELINE_WORK: a window whose work (per op the elements it computes
+  // or reads, a product's multiply-adds) is below this runs in the baseline
+  // tier instead of waiting for a compile, until the time spent on it there
   // reaches what a compile costs; then it is compiled. 0: always compile.
   uint64_t baselineWork = uint64_t(1) << 22;
 };
