@@ -94,7 +94,7 @@ bench-peers: venv
 ASAN_BUILD := build-asan
 ASAN_PKG := $(ASAN_BUILD)/pkg/cpnumeric
 ASAN_SUBSET ?= test/python/test_robustness.py test/python/test_linalg.py \
-  test/python/test_sorting.py test/python/test_indexing.py
+  test/python/test_sorting.py test/python/test_indexing.py test/python/test_patterns.py
 # libstdc++ is preloaded too: else ASan's __cxa_throw interceptor finds no
 # real __cxa_throw (Python loads libstdc++ after it) and aborts at a throw.
 ASAN_ENV := LD_PRELOAD="$$(g++ -print-file-name=libasan.so) $$(g++ -print-file-name=libstdc++.so.6)" \
