@@ -31,6 +31,8 @@
 
 #include <structmember.h>
 
+#include <cmath>
+
 namespace py = pybind11;
 
 namespace {
@@ -832,10 +834,14 @@ PyObject *elementSet(PyObject *, PyObject *const *args, Py_ssize_t nargs) {
   cpnrt::DType t = s->dtype();
   if (PyFloat_Check(v) && (t == cpnrt::DType::f64 || t == cpnrt::DType::f32)) {
     double x = PyFloat_AS_DOUBLE(v);
-    if (t == cpnrt::DType::f64)
+    if (t == cpnrt::DType::f64) {
       reinterpret_cast<double *>(p)[off] = x;
-    else
-      reinterpret_cast<float *>(p)[off] = static_cast<float>(x);
+    } else {
+      float y = static_cast<float>(x);
+      if (std::isfinite(x) && !std::isfinite(y))
+        Py_RETURN_NONE; // NumPy warns of the overflow: the Python path
+      reinterpret_cast<float *>(p)[off] = y;
+    }
   } else if (PyBool_Check(v) && t == cpnrt::DType::b1) {
     reinterpret_cast<bool *>(p)[off] = v == Py_True;
   } else if (PyLong_CheckExact(v) &&

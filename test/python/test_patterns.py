@@ -269,6 +269,13 @@ def test_element_write_errors_are_numpys():
     assert f[1] == numpy.float32(0.1)
     with pytest.warns(RuntimeWarning, match="overflow"):
         f[2] = 10 ** 40  # too large for float32: inf and NumPy's warning
+    for big in (1e39, -1e39, numpy.float64(3.40282357e38)):
+        with pytest.warns(RuntimeWarning, match="overflow"):
+            f[3] = big
+        assert numpy.isinf(f[3])
+    f[4] = float("inf")
+    f[5] = 3.4028235e38
+    assert numpy.isinf(f[4]) and f[5] == numpy.float32(3.4028235e38)
     assert numpy.isinf(f[2])
 
 
