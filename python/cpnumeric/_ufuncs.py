@@ -27,7 +27,7 @@ _ALIASES = {"float_power": "power", "fabs": "absolute",
             "bitwise_invert": "invert", "bitwise_left_shift": "left_shift",
             "bitwise_right_shift": "right_shift"}
 
-# The ops compiled for complex operands (lib/Conversion/ScalarOps.cpp); NumPy's
+# The ops compiled for complex operands (lib/Conversion/ScalarComplexOps.cpp); NumPy's
 # other complex loops (arcsin, ...) run in NumPy, with a warning.
 _COMPLEX_OPS = frozenset([
     "negative", "positive", "conjugate", "absolute", "square", "reciprocal",
