@@ -8,7 +8,8 @@
 // compile), running a window that failed to compile in parts (recoverWindow),
 // @jit's capture and CapturedTrace::call, submitting kernels to the runtime's
 // task graph (runKernel, at most kMaxWindowsAhead windows ahead) and
-// collecting np.errstate's reports.
+// collecting np.errstate's reports. The baseline tier's side (the cost model,
+// runBaseline) is in Baseline.cpp.
 //
 // Calls the compiler's public API only (Compiler.h: planDonations; Kernel.h:
 // compile, openmpRuntime, cacheDirUsable, cachedEntryPresent, loadCached,
@@ -16,7 +17,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "cpn/Engine/Engine.h"
+#include "EngineInternal.h"
 #include "cpn/Compiler/Compiler.h"
 #include "cpn/Compiler/Kernel.h"
 #include "cpnrt/Lapack.h"
@@ -64,9 +65,10 @@ static bool callsLibrary(const Trace &trace) {
 namespace {
 std::mutex fpReportsMutex;
 std::vector<FpReport> fpReports;
+} // namespace
 
-/// Reports the sites of `fp` whose bits are set in `status`.
-void reportFpErrors(const FpSites &fp, const std::vector<int32_t> &status) {
+void detail::reportFpErrors(const FpSites &fp,
+                            const std::vector<int32_t> &status) {
   std::lock_guard<std::mutex> lock(fpReportsMutex);
   for (size_t k = 0; k < fp.names.size(); ++k) {
     auto bits = static_cast<uint8_t>((status[k / ::cpn::kFpSitesPerWord] >>
@@ -81,6 +83,7 @@ void reportFpErrors(const FpSites &fp, const std::vector<int32_t> &status) {
   }
 }
 
+namespace {
 /// Submits `exe` on the runtime's task graph: it reads `reads` and writes
 /// `outArgs` (its arguments, in that order); `writes` are every store it
 /// writes (outArgs and donated inputs).
@@ -228,125 +231,6 @@ void Engine::flush() {
   }
   if (!baseline)
     submit(exe, outputs, donors);
-}
-
-/// The work of a window for the baseline tier's cost model: per op the
-/// elements it computes or reads, whichever is more (an update: those it
-/// writes; a library call: its inputs and its output; a product: its
-/// multiply-adds); views compute nothing.
-static uint64_t windowWork(const Trace &trace) {
-  uint64_t work = 0;
-  auto numel = [](const std::vector<int64_t> &shape) {
-    uint64_t n = 1;
-    for (int64_t d : shape)
-      n *= static_cast<uint64_t>(d);
-    return n;
-  };
-  auto shapeOf = [&](int32_t r) -> const std::vector<int64_t> & {
-    return r >= 0 ? trace.ops()[r].shape : trace.inputs()[-r - 1]->shape;
-  };
-  for (const TraceOp &op : trace.ops()) {
-    if (op.name == "view")
-      continue;
-    uint64_t n = numel(op.shape);
-    if (op.name == "update") {
-      n = numel(shapeOf(op.operands[1]));
-    } else if (op.name == "libcall") {
-      for (int32_t r : op.operands)
-        n += numel(shapeOf(r));
-    } else if (op.name == "matmul" && op.shape.size() == 2) {
-      const std::vector<int64_t> &a = shapeOf(op.operands[0]);
-      n *= a.size() == 2 ? static_cast<uint64_t>(a[1]) : 1;
-    } else {
-      // A reduction reads more elements than it writes.
-      for (int32_t r : op.operands)
-        n = std::max(n, numel(shapeOf(r)));
-    }
-    work += n;
-  }
-  return work;
-}
-
-/// What a compile is expected to cost: the mean of this process's compiles
-/// (0.15 s before the first), within 20 ms and 1 s.
-double Engine::compileEstimate() const {
-  double mean = compileCount_ ? compileSecondsTotal_ / compileCount_ : 0.15;
-  return std::min(1.0, std::max(0.02, mean));
-}
-
-/// The baseline tier: a window with little work runs op by op (NumPy's
-/// loops) instead of waiting for its compile, until the time spent running
-/// it so reaches the compile's expected cost; then it is compiled (a ski
-/// rental: never more than about twice the time of the better choice made
-/// in hindsight). A loop whose windows differ (offsets, sizes) never waits
-/// for the compiler; one that repeats a window compiles it once it has paid.
-bool Engine::runBaseline(uint64_t key, const std::vector<int32_t> &outputs,
-                         const std::vector<int32_t> &donors) {
-  if (!baseline_ || options_.baselineWork == 0 || outputs.empty() ||
-      windowWork(trace_) >= options_.baselineWork)
-    return false;
-  auto spent = baselineSpent_.find(key);
-  if (spent != baselineSpent_.end() && spent->second >= compileEstimate())
-    return false;
-  auto t0 = std::chrono::steady_clock::now();
-  // The inputs computed, and every task that reads a donated store done
-  // (the runner writes it at once).
-  cpnrt::TaskGraph::global().waitAll();
-  for (const NodeRef &in : trace_.inputs()) {
-    try {
-      in->store->wait();
-    } catch (const std::exception &) {
-      return false; // the compiled window fails with the same error
-    }
-  }
-  std::vector<cpnrt::StoreRef> dests;
-  for (size_t j = 0; j < outputs.size(); ++j) {
-    const TraceOp &op = trace_.ops()[outputs[j]];
-    dests.push_back(donors[j] >= 0
-                        ? trace_.inputs()[donors[j]]->store
-                        : std::make_shared<cpnrt::Store>(op.dtype, op.shape));
-  }
-  std::shared_ptr<const FpSites> fp = fpSites();
-  std::vector<int32_t> status;
-  if (fp)
-    status.assign((fp->names.size() + ::cpn::kFpSitesPerWord - 1) /
-                      ::cpn::kFpSitesPerWord,
-                  0);
-  char keyText[24];
-  snprintf(keyText, sizeof(keyText), "%016llx",
-           static_cast<unsigned long long>(key));
-  {
-    cpnrt::ProfileScope scope("baseline", std::string("baseline ") + keyText,
-                              "{\"ops\": " + std::to_string(trace_.size()) +
-                                  "}");
-    BaselineWindow w{trace_, outputs, donors, dests, fp.get(), status};
-    try {
-      if (!baseline_(w))
-        return false;
-    } catch (const std::exception &) {
-      return false; // compiled instead, which reports the error if it recurs
-    }
-  }
-  for (size_t j = 0; j < outputs.size(); ++j) {
-    NodeRef node = trace_.ops()[outputs[j]].result.lock();
-    node->store = dests[j];
-    node->opIndex = -1;
-    if (donors[j] >= 0)
-      ++stats_.buffersDonated;
-    ++stats_.valuesMaterialized;
-  }
-  if (fp && llvm::any_of(status, [](int32_t w) { return w != 0; }))
-    reportFpErrors(*fp, status);
-  trace_.clear();
-  double seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0)
-          .count();
-  ++stats_.baselineWindows;
-  stats_.baselineSeconds += seconds;
-  if (baselineSpent_.size() >= (1u << 16))
-    baselineSpent_.clear();
-  baselineSpent_[key] += seconds;
-  return true;
 }
 
 /// A window that failed to compile runs in parts, so that one op the
