@@ -111,12 +111,26 @@ bool Engine::runBaseline(uint64_t key, const std::vector<int32_t> &outputs,
     cpnrt::ProfileScope scope("baseline", std::string("baseline ") + keyText,
                               "{\"ops\": " + std::to_string(trace_.size()) +
                                   "}");
-    BaselineWindow w{trace_, outputs, donors, dests, fp.get(), status};
+    BaselineWindow w{trace_, outputs, donors, dests, fp.get(), status, ""};
     try {
       if (!baseline_(w))
         return false;
     } catch (const std::exception &) {
       return false; // compiled instead, which reports the error if it recurs
+    }
+    if (!w.error.empty()) {
+      // A donated input was already written: the values fail, as those of
+      // a window that cannot be compiled (see recoverWindow).
+      for (int32_t o : outputs)
+        if (NodeRef node = trace_.ops()[o].result.lock()) {
+          node->opIndex = -1;
+          node->store = nullptr;
+          node->error =
+              "cpnumeric: this value could not be computed: " + w.error;
+          ++stats_.valuesFailed;
+        }
+      trace_.clear();
+      return true;
     }
   }
   for (size_t j = 0; j < outputs.size(); ++j) {

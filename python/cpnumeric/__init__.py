@@ -216,25 +216,40 @@ def _pow_inv_square(x, out=None):
     return _ufuncs.square(_ufuncs.reciprocal(x), out=out)
 
 
+def _sqrt_no_neg_inf(x):
+    """(x == -inf, sqrt of x with -inf read as +inf): pow(-inf, y) is a
+    number where sqrt(-inf) is NaN, and sqrt must not raise 'invalid' for
+    elements the caller replaces."""
+    neg_inf = x == -_np.inf
+    return neg_inf, _ufuncs.sqrt(_ufuncs.where(neg_inf, _np.inf, x))
+
+
 def _pow_three_halves(x, out=None):
-    # x * sqrt(x), but pow(-inf, 1.5) is inf (sqrt(-inf) is NaN)
-    r = _ufuncs.where(x == -_np.inf, _np.inf, _ufuncs.multiply(x, _ufuncs.sqrt(x)))
+    # x * sqrt(x); pow(-inf, 1.5) is inf
+    neg_inf, s = _sqrt_no_neg_inf(x)
+    r = _ufuncs.where(neg_inf, _np.inf, _ufuncs.multiply(x, s))
     return _core.store_out(r, out)
 
 
 def _pow_minus_three_halves(x, out=None):
     # (1/sqrt(x))**3 (x * sqrt(x) first would overflow where the result is
-    # still a number); pow(-inf, -1.5) is 0 (sqrt(-inf) is NaN)
-    r = _ufuncs.reciprocal(_ufuncs.sqrt(_ufuncs.add(x, 0.0)))
-    r = _ufuncs.multiply(_ufuncs.square(r), r)
-    return _core.store_out(_ufuncs.where(x == -_np.inf, 0.0, r), out)
+    # still a number); float16/32 in float64, rounded once; pow(-inf, -1.5)
+    # is 0
+    dt = x.dtype
+    y = x if dt == _np.float64 else x.astype(_np.float64)
+    neg_inf, s = _sqrt_no_neg_inf(_ufuncs.add(y, 0.0))
+    r = _ufuncs.reciprocal(s)
+    r = _ufuncs.where(neg_inf, 0.0, _ufuncs.multiply(_ufuncs.square(r), r))
+    if dt != _np.float64:
+        r = r.astype(dt)
+    return _core.store_out(r, out)
 
 
 def _pow_minus_half(x, out=None):
     # 1 / sqrt(x + 0.0): pow(-0.0, -0.5) is +inf (x + 0.0 makes -0.0 +0.0),
     # pow(-inf, -0.5) is 0
-    r = _ufuncs.reciprocal(_ufuncs.sqrt(_ufuncs.add(x, 0.0)))
-    return _core.store_out(_ufuncs.where(x == -_np.inf, 0.0, r), out)
+    neg_inf, s = _sqrt_no_neg_inf(_ufuncs.add(x, 0.0))
+    return _core.store_out(_ufuncs.where(neg_inf, 0.0, _ufuncs.reciprocal(s)), out)
 
 
 # Traced float arrays: further constant exponents as square roots and

@@ -172,8 +172,11 @@ def run(ops, inputs, outputs, dests, sites):
     """Computes the window `ops` (name, operands, iattrs, sattr, shape, dtype
     key, fp checks) on `inputs` and writes the values of ops `outputs` into
     `dests`. Returns the fp status words (bits of the checked ops' errors, as
-    a kernel sets them), or None, having written nothing, when an op is not
-    one this tier runs."""
+    a kernel sets them); None, having written nothing, when an op is not one
+    this tier runs; raises, having written nothing, when an op fails (the
+    window is then compiled and its kernel reports the error); or returns
+    the error's text when an op fails after a donated input was written in
+    place (the Engine then fails the window's values with it)."""
     ufuncs, special = _UFUNCS, _SPECIAL
     for op in ops:
         if op[0] not in ufuncs and op[0] not in special and op[0] != "update":
@@ -217,66 +220,80 @@ def run(ops, inputs, outputs, dests, sites):
     compact = [False] * n
     checking = any(op[6] for op in ops)
     ndarray, special_names, shaped = _np.ndarray, _SPECIAL, _SHAPED
-    with (_np.errstate(divide="call", over="call", invalid="call", under="ignore",
-                       call=flags) if checking else _np.errstate(all="ignore")):
-        for i, (name, operands, iattrs, sattr, shape, key, checks) in enumerate(ops):
-            args = [vals[r] if r >= 0 else inputs[-r - 1] for r in operands]
-            if name in shaped:
-                for k, r in enumerate(operands):
-                    if r >= 0 and compact[r]:
-                        args[k] = _np.broadcast_to(args[k], ops[r][4])
-            dt = _dtype(key)
-            flags.bits = 0
-            f = ufuncs.get(name)
-            if f is not None:
-                v = f(*args)
-            elif name == "view" and args[0].size == 1 and not any(iattrs[1:]):
-                v = args[0].reshape(())  # a splat: NumPy broadcasts it
-            elif name == "update":
-                base = operands[0]
-                old = args[0]
-                if (base >= 0 and root[base] == base and last[base] == i
-                        and ops[base][0] in _FRESH and not compact[base]
-                        and old.flags.c_contiguous and old.flags.writeable):
-                    new = old  # nothing reads the old value: in place
-                elif (base < 0 and last_in[-base - 1] == i and old.flags.writeable
-                      and old.flags.c_contiguous):
-                    new = old  # a donated input read no more: in place
+    # Set once a donated input's store is written in place: from then on a
+    # failure cannot fall back to compiling the window (the kernel would read
+    # the changed input), so it fails the window's values instead.
+    dirty = False
+    try:
+        with (_np.errstate(divide="call", over="call", invalid="call", under="ignore",
+                           call=flags) if checking else _np.errstate(all="ignore")):
+            for i, (name, operands, iattrs, sattr, shape, key, checks) in enumerate(ops):
+                args = [vals[r] if r >= 0 else inputs[-r - 1] for r in operands]
+                if name in shaped:
+                    for k, r in enumerate(operands):
+                        if r >= 0 and compact[r]:
+                            args[k] = _np.broadcast_to(args[k], ops[r][4])
+                dt = _dtype(key)
+                flags.bits = 0
+                f = ufuncs.get(name)
+                if f is not None:
+                    v = f(*args)
+                elif name == "view" and args[0].size == 1 and (
+                        not any(iattrs[1:]) or (operands[0] >= 0 and compact[operands[0]])):
+                    # a splat, or any view of one: every element is the same,
+                    # kept as one (NumPy broadcasts it)
+                    v = args[0].reshape(())
+                elif name == "update":
+                    base = operands[0]
+                    old = args[0]
+                    if (base >= 0 and root[base] == base and last[base] == i
+                            and ops[base][0] in _FRESH and not compact[base]
+                            and old.flags.c_contiguous and old.flags.writeable):
+                        new = old  # nothing reads the old value: in place
+                    elif (base < 0 and last_in[-base - 1] == i and old.flags.writeable
+                          and old.flags.c_contiguous):
+                        new = old  # a donated input read no more: in place
+                        dirty = True
+                    else:
+                        new = _np.array(old, order="C", copy=True)
+                    r = operands[1]
+                    vshape = ops[r][4] if r >= 0 else args[1].shape
+                    if 0 not in vshape:
+                        _strided(new.reshape(-1), iattrs, vshape)[...] = args[1]
+                    v = new
                 else:
-                    new = _np.array(old, order="C", copy=True)
-                r = operands[1]
-                vshape = ops[r][4] if r >= 0 else args[1].shape
-                if 0 not in vshape:
-                    _strided(new.reshape(-1), iattrs, vshape)[...] = args[1]
-                v = new
-            else:
-                v = special_names[name](args, iattrs, sattr, shape, dt)
-            if type(v) is not ndarray:
-                v = _np.asarray(v)
-            if v.dtype != dt:
-                v = v.astype(dt)
-            if checks and flags.bits & checks:
-                k = site[name]
-                status[k // 10] |= (flags.bits & checks) << (3 * (k % 10))
-            vals[i] = v
-            if v.shape != shape:
-                compact[i] = True
-            for r in operands:
-                if r >= 0 and last[r] <= i:
-                    vals[r] = None  # read for the last time
-    values = [vals[o] for o in outputs]
-    # A value already in its destination (a donated input updated in place)
-    # stays; one that reads a destination's memory otherwise (a view of a
-    # donated input) is copied before any destination is written.
-    for j, (v, d) in enumerate(zip(values, dests)):
-        if _same(v, d):
-            values[j] = None
-        elif any(_np.may_share_memory(v, e) for e in dests):
-            values[j] = _np.array(v, copy=True)
-    for v, d in zip(values, dests):
-        if v is not None and d.size:
-            d[...] = v
-    return status
+                    v = special_names[name](args, iattrs, sattr, shape, dt)
+                if type(v) is not ndarray:
+                    v = _np.asarray(v)
+                if v.dtype != dt:
+                    v = v.astype(dt)
+                if checks and flags.bits & checks:
+                    k = site[name]
+                    status[k // 10] |= (flags.bits & checks) << (3 * (k % 10))
+                vals[i] = v
+                if v.shape != shape:
+                    compact[i] = True
+                for r in operands:
+                    if r >= 0 and last[r] <= i:
+                        vals[r] = None  # read for the last time
+        values = [vals[o] for o in outputs]
+        dirty = True  # destinations written from here
+        # A value already in its destination (a donated input updated in place)
+        # stays; one that reads a destination's memory otherwise (a view of a
+        # donated input) is copied before any destination is written.
+        for j, (v, d) in enumerate(zip(values, dests)):
+            if _same(v, d):
+                values[j] = None
+            elif any(_np.may_share_memory(v, e) for e in dests):
+                values[j] = _np.array(v, copy=True)
+        for v, d in zip(values, dests):
+            if v is not None and d.size:
+                d[...] = v
+        return status
+    except Exception as e:
+        if not dirty:
+            raise  # nothing written: the window is compiled instead
+        return f"{type(e).__name__}: {e}"
 
 
 def _same(a, b):

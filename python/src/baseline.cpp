@@ -88,6 +88,10 @@ void initBaseline(py::module_ &m) {
               (*fn)(ops, inputs, py::cast(w.outputs), dests, sites);
           if (status.is_none())
             return false;
+          if (py::isinstance<py::str>(status)) {
+            w.error = status.cast<std::string>();
+            return true;
+          }
           auto words = status.cast<std::vector<int32_t>>();
           for (size_t i = 0; i < words.size() && i < w.status.size(); ++i)
             w.status[i] |= words[i];
@@ -97,8 +101,9 @@ void initBaseline(py::module_ &m) {
       py::arg("run"),
       "Sets the baseline tier's runner: run(ops, inputs, outputs, dests, "
       "fp_sites) computes the window's outputs into `dests` (inputs donated "
-      "to an output are writable) and returns the "
-      "fp status words, or None (nothing written) when it cannot.");
+      "to an output are writable) and returns the fp status words; None "
+      "(nothing written) when it cannot; the error's text when an op failed "
+      "after a donated input was written (the window's values fail).");
   m.def(
       "call_library",
       [](const std::string &callee, py::array out,

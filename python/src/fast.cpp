@@ -822,7 +822,11 @@ PyObject *elementSet(PyObject *, PyObject *const *args, Py_ssize_t nargs) {
   // pybind11 instance's holder are the node's two.
   cpnrt::Store *s =
       nodeObj && Py_REFCNT(nodeObj) == 1 ? elementStore(a, node) : nullptr;
-  if (!s || node.use_count() != 2 || node->store.use_count() != 1)
+  // Checked again after elementStore, which lets other threads run while it
+  // waits: one may have taken a reference or written a new version.
+  if (!s || node.use_count() != 2 || node->store.use_count() != 1 ||
+      Py_REFCNT(nodeObj) != 1 ||
+      state.base.get(state.array.get(a, kBase), kNode) != nodeObj)
     Py_RETURN_NONE;
   long long off = 0;
   int found = elementOffset(a, args[1], off);

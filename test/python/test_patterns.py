@@ -296,3 +296,53 @@ def test_constant_powers(dtype, c):
                                   atol=2 * numpy.finfo(dtype).smallest_subnormal)
     numpy.testing.assert_array_equal(numpy.signbit(got), numpy.signbit(want))
     numpy.testing.assert_array_equal(numpy.asarray(b), got)
+
+
+def test_baseline_review_regressions(baseline):
+    # a view of a splat held as one element (it raised in the tier, which
+    # then compiled the window on an input it had already updated in place)
+    a = np.arange(1.0, 6.0) * 1.0
+    a.tolist()
+    s = a.sum()
+    a[1:] = a[:-1] * 10
+    u = (np.broadcast_to(s, (4,)) * 2.0)[1:3] + 0.0
+    r = numpy.arange(1.0, 6.0)
+    r[1:] = r[:-1] * 10
+    assert a.tolist() == r.tolist()
+    assert numpy.asarray(u).tolist() == [30.0, 30.0]
+    # an op that fails after a donated input was written in place fails the
+    # window's values, as a failing kernel does; later work is unaffected
+    b = np.arange(1.0, 6.0) * 1.0
+    b.tolist()
+    b[1:] = b[:-1] * 10
+    with pytest.raises(numpy.linalg.LinAlgError):
+        np.linalg.inv(np.zeros((3, 3)) + 0.0)
+    assert b.tolist() == r.tolist()
+    c = np.arange(4.0) + 1.0
+    assert c.tolist() == [1.0, 2.0, 3.0, 4.0]
+
+
+def test_baseline_failure_after_an_in_place_write_is_reported():
+    from cpnumeric import _baseline
+    base = numpy.arange(5.0)      # a donated input: writable
+    value = numpy.full(4, 7.0)
+    dest = numpy.empty(5)
+    ops = [("update", (-1, -2), (1, 1), "", (5,), "f8", 0),
+           ("libcall", (0,), (), "no_such_call_f8", (5,), "f8", 0)]
+    # nothing written yet when the first op fails: the exception propagates
+    with pytest.raises(Exception):
+        _baseline.run([("libcall", (-1,), (), "no_such_call_f8", (5,), "f8", 0)],
+                      [numpy.arange(5.0)], [0], [numpy.empty(5)], [])
+    # written in place, then failed: the error's text (the window's values fail)
+    r = _baseline.run(ops, [base, value], [1], [dest], [])
+    assert isinstance(r, str) and "no_such_call" in r
+
+
+def test_constant_powers_of_minus_inf_raise_nothing():
+    v = numpy.array([-numpy.inf, 4.0, numpy.inf, 0.25] * 800)
+    a = np.asarray(v) * 1.0
+    with np.errstate(all="raise"):
+        for c in (1.5, -1.5, -0.5):
+            with numpy.errstate(all="raise"):
+                want = v ** c
+            numpy.testing.assert_allclose(numpy.asarray(a ** c), want, rtol=1e-15)

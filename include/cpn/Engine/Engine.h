@@ -90,9 +90,13 @@ struct BaselineWindow {
   const std::vector<cpnrt::StoreRef> &dests;
   const FpSites *fp;
   std::vector<int32_t> &status;
+  /// Set by the runner when an op failed after a donated input was written
+  /// in place: the window cannot be compiled instead; its values fail.
+  std::string error;
 };
 /// Runs a window op by op (the bindings set it: NumPy's loops and the
-/// runtime's library calls); false, having written nothing, when it cannot.
+/// runtime's library calls); false, having written nothing, when it cannot
+/// (an op it does not run, or one that failed: the window is compiled).
 using BaselineRunner = std::function<bool(BaselineWindow &)>;
 
 /// The process-wide engine: the current trace, the cache of executables by
