@@ -681,9 +681,10 @@ PyObject *wrapNode(PyObject *, PyObject *const *args, Py_ssize_t nargs) {
 }
 
 /// The base offset of the element that `key` (a Python int, or a tuple of
-/// one per axis) names in array `a`: 1 found, 0 not such a key (no error),
-/// -1 out of bounds (IndexError set, NumPy's message).
-int elementOffset(PyObject *a, PyObject *key, long long &off) {
+/// one per axis) names in array `a`, whose base's store holds `numel`
+/// elements: 1 found, 0 not such a key (no error), -1 out of bounds
+/// (IndexError set, NumPy's message).
+int elementOffset(PyObject *a, PyObject *key, int64_t numel, long long &off) {
   PyObject *shape = state.array.get(a, kShape);
   PyObject *strides = state.array.get(a, kStrides);
   Py_ssize_t nd = PyTuple_GET_SIZE(shape);
@@ -715,7 +716,7 @@ int elementOffset(PyObject *a, PyObject *key, long long &off) {
     off +=
         (i < 0 ? i + d : i) * PyLong_AsLongLong(PyTuple_GET_ITEM(strides, k));
   }
-  return 1;
+  return off >= 0 && off < numel ? 1 : 0;
 }
 
 /// The computed store under a traced, whole-element view `a` (no .real/.imag
@@ -780,11 +781,9 @@ PyObject *elementGet(PyObject *, PyObject *const *args, Py_ssize_t nargs) {
                         : nullptr;
   if (!s)
     Py_RETURN_NONE;
-  int found = elementOffset(args[0], args[1], off);
-  if (found < 0)
-    return nullptr;
-  if (!found || off < 0 || off >= s->numel())
-    Py_RETURN_NONE;
+  int found = elementOffset(args[0], args[1], s->numel(), off);
+  if (found <= 0)
+    return found < 0 ? nullptr : Py_NewRef(Py_None);
   PyObject *number = elementNumber(*s, off);
   if (!number)
     Py_RETURN_NONE;
@@ -829,11 +828,9 @@ PyObject *elementSet(PyObject *, PyObject *const *args, Py_ssize_t nargs) {
       state.base.get(state.array.get(a, kBase), kNode) != nodeObj)
     Py_RETURN_NONE;
   long long off = 0;
-  int found = elementOffset(a, args[1], off);
-  if (found < 0)
-    return nullptr;
-  if (!found || off < 0 || off >= s->numel())
-    Py_RETURN_NONE;
+  int found = elementOffset(a, args[1], s->numel(), off);
+  if (found <= 0)
+    return found < 0 ? nullptr : Py_NewRef(Py_None);
   char *p = static_cast<char *>(s->data());
   cpnrt::DType t = s->dtype();
   if (PyFloat_Check(v) && (t == cpnrt::DType::f64 || t == cpnrt::DType::f32)) {
