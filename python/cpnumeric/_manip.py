@@ -1,7 +1,6 @@
 """Views, shape functions, basic indexing and matrix products."""
 
 import operator as _operator
-import sys as _sys
 
 import numpy as _np
 from numpy.lib.array_utils import normalize_axis_index, normalize_axis_tuple
@@ -115,30 +114,6 @@ _ELEMENT_VALUES = frozenset((bool, int, float, complex, _np.float64, _np.float32
                              _np.uint8, _np.float16, _np.complex64))
 
 
-def _node_refs(base):
-    return _sys.getrefcount(base.node)
-
-
-# What _node_refs says of a base whose node nothing else refers to (measured
-# once: the count includes the interpreter's own references of the call).
-_SOLE_REFS = _node_refs(_core._Base(_cpn.from_numpy(_np.zeros(1)), (1,), _np.dtype("f8")))
-
-
-def _write_element(a, key, value):
-    """a[i, j] = scalar straight into the store when the array is computed
-    and nothing else refers to its value (no pending op reads it, no other
-    array shares it, no task is running on it): no trace, no kernel, as
-    NumPy's setitem. False when it cannot (the caller records the write)."""
-    base = a._base
-    if (base.np is not None or a._readonly or a._part is not None
-            or a._dtype != base.dtype or _jit.TRACING["function"] is not None):
-        return False
-    off = _element_offset(a, (key,) if type(key) is int else key)
-    if off is None or _node_refs(base) != _SOLE_REFS:
-        return False
-    return _cpn.write_element(base.node, off, _core.pack_scalar(value, a._dtype))
-
-
 _element_get, _element_set = _cpn.element_get, _cpn.element_set
 _TRACING = _jit.TRACING
 
@@ -147,7 +122,7 @@ def setitem(a, key, value):
     t = type(key)
     if ((t is int or t is tuple) and type(value) in _ELEMENT_VALUES
             and _TRACING["function"] is None
-            and (_element_set(a, key, value) or _write_element(a, key, value))):
+            and _element_set(a, key, value)):
         return
     if not _is_basic(key):
         from . import _indexing

@@ -31,7 +31,9 @@
 
 #include <structmember.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstring>
 
 namespace py = pybind11;
 
@@ -799,11 +801,12 @@ PyObject *elementGet(PyObject *, PyObject *const *args, Py_ssize_t nargs) {
 /// element_set(a, key, value): a[key] = value written straight into the
 /// store, for a key of Python ints on a computed traced array that nothing
 /// else refers to (only its base holds the value, only the value holds the
-/// store: no pending op, copy, task or NumPy view sees it), and a value
-/// whose conversion is exact and cannot fail: a float (Python's or NumPy's
-/// float64) into float64/float32, a Python int in range into int64/int32 or
-/// float64, a bool into bool. True when written; None otherwise (nothing
-/// written: the Python path decides); IndexError out of bounds.
+/// store: no pending op, copy, task or NumPy view sees it). The common exact
+/// conversions are made here (a float into float64/32, a Python int in
+/// range into int64/int32/float64, a bool into bool); any other scalar goes
+/// through NumPy's setitem conversion (_core.pack_scalar). True when
+/// written; None otherwise (nothing written: the caller records the write);
+/// IndexError out of bounds, NumPy's conversion errors.
 PyObject *elementSet(PyObject *, PyObject *const *args, Py_ssize_t nargs) {
   if (!checkReady())
     return nullptr;
@@ -870,7 +873,32 @@ PyObject *elementSet(PyObject *, PyObject *const *args, Py_ssize_t nargs) {
       reinterpret_cast<double *>(p)[off] = d;
     }
   } else {
-    Py_RETURN_NONE;
+    // Any other scalar: converted as NumPy's setitem converts it
+    // (_core.pack_scalar, with NumPy's errors and warnings), then copied in.
+    PyObject *pack = PyDict_GetItemString(state.coreDict, "pack_scalar");
+    PyObject *packed =
+        pack ? PyObject_CallFunctionObjArgs(pack, v, state.array.get(a, kDType),
+                                            nullptr)
+             : nullptr;
+    if (!packed)
+      return nullptr;
+    // Python code ran: nothing else may have come to refer to the value.
+    Py_buffer bytes;
+    bool ok = Py_REFCNT(nodeObj) == 1 &&
+              state.base.get(state.array.get(a, kBase), kNode) == nodeObj &&
+              node.use_count() == 2 && node->store.use_count() == 1 &&
+              PyObject_GetBuffer(packed, &bytes, PyBUF_SIMPLE) == 0;
+    Py_DECREF(packed);
+    if (!ok) {
+      PyErr_Clear();
+      Py_RETURN_NONE;
+    }
+    size_t item = s->nbytes() / std::max<int64_t>(s->numel(), 1);
+    if (size_t(bytes.len) == item)
+      std::memcpy(p + off * item, bytes.buf, item);
+    PyBuffer_Release(&bytes);
+    if (size_t(bytes.len) != item)
+      Py_RETURN_NONE;
   }
   s->facts.store(0, std::memory_order_relaxed);
   node->bounds.reset();

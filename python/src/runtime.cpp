@@ -100,45 +100,12 @@ void initRuntime(py::module_ &m) {
       "host_view",
       [](const NodeRef &node) {
         cpnrt::ProfileScope scope("copy", "host_view", bytesArgs(node));
-        // Read-only: writes go through the trace (or write_element).
+        // Read-only: writes go through the trace (or element_set).
         return storeArray(materialize(node), false);
       },
       "A read-only NumPy view of a value's store, without a copy (a sync "
       "point). Copy what you keep: later work may reuse the buffer once no "
       "trace value refers to it.");
-  m.def(
-      "write_element",
-      [](const NodeRef &node, int64_t offset, py::buffer value) {
-        // Only a computed value that nothing else can see: this handle (and
-        // the caster's copy of it) holds the node, the node alone holds the
-        // store (no task in flight reads or writes it, no NumPy view of it
-        // is alive, no pending op or captured trace reads it). Python checks
-        // that one base holds the handle.
-        if (!node->store || !node->error.empty() || node.use_count() > 2 ||
-            node->store.use_count() != 1)
-          return false;
-        cpnrt::Store &store = *node->store;
-        py::buffer_info info = value.request();
-        size_t item = store.nbytes() / std::max<int64_t>(store.numel(), 1);
-        if (offset < 0 || offset >= store.numel() ||
-            size_t(info.size * info.itemsize) != item)
-          return false;
-        try {
-          store.wait();
-        } catch (const std::exception &) {
-          return false; // the trace path raises the failure when read
-        }
-        std::memcpy(static_cast<char *>(store.data()) + offset * item, info.ptr,
-                    item);
-        store.facts.store(0, std::memory_order_relaxed);
-        node->bounds.reset();
-        return true;
-      },
-      py::arg("node"), py::arg("offset"), py::arg("value"),
-      "Writes one element (the bytes of `value`) at `offset` straight into a "
-      "computed value's store, if nothing else refers to the value or its "
-      "store; false (nothing written) otherwise: the caller records the "
-      "write instead.");
   m.def(
       "wait", [](const NodeRef &node) { materialize(node); },
       "Waits until a value is computed (flushing the trace if it is pending); "
