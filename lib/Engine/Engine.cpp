@@ -200,9 +200,57 @@ NodeRef Engine::record(std::string name, const std::vector<NodeRef> &operands,
                          std::move(sattr), std::move(shape), dtype);
   // A runaway trace without statements (x = f(x) in a loop) is cut too; `r`
   // is alive, so it is materialized.
-  if (trace_.size() >= 4 * options_.traceLimit && !capturing_)
+  size_t limit = runawayLimit_ ? runawayLimit_ : 4 * options_.traceLimit;
+  if (trace_.size() >= limit && !capturing_) {
+    size_t p = tailPeriod(trace_);
+    size_t full = 4 * options_.traceLimit;
+    runawayLimit_ = p ? std::max(p, full / p * p) : 0;
     flush();
+  }
   return r;
+}
+
+/// The length of the shortest op sequence that the trace's last ops repeat
+/// (at least three times), or 0: the body of the loop that is recording
+/// it. Ops compare by what they compute (name, attributes, shape, dtype) and
+/// by their operands: inputs are alike, and an op's result is the same
+/// operand when it is as far back in both (made in the previous iteration)
+/// or is the same op (made before the loop).
+size_t Engine::tailPeriod(const Trace &t) {
+  const std::vector<TraceOp> &ops = t.ops();
+  size_t n = ops.size();
+  std::vector<uint64_t> sig(n);
+  for (size_t i = 0; i < n; ++i) {
+    const TraceOp &op = ops[i];
+    uint64_t h = std::hash<std::string>()(op.name);
+    h = hashMix(h, std::hash<std::string>()(op.sattr));
+    h = hashMix(h, static_cast<uint64_t>(op.dtype) << 8 | op.fpChecks);
+    for (int64_t v : op.iattrs)
+      h = hashMix(h, static_cast<uint64_t>(v));
+    for (int64_t d : op.shape)
+      h = hashMix(h, static_cast<uint64_t>(d) ^ 0x5bd1e995u);
+    sig[i] = hashMix(h, op.operands.size());
+  }
+  auto alike = [&](size_t i, size_t j) { // j = i - p
+    if (sig[i] != sig[j])
+      return false;
+    for (size_t k = 0; k < ops[i].operands.size(); ++k) {
+      int64_t a = ops[i].operands[k], b = ops[j].operands[k];
+      if ((a < 0) != (b < 0))
+        return false;
+      if (a >= 0 && a != b && int64_t(i) - a != int64_t(j) - b)
+        return false;
+    }
+    return true;
+  };
+  for (size_t p = 1; 3 * p <= n; ++p) {
+    bool periodic = true;
+    for (size_t i = n - 2 * p; i < n && periodic; ++i)
+      periodic = alike(i, i - p);
+    if (periodic)
+      return p;
+  }
+  return 0;
 }
 
 void Engine::statementEnd() {

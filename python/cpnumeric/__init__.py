@@ -95,6 +95,7 @@ def stats():
     """Compilations, cache hits, flushes, fallbacks and buffer use so far."""
     s = dict(_cpn.stats())
     s["fallbacks"] = _fallback.FALLBACK_CALLS["count"]
+    s["eager_calls"] = _cpn.eager_count(False) + _eager.CALLS[0]
     s.update(_jit.JIT_STATS)
     return s
 
@@ -102,6 +103,8 @@ def stats():
 def reset_stats():
     _cpn.reset_stats()
     _fallback.FALLBACK_CALLS["count"] = 0
+    _cpn.eager_count(True)
+    _eager.CALLS[0] = 0
     for k in _jit.JIT_STATS:
         _jit.JIT_STATS[k] = 0
 
@@ -292,8 +295,8 @@ ndarray.__abs__ = lambda self: _ufuncs.absolute(self)
 ndarray.__invert__ = lambda self: _ufuncs.invert(self)
 ndarray.__matmul__ = lambda self, o: _manip.matmul(self, o)
 ndarray.__rmatmul__ = lambda self, o: _manip.matmul(o, self)
-ndarray.__getitem__ = _manip.getitem
-ndarray.__setitem__ = _manip.setitem
+# a[key] and a[key] = v: ArrayBase's C slots (one element), then these.
+_cpn.set_item_handlers(_manip.getitem, _manip.setitem, _manip._ELEMENT_VALUES, _jit.TRACING)
 
 for _name in ["sum", "prod", "mean", "var", "std", "any", "all", "argmax", "argmin"]:
     setattr(ndarray, _name, _method(getattr(_reductions, _name)))
@@ -568,6 +571,13 @@ _fallback.register_native(
     | set(_products.NATIVE) | set(_sorting.NATIVE) | set(_indexing.NATIVE)
     | set(_extras.NATIVE) | set(_pad.NATIVE) | set(_errstate.NATIVE))
 # `where(cond)` with one argument is data-dependent and falls back.
+
+# Small arrays: NumPy's own function on their elements (python/cpnumeric/_eager.py).
+from . import _eager  # noqa: E402
+_eager.install(globals(), _np, sorted(_fallback._native))
+_eager.install(vars(linalg), _np.linalg, linalg.NATIVE)
+_eager.install(vars(fft), _np.fft, fft.NATIVE)
+_eager.install_methods(ndarray)
 
 
 def __getattr__(name):

@@ -29,7 +29,7 @@ KNOBS = {
              "Cut the trace into a compiled window once it holds this many ops, "
              "at the end of the next statement that writes an array."),
         Knob("CPN_OPT_LEVEL", "3", True, "LLVM optimization level of kernels (0-3)."),
-        Knob("CPN_EAGER_THRESHOLD", "1024", False,
+        Knob("CPN_EAGER_THRESHOLD", "32768", False,
              "Arrays with fewer elements run eagerly on NumPy (0: never)."),
         Knob("CPN_BASELINE_WORK", str(1 << 22), False,
              "A window with less work than this (per op the elements it "

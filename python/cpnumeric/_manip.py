@@ -94,10 +94,9 @@ def getitem(a, key):
     t = type(key)
     if (t is int or t is tuple) and (a._base.np is not None
                                      or _TRACING["function"] is None):
-        if a._base.np is None:  # a computed array's element, in C
-            r = _element_get(a, key)
-            if r is not None:
-                return r
+        r = _element_get(a, key)  # an eager or computed array's element, in C
+        if r is not None:
+            return r
         off = _element_offset(a, (key,) if t is int else key)
         if off is not None:  # the common a[i], a[i, j]: the element, no view
             return a._element(off)

@@ -12,6 +12,9 @@ import warnings
 
 from . import _config, _cpn
 
+# Open sessions (the eager path times its NumPy calls only while one is).
+SESSIONS = [0]
+
 
 class profile:
     """Records a timeline of the work done inside the block into `path`.
@@ -33,6 +36,7 @@ class profile:
         _cpn.flush()
         _cpn.wait_all()
         self._first = _cpn.profile_begin()
+        SESSIONS[0] += 1
         return self
 
     def __exit__(self, *exc):
@@ -40,6 +44,7 @@ class profile:
             _cpn.flush()
             _cpn.wait_all()
         finally:
+            SESSIONS[0] -= 1
             if not _cpn.profile_end(self._first, self.path):
                 warnings.warn(f"cpnumeric: could not write the profile "
                               f"{self.path!r}", RuntimeWarning, stacklevel=2)

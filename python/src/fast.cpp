@@ -90,6 +90,8 @@ struct State {
   PyObject *locationsName = nullptr;
   PyObject *ufuncType = nullptr; // UfuncBase
   bool ready = false;
+  // NumPy calls made for eager operands here (stats()' eager_calls).
+  uint64_t eagerCalls = 0;
 } state;
 
 /// NumPy's type numbers that the runtime holds (bool, ints, half, float,
@@ -257,6 +259,7 @@ PyObject *eagerCall(PyObject *ufunc, PyObject *const *ops, Py_ssize_t n) {
     return loaded < 0 ? nullptr : Py_NewRef(Py_None);
   if (!eo.arrays)
     Py_RETURN_NONE;
+  ++state.eagerCalls;
   PyObject *r = PyObject_Vectorcall(ufunc, eo.vals, n, nullptr);
   if (!r)
     return nullptr;
@@ -333,6 +336,7 @@ PyObject *inplace(PyObject *, PyObject *const *args, Py_ssize_t nargs) {
   if (!outName)
     return nullptr;
   PyObject *call[3] = {eo.vals[0], eo.vals[1], eo.vals[0]};
+  ++state.eagerCalls;
   PyObject *r = PyObject_Vectorcall(args[0], call, 2, outName);
   if (!r)
     return nullptr;
@@ -605,7 +609,86 @@ int arrayGetBuffer(PyObject *self, Py_buffer *view, int flags) {
 /// memoryview instead.
 void arrayReleaseBuffer(PyObject *, Py_buffer *) {}
 
+PyObject *elementGet(PyObject *, PyObject *const *args, Py_ssize_t nargs);
+PyObject *elementSet(PyObject *, PyObject *const *args, Py_ssize_t nargs);
+
+/// The Python layer's a[key] and a[key] = v (_manip.getitem/setitem), the
+/// scalar types element_set takes, and _jit.TRACING (set_item_handlers).
+struct ItemHandlers {
+  PyObject *get = nullptr, *set = nullptr, *values = nullptr,
+           *tracing = nullptr;
+  bool tracingNow() const {
+    PyObject *f = PyDict_GetItemString(tracing, "function");
+    return f && f != Py_None;
+  }
+} items;
+
+/// a[key]: one element of an eager or computed array read in C (element_get);
+/// everything else in the Python layer.
+PyObject *arrayGetItem(PyObject *self, PyObject *key) {
+  if (!items.get) {
+    PyErr_SetString(PyExc_RuntimeError, "cpnumeric: no item handlers");
+    return nullptr;
+  }
+  if ((PyLong_CheckExact(key) || PyTuple_CheckExact(key)) &&
+      Py_TYPE(self) == state.array.type && !items.tracingNow()) {
+    PyObject *args[2] = {self, key};
+    PyObject *r = elementGet(nullptr, args, 2);
+    if (r != Py_None)
+      return r;
+    Py_DECREF(r);
+  }
+  return PyObject_CallFunctionObjArgs(items.get, self, key, nullptr);
+}
+
+/// a[key] = value: one scalar element written in C (element_set) when it
+/// can be; everything else in the Python layer.
+int arraySetItem(PyObject *self, PyObject *key, PyObject *value) {
+  if (!value) {
+    PyErr_SetString(PyExc_ValueError, "cannot delete array elements");
+    return -1;
+  }
+  if (!items.set) {
+    PyErr_SetString(PyExc_RuntimeError, "cpnumeric: no item handlers");
+    return -1;
+  }
+  if ((PyLong_CheckExact(key) || PyTuple_CheckExact(key)) &&
+      PySet_Contains(items.values, reinterpret_cast<PyObject *>(Py_TYPE(value))) ==
+          1 &&
+      !items.tracingNow()) {
+    PyObject *args[3] = {self, key, value};
+    PyObject *r = elementSet(nullptr, args, 3);
+    if (!r)
+      return -1;
+    bool done = r == Py_True;
+    Py_DECREF(r);
+    if (done)
+      return 0;
+  }
+  PyObject *r = PyObject_CallFunctionObjArgs(items.set, self, key, value,
+                                             nullptr);
+  Py_XDECREF(r);
+  return r ? 0 : -1;
+}
+
+/// set_item_handlers(getitem, setitem, element_values, tracing).
+PyObject *setItemHandlers(PyObject *, PyObject *const *args,
+                          Py_ssize_t nargs) {
+  if (nargs != 4 || !PyAnySet_Check(args[2]) || !PyDict_Check(args[3])) {
+    PyErr_SetString(PyExc_TypeError,
+                    "set_item_handlers(getitem, setitem, frozenset, dict)");
+    return nullptr;
+  }
+  Py_XSETREF(items.get, Py_NewRef(args[0]));
+  Py_XSETREF(items.set, Py_NewRef(args[1]));
+  Py_XSETREF(items.values, Py_NewRef(args[2]));
+  Py_XSETREF(items.tracing, Py_NewRef(args[3]));
+  Py_RETURN_NONE;
+}
+
 PyType_Slot arraySlots[] = {
+    {Py_mp_subscript, reinterpret_cast<void *>(arrayGetItem)},
+    {Py_mp_ass_subscript, reinterpret_cast<void *>(arraySetItem)},
     {Py_bf_getbuffer, reinterpret_cast<void *>(arrayGetBuffer)},
     {Py_bf_releasebuffer, reinterpret_cast<void *>(arrayReleaseBuffer)},
     {Py_nb_add, reinterpret_cast<void *>(binaryOperator<kAdd>)},
@@ -721,6 +804,32 @@ int elementOffset(PyObject *a, PyObject *key, int64_t numel, long long &off) {
   return off >= 0 && off < numel ? 1 : 0;
 }
 
+/// 1 when `key` is one Python int per axis of the ndarray `a` (a key that
+/// selects one element), else 0.
+int intKey(PyObject *a, PyObject *key) {
+  Py_ssize_t nd = PyTuple_GET_SIZE(state.array.get(a, kShape));
+  if (PyLong_CheckExact(key))
+    return nd == 1;
+  if (!PyTuple_CheckExact(key) || PyTuple_GET_SIZE(key) != nd || nd == 0)
+    return 0;
+  for (Py_ssize_t k = 0; k < nd; ++k)
+    if (!PyLong_CheckExact(PyTuple_GET_ITEM(key, k)))
+      return 0;
+  return 1;
+}
+
+/// The NumPy view of an eager ndarray's elements (a new reference); null
+/// for a traced one (with an error set when making the view failed).
+PyObject *eagerView(PyObject *a) {
+  PyObject *base = state.array.get(a, kBase);
+  PyObject *np = base ? state.base.get(base, kNp) : nullptr;
+  if (!np || np == Py_None)
+    return nullptr;
+  if (state.array.get(a, kWhole) == Py_True)
+    return Py_NewRef(np);
+  return PyObject_CallMethodNoArgs(a, state.eagerName);
+}
+
 /// The computed store under a traced, whole-element view `a` (no .real/.imag
 /// part, the base's dtype) once it is finished, with no floating-point
 /// report waiting to be raised; null otherwise (the Python path decides).
@@ -776,11 +885,22 @@ PyObject *elementGet(PyObject *, PyObject *const *args, Py_ssize_t nargs) {
     PyErr_SetString(PyExc_TypeError, "element_get(a, key)");
     return nullptr;
   }
+  if (Py_TYPE(args[0]) != state.array.type)
+    Py_RETURN_NONE;
+  if (int keys = intKey(args[0], args[1]); keys <= 0) {
+    return keys < 0 ? nullptr : Py_NewRef(Py_None);
+  } else if (PyObject *view = eagerView(args[0])) {
+    if (view == Py_None)
+      return view;
+    PyObject *r = PyObject_GetItem(view, args[1]); // NumPy's scalar, errors
+    Py_DECREF(view);
+    return r;
+  } else if (PyErr_Occurred()) {
+    return nullptr;
+  }
   cpn::NodeRef node;
   long long off = 0;
-  cpnrt::Store *s = Py_TYPE(args[0]) == state.array.type
-                        ? elementStore(args[0], node)
-                        : nullptr;
+  cpnrt::Store *s = elementStore(args[0], node);
   if (!s)
     Py_RETURN_NONE;
   int found = elementOffset(args[0], args[1], s->numel(), off);
@@ -818,6 +938,18 @@ PyObject *elementSet(PyObject *, PyObject *const *args, Py_ssize_t nargs) {
   if (Py_TYPE(a) != state.array.type ||
       state.array.get(a, kReadonly) != Py_False)
     Py_RETURN_NONE;
+  if (int keys = intKey(a, args[1]); keys <= 0) {
+    return keys < 0 ? nullptr : Py_NewRef(Py_None);
+  } else if (PyObject *view = eagerView(a)) {
+    if (view == Py_None)
+      return view;
+    // NumPy's setitem: its conversion, its errors and warnings.
+    int failed = PyObject_SetItem(view, args[1], v);
+    Py_DECREF(view);
+    return failed ? nullptr : Py_NewRef(Py_True);
+  } else if (PyErr_Occurred()) {
+    return nullptr;
+  }
   PyObject *nodeObj = state.base.get(state.array.get(a, kBase), kNode);
   cpn::NodeRef node;
   // The base's slot is the node object's one reference; our NodeRef and the
@@ -905,7 +1037,18 @@ PyObject *elementSet(PyObject *, PyObject *const *args, Py_ssize_t nargs) {
   Py_RETURN_TRUE;
 }
 
+/// eager_count(reset): the NumPy calls made on eager operands here so far
+/// (then zero when `reset`).
+PyObject *eagerCount(PyObject *, PyObject *reset) {
+  PyObject *r = PyLong_FromUnsignedLongLong(state.eagerCalls);
+  if (PyObject_IsTrue(reset))
+    state.eagerCalls = 0;
+  return r;
+}
+
 PyMethodDef methods[] = {
+    {"eager_count", eagerCount, METH_O,
+     "eager_count(reset): NumPy ufunc calls on eager operands so far."},
     {"eager", reinterpret_cast<PyCFunction>(reinterpret_cast<void *>(eager)),
      METH_FASTCALL,
      "eager(ufunc, *operands): NumPy's ufunc on small eager operands, "
@@ -931,6 +1074,11 @@ PyMethodDef methods[] = {
      "element_set(a, key, value): a[i, j] = scalar written into the store "
      "when nothing else refers to it; None when the Python path must "
      "decide."},
+    {"set_item_handlers",
+     reinterpret_cast<PyCFunction>(reinterpret_cast<void *>(setItemHandlers)),
+     METH_FASTCALL,
+     "set_item_handlers(getitem, setitem, element_values, tracing): "
+     "ArrayBase's a[key] and a[key] = v beyond one element."},
     {"set_operators", setOperators, METH_O,
      "set_operators({name: (ufunc, forward, reflected)}): ArrayBase's "
      "operators."},

@@ -144,6 +144,25 @@ void initRuntime(py::module_ &m) {
       py::arg("first"), py::arg("path"),
       "Writes the session's events as trace-event JSON; false on failure.");
   m.def(
+      "profile_enabled", [] { return cpnrt::Profiler::global().enabled(); },
+      "Whether a profile session is recording.");
+  m.def("profile_now_us", &cpnrt::Profiler::nowUs,
+        "The profiler's clock, in microseconds.");
+  m.def(
+      "profile_complete",
+      [](std::string name, const std::string &cat, double startUs) {
+        // Event categories are static strings: the Python layer's known ones.
+        static const char *const cats[] = {"eager", "baseline", "copy"};
+        for (const char *c : cats)
+          if (cat == c)
+            return cpnrt::Profiler::global().complete(std::move(name), c,
+                                                      startUs);
+        throw py::value_error("profile_complete: unknown category " + cat);
+      },
+      py::arg("name"), py::arg("cat"), py::arg("start_us"),
+      "Adds an event of the Python layer that started at start_us and ends "
+      "now.");
+  m.def(
       "blas_config",
       [] {
         cpnrt::BlasConfig c = cpnrt::blasConfig();

@@ -166,7 +166,13 @@ private:
   // Set at the end of a statement once the trace is long enough; the window is
   // cut before the next op, when the statement's temporaries (the right-hand
   // side of `u[...] = rhs`) are dead and need no buffer.
+  static size_t tailPeriod(const Trace &t);
   bool cutPending_ = false;
+  // Where a trace without statement ends is cut (0: 4 * traceLimit): a
+  // multiple of the period of the last runaway window's ops, so that the
+  // windows of a loop `x = f(x)` start at the same point of its body and
+  // are one kernel.
+  size_t runawayLimit_ = 0;
   CompilerOptions options_;
   CompilerStats stats_;
   uint8_t fpChecks_ = 0;

@@ -1,0 +1,330 @@
+"""The small-array eager path for library functions (issue 22).
+
+A NumPy function called on small arrays costs NumPy 1-5 us; traced, the same
+call costs cpnumeric 5-100 us (recording, a window, a flush when its result is
+read), and a program of small arrays is then many times slower than NumPy. So
+a cpnumeric function whose array arguments are all eager (cpnumeric arrays
+below CPN_EAGER_THRESHOLD elements, held as NumPy arrays) or small NumPy arrays
+calls NumPy's function on their elements, as the C ufunc path already does for
+ufuncs, and wraps what it returns:
+
+- an array that lies in the memory of an eager argument (a view NumPy made of
+  it) becomes the cpnumeric view of that argument's base (same offset and
+  strides), and `out=` is returned as the cpnumeric array that was passed;
+- an array that lies in a NumPy argument's memory is copied (cpnumeric arrays
+  never alias NumPy's);
+- a fresh array becomes an eager array below the threshold, a traced value
+  (its elements copied into a store) at or above it;
+- NumPy scalars, Python values and tuples of these come back as NumPy gives
+  them (NumPy's semantics: `a.sum()` of a small array is a NumPy scalar).
+
+Calls with a traced argument, a callable, a large NumPy array or long list,
+inside @jit tracing, or with CPN_EAGER_THRESHOLD=0, take cpnumeric's traced
+path. The calls are counted in stats()' `eager_calls` and are `eager` events
+of a profile.
+"""
+
+import math as _math
+import types as _types
+
+import numpy as _np
+
+from . import _core, _cpn, _jit, _profile
+
+ndarray = _core.ndarray
+_NPND = _np.ndarray
+_EAGER = _core.EAGER
+_TRACING = _jit.TRACING
+_PROFILING = _profile.SESSIONS
+_SCALARS = frozenset((int, float, bool, complex, str, type(None), slice, type(Ellipsis),
+                      _np.dtype, type))
+_CALLABLES = (_types.FunctionType, _types.LambdaType, _types.MethodType,
+              _types.BuiltinFunctionType, _types.GeneratorType)
+_SUPPORTED = _core.is_supported
+_wrap_eager = _core.ndarray._from_eager
+_from_node = _core.ndarray._from_node
+
+# NumPy calls made by this module (stats()' eager_calls adds the C path's).
+CALLS = [0]
+
+
+class _Traced(Exception):
+    """An argument or result that the eager path does not take."""
+
+
+def _root(a):
+    while True:
+        b = a.base
+        if not isinstance(b, _NPND):
+            return a
+        a = b
+
+
+class _Args:
+    """The arguments of one call with cpnumeric arrays replaced by NumPy views
+    of their eager elements (_Traced when one is not eager)."""
+    __slots__ = ("views", "budget")
+
+    def __init__(self):
+        self.views = []  # (cpnumeric array or None, its NumPy view)
+        self.budget = _EAGER["threshold"]
+
+    def unwrap(self, x):
+        t = type(x)
+        if t is ndarray:
+            b = x._base
+            if b.np is None:
+                raise _Traced
+            v = b.np if x._whole else x._np_view(b.np)
+            if x._readonly:
+                v = v.view()
+                v.flags.writeable = False
+            self.views.append((x, v))
+            return v
+        if t in _SCALARS or isinstance(x, _np.generic):
+            return x
+        if t is list or t is tuple:
+            self.budget -= len(x)
+            if self.budget < 0:
+                raise _Traced
+            return t([self.unwrap(e) for e in x])
+        if isinstance(x, ndarray):  # a subclass
+            raise _Traced
+        if isinstance(x, _NPND):
+            self.budget -= x.size
+            if self.budget < 0 or x.dtype.kind == "O" or t is not _NPND:
+                raise _Traced
+            self.views.append((None, x))
+            return x
+        if isinstance(x, _CALLABLES) or callable(x) and not isinstance(x, _np.ufunc):
+            raise _Traced  # a function NumPy would call with NumPy arrays
+        if hasattr(x, "__array_function__") or hasattr(x, "__array__"):
+            raise _Traced  # another array type: the general path converts it
+        return x
+
+    def wrap(self, r):
+        t = type(r)
+        if t is _NPND:
+            return self._wrap_array(r)
+        if isinstance(r, _np.generic) or t in _SCALARS:
+            return r
+        if t is tuple or t is list:
+            return t([self.wrap(e) for e in r])
+        if isinstance(r, tuple) and hasattr(r, "_fields"):  # a namedtuple
+            return t(*(self.wrap(e) for e in r))
+        if isinstance(r, _NPND):
+            raise _Traced  # a subclass (a matrix, a masked array)
+        return r
+
+    def _wrap_array(self, r):
+        for x, v in self.views:
+            if r is v and x is not None:
+                return x  # out=, or an argument returned: the array passed
+        if r.size:
+            root = _root(r)
+            for x, v in self.views:
+                if root is _root(v):
+                    if x is None:
+                        r = r.copy()  # a view of the caller's NumPy array
+                        break
+                    return _view_of(x, r)
+        if not _SUPPORTED(r.dtype):
+            raise _Traced
+        if r.size < _EAGER["threshold"]:
+            return _wrap_eager(r)
+        return _from_node(_cpn.from_numpy(r), r.shape, r.dtype)
+
+
+def _view_of(x, r):
+    """The cpnumeric view of x's base that the NumPy array r (in x's base's
+    memory) is."""
+    base = x._base
+    buf = base.np
+    if x._part is not None or r.dtype != buf.dtype:
+        raise _Traced
+    item = buf.itemsize
+    at = r.__array_interface__["data"][0] - buf.__array_interface__["data"][0]
+    if at % item or any(s % item for s in r.strides):
+        raise _Traced
+    return x._view(r.shape, tuple(s // item for s in r.strides), at // item,
+                   readonly=not r.flags.writeable or x._readonly)
+
+
+def _call(npf, args, kwargs):
+    """npf on the eager elements of args, wrapped; _Traced before npf runs
+    when the call is not eager."""
+    if not _EAGER["threshold"] or _TRACING["function"] is not None:
+        raise _Traced
+    a = _Args()
+    unwrap = a.unwrap
+    uargs = [unwrap(x) for x in args]
+    if kwargs:
+        kwargs = {k: unwrap(v) for k, v in kwargs.items()}
+    if not a.views:
+        raise _Traced
+    CALLS[0] += 1
+    if _PROFILING[0]:
+        start = _cpn.profile_now_us()
+        try:
+            r = npf(*uargs, **kwargs)
+        finally:
+            _cpn.profile_complete(getattr(npf, "__name__", "call"), "eager", start)
+    else:
+        r = npf(*uargs, **kwargs)
+    if type(r) is _NPND and r.base is None:  # the common case: a fresh array
+        if (r.size < _EAGER["threshold"] and _SUPPORTED(r.dtype)
+                and all(r is not v for _, v in a.views)):
+            return _wrap_eager(r)
+    elif isinstance(r, _np.generic):
+        return r
+    try:
+        return a.wrap(r)
+    except _Traced:
+        if "out" in kwargs:  # NumPy has written: its result as NumPy gave it
+            return r
+        raise
+
+
+def function(npf, cpf):
+    """cpf (cpnumeric's function) with the eager path of NumPy's npf in front."""
+    def f(*args, **kwargs):
+        try:
+            return _call(npf, args, kwargs)
+        except _Traced:
+            return cpf(*args, **kwargs)
+    f.__name__ = getattr(cpf, "__name__", getattr(npf, "__name__", "f"))
+    f.__qualname__ = f.__name__
+    f.__doc__ = getattr(cpf, "__doc__", None)
+    f.__wrapped__ = cpf
+    return f
+
+
+def _real(x):
+    return type(x) in (int, float, bool) or isinstance(x, (_np.integer, _np.floating))
+
+
+def _arange_size(start, stop=None, step=None, *a, **k):
+    if stop is None:
+        start, stop = 0, start
+    step = 1 if step is None else step
+    if not (_real(start) and _real(stop) and _real(step)) or not step:
+        return None
+    n = (float(stop) - float(start)) / float(step)
+    return max(int(_math.ceil(n)), 0) if _math.isfinite(n) else None
+
+
+def _space_size(start, stop, num=50, *a, **k):
+    if not (_real(start) and _real(stop)) or type(num) is not int:
+        return None
+    return num
+
+
+def _eye_size(N, M=None, *a, **k):
+    if type(N) is not int or M is not None and type(M) is not int:
+        return None
+    return N * (N if M is None else M)
+
+
+def _shape_size(shape, *a, **k):
+    if type(shape) is int:
+        return shape
+    if type(shape) is tuple and all(type(d) is int for d in shape):
+        n = 1
+        for d in shape:
+            n *= d
+        return n
+    return None
+
+
+# Creation functions and the size of what they make (None: not known here).
+CREATION = {"arange": _arange_size, "linspace": _space_size, "logspace": _space_size,
+            "geomspace": _space_size, "eye": _eye_size, "tri": _eye_size,
+            "identity": lambda n, *a, **k: _eye_size(n), "zeros": _shape_size,
+            "ones": _shape_size, "empty": _shape_size}
+
+
+def creation(npf, cpf, size_of):
+    """cpf, a creation function, with NumPy's npf in front when what it makes
+    is small (size_of's count of its elements below the threshold)."""
+    def f(*args, **kwargs):
+        t = _EAGER["threshold"]
+        if t and _TRACING["function"] is None and not kwargs.get("like"):
+            try:
+                n = size_of(*args, **kwargs)
+            except TypeError:
+                n = None
+            if n is not None and 0 <= n < t:
+                CALLS[0] += 1
+                r = npf(*args, **kwargs)
+                if type(r) is _NPND and _SUPPORTED(r.dtype):
+                    return _wrap_eager(r)
+                if type(r) is tuple and type(r[0]) is _NPND and _SUPPORTED(r[0].dtype):
+                    return (_wrap_eager(r[0]),) + r[1:]  # linspace's retstep
+        return cpf(*args, **kwargs)
+    f.__name__ = f.__qualname__ = getattr(cpf, "__name__", "f")
+    f.__doc__ = getattr(cpf, "__doc__", None)
+    f.__wrapped__ = cpf
+    return f
+
+
+def method(name, cpm):
+    """The ndarray method cpm with the eager path of NumPy's method `name` in
+    front."""
+    npm = getattr(_NPND, name)
+
+    def m(self, *args, **kwargs):
+        try:
+            return _call(npm, (self,) + args, kwargs)
+        except _Traced:
+            return cpm(self, *args, **kwargs)
+    m.__name__ = name
+    m.__doc__ = getattr(cpm, "__doc__", None)
+    return m
+
+
+# Functions that stay on cpnumeric's path: conversions and views that it makes
+# as fast itself, functions whose result can be much larger than their
+# arguments (NumPy would do large work), and cpnumeric's own.
+_KEEP = frozenset("""
+    array asarray asanyarray ascontiguousarray asnumpy
+    reshape ravel transpose swapaxes moveaxis rollaxis squeeze expand_dims
+    broadcast_to broadcast_arrays matrix_transpose permute_dims atleast_1d
+    atleast_2d atleast_3d real imag
+    outer kron tile repeat meshgrid indices pad resize diagflat vander
+    tri tril_indices triu_indices mask_indices diag_indices
+    arange linspace logspace geomspace eye identity zeros ones empty full
+    fromfunction apply_along_axis apply_over_axes piecewise
+    shape ndim size isscalar iterable result_type can_cast promote_types
+    issubdtype broadcast_shapes may_share_memory
+""".split())
+
+# ndarray methods given the eager path (views and element access are fast on
+# cpnumeric's own path).
+METHODS = ("sum prod mean var std any all argmax argmin max min copy astype "
+           "clip round dot trace cumsum cumprod nonzero argsort sort "
+           "searchsorted take flatten compress argpartition partition").split()
+
+
+def install(namespace, npmod, names):
+    """Puts the eager path in front of each function of `names` in
+    `namespace` (a module dict) that NumPy's module `npmod` also has."""
+    for name in names:
+        cpf = namespace.get(name)
+        npf = getattr(npmod, name, None)
+        if name in CREATION and cpf is not None and npf is not None:
+            namespace[name] = creation(npf, cpf, CREATION[name])
+            continue
+        if name in _KEEP or name.startswith("_"):
+            continue
+        if (cpf is None or npf is None or not callable(npf) or isinstance(cpf, type)
+                or isinstance(npf, type) or not callable(cpf)
+                or hasattr(cpf, "nin") or getattr(cpf, "__wrapped__", None) is not None):
+            continue
+        namespace[name] = function(npf, cpf)
+
+
+def install_methods(cls):
+    for name in METHODS:
+        cpm = getattr(cls, name, None)
+        if cpm is not None and hasattr(_NPND, name):
+            setattr(cls, name, method(name, cpm))

@@ -1,0 +1,229 @@
+"""The eager path of library functions (python/cpnumeric/_eager.py): on small
+arrays a cpnumeric function is NumPy's own, with NumPy's results, views and
+errors, and nothing is recorded; traced arguments take the traced path. Also
+the C element access of eager arrays and loop-aligned window cuts."""
+
+import numpy
+import pytest
+
+import cpnumeric as cp
+from cpnumeric import _core
+
+
+@pytest.fixture
+def eager():
+    old = _core.EAGER["threshold"]
+    _core.EAGER["threshold"] = 4096
+    yield
+    _core.EAGER["threshold"] = old
+
+
+def _inputs(dtype):
+    rng = numpy.random.default_rng(7)
+    base = rng.normal(size=(6, 8)) * 4
+    return {
+        "matrix": base.astype(dtype),
+        "strided": base.astype(dtype)[::2, ::-3],
+        "transposed": base.astype(dtype).T,
+        "vector": base.astype(dtype)[1],
+        "empty": numpy.zeros((0, 3), dtype),
+        "zero_d": numpy.asarray(base[0, 0]).astype(dtype),
+    }
+
+
+CALLS = [
+    ("sum", lambda np, a: np.sum(a)),
+    ("sum_axis", lambda np, a: np.sum(a, axis=-1)),
+    ("mean", lambda np, a: np.mean(a, axis=0)),
+    ("max_method", lambda np, a: a.max() if a.size else a.sum()),
+    ("argsort", lambda np, a: np.argsort(a, axis=None)),
+    ("sort", lambda np, a: np.sort(a, axis=-1)),
+    ("cumsum", lambda np, a: np.cumsum(a)),
+    ("concatenate", lambda np, a: np.concatenate([a, a], axis=0)),
+    ("stack", lambda np, a: np.stack([a, a])),
+    ("where", lambda np, a: np.where(a > 0, a, 0)),
+    ("clip", lambda np, a: np.clip(a, -1, 2)),
+    ("diff", lambda np, a: np.diff(a, axis=0) if a.ndim else a),
+    ("unique", lambda np, a: np.unique(a)),
+    ("nonzero", lambda np, a: np.nonzero(a) if a.ndim else a),
+    ("copy", lambda np, a: a.copy()),
+    ("astype", lambda np, a: a.astype(numpy.float32)),
+    ("round", lambda np, a: np.round(a, 1)),
+    ("isclose", lambda np, a: np.isclose(a, a * 1.0)),
+    ("median", lambda np, a: np.median(a) if a.size else a.sum()),
+]
+
+
+def _same(got, want):
+    if isinstance(want, tuple):
+        assert isinstance(got, tuple) and len(got) == len(want)
+        for g, w in zip(got, want):
+            _same(g, w)
+        return
+    if isinstance(want, numpy.ndarray):
+        assert isinstance(got, cp.ndarray)
+        got = cp.asnumpy(got)
+        assert got.dtype == want.dtype and got.shape == want.shape
+        numpy.testing.assert_array_equal(got, want)
+    else:
+        assert type(got) is type(want)
+        numpy.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32", "int32", "uint8", "bool"])
+@pytest.mark.parametrize("name,f", CALLS, ids=[c[0] for c in CALLS])
+def test_eager_calls_give_numpys_results_and_record_nothing(eager, dtype, name, f):
+    for kind, a0 in _inputs(dtype).items():
+        a = cp.array(a0)
+        if kind == "strided":
+            a = cp.array(_inputs(dtype)["matrix"])[::2, ::-3]
+        elif kind == "transposed":
+            a = cp.array(_inputs(dtype)["matrix"]).T
+        try:
+            want = f(numpy, a0)
+        except Exception as e:  # NumPy's error, raised by the same call
+            with pytest.raises(type(e)):
+                f(cp, a)
+            continue
+        cp.reset_stats()
+        got = f(cp, a)
+        s = cp.stats()
+        assert s["ops_recorded"] == 0, (kind, s["ops_recorded"])
+        assert s["eager_calls"] >= 1 or got is a
+        _same(got, want)
+
+
+def test_out_is_the_array_passed_and_writes_reach_its_base(eager):
+    a0 = numpy.arange(12.0).reshape(3, 4)
+    a = cp.array(a0)
+    o = cp.zeros((3, 4))
+    whole = o
+    r = cp.cumsum(a, axis=1, out=o)
+    assert r is o
+    row = o[1]
+    r = cp.clip(a, 2, 5, out=o)
+    assert r is o
+    numpy.testing.assert_array_equal(cp.asnumpy(whole), numpy.clip(a0, 2, 5))
+    numpy.testing.assert_array_equal(cp.asnumpy(row), numpy.clip(a0, 2, 5)[1])
+
+
+def test_views_numpy_returns_are_views_of_the_base(eager):
+    a0 = numpy.arange(12.0).reshape(3, 4)
+    a = cp.array(a0)
+    f = cp.flip(a, axis=1)
+    f[0, 0] = -5.0  # NumPy's flip is a view: the write reaches a
+    a0[0, -1] = -5.0
+    numpy.testing.assert_array_equal(cp.asnumpy(a), a0)
+    d = cp.diagonal(a)  # read-only, as NumPy's
+    numpy.testing.assert_array_equal(cp.asnumpy(d), numpy.diagonal(a0))
+    with pytest.raises(ValueError):
+        d[0] = 1.0
+    a[1, 1] = 9.0
+    assert float(d[1]) == 9.0
+
+
+def test_numpy_inputs_are_not_aliased(eager):
+    n0 = numpy.arange(10.0)
+    r = cp.flip(n0)
+    assert isinstance(r, cp.ndarray)
+    n0[:] = 0.0
+    numpy.testing.assert_array_equal(cp.asnumpy(r), numpy.arange(10.0)[::-1])
+    s = cp.asarray(n0)
+    n0[0] = 7.0
+    assert float(s[0]) == 0.0
+
+
+def test_in_place_functions_write_eager_arrays(eager):
+    a0 = numpy.arange(10.0)
+    a = cp.array(a0)
+    v = a[::2]
+    cp.copyto(v, 3.0)
+    cp.put(a, [1, 3], [-1.0, -2.0])
+    cp.putmask(a, a > 8, 0.0)
+    numpy.copyto(a0[::2], 3.0)
+    numpy.put(a0, [1, 3], [-1.0, -2.0])
+    numpy.putmask(a0, a0 > 8, 0.0)
+    numpy.testing.assert_array_equal(cp.asnumpy(a), a0)
+    ro = cp.broadcast_to(a, (2, 10))
+    with pytest.raises(ValueError):
+        cp.copyto(ro, 1.0)
+    a.sort()
+    a0.sort()
+    numpy.testing.assert_array_equal(cp.asnumpy(a), a0)
+
+
+def test_errors_are_numpys(eager):
+    a = cp.array(numpy.arange(6.0))
+    with pytest.raises(numpy.exceptions.AxisError):
+        cp.sum(a, axis=3)
+    with pytest.raises(ValueError):
+        cp.concatenate([a, cp.ones((2, 2))])
+    with pytest.raises(TypeError):
+        a[0] = 1j
+    with pytest.raises(IndexError):
+        a[6]
+    with pytest.raises(IndexError):
+        a[-7] = 1.0
+
+
+def test_traced_arguments_take_the_traced_path(eager):
+    small = cp.array(numpy.arange(10.0))
+    big = cp.ones(10_000)
+    cp.reset_stats()
+    r = cp.concatenate([small, big])
+    assert cp.stats()["ops_recorded"] > 0
+    assert r.shape == (10_010,)
+    assert float(r.sum()) == 45.0 + 10_000
+
+
+def test_creation_is_eager_when_small_and_traced_when_large(eager):
+    cp.reset_stats()
+    for r, want in [(cp.arange(5, 50, 3), numpy.arange(5, 50, 3)),
+                    (cp.linspace(0, 1, 7), numpy.linspace(0, 1, 7)),
+                    (cp.eye(4, 3, k=1), numpy.eye(4, 3, k=1)),
+                    (cp.zeros((2, 3), "int32"), numpy.zeros((2, 3), "int32")),
+                    (cp.arange(0.5, 3.0, 0.25, dtype="float32"),
+                     numpy.arange(0.5, 3.0, 0.25, dtype="float32"))]:
+        _same(r, want)
+    assert cp.stats()["ops_recorded"] == 0
+    big = cp.arange(100_000)
+    assert cp.stats()["ops_recorded"] > 0
+    assert int(big[-1]) == 99_999
+
+
+def test_element_access_of_eager_arrays_in_c(eager):
+    a0 = numpy.arange(12.0).reshape(3, 4)
+    a = cp.array(a0)
+    cp.reset_stats()
+    for i in range(3):
+        for j in range(4):
+            a[i, j] = a[i, j] * 2 + 1
+    a0 = a0 * 2 + 1
+    numpy.testing.assert_array_equal(cp.asnumpy(a), a0)
+    assert type(a[1, 2]) is numpy.float64
+    b = cp.array(numpy.arange(5, dtype="int32"))
+    b[2] = 7
+    assert b[2] == 7 and type(b[2]) is numpy.int32
+    with pytest.raises(OverflowError):
+        b[0] = 2 ** 40
+    v = a[::-1]
+    v[0, 0] = -1.0
+    assert float(a[2, 0]) == -1.0
+    assert cp.stats()["ops_recorded"] == 0
+
+
+def test_loop_windows_cut_at_iteration_boundaries():
+    """x = f(x) in a loop, without statements: its windows are cut at a
+    multiple of the loop body's length, so they are one kernel."""
+    x0 = numpy.linspace(0.0, 1.0, 3000)
+    x, y = cp.array(x0), cp.zeros(3000)
+    y0 = numpy.zeros(3000)
+    cp.synchronize()
+    cp.reset_stats()
+    for k in range(120):  # 13 ops per iteration, ~6 windows
+        y = 0.5 * y + cp.sin(x * 3.0 + k * 0.001) * cp.exp(-x) - x * x * 0.25
+        y0 = 0.5 * y0 + numpy.sin(x0 * 3.0 + k * 0.001) * numpy.exp(-x0) - x0 * x0 * 0.25
+    numpy.testing.assert_allclose(cp.asnumpy(y), y0, rtol=1e-12)
+    s = cp.stats()
+    assert s["flushes"] >= 5
+    assert s["compilations"] <= 3, s
