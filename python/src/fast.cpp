@@ -611,6 +611,7 @@ void arrayReleaseBuffer(PyObject *, Py_buffer *) {}
 
 PyObject *elementGet(PyObject *, PyObject *const *args, Py_ssize_t nargs);
 PyObject *elementSet(PyObject *, PyObject *const *args, Py_ssize_t nargs);
+PyObject *eagerView(PyObject *a);
 
 /// The Python layer's a[key] and a[key] = v (_manip.getitem/setitem), the
 /// scalar types element_set takes, and _jit.TRACING (set_item_handlers).
@@ -622,6 +623,93 @@ struct ItemHandlers {
     return f && f != Py_None;
   }
 } items;
+
+/// Whether `key` is basic indexing that NumPy answers with a view or an
+/// element: a slice, or a tuple of Python ints and slices.
+bool basicKey(PyObject *key) {
+  if (PySlice_Check(key))
+    return true;
+  if (!PyTuple_CheckExact(key))
+    return false;
+  for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(key); ++k) {
+    PyObject *item = PyTuple_GET_ITEM(key, k);
+    if (!PyLong_CheckExact(item) && !PySlice_Check(item))
+      return false;
+  }
+  return true;
+}
+
+/// The ndarray `a` (eager, whole elements) seen through the NumPy view `r`
+/// of its base's buffer: a new view of the same base (its offset and
+/// strides in elements), as _core.ndarray._view makes it. Null without an
+/// error when r is not such a view (the Python path then decides).
+PyObject *viewOfBase(PyObject *a, PyObject *r) {
+  PyObject *base = state.array.get(a, kBase);
+  PyObject *np = state.base.get(base, kNp);
+  auto *rp = py::detail::array_proxy(r);
+  auto *bp = py::detail::array_proxy(np);
+  if (rp->descr != bp->descr)
+    return nullptr;
+  Py_ssize_t item = py::reinterpret_borrow<py::dtype>(bp->descr).itemsize();
+  Py_ssize_t at = rp->data - bp->data;
+  if (item <= 0 || at % item)
+    return nullptr;
+  PyObject *shape = PyTuple_New(rp->nd), *strides = PyTuple_New(rp->nd);
+  bool ok = shape && strides;
+  for (int i = 0; ok && i < rp->nd; ++i) {
+    if (rp->dimensions[i] == 0 || rp->strides[i] % item) {
+      ok = false; // an empty view's offset may lie past the buffer
+      break;
+    }
+    PyTuple_SET_ITEM(shape, i, PyLong_FromSsize_t(rp->dimensions[i]));
+    PyTuple_SET_ITEM(strides, i, PyLong_FromSsize_t(rp->strides[i] / item));
+  }
+  PyObject *c = ok ? cStrides(shape) : nullptr;
+  PyObject *v = c ? state.array.type->tp_alloc(state.array.type, 0) : nullptr;
+  if (!v) {
+    Py_XDECREF(shape);
+    Py_XDECREF(strides);
+    Py_XDECREF(c);
+    return nullptr;
+  }
+  bool whole = at == 0 &&
+               PyObject_RichCompareBool(shape, state.base.get(base, kBShape),
+                                        Py_EQ) == 1 &&
+               PyObject_RichCompareBool(strides, c, Py_EQ) == 1;
+  Py_DECREF(c);
+  state.array.set(v, kBase, Py_NewRef(base));
+  state.array.set(v, kShape, shape);
+  state.array.set(v, kStrides, strides);
+  state.array.set(v, kOffset, PyLong_FromSsize_t(at / item));
+  state.array.set(v, kDType, Py_NewRef(state.array.get(a, kDType)));
+  state.array.set(v, kReadonly, Py_NewRef(state.array.get(a, kReadonly)));
+  state.array.set(v, kWhole, Py_NewRef(whole ? Py_True : Py_False));
+  state.array.set(v, kPart, Py_NewRef(Py_None));
+  return v;
+}
+
+/// a[key] for basic indexing of an eager array of whole elements: NumPy's
+/// indexing (its errors: null with the error set) on the elements, and the
+/// view it gives as a view of a's base. Null with no error set: the Python
+/// path decides.
+PyObject *eagerBasicGet(PyObject *a, PyObject *key) {
+  if (state.array.get(a, kPart) != Py_None || !basicKey(key))
+    return nullptr;
+  PyObject *view = eagerView(a);
+  if (!view)
+    return nullptr;
+  PyObject *r = PyObject_GetItem(view, key);
+  Py_DECREF(view);
+  if (!r)
+    return nullptr; // NumPy's error (IndexError, ...)
+  if (!isArray(r))
+    return r; // an element
+  PyObject *v = viewOfBase(a, r);
+  Py_DECREF(r);
+  if (!v)
+    PyErr_Clear();
+  return v;
+}
 
 /// a[key]: one element of an eager or computed array read in C (element_get);
 /// everything else in the Python layer.
@@ -637,6 +725,12 @@ PyObject *arrayGetItem(PyObject *self, PyObject *key) {
     if (r != Py_None)
       return r;
     Py_DECREF(r);
+  }
+  if (Py_TYPE(self) == state.array.type) {
+    if (PyObject *r = eagerBasicGet(self, key))
+      return r;
+    if (PyErr_Occurred())
+      return nullptr;
   }
   return PyObject_CallFunctionObjArgs(items.get, self, key, nullptr);
 }
@@ -664,6 +758,29 @@ int arraySetItem(PyObject *self, PyObject *key, PyObject *value) {
     Py_DECREF(r);
     if (done)
       return 0;
+  }
+  if (Py_TYPE(self) == state.array.type &&
+      state.array.get(self, kReadonly) == Py_False &&
+      state.array.get(self, kPart) == Py_None && basicKey(key)) {
+    // Basic indexing into an eager array, of a scalar or an eager array:
+    // NumPy's assignment (its conversions, broadcasting, overlap, errors).
+    PyObject *src = nullptr;
+    if (PySet_Contains(items.values,
+                       reinterpret_cast<PyObject *>(Py_TYPE(value))) == 1)
+      src = Py_NewRef(value);
+    else if (Py_TYPE(value) == state.array.type &&
+             state.array.get(value, kPart) == Py_None)
+      src = eagerView(value);
+    PyObject *view = src ? eagerView(self) : nullptr;
+    if (view) {
+      int failed = PyObject_SetItem(view, key, src);
+      Py_DECREF(view);
+      Py_DECREF(src);
+      return failed ? -1 : 0;
+    }
+    Py_XDECREF(src);
+    if (PyErr_Occurred())
+      return -1;
   }
   PyObject *r = PyObject_CallFunctionObjArgs(items.set, self, key, value,
                                              nullptr);
