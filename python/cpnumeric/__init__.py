@@ -184,7 +184,11 @@ def _ibinop(uf):
     def op(self, other):
         # Eager operands: NumPy in place, in C (self stays eager).
         r = _cpn.inplace(npf, self, other)
-        return r if r is not None else uf(self, other, out=self)
+        if r is not None:
+            return r
+        if self._readonly:  # NumPy checks this before the output's casting
+            raise ValueError("output array is read-only")
+        return uf(self, other, out=self)
     return op
 
 
@@ -578,6 +582,8 @@ _eager.install(globals(), _np, sorted(_fallback._native))
 _eager.install(vars(linalg), _np.linalg, linalg.NATIVE)
 _eager.install(vars(fft), _np.fft, fft.NATIVE)
 _eager.install_methods(ndarray)
+ndarray.__matmul__ = lambda self, o, _mm=globals()["matmul"]: _mm(self, o)
+ndarray.__rmatmul__ = lambda self, o, _mm=globals()["matmul"]: _mm(o, self)
 
 
 def __getattr__(name):

@@ -138,16 +138,10 @@ class _Args:
 def _view_of(x, r):
     """The cpnumeric view of x's base that the NumPy array r (in x's base's
     memory) is."""
-    base = x._base
-    buf = base.np
-    if x._part is not None or r.dtype != buf.dtype:
+    v = _cpn.eager_view_of(x, r)
+    if v is None:
         raise _Traced
-    item = buf.itemsize
-    at = r.__array_interface__["data"][0] - buf.__array_interface__["data"][0]
-    if at % item or any(s % item for s in r.strides):
-        raise _Traced
-    return x._view(r.shape, tuple(s // item for s in r.strides), at // item,
-                   readonly=not r.flags.writeable or x._readonly)
+    return v
 
 
 def _call(npf, args, kwargs):
@@ -287,7 +281,7 @@ def method(name, cpm):
 # arguments (NumPy would do large work), and cpnumeric's own.
 _KEEP = frozenset("""
     array asarray asanyarray ascontiguousarray asnumpy
-    reshape ravel transpose swapaxes moveaxis rollaxis squeeze expand_dims
+    moveaxis rollaxis expand_dims
     broadcast_to broadcast_arrays matrix_transpose permute_dims atleast_1d
     atleast_2d atleast_3d real imag
     outer kron tile repeat meshgrid indices pad resize diagflat vander
@@ -302,7 +296,8 @@ _KEEP = frozenset("""
 # cpnumeric's own path).
 METHODS = ("sum prod mean var std any all argmax argmin max min copy astype "
            "clip round dot trace cumsum cumprod nonzero argsort sort "
-           "searchsorted take flatten compress argpartition partition").split()
+           "searchsorted take flatten compress argpartition partition "
+           "reshape ravel transpose swapaxes squeeze").split()
 
 
 def install(namespace, npmod, names):

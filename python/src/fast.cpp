@@ -682,7 +682,10 @@ PyObject *viewOfBase(PyObject *a, PyObject *r) {
   state.array.set(v, kStrides, strides);
   state.array.set(v, kOffset, PyLong_FromSsize_t(at / item));
   state.array.set(v, kDType, Py_NewRef(state.array.get(a, kDType)));
-  state.array.set(v, kReadonly, Py_NewRef(state.array.get(a, kReadonly)));
+  // Read-only when a is, or when NumPy made r read-only (diagonal, ...).
+  bool readonly = state.array.get(a, kReadonly) == Py_True ||
+                  !(rp->flags & py::detail::npy_api::NPY_ARRAY_WRITEABLE_);
+  state.array.set(v, kReadonly, Py_NewRef(readonly ? Py_True : Py_False));
   state.array.set(v, kWhole, Py_NewRef(whole ? Py_True : Py_False));
   state.array.set(v, kPart, Py_NewRef(Py_None));
   return v;
@@ -786,6 +789,22 @@ int arraySetItem(PyObject *self, PyObject *key, PyObject *value) {
                                              nullptr);
   Py_XDECREF(r);
   return r ? 0 : -1;
+}
+
+/// eager_view_of(a, r): the NumPy view r of eager ndarray a's base buffer as
+/// a view of that base; None when r is not such a view.
+PyObject *eagerViewOf(PyObject *, PyObject *const *args, Py_ssize_t nargs) {
+  if (nargs != 2 || Py_TYPE(args[0]) != state.array.type || !isArray(args[1])) {
+    PyErr_SetString(PyExc_TypeError, "eager_view_of(ndarray, numpy array)");
+    return nullptr;
+  }
+  PyObject *np = state.base.get(state.array.get(args[0], kBase), kNp);
+  if (!np || !isArray(np) || state.array.get(args[0], kPart) != Py_None)
+    Py_RETURN_NONE;
+  PyObject *v = viewOfBase(args[0], args[1]);
+  if (!v && !PyErr_Occurred())
+    Py_RETURN_NONE;
+  return v;
 }
 
 /// set_item_handlers(getitem, setitem, element_values, tracing).
@@ -1191,6 +1210,11 @@ PyMethodDef methods[] = {
      "element_set(a, key, value): a[i, j] = scalar written into the store "
      "when nothing else refers to it; None when the Python path must "
      "decide."},
+    {"eager_view_of",
+     reinterpret_cast<PyCFunction>(reinterpret_cast<void *>(eagerViewOf)),
+     METH_FASTCALL,
+     "eager_view_of(a, r): the NumPy view r of a's eager base as a view of "
+     "that base; None when it is not one."},
     {"set_item_handlers",
      reinterpret_cast<PyCFunction>(reinterpret_cast<void *>(setItemHandlers)),
      METH_FASTCALL,
