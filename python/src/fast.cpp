@@ -26,6 +26,7 @@
 
 #include "bindings.h"
 #include "cpn/Engine/Engine.h"
+#include "cpnrt/TaskGraph.h"
 
 #include <pybind11/numpy.h>
 
@@ -79,6 +80,7 @@ enum { kNode, kBShape, kBDType, kNp };
 struct State {
   Slots array, base;
   PyObject *numpyArray = nullptr; // numpy.ndarray
+  PyObject *numpyGeneric = nullptr; // numpy.generic (NumPy's scalars)
   PyObject *finish = nullptr;     // Python: the other results of eager calls
   PyObject *eagerName = nullptr;  // "_eager"
   PyObject *loops = nullptr;      // _ufuncs._fast_loops: key -> loop dtypes
@@ -181,6 +183,27 @@ bool isArray(PyObject *o) {
   return Py_TYPE(o) == reinterpret_cast<PyTypeObject *>(state.numpyArray);
 }
 
+/// The number of elements of a NumPy array.
+long long numpyNumel(PyObject *arr) {
+  auto *p = py::detail::array_proxy(arr);
+  long long n = 1;
+  for (int i = 0; i < p->nd; ++i)
+    n *= p->dimensions[i];
+  return n;
+}
+
+/// The eager threshold (_core.EAGER["threshold"]; 0: off).
+long long eagerThreshold() {
+  PyObject *eager = PyDict_GetItemString(state.coreDict, "EAGER");
+  PyObject *t = eager ? PyDict_GetItemString(eager, "threshold") : nullptr;
+  long long v = t ? PyLong_AsLongLong(t) : 0;
+  if (v == -1 && PyErr_Occurred()) {
+    PyErr_Clear();
+    return 0;
+  }
+  return v;
+}
+
 /// An eager ndarray owning `arr` (an exact, C-contiguous NumPy array of a
 /// supported dtype); steals `arr`.
 PyObject *wrapEager(PyObject *arr) {
@@ -214,6 +237,9 @@ bool checkReady() {
 /// eager (their NumPy view; non-whole views made by the Python method
 /// `_eager`, held in `owned`) and Python scalars. 1 when all are, 0 when
 /// one is traced or of another kind, -1 with the error set.
+PyObject *computedView(PyObject *a, bool writable, cpn::NodeRef *owned,
+                       bool anySize = false);
+
 struct EagerOperands {
   PyObject *vals[3];
   PyObject *owned[3] = {nullptr, nullptr, nullptr};
@@ -230,8 +256,15 @@ struct EagerOperands {
       if (t == state.array.type) {
         PyObject *base = state.array.get(a, kBase);
         PyObject *np = base ? state.base.get(base, kNp) : nullptr;
-        if (!np || np == Py_None)
-          return 0;
+        if (!np || np == Py_None) {
+          // A small view of a computed array: NumPy reads its store.
+          owned[i] = computedView(a, false, nullptr);
+          if (!owned[i])
+            return PyErr_Occurred() ? -1 : 0;
+          vals[i] = owned[i];
+          arrays = true;
+          continue;
+        }
         if (state.array.get(a, kWhole) == Py_True) {
           vals[i] = np;
         } else {
@@ -244,6 +277,12 @@ struct EagerOperands {
       } else if (t == &PyFloat_Type || t == &PyLong_Type || t == &PyBool_Type ||
                  t == &PyComplex_Type) {
         vals[i] = a;
+      } else if (PyObject_TypeCheck(
+                     a, reinterpret_cast<PyTypeObject *>(state.numpyGeneric))) {
+        // A NumPy scalar (a small array's sum): NumPy's scalar math, as
+        // NumPy gives it.
+        vals[i] = a;
+        arrays = true;
       } else {
         return 0;
       }
@@ -326,7 +365,8 @@ PyObject *inplace(PyObject *, PyObject *const *args, Py_ssize_t nargs) {
   }
   PyObject *self = args[1];
   if (Py_TYPE(self) != state.array.type ||
-      state.array.get(self, kReadonly) != Py_False)
+      state.array.get(self, kReadonly) != Py_False ||
+      state.base.get(state.array.get(self, kBase), kNp) == Py_None)
     Py_RETURN_NONE;
   EagerOperands eo;
   int loaded = eo.load(args + 1, 2);
@@ -639,6 +679,101 @@ bool basicKey(PyObject *key) {
   return true;
 }
 
+/// A view of ndarray a's base (whole elements, a's dtype) of `shape` and
+/// `strides` (new references, stolen) at `offset`, as _core.ndarray._view
+/// makes it.
+PyObject *newView(PyObject *a, PyObject *shape, PyObject *strides,
+                  Py_ssize_t offset, bool readonly) {
+  PyObject *base = state.array.get(a, kBase);
+  PyObject *c = cStrides(shape);
+  PyObject *v = c ? state.array.type->tp_alloc(state.array.type, 0) : nullptr;
+  if (!v) {
+    Py_DECREF(shape);
+    Py_DECREF(strides);
+    Py_XDECREF(c);
+    return nullptr;
+  }
+  bool whole = offset == 0 &&
+               PyObject_RichCompareBool(shape, state.base.get(base, kBShape),
+                                        Py_EQ) == 1 &&
+               PyObject_RichCompareBool(strides, c, Py_EQ) == 1;
+  Py_DECREF(c);
+  state.array.set(v, kBase, Py_NewRef(base));
+  state.array.set(v, kShape, shape);
+  state.array.set(v, kStrides, strides);
+  state.array.set(v, kOffset, PyLong_FromSsize_t(offset));
+  state.array.set(v, kDType, Py_NewRef(state.array.get(a, kDType)));
+  state.array.set(v, kReadonly, Py_NewRef(readonly ? Py_True : Py_False));
+  state.array.set(v, kWhole, Py_NewRef(whole ? Py_True : Py_False));
+  state.array.set(v, kPart, Py_NewRef(Py_None));
+  return v;
+}
+
+/// a[key] for a key of Python ints and slices (basic indexing; at most one
+/// per axis) that selects a view of a traced array of whole elements: its
+/// shape, strides and offset computed here as _manip.basic_view does.
+/// Null with no error set for anything else (an index out of range
+/// included: the Python path raises NumPy's error).
+PyObject *tracedBasicView(PyObject *a, PyObject *key) {
+  if (state.array.get(a, kPart) != Py_None)
+    return nullptr;
+  PyObject *shape = state.array.get(a, kShape);
+  PyObject *strides = state.array.get(a, kStrides);
+  Py_ssize_t nd = PyTuple_GET_SIZE(shape);
+  PyObject *const *items = &key;
+  Py_ssize_t n = 1;
+  if (PyTuple_CheckExact(key)) {
+    items = &PyTuple_GET_ITEM(key, 0);
+    n = PyTuple_GET_SIZE(key);
+  }
+  if (n > nd)
+    return nullptr;
+  long long off = PyLong_AsLongLong(state.array.get(a, kOffset));
+  std::vector<Py_ssize_t> dims, steps;
+  for (Py_ssize_t k = 0; k < nd; ++k) {
+    Py_ssize_t d = PyLong_AsSsize_t(PyTuple_GET_ITEM(shape, k));
+    Py_ssize_t st = PyLong_AsSsize_t(PyTuple_GET_ITEM(strides, k));
+    PyObject *it = k < n ? items[k] : nullptr;
+    if (!it) {
+      dims.push_back(d);
+      steps.push_back(st);
+    } else if (PyLong_CheckExact(it)) {
+      int overflow = 0;
+      long long i = PyLong_AsLongLongAndOverflow(it, &overflow);
+      if (overflow || i < -d || i >= d)
+        return nullptr;
+      off += (i < 0 ? i + d : i) * st;
+    } else if (PySlice_Check(it)) {
+      Py_ssize_t start, stop, step;
+      if (PySlice_Unpack(it, &start, &stop, &step) < 0) {
+        PyErr_Clear();
+        return nullptr;
+      }
+      Py_ssize_t len = PySlice_AdjustIndices(d, &start, &stop, step);
+      if (len == 0)
+        return nullptr; // an empty view: its offset is the Python path's
+      off += start * st;
+      dims.push_back(len);
+      steps.push_back(st * step);
+    } else {
+      return nullptr;
+    }
+  }
+  if (dims.empty())
+    return nullptr; // an element: element_get or the Python path
+  PyObject *vs = PyTuple_New(dims.size()), *vt = PyTuple_New(dims.size());
+  if (!vs || !vt) {
+    Py_XDECREF(vs);
+    Py_XDECREF(vt);
+    return nullptr;
+  }
+  for (size_t k = 0; k < dims.size(); ++k) {
+    PyTuple_SET_ITEM(vs, k, PyLong_FromSsize_t(dims[k]));
+    PyTuple_SET_ITEM(vt, k, PyLong_FromSsize_t(steps[k]));
+  }
+  return newView(a, vs, vt, off, state.array.get(a, kReadonly) == Py_True);
+}
+
 /// The ndarray `a` (eager, whole elements) seen through the NumPy view `r`
 /// of its base's buffer: a new view of the same base (its offset and
 /// strides in elements), as _core.ndarray._view makes it. Null without an
@@ -664,31 +799,15 @@ PyObject *viewOfBase(PyObject *a, PyObject *r) {
     PyTuple_SET_ITEM(shape, i, PyLong_FromSsize_t(rp->dimensions[i]));
     PyTuple_SET_ITEM(strides, i, PyLong_FromSsize_t(rp->strides[i] / item));
   }
-  PyObject *c = ok ? cStrides(shape) : nullptr;
-  PyObject *v = c ? state.array.type->tp_alloc(state.array.type, 0) : nullptr;
-  if (!v) {
+  if (!ok) {
     Py_XDECREF(shape);
     Py_XDECREF(strides);
-    Py_XDECREF(c);
     return nullptr;
   }
-  bool whole = at == 0 &&
-               PyObject_RichCompareBool(shape, state.base.get(base, kBShape),
-                                        Py_EQ) == 1 &&
-               PyObject_RichCompareBool(strides, c, Py_EQ) == 1;
-  Py_DECREF(c);
-  state.array.set(v, kBase, Py_NewRef(base));
-  state.array.set(v, kShape, shape);
-  state.array.set(v, kStrides, strides);
-  state.array.set(v, kOffset, PyLong_FromSsize_t(at / item));
-  state.array.set(v, kDType, Py_NewRef(state.array.get(a, kDType)));
   // Read-only when a is, or when NumPy made r read-only (diagonal, ...).
   bool readonly = state.array.get(a, kReadonly) == Py_True ||
                   !(rp->flags & py::detail::npy_api::NPY_ARRAY_WRITEABLE_);
-  state.array.set(v, kReadonly, Py_NewRef(readonly ? Py_True : Py_False));
-  state.array.set(v, kWhole, Py_NewRef(whole ? Py_True : Py_False));
-  state.array.set(v, kPart, Py_NewRef(Py_None));
-  return v;
+  return newView(a, shape, strides, at / item, readonly);
 }
 
 /// a[key] for basic indexing of an eager array of whole elements: NumPy's
@@ -734,12 +853,70 @@ PyObject *arrayGetItem(PyObject *self, PyObject *key) {
       return r;
     if (PyErr_Occurred())
       return nullptr;
+    if (state.base.get(state.array.get(self, kBase), kNp) == Py_None &&
+        (PySlice_Check(key) || PyTuple_CheckExact(key) ||
+         PyLong_CheckExact(key)))
+      if (PyObject *r = tracedBasicView(self, key))
+        return r;
+    if (PyErr_Occurred())
+      return nullptr;
   }
   return PyObject_CallFunctionObjArgs(items.get, self, key, nullptr);
 }
 
+/// a[key] = value (basic indexing) written straight into the store of a
+/// computed traced array that nothing else refers to (as element_set
+/// checks: only its base holds the value, only the value holds the store),
+/// of a scalar, an eager array or a small computed one: NumPy's assignment
+/// on the store's elements. 1 written, 0 not such a case (nothing done), -1
+/// with NumPy's error set.
+int computedAssign(PyObject *self, PyObject *key, PyObject *value) {
+  PyObject *src = nullptr;
+  if (PySet_Contains(items.values,
+                     reinterpret_cast<PyObject *>(Py_TYPE(value))) == 1)
+    src = Py_NewRef(value);
+  else if (Py_TYPE(value) == state.array.type &&
+           state.array.get(value, kPart) == Py_None)
+    src = state.base.get(state.array.get(value, kBase), kNp) != Py_None
+              ? eagerView(value)
+              : computedView(value, false, nullptr);
+  if (!src)
+    return PyErr_Occurred() ? -1 : 0;
+  PyObject *base = state.array.get(self, kBase);
+  PyObject *nodeObj = state.base.get(base, kNode);
+  cpn::NodeRef node;
+  // The sole-owner test before the store's view adds its own reference.
+  bool sole = false;
+  if (nodeObj && Py_REFCNT(nodeObj) == 1 &&
+      nodeRef(nodeObj, node) && node.use_count() == 2 && node->store &&
+      node->store.use_count() == 1)
+    sole = true;
+  node.reset();
+  cpn::NodeRef held;
+  PyObject *view = sole ? computedView(self, true, &held, true) : nullptr;
+  // The elements written: a small region (a large one stays traced, fused).
+  PyObject *region = view ? PyObject_GetItem(view, key) : nullptr;
+  Py_XDECREF(view);
+  if (!region || !isArray(region) ||
+      numpyNumel(region) >= eagerThreshold()) {
+    Py_XDECREF(region);
+    Py_DECREF(src);
+    if (PyErr_Occurred() && !region)
+      return -1; // NumPy's indexing error
+    return 0;
+  }
+  int failed = PyObject_SetItem(region, Py_Ellipsis, src);
+  Py_DECREF(region);
+  Py_DECREF(src);
+  held->store->facts.store(0, std::memory_order_relaxed);
+  held->bounds.reset();
+  return failed ? -1 : 1;
+}
+
 /// a[key] = value: one scalar element written in C (element_set) when it
 /// can be; everything else in the Python layer.
+int setItem(PyObject *self, PyObject *key, PyObject *value);
+
 int arraySetItem(PyObject *self, PyObject *key, PyObject *value) {
   if (!value) {
     PyErr_SetString(PyExc_ValueError, "cannot delete array elements");
@@ -749,6 +926,26 @@ int arraySetItem(PyObject *self, PyObject *key, PyObject *value) {
     PyErr_SetString(PyExc_RuntimeError, "cpnumeric: no item handlers");
     return -1;
   }
+  // A 0-d eager array (what a small array's reduction gives) as the NumPy
+  // scalar it holds: NumPy converts both alike.
+  PyObject *scalar = nullptr;
+  if (Py_TYPE(value) == state.array.type &&
+      PyTuple_GET_SIZE(state.array.get(value, kShape)) == 0 &&
+      state.array.get(value, kPart) == Py_None)
+    if (PyObject *v = eagerView(value)) {
+      static PyObject *empty = PyTuple_New(0);
+      scalar = PyObject_GetItem(v, empty);
+      Py_DECREF(v);
+      if (!scalar)
+        return -1;
+      value = scalar;
+    }
+  int rc = setItem(self, key, value);
+  Py_XDECREF(scalar);
+  return rc;
+}
+
+int setItem(PyObject *self, PyObject *key, PyObject *value) {
   if ((PyLong_CheckExact(key) || PyTuple_CheckExact(key)) &&
       PySet_Contains(items.values, reinterpret_cast<PyObject *>(Py_TYPE(value))) ==
           1 &&
@@ -784,6 +981,12 @@ int arraySetItem(PyObject *self, PyObject *key, PyObject *value) {
     Py_XDECREF(src);
     if (PyErr_Occurred())
       return -1;
+  }
+  if (Py_TYPE(self) == state.array.type &&
+      state.array.get(self, kReadonly) == Py_False && basicKey(key)) {
+    int done = computedAssign(self, key, value);
+    if (done)
+      return done < 0 ? -1 : 0;
   }
   PyObject *r = PyObject_CallFunctionObjArgs(items.set, self, key, value,
                                              nullptr);
@@ -964,6 +1167,72 @@ PyObject *eagerView(PyObject *a) {
   if (state.array.get(a, kWhole) == Py_True)
     return Py_NewRef(np);
   return PyObject_CallMethodNoArgs(a, state.eagerName);
+}
+
+/// A NumPy view of the elements of `a`, a traced ndarray of whole elements
+/// smaller than the eager threshold whose base's value is computed and
+/// finished now (no waiting: a pending kernel keeps it traced), with no
+/// floating-point report pending and no @jit tracing: NumPy's loops read it
+/// in place, as they read an eager array. Read-only unless `writable` (the
+/// caller has made sure nothing else refers to the store). `owned`, when
+/// given, receives the node. Null with no error set otherwise.
+PyObject *computedView(PyObject *a, bool writable, cpn::NodeRef *owned,
+                       bool anySize) {
+  if (Py_TYPE(a) != state.array.type || state.array.get(a, kPart) != Py_None)
+    return nullptr;
+  PyObject *base = state.array.get(a, kBase);
+  if (state.base.get(base, kNp) != Py_None ||
+      state.array.get(a, kDType) != state.base.get(base, kBDType))
+    return nullptr;
+  long long threshold = eagerThreshold();
+  PyObject *shape = state.array.get(a, kShape);
+  long long n = 1;
+  for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(shape); ++k)
+    n *= PyLong_AsLongLong(PyTuple_GET_ITEM(shape, k));
+  if (threshold <= 0 || (n >= threshold && !anySize) ||
+      (items.tracing && items.tracingNow()))
+    return nullptr;
+  cpn::NodeRef node;
+  if (!nodeRef(state.base.get(base, kNode), node) || !node->store ||
+      node->opIndex >= 0 || !node->error.empty() ||
+      node->store->shape() != node->shape ||
+      !cpnrt::TaskGraph::global().storeDone(*node->store) ||
+      cpn::hasFpReports())
+    return nullptr;
+  PyObject *buf = nullptr;
+  try {
+    buf = storeArray(node->store, writable).release().ptr();
+  } catch (const std::exception &) {
+    return nullptr;
+  }
+  if (owned)
+    *owned = node;
+  if (state.array.get(a, kWhole) == Py_True)
+    return buf;
+  // The view's elements in buf (a's shape and strides at its offset), made
+  // as _core.ndarray._np_view makes it; buf becomes its base.
+  auto *bp = py::detail::array_proxy(buf);
+  Py_ssize_t item = py::reinterpret_borrow<py::dtype>(bp->descr).itemsize();
+  PyObject *strides = state.array.get(a, kStrides);
+  Py_ssize_t nd = PyTuple_GET_SIZE(shape);
+  std::vector<Py_intptr_t> dims(nd), steps(nd);
+  for (Py_ssize_t k = 0; k < nd; ++k) {
+    dims[k] = PyLong_AsSsize_t(PyTuple_GET_ITEM(shape, k));
+    steps[k] = PyLong_AsSsize_t(PyTuple_GET_ITEM(strides, k)) * item;
+  }
+  long long off = PyLong_AsLongLong(state.array.get(a, kOffset));
+  auto &api = py::detail::npy_api::get();
+  Py_INCREF(bp->descr);
+  PyObject *v = api.PyArray_NewFromDescr_(
+      api.PyArray_Type_, bp->descr, static_cast<int>(nd), dims.data(),
+      steps.data(), bp->data + off * item,
+      writable ? py::detail::npy_api::NPY_ARRAY_WRITEABLE_ : 0, nullptr);
+  if (!v) {
+    Py_DECREF(buf);
+    return nullptr;
+  }
+  api.PyArray_SetBaseObject_(v, buf); // steals buf
+  return v;
 }
 
 /// The computed store under a traced, whole-element view `a` (no .real/.imag
@@ -1238,6 +1507,10 @@ void initFast(py::module_ &m) {
                           "_readonly", "_whole", "_part"});
         state.base.init(base.ptr(), {"node", "shape", "dtype", "np"});
         state.numpyArray = numpyArray.inc_ref().ptr();
+        state.numpyGeneric =
+            py::object(py::module_::import("numpy").attr("generic"))
+                .release()
+                .ptr();
         state.finish = finish.inc_ref().ptr();
         state.eagerName = PyUnicode_InternFromString("_eager");
         state.loops = loops.inc_ref().ptr();

@@ -191,6 +191,12 @@ void TaskGraph::waitStore(Store &store) {
     throw std::runtime_error(writer->error_);
 }
 
+bool TaskGraph::storeDone(const Store &store) {
+  std::lock_guard<std::mutex> lock(mu_);
+  const TaskRef &writer = store.lastWriter;
+  return !writer || (writer->done_ && !writer->failed_);
+}
+
 void TaskGraph::waitAll() {
   std::unique_lock<std::mutex> lock(mu_);
   doneCv_.wait(lock, [&] { return inFlight_ == 0; });

@@ -227,3 +227,45 @@ def test_loop_windows_cut_at_iteration_boundaries():
     s = cp.stats()
     assert s["flushes"] >= 5
     assert s["compilations"] <= 3, s
+
+
+def test_small_views_of_computed_arrays_are_read_and_written_by_numpy(eager):
+    """A row or column of a computed traced array is read by NumPy's loops
+    in place, and a small write into an array nothing else refers to goes
+    straight into its store: the loop records nothing."""
+    A0 = numpy.zeros((300, 100))
+    x0 = numpy.linspace(0, 1, 100)
+    A, x = cp.array(A0), cp.array(x0)
+    row = A[5]  # a view taken before the writes sees them
+    cp.synchronize()
+    cp.reset_stats()
+    for i in range(1, 300):
+        A[i, :] = cp.sin(x * (i + 1)) + 0.5 * A[i - 1, :]
+        A0[i, :] = numpy.sin(x0 * (i + 1)) + 0.5 * A0[i - 1, :]
+    assert cp.stats()["ops_recorded"] == 0
+    numpy.testing.assert_array_equal(cp.asnumpy(A), A0)
+    numpy.testing.assert_array_equal(cp.asnumpy(row), A0[5])
+    out0 = numpy.zeros(100)
+    out = cp.zeros(100)
+    for j in range(100):
+        out[j] = cp.sqrt((A[:, j] ** 2).sum())
+        out0[j] = numpy.sqrt((A0[:, j] ** 2).sum())
+    numpy.testing.assert_array_equal(cp.asnumpy(out), out0)
+    assert cp.stats()["ops_recorded"] == 0
+
+
+def test_writes_into_a_shared_computed_store_are_recorded(eager):
+    A0 = numpy.arange(20000.0).reshape(200, 100)
+    A = cp.array(A0)
+    cp.synchronize()
+    C = A + 0.0  # pending: it reads A's current value
+    A[3, :] = -1.0
+    A0_before = A0.copy()
+    A0[3, :] = -1.0
+    numpy.testing.assert_array_equal(cp.asnumpy(C), A0_before)
+    numpy.testing.assert_array_equal(cp.asnumpy(A), A0)
+    ro = A.T  # a read-only view stays read-only
+    ro2 = cp.broadcast_to(A[0], (3, 100))
+    with pytest.raises(ValueError):
+        ro2[0, :] = 1.0
+    del ro

@@ -29,7 +29,7 @@ SEED = 20
 COUNT = int(os.environ.get("CPN_FUZZ_N", "300"))
 
 
-@pytest.mark.parametrize("mode", ["eager0", "default", "baseline"])
+@pytest.mark.parametrize("mode", ["eager0", "default", "baseline", "mixed"])
 def test_fuzz(mode, tmp_path):
     out = tmp_path / "summary.json"
     cmd = [sys.executable, CPNFUZZ, "--seed", str(SEED), "-n", str(COUNT),

@@ -11,7 +11,9 @@ Random NumPy programs (gen.py) run once under NumPy and once under cpnumeric
 
 Modes: default (cpnumeric as it is), eager0 (CPN_EAGER_THRESHOLD=0 and
 CPN_BASELINE_WORK=0: every op traced and compiled), baseline (every op
-traced, every window seen once run by the baseline tier), jit (the program's body in one @cpnumeric.jit
+traced, every window seen once run by the baseline tier), mixed (CPN_EAGER_THRESHOLD=48: small
+arrays eager beside traced ones, small views of computed arrays read and
+written by NumPy), jit (the program's body in one @cpnumeric.jit
 function), numpy (NumPy against itself: checks the harness). A comma list
 runs several; `all` is default,eager0,baseline,jit.
 
@@ -54,6 +56,8 @@ def mode_env(mode, cache_dir):
     elif mode == "baseline":
         env["CPN_EAGER_THRESHOLD"] = "0"
         env["CPN_BASELINE_WORK"] = str(1 << 62)
+    elif mode == "mixed":
+        env["CPN_EAGER_THRESHOLD"] = "48"
     env.setdefault("PYTHONHASHSEED", "0")
     return env
 
@@ -306,7 +310,8 @@ def render(prog, res, mode):
     import fuzzlib
     d0 = (res.get("divs") or [{}])[0]
     env = {"eager0": "CPN_EAGER_THRESHOLD=0 CPN_BASELINE_WORK=0 ",
-           "baseline": f"CPN_EAGER_THRESHOLD=0 CPN_BASELINE_WORK={1 << 62} "}.get(mode, "")
+           "baseline": f"CPN_EAGER_THRESHOLD=0 CPN_BASELINE_WORK={1 << 62} ",
+           "mixed": "CPN_EAGER_THRESHOLD=48 "}.get(mode, "")
     raised = set(res.get("np_raised", [])) | {d["index"] for d in res.get("divs", [])
                                               if d["cat"] in ("cp-raised", "exc-type",
                                                               "np-raised")}
@@ -415,7 +420,7 @@ def main(argv=None):
 
     modes = ["default", "eager0", "baseline", "jit"] if args.mode == "all" else args.mode.split(",")
     for m in modes:
-        if m not in ("default", "eager0", "baseline", "jit", "numpy"):
+        if m not in ("default", "eager0", "baseline", "mixed", "jit", "numpy"):
             ap.error(f"unknown mode {m}")
 
     if args.show:

@@ -61,6 +61,9 @@ public:
   /// Blocks until the last writer of `store` has finished; throws
   /// std::runtime_error with its message if it failed.
   void waitStore(Store &store);
+  /// Whether the last task that writes `store` has finished successfully
+  /// (or none was submitted): its elements can be read now, without waiting.
+  bool storeDone(const Store &store);
   /// Blocks until every submitted task has finished.
   void waitAll();
   /// Blocks until at most `n` submitted tasks are unfinished (backpressure:
