@@ -719,18 +719,11 @@ class ndarray(_cpn.ArrayBase):
         if (len(self._shape) == 1 and self._part is None
                 and _jit.TRACING["function"] is None):
             # The elements read straight from the buffer (one sync), as
-            # NumPy's scalars; a write to the array while iterating (a new
-            # version of its base, or a demotion) is seen at the next element.
-            b = self._base
-            node, buf = b.node, None
-            for i in range(self._shape[0]):
-                if buf is None or b.node is not node or (b.np is not None) != eager:
-                    node, eager = b.node, b.np is not None
-                    buf = self._host()
-                yield buf[i]
-            return
-        for i in range(self._shape[0]):
-            yield self[i]
+            # NumPy's scalars, in C; a write to the array while iterating (a
+            # new version of its base, or a demotion) is seen at the next
+            # element.
+            return _cpn.array_iter(self)
+        return (self[i] for i in range(self._shape[0]))
 
     def __hash__(self):
         # A 0-d array is what cpnumeric returns where NumPy returns a scalar

@@ -179,9 +179,33 @@ def _call(npf, args, kwargs):
         raise
 
 
+# The common calls run in C (python/src/fast.cpp, eager_call): eager arrays,
+# small NumPy arrays, scalars and sequences of them, a fresh small result
+# wrapped there; any other result comes to _finish. DECLINED: C called
+# nothing (_call then decides, with NumPy inputs' aliasing and read-only
+# arrays).
+DECLINED = object()
+_eager_call = _cpn.eager_call
+
+
+def _finish(r, views, out):
+    a = _Args()
+    a.views = views
+    try:
+        return a.wrap(r)
+    except _Traced:
+        return r if out else DECLINED
+
+
+_cpn.eager_init(DECLINED, _finish, _PROFILING)
+
+
 def function(npf, cpf):
     """cpf (cpnumeric's function) with the eager path of NumPy's npf in front."""
     def f(*args, **kwargs):
+        r = _eager_call(npf, args, kwargs)
+        if r is not DECLINED:
+            return r
         try:
             return _call(npf, args, kwargs)
         except _Traced:
@@ -267,6 +291,9 @@ def method(name, cpm):
     npm = getattr(_NPND, name)
 
     def m(self, *args, **kwargs):
+        r = _eager_call(npm, (self,) + args, kwargs)
+        if r is not DECLINED:
+            return r
         try:
             return _call(npm, (self,) + args, kwargs)
         except _Traced:
