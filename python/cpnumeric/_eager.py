@@ -13,8 +13,9 @@ ufuncs, and wraps what it returns:
   strides), and `out=` is returned as the cpnumeric array that was passed;
 - an array that lies in a NumPy argument's memory is copied (cpnumeric arrays
   never alias NumPy's);
-- a fresh array becomes an eager array below the threshold, a traced value
-  (its elements copied into a store) at or above it;
+- a fresh array becomes an eager array below the threshold; a larger one
+  (a broadcast copied, a concatenation of small arrays) is discarded and the
+  traced path makes it, where it fuses with what reads it;
 - NumPy scalars, Python values and tuples of these come back as NumPy gives
   them (NumPy's semantics: `a.sum()` of a small array is a NumPy scalar).
 
@@ -128,11 +129,12 @@ class _Args:
                         r = r.copy()  # a view of the caller's NumPy array
                         break
                     return _view_of(x, r)
-        if not _SUPPORTED(r.dtype):
+        if not _SUPPORTED(r.dtype) or r.size >= _EAGER["threshold"]:
+            # A large result of small arguments (a broadcast copied, a
+            # concatenation): cpnumeric's path makes it, traced, where it
+            # fuses with what reads it (a copy into a store would cost more).
             raise _Traced
-        if r.size < _EAGER["threshold"]:
-            return _wrap_eager(r)
-        return _from_node(_cpn.from_numpy(r), r.shape, r.dtype)
+        return _wrap_eager(r)
 
 
 def _view_of(x, r):
@@ -185,6 +187,7 @@ def _call(npf, args, kwargs):
 # nothing (_call then decides, with NumPy inputs' aliasing and read-only
 # arrays).
 DECLINED = object()
+TRACED = object()  # called, but the result is the traced path's to make
 _eager_call = _cpn.eager_call
 
 
@@ -194,7 +197,7 @@ def _finish(r, views, out):
     try:
         return a.wrap(r)
     except _Traced:
-        return r if out else DECLINED
+        return r if out else TRACED
 
 
 _cpn.eager_init(DECLINED, _finish, _PROFILING)
@@ -204,12 +207,12 @@ def function(npf, cpf):
     """cpf (cpnumeric's function) with the eager path of NumPy's npf in front."""
     def f(*args, **kwargs):
         r = _eager_call(npf, args, kwargs)
-        if r is not DECLINED:
-            return r
-        try:
-            return _call(npf, args, kwargs)
-        except _Traced:
-            return cpf(*args, **kwargs)
+        if r is DECLINED:
+            try:
+                return _call(npf, args, kwargs)
+            except _Traced:
+                return cpf(*args, **kwargs)
+        return cpf(*args, **kwargs) if r is TRACED else r
     f.__name__ = getattr(cpf, "__name__", getattr(npf, "__name__", "f"))
     f.__qualname__ = f.__name__
     f.__doc__ = getattr(cpf, "__doc__", None)
@@ -292,12 +295,12 @@ def method(name, cpm):
 
     def m(self, *args, **kwargs):
         r = _eager_call(npm, (self,) + args, kwargs)
-        if r is not DECLINED:
-            return r
-        try:
-            return _call(npm, (self,) + args, kwargs)
-        except _Traced:
-            return cpm(self, *args, **kwargs)
+        if r is DECLINED:
+            try:
+                return _call(npm, (self,) + args, kwargs)
+            except _Traced:
+                return cpm(self, *args, **kwargs)
+        return cpm(self, *args, **kwargs) if r is TRACED else r
     m.__name__ = name
     m.__doc__ = getattr(cpm, "__doc__", None)
     return m
