@@ -1,0 +1,312 @@
+//===- eager.cpp - eager library calls and iteration, in C ----------------===//
+//
+// Part of cpnumeric.
+//
+// The eager path of library calls and `for x in a`, with the CPython API
+// directly:
+// - `eager_call` runs NumPy's function on the NumPy views of eager arrays,
+//   small NumPy arrays, scalars and sequences of these, and wraps a fresh
+//   small result, or a view of an argument's base, as an ndarray; other
+//   results go to python/cpnumeric/_eager.py's `finish`, and calls it does
+//   not take are declined (the Python path then decides);
+// - `array_iter` iterates a 1-D ndarray, reading NumPy's scalars from its
+//   elements again after a new version or a demotion;
+// - `eager_count` counts the NumPy calls made on eager operands.
+//
+//===----------------------------------------------------------------------===//
+
+#include "FastInternal.h"
+
+#include <pybind11/numpy.h>
+
+namespace py = pybind11;
+
+namespace cpn::fast {
+
+/// eager_count(reset): the NumPy calls made on eager operands here so far
+/// (then zero when `reset`).
+PyObject *eagerCount(PyObject *, PyObject *reset) {
+  PyObject *r = PyLong_FromUnsignedLongLong(state.eagerCalls);
+  if (PyObject_IsTrue(reset))
+    state.eagerCalls = 0;
+  return r;
+}
+
+namespace {
+/// The eager path of library calls in C (python/cpnumeric/_eager.py's
+/// common case): `declined` says nothing was called; `finish(r, views, out)`
+/// wraps what is not a fresh small array; `profiling` is _profile.SESSIONS.
+struct EagerCallState {
+  PyObject *declined = nullptr, *finish = nullptr, *profiling = nullptr,
+           *dtypeType = nullptr;
+} eagerCalls;
+
+/// The arguments of one eager call, cpnumeric arrays replaced by the NumPy
+/// views of their eager elements; unwrap returns null without an error to
+/// decline (a traced or read-only array, an object of another kind).
+struct EagerArgs {
+  PyObject *views = nullptr; // list of (cpnumeric array or None, view)
+  long long budget;
+  bool arrays = false;
+  explicit EagerArgs(long long b) : budget(b) {}
+  ~EagerArgs() { Py_XDECREF(views); }
+
+  bool note(PyObject *x, PyObject *v) {
+    if (!views && !(views = PyList_New(0)))
+      return false;
+    PyObject *pair = PyTuple_Pack(2, x, v);
+    bool ok = pair && PyList_Append(views, pair) == 0;
+    Py_XDECREF(pair);
+    arrays = true;
+    return ok;
+  }
+
+  PyObject *unwrap(PyObject *x, int depth) {
+    PyTypeObject *t = Py_TYPE(x);
+    if (t == state.array.type) {
+      PyObject *base = state.array.get(x, kBase);
+      if (state.base.get(base, kNp) == Py_None ||
+          state.array.get(x, kReadonly) != Py_False)
+        return nullptr;
+      PyObject *v = eagerView(x);
+      if (!v)
+        return nullptr;
+      if (!note(x, v)) {
+        Py_DECREF(v);
+        return nullptr;
+      }
+      return v;
+    }
+    if (t == &PyFloat_Type || t == &PyLong_Type || t == &PyBool_Type ||
+        t == &PyComplex_Type || x == Py_None || t == &PyUnicode_Type ||
+        t == &PySlice_Type || x == Py_Ellipsis || PyType_Check(x) ||
+        PyObject_TypeCheck(
+            x, reinterpret_cast<PyTypeObject *>(state.numpyGeneric)) ||
+        PyObject_TypeCheck(
+            x, reinterpret_cast<PyTypeObject *>(eagerCalls.dtypeType)))
+      return Py_NewRef(x);
+    if ((t == &PyTuple_Type || t == &PyList_Type) && depth < 2) {
+      Py_ssize_t n = PySequence_Fast_GET_SIZE(x);
+      budget -= n;
+      if (budget < 0)
+        return nullptr;
+      PyObject *r = t == &PyTuple_Type ? PyTuple_New(n) : PyList_New(n);
+      if (!r)
+        return nullptr;
+      for (Py_ssize_t i = 0; i < n; ++i) {
+        PyObject *u = unwrap(PySequence_Fast_GET_ITEM(x, i), depth + 1);
+        if (!u) {
+          Py_DECREF(r);
+          return nullptr;
+        }
+        if (t == &PyTuple_Type)
+          PyTuple_SET_ITEM(r, i, u);
+        else
+          PyList_SET_ITEM(r, i, u);
+      }
+      return r;
+    }
+    if (isArray(x)) {
+      budget -= numpyNumel(x);
+      auto *descr = reinterpret_cast<PyObject *>(py::detail::array_proxy(x)->descr);
+      if (budget < 0 || !supportedDescr(descr) || !note(Py_None, x))
+        return nullptr;
+      return Py_NewRef(x);
+    }
+    return nullptr;
+  }
+};
+} // namespace
+
+/// eager_call(npf, args, kwargs): NumPy's npf on the eager elements of the
+/// arguments, wrapped, when they are eager arrays, small NumPy arrays,
+/// scalars and sequences of these; `declined` (nothing called) otherwise.
+PyObject *eagerCallPy(PyObject *, PyObject *const *a, Py_ssize_t nargs) {
+  if (nargs != 3 || !PyTuple_Check(a[1]) || !eagerCalls.declined) {
+    PyErr_SetString(PyExc_TypeError, "eager_call(npf, args, kwargs)");
+    return nullptr;
+  }
+  long long threshold = eagerThreshold();
+  if (threshold <= 0 || (items.tracing && items.tracingNow()) ||
+      PyObject_IsTrue(PyList_GET_ITEM(eagerCalls.profiling, 0)))
+    return Py_NewRef(eagerCalls.declined);
+  EagerArgs ea(threshold);
+  PyObject *args = ea.unwrap(a[1], 0);
+  if (!args || !ea.arrays) {
+    Py_XDECREF(args);
+    if (PyErr_Occurred())
+      return nullptr;
+    return Py_NewRef(eagerCalls.declined);
+  }
+  PyObject *kwargs = nullptr;
+  bool out = false;
+  if (a[2] != Py_None && PyDict_GET_SIZE(a[2])) {
+    kwargs = PyDict_New();
+    PyObject *k, *v;
+    Py_ssize_t pos = 0;
+    while (kwargs && PyDict_Next(a[2], &pos, &k, &v)) {
+      PyObject *u = ea.unwrap(v, 0);
+      if (!u || PyDict_SetItem(kwargs, k, u) < 0) {
+        Py_XDECREF(u);
+        Py_CLEAR(kwargs);
+        break;
+      }
+      Py_DECREF(u);
+      out |= PyUnicode_CompareWithASCIIString(k, "out") == 0;
+    }
+    if (!kwargs) {
+      Py_DECREF(args);
+      if (PyErr_Occurred())
+        return nullptr;
+      return Py_NewRef(eagerCalls.declined);
+    }
+  }
+  ++state.eagerCalls;
+  PyObject *r = PyObject_Call(a[0], args, kwargs);
+  Py_DECREF(args);
+  Py_XDECREF(kwargs);
+  if (!r)
+    return nullptr;
+  if (isArray(r)) {
+    auto *p = py::detail::array_proxy(r);
+    bool fresh = !p->base && (p->flags & kCContiguous) &&
+                 numpyNumel(r) < threshold &&
+                 supportedDescr(reinterpret_cast<PyObject *>(p->descr));
+    for (Py_ssize_t i = 0; fresh && i < PyList_GET_SIZE(ea.views); ++i)
+      fresh = PyTuple_GET_ITEM(PyList_GET_ITEM(ea.views, i), 1) != r;
+    if (fresh)
+      return wrapEager(r);
+    if (p->base && numpyNumel(r) > 0) {
+      // A view NumPy made of an eager argument's elements (reshape,
+      // transpose, ...): the view of that argument's base.
+      auto root = [](PyObject *o) {
+        while (isArray(o) && py::detail::array_proxy(o)->base &&
+               isArray(py::detail::array_proxy(o)->base))
+          o = py::detail::array_proxy(o)->base;
+        return o;
+      };
+      PyObject *rr = root(r);
+      for (Py_ssize_t i = 0; i < PyList_GET_SIZE(ea.views); ++i) {
+        PyObject *pair = PyList_GET_ITEM(ea.views, i);
+        PyObject *x = PyTuple_GET_ITEM(pair, 0), *v = PyTuple_GET_ITEM(pair, 1);
+        if (x == Py_None || v == r || root(v) != rr ||
+            state.array.get(x, kPart) != Py_None)
+          continue;
+        PyObject *view = viewOfBase(x, r);
+        if (view) {
+          Py_DECREF(r);
+          return view;
+        }
+        if (PyErr_Occurred()) {
+          Py_DECREF(r);
+          return nullptr;
+        }
+        break;
+      }
+    }
+  } else if (PyObject_TypeCheck(
+                 r, reinterpret_cast<PyTypeObject *>(state.numpyGeneric)) ||
+             PyFloat_CheckExact(r) || PyLong_CheckExact(r) ||
+             PyBool_Check(r) || r == Py_None) {
+    return r;
+  }
+  PyObject *f = PyObject_CallFunctionObjArgs(eagerCalls.finish, r, ea.views,
+                                             out ? Py_True : Py_False, nullptr);
+  Py_DECREF(r);
+  return f;
+}
+
+namespace {
+/// `for x in a` over a 1-D ndarray of whole elements: NumPy's scalars read
+/// from the elements (_core.ndarray._host: a sync point for a traced array),
+/// read again when the base has a new version or was demoted meanwhile (a
+/// write to the array in the loop's body is seen at the next element).
+struct ArrayIter {
+  PyObject_HEAD PyObject *array;
+  PyObject *node, *np, *buf;
+  Py_ssize_t i, n;
+};
+
+PyObject *hostName = nullptr; // "_host"
+
+PyObject *arrayIterNext(PyObject *self) {
+  auto *it = reinterpret_cast<ArrayIter *>(self);
+  if (it->i >= it->n)
+    return nullptr;
+  PyObject *base = state.array.get(it->array, kBase);
+  PyObject *node = state.base.get(base, kNode), *np = state.base.get(base, kNp);
+  if (!it->buf || node != it->node || np != it->np) {
+    PyObject *buf = PyObject_CallMethodNoArgs(it->array, hostName);
+    if (!buf)
+      return nullptr;
+    Py_XSETREF(it->buf, buf);
+    Py_XSETREF(it->node, Py_XNewRef(node));
+    Py_XSETREF(it->np, Py_XNewRef(np));
+  }
+  return PySequence_GetItem(it->buf, it->i++);
+}
+
+void arrayIterDealloc(PyObject *self) {
+  auto *it = reinterpret_cast<ArrayIter *>(self);
+  Py_XDECREF(it->array);
+  Py_XDECREF(it->node);
+  Py_XDECREF(it->np);
+  Py_XDECREF(it->buf);
+  PyTypeObject *t = Py_TYPE(self);
+  t->tp_free(self);
+  Py_DECREF(t);
+}
+
+PyType_Slot arrayIterSlots[] = {
+    {Py_tp_iter, reinterpret_cast<void *>(PyObject_SelfIter)},
+    {Py_tp_iternext, reinterpret_cast<void *>(arrayIterNext)},
+    {Py_tp_dealloc, reinterpret_cast<void *>(arrayIterDealloc)},
+    {0, nullptr}};
+PyType_Spec arrayIterSpec = {"cpnumeric._cpn.ArrayIter", sizeof(ArrayIter), 0,
+                             Py_TPFLAGS_DEFAULT, arrayIterSlots};
+PyObject *arrayIterType = nullptr;
+} // namespace
+
+/// array_iter(a): the iterator of a 1-D ndarray (see ArrayIter).
+PyObject *arrayIterPy(PyObject *, PyObject *a) {
+  if (Py_TYPE(a) != state.array.type ||
+      PyTuple_GET_SIZE(state.array.get(a, kShape)) != 1) {
+    PyErr_SetString(PyExc_TypeError, "array_iter(a): a 1-D ndarray");
+    return nullptr;
+  }
+  if (!arrayIterType &&
+      !(arrayIterType = PyType_FromSpec(&arrayIterSpec)))
+    return nullptr;
+  if (!hostName)
+    hostName = PyUnicode_InternFromString("_host");
+  auto *it = PyObject_New(ArrayIter, reinterpret_cast<PyTypeObject *>(arrayIterType));
+  if (!it)
+    return nullptr;
+  Py_INCREF(arrayIterType); // each instance holds its heap type
+  it->array = Py_NewRef(a);
+  it->node = it->np = it->buf = nullptr;
+  it->i = 0;
+  it->n = PyLong_AsSsize_t(PyTuple_GET_ITEM(state.array.get(a, kShape), 0));
+  return reinterpret_cast<PyObject *>(it);
+}
+
+/// eager_init(declined, finish, profiling): the Python side of eager_call.
+PyObject *eagerInit(PyObject *, PyObject *const *a, Py_ssize_t nargs) {
+  if (nargs != 3 || !PyList_Check(a[2]) || PyList_GET_SIZE(a[2]) != 1) {
+    PyErr_SetString(PyExc_TypeError, "eager_init(declined, finish, [n])");
+    return nullptr;
+  }
+  Py_XSETREF(eagerCalls.declined, Py_NewRef(a[0]));
+  Py_XSETREF(eagerCalls.finish, Py_NewRef(a[1]));
+  Py_XSETREF(eagerCalls.profiling, Py_NewRef(a[2]));
+  if (!eagerCalls.dtypeType) {
+    PyObject *np = PyImport_ImportModule("numpy");
+    eagerCalls.dtypeType = np ? PyObject_GetAttrString(np, "dtype") : nullptr;
+    Py_XDECREF(np);
+    if (!eagerCalls.dtypeType)
+      return nullptr;
+  }
+  Py_RETURN_NONE;
+}
+
+} // namespace cpn::fast

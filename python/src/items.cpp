@@ -1,0 +1,738 @@
+//===- items.cpp - a[key] and a[key] = v, in C ----------------------------===//
+//
+// Part of cpnumeric.
+//
+// a[key] and a[key] = v on cpnumeric.ndarray (ArrayBase's mapping slots) and
+// the element access behind them, with the CPython API directly:
+// - `arrayGetItem` reads one element of an eager or computed array in C
+//   (`element_get`), answers basic indexing of an eager array with NumPy's
+//   view seen as a view of its base, and of a traced array with the view's
+//   shape, strides and offset computed here; the rest goes to the Python
+//   layer's getitem (`set_item_handlers`);
+// - `arraySetItem` writes one scalar element straight into a store that
+//   nothing else refers to (`element_set`), and runs NumPy's assignment for
+//   basic indexing of an eager array, or of a small computed one that nothing
+//   else refers to; the rest goes to the Python layer's setitem;
+// - `eagerView`, `computedView` and `viewOfBase` give the NumPy view of an
+//   array's elements and the way back; the ufunc and library calls use them
+//   too.
+//
+//===----------------------------------------------------------------------===//
+
+#include "FastInternal.h"
+#include "cpn/Engine/Engine.h"
+#include "cpnrt/TaskGraph.h"
+
+#include <pybind11/numpy.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+namespace py = pybind11;
+
+namespace cpn::fast {
+
+ItemHandlers items;
+
+/// Whether `key` is basic indexing that NumPy answers with a view or an
+/// element: a slice, or a tuple of Python ints and slices.
+static bool basicKey(PyObject *key) {
+  if (PySlice_Check(key))
+    return true;
+  if (!PyTuple_CheckExact(key))
+    return false;
+  for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(key); ++k) {
+    PyObject *item = PyTuple_GET_ITEM(key, k);
+    if (!PyLong_CheckExact(item) && !PySlice_Check(item))
+      return false;
+  }
+  return true;
+}
+
+/// A view of ndarray a's base (whole elements, a's dtype) of `shape` and
+/// `strides` (new references, stolen) at `offset`, as _core.ndarray._view
+/// makes it.
+static PyObject *newView(PyObject *a, PyObject *shape, PyObject *strides,
+                         Py_ssize_t offset, bool readonly) {
+  PyObject *base = state.array.get(a, kBase);
+  PyObject *c = cStrides(shape);
+  PyObject *v = c ? state.array.type->tp_alloc(state.array.type, 0) : nullptr;
+  if (!v) {
+    Py_DECREF(shape);
+    Py_DECREF(strides);
+    Py_XDECREF(c);
+    return nullptr;
+  }
+  bool whole = offset == 0 &&
+               PyObject_RichCompareBool(shape, state.base.get(base, kBShape),
+                                        Py_EQ) == 1 &&
+               PyObject_RichCompareBool(strides, c, Py_EQ) == 1;
+  Py_DECREF(c);
+  state.array.set(v, kBase, Py_NewRef(base));
+  state.array.set(v, kShape, shape);
+  state.array.set(v, kStrides, strides);
+  state.array.set(v, kOffset, PyLong_FromSsize_t(offset));
+  state.array.set(v, kDType, Py_NewRef(state.array.get(a, kDType)));
+  state.array.set(v, kReadonly, Py_NewRef(readonly ? Py_True : Py_False));
+  state.array.set(v, kWhole, Py_NewRef(whole ? Py_True : Py_False));
+  state.array.set(v, kPart, Py_NewRef(Py_None));
+  return v;
+}
+
+/// a[key] for a key of Python ints and slices (basic indexing; at most one
+/// per axis) that selects a view of a traced array of whole elements: its
+/// shape, strides and offset computed here as _manip.basic_view does.
+/// Null with no error set for anything else (an index out of range
+/// included: the Python path raises NumPy's error).
+static PyObject *tracedBasicView(PyObject *a, PyObject *key) {
+  if (state.array.get(a, kPart) != Py_None)
+    return nullptr;
+  PyObject *shape = state.array.get(a, kShape);
+  PyObject *strides = state.array.get(a, kStrides);
+  Py_ssize_t nd = PyTuple_GET_SIZE(shape);
+  PyObject *const *items = &key;
+  Py_ssize_t n = 1;
+  if (PyTuple_CheckExact(key)) {
+    items = &PyTuple_GET_ITEM(key, 0);
+    n = PyTuple_GET_SIZE(key);
+  }
+  if (n > nd)
+    return nullptr;
+  long long off = PyLong_AsLongLong(state.array.get(a, kOffset));
+  std::vector<Py_ssize_t> dims, steps;
+  for (Py_ssize_t k = 0; k < nd; ++k) {
+    Py_ssize_t d = PyLong_AsSsize_t(PyTuple_GET_ITEM(shape, k));
+    Py_ssize_t st = PyLong_AsSsize_t(PyTuple_GET_ITEM(strides, k));
+    PyObject *it = k < n ? items[k] : nullptr;
+    if (!it) {
+      dims.push_back(d);
+      steps.push_back(st);
+    } else if (PyLong_CheckExact(it)) {
+      int overflow = 0;
+      long long i = PyLong_AsLongLongAndOverflow(it, &overflow);
+      if (overflow || i < -d || i >= d)
+        return nullptr;
+      off += (i < 0 ? i + d : i) * st;
+    } else if (PySlice_Check(it)) {
+      Py_ssize_t start, stop, step;
+      if (PySlice_Unpack(it, &start, &stop, &step) < 0) {
+        PyErr_Clear();
+        return nullptr;
+      }
+      Py_ssize_t len = PySlice_AdjustIndices(d, &start, &stop, step);
+      if (len == 0)
+        return nullptr; // an empty view: its offset is the Python path's
+      off += start * st;
+      dims.push_back(len);
+      steps.push_back(st * step);
+    } else {
+      return nullptr;
+    }
+  }
+  if (dims.empty())
+    return nullptr; // an element: element_get or the Python path
+  PyObject *vs = PyTuple_New(dims.size()), *vt = PyTuple_New(dims.size());
+  if (!vs || !vt) {
+    Py_XDECREF(vs);
+    Py_XDECREF(vt);
+    return nullptr;
+  }
+  for (size_t k = 0; k < dims.size(); ++k) {
+    PyTuple_SET_ITEM(vs, k, PyLong_FromSsize_t(dims[k]));
+    PyTuple_SET_ITEM(vt, k, PyLong_FromSsize_t(steps[k]));
+  }
+  return newView(a, vs, vt, off, state.array.get(a, kReadonly) == Py_True);
+}
+
+/// The ndarray `a` (eager, whole elements) seen through the NumPy view `r`
+/// of its base's buffer: a new view of the same base (its offset and
+/// strides in elements), as _core.ndarray._view makes it. Null without an
+/// error when r is not such a view (the Python path then decides).
+PyObject *viewOfBase(PyObject *a, PyObject *r) {
+  PyObject *base = state.array.get(a, kBase);
+  PyObject *np = state.base.get(base, kNp);
+  auto *rp = py::detail::array_proxy(r);
+  auto *bp = py::detail::array_proxy(np);
+  if (rp->descr != bp->descr)
+    return nullptr;
+  Py_ssize_t item = py::reinterpret_borrow<py::dtype>(bp->descr).itemsize();
+  Py_ssize_t at = rp->data - bp->data;
+  if (item <= 0 || at % item)
+    return nullptr;
+  PyObject *shape = PyTuple_New(rp->nd), *strides = PyTuple_New(rp->nd);
+  bool ok = shape && strides;
+  for (int i = 0; ok && i < rp->nd; ++i) {
+    if (rp->dimensions[i] == 0 || rp->strides[i] % item) {
+      ok = false; // an empty view's offset may lie past the buffer
+      break;
+    }
+    PyTuple_SET_ITEM(shape, i, PyLong_FromSsize_t(rp->dimensions[i]));
+    PyTuple_SET_ITEM(strides, i, PyLong_FromSsize_t(rp->strides[i] / item));
+  }
+  if (!ok) {
+    Py_XDECREF(shape);
+    Py_XDECREF(strides);
+    return nullptr;
+  }
+  // Read-only when a is, or when NumPy made r read-only (diagonal, ...).
+  bool readonly = state.array.get(a, kReadonly) == Py_True ||
+                  !(rp->flags & py::detail::npy_api::NPY_ARRAY_WRITEABLE_);
+  return newView(a, shape, strides, at / item, readonly);
+}
+
+/// a[key] for basic indexing of an eager array of whole elements: NumPy's
+/// indexing (its errors: null with the error set) on the elements, and the
+/// view it gives as a view of a's base. Null with no error set: the Python
+/// path decides.
+static PyObject *eagerBasicGet(PyObject *a, PyObject *key) {
+  if (state.array.get(a, kPart) != Py_None || !basicKey(key))
+    return nullptr;
+  PyObject *view = eagerView(a);
+  if (!view)
+    return nullptr;
+  PyObject *r = PyObject_GetItem(view, key);
+  Py_DECREF(view);
+  if (!r)
+    return nullptr; // NumPy's error (IndexError, ...)
+  if (!isArray(r))
+    return r; // an element
+  PyObject *v = viewOfBase(a, r);
+  Py_DECREF(r);
+  if (!v)
+    PyErr_Clear();
+  return v;
+}
+
+/// a[key]: one element of an eager or computed array read in C (element_get);
+/// everything else in the Python layer.
+PyObject *arrayGetItem(PyObject *self, PyObject *key) {
+  if (!items.get) {
+    PyErr_SetString(PyExc_RuntimeError, "cpnumeric: no item handlers");
+    return nullptr;
+  }
+  if ((PyLong_CheckExact(key) || PyTuple_CheckExact(key)) &&
+      Py_TYPE(self) == state.array.type && !items.tracingNow()) {
+    PyObject *args[2] = {self, key};
+    PyObject *r = elementGet(nullptr, args, 2);
+    if (r != Py_None)
+      return r;
+    Py_DECREF(r);
+  }
+  if (Py_TYPE(self) == state.array.type) {
+    if (PyObject *r = eagerBasicGet(self, key))
+      return r;
+    if (PyErr_Occurred())
+      return nullptr;
+    if (state.base.get(state.array.get(self, kBase), kNp) == Py_None &&
+        (PySlice_Check(key) || PyTuple_CheckExact(key) ||
+         PyLong_CheckExact(key)))
+      if (PyObject *r = tracedBasicView(self, key))
+        return r;
+    if (PyErr_Occurred())
+      return nullptr;
+  }
+  return PyObject_CallFunctionObjArgs(items.get, self, key, nullptr);
+}
+
+/// a[key] = value (basic indexing) written straight into the store of a
+/// computed traced array that nothing else refers to (as element_set
+/// checks: only its base holds the value, only the value holds the store),
+/// of a scalar, an eager array or a small computed one: NumPy's assignment
+/// on the store's elements. 1 written, 0 not such a case (nothing done), -1
+/// with NumPy's error set.
+static int computedAssign(PyObject *self, PyObject *key, PyObject *value) {
+  PyObject *src = nullptr;
+  if (PySet_Contains(items.values,
+                     reinterpret_cast<PyObject *>(Py_TYPE(value))) == 1)
+    src = Py_NewRef(value);
+  else if (Py_TYPE(value) == state.array.type &&
+           state.array.get(value, kPart) == Py_None)
+    src = state.base.get(state.array.get(value, kBase), kNp) != Py_None
+              ? eagerView(value)
+              : computedView(value, false, nullptr);
+  if (!src)
+    return PyErr_Occurred() ? -1 : 0;
+  PyObject *base = state.array.get(self, kBase);
+  PyObject *nodeObj = state.base.get(base, kNode);
+  cpn::NodeRef node;
+  // The sole-owner test before the store's view adds its own reference.
+  bool sole = false;
+  if (nodeObj && Py_REFCNT(nodeObj) == 1 &&
+      nodeRef(nodeObj, node) && node.use_count() == 2 && node->store &&
+      node->store.use_count() == 1)
+    sole = true;
+  node.reset();
+  cpn::NodeRef held;
+  PyObject *view = sole ? computedView(self, true, &held, true) : nullptr;
+  // The elements written: a small region (a large one stays traced, fused).
+  PyObject *region = view ? PyObject_GetItem(view, key) : nullptr;
+  Py_XDECREF(view);
+  if (!region || !isArray(region) ||
+      numpyNumel(region) >= eagerThreshold()) {
+    Py_XDECREF(region);
+    Py_DECREF(src);
+    if (PyErr_Occurred() && !region)
+      return -1; // NumPy's indexing error
+    return 0;
+  }
+  int failed = PyObject_SetItem(region, Py_Ellipsis, src);
+  Py_DECREF(region);
+  Py_DECREF(src);
+  held->store->facts.store(0, std::memory_order_relaxed);
+  held->bounds.reset();
+  return failed ? -1 : 1;
+}
+
+/// a[key] = value: one scalar element written in C (element_set) when it
+/// can be; everything else in the Python layer.
+static int setItem(PyObject *self, PyObject *key, PyObject *value);
+
+int arraySetItem(PyObject *self, PyObject *key, PyObject *value) {
+  if (!value) {
+    PyErr_SetString(PyExc_ValueError, "cannot delete array elements");
+    return -1;
+  }
+  if (!items.set) {
+    PyErr_SetString(PyExc_RuntimeError, "cpnumeric: no item handlers");
+    return -1;
+  }
+  // A 0-d eager array (what a small array's reduction gives) as the NumPy
+  // scalar it holds: NumPy converts both alike.
+  PyObject *scalar = nullptr;
+  if (Py_TYPE(value) == state.array.type &&
+      PyTuple_GET_SIZE(state.array.get(value, kShape)) == 0 &&
+      state.array.get(value, kPart) == Py_None)
+    if (PyObject *v = eagerView(value)) {
+      static PyObject *empty = PyTuple_New(0);
+      scalar = PyObject_GetItem(v, empty);
+      Py_DECREF(v);
+      if (!scalar)
+        return -1;
+      value = scalar;
+    }
+  int rc = setItem(self, key, value);
+  Py_XDECREF(scalar);
+  return rc;
+}
+
+static int setItem(PyObject *self, PyObject *key, PyObject *value) {
+  if ((PyLong_CheckExact(key) || PyTuple_CheckExact(key)) &&
+      PySet_Contains(items.values, reinterpret_cast<PyObject *>(Py_TYPE(value))) ==
+          1 &&
+      !items.tracingNow()) {
+    PyObject *args[3] = {self, key, value};
+    PyObject *r = elementSet(nullptr, args, 3);
+    if (!r)
+      return -1;
+    bool done = r == Py_True;
+    Py_DECREF(r);
+    if (done)
+      return 0;
+  }
+  if (Py_TYPE(self) == state.array.type &&
+      state.array.get(self, kReadonly) == Py_False &&
+      state.array.get(self, kPart) == Py_None && basicKey(key)) {
+    // Basic indexing into an eager array, of a scalar or an eager array:
+    // NumPy's assignment (its conversions, broadcasting, overlap, errors).
+    PyObject *src = nullptr;
+    if (PySet_Contains(items.values,
+                       reinterpret_cast<PyObject *>(Py_TYPE(value))) == 1)
+      src = Py_NewRef(value);
+    else if (Py_TYPE(value) == state.array.type &&
+             state.array.get(value, kPart) == Py_None)
+      src = eagerView(value);
+    PyObject *view = src ? eagerView(self) : nullptr;
+    if (view) {
+      int failed = PyObject_SetItem(view, key, src);
+      Py_DECREF(view);
+      Py_DECREF(src);
+      return failed ? -1 : 0;
+    }
+    Py_XDECREF(src);
+    if (PyErr_Occurred())
+      return -1;
+  }
+  if (Py_TYPE(self) == state.array.type &&
+      state.array.get(self, kReadonly) == Py_False && basicKey(key)) {
+    int done = computedAssign(self, key, value);
+    if (done)
+      return done < 0 ? -1 : 0;
+  }
+  PyObject *r = PyObject_CallFunctionObjArgs(items.set, self, key, value,
+                                             nullptr);
+  Py_XDECREF(r);
+  return r ? 0 : -1;
+}
+
+/// eager_view_of(a, r): the NumPy view r of eager ndarray a's base buffer as
+/// a view of that base; None when r is not such a view.
+PyObject *eagerViewOf(PyObject *, PyObject *const *args, Py_ssize_t nargs) {
+  if (nargs != 2 || Py_TYPE(args[0]) != state.array.type || !isArray(args[1])) {
+    PyErr_SetString(PyExc_TypeError, "eager_view_of(ndarray, numpy array)");
+    return nullptr;
+  }
+  PyObject *np = state.base.get(state.array.get(args[0], kBase), kNp);
+  if (!np || !isArray(np) || state.array.get(args[0], kPart) != Py_None)
+    Py_RETURN_NONE;
+  PyObject *v = viewOfBase(args[0], args[1]);
+  if (!v && !PyErr_Occurred())
+    Py_RETURN_NONE;
+  return v;
+}
+
+/// set_item_handlers(getitem, setitem, element_values, tracing).
+PyObject *setItemHandlers(PyObject *, PyObject *const *args,
+                          Py_ssize_t nargs) {
+  if (nargs != 4 || !PyAnySet_Check(args[2]) || !PyDict_Check(args[3])) {
+    PyErr_SetString(PyExc_TypeError,
+                    "set_item_handlers(getitem, setitem, frozenset, dict)");
+    return nullptr;
+  }
+  Py_XSETREF(items.get, Py_NewRef(args[0]));
+  Py_XSETREF(items.set, Py_NewRef(args[1]));
+  Py_XSETREF(items.values, Py_NewRef(args[2]));
+  Py_XSETREF(items.tracing, Py_NewRef(args[3]));
+  Py_RETURN_NONE;
+}
+
+/// The base offset of the element that `key` (a Python int, or a tuple of
+/// one per axis) names in array `a`, whose base's store holds `numel`
+/// elements: 1 found, 0 not such a key (no error), -1 out of bounds
+/// (IndexError set, NumPy's message).
+static int elementOffset(PyObject *a, PyObject *key, int64_t numel,
+                         long long &off) {
+  PyObject *shape = state.array.get(a, kShape);
+  PyObject *strides = state.array.get(a, kStrides);
+  Py_ssize_t nd = PyTuple_GET_SIZE(shape);
+  PyObject *const *items = &key;
+  Py_ssize_t n = 1;
+  if (PyTuple_CheckExact(key)) {
+    items = &PyTuple_GET_ITEM(key, 0);
+    n = PyTuple_GET_SIZE(key);
+  } else if (!PyLong_CheckExact(key)) {
+    return 0;
+  }
+  if (n != nd || nd == 0)
+    return 0;
+  off = PyLong_AsLongLong(state.array.get(a, kOffset));
+  for (Py_ssize_t k = 0; k < nd; ++k) {
+    if (!PyLong_CheckExact(items[k]))
+      return 0;
+    int overflow = 0;
+    long long i = PyLong_AsLongLongAndOverflow(items[k], &overflow);
+    if (overflow)
+      return 0; // NumPy's error for a huge index comes from the Python path
+    long long d = PyLong_AsLongLong(PyTuple_GET_ITEM(shape, k));
+    if (i < -d || i >= d) {
+      PyErr_Format(PyExc_IndexError,
+                   "index %lld is out of bounds for axis %zd with size %lld", i,
+                   k, d);
+      return -1;
+    }
+    off +=
+        (i < 0 ? i + d : i) * PyLong_AsLongLong(PyTuple_GET_ITEM(strides, k));
+  }
+  return off >= 0 && off < numel ? 1 : 0;
+}
+
+/// 1 when `key` is one Python int per axis of the ndarray `a` (a key that
+/// selects one element), else 0.
+static int intKey(PyObject *a, PyObject *key) {
+  Py_ssize_t nd = PyTuple_GET_SIZE(state.array.get(a, kShape));
+  if (PyLong_CheckExact(key))
+    return nd == 1;
+  if (!PyTuple_CheckExact(key) || PyTuple_GET_SIZE(key) != nd || nd == 0)
+    return 0;
+  for (Py_ssize_t k = 0; k < nd; ++k)
+    if (!PyLong_CheckExact(PyTuple_GET_ITEM(key, k)))
+      return 0;
+  return 1;
+}
+
+/// The NumPy view of an eager ndarray's elements (a new reference); null
+/// for a traced one (with an error set when making the view failed).
+PyObject *eagerView(PyObject *a) {
+  PyObject *base = state.array.get(a, kBase);
+  PyObject *np = base ? state.base.get(base, kNp) : nullptr;
+  if (!np || np == Py_None)
+    return nullptr;
+  if (state.array.get(a, kWhole) == Py_True)
+    return Py_NewRef(np);
+  return PyObject_CallMethodNoArgs(a, state.eagerName);
+}
+
+/// A NumPy view of the elements of `a`, a traced ndarray of whole elements
+/// smaller than the eager threshold whose base's value is computed and
+/// finished now (no waiting: a pending kernel keeps it traced), with no
+/// floating-point report pending and no @jit tracing: NumPy's loops read it
+/// in place, as they read an eager array. Read-only unless `writable` (the
+/// caller has made sure nothing else refers to the store). `owned`, when
+/// given, receives the node. Null with no error set otherwise.
+PyObject *computedView(PyObject *a, bool writable, cpn::NodeRef *owned,
+                       bool anySize) {
+  if (Py_TYPE(a) != state.array.type || state.array.get(a, kPart) != Py_None)
+    return nullptr;
+  PyObject *base = state.array.get(a, kBase);
+  if (state.base.get(base, kNp) != Py_None ||
+      state.array.get(a, kDType) != state.base.get(base, kBDType))
+    return nullptr;
+  long long threshold = eagerThreshold();
+  PyObject *shape = state.array.get(a, kShape);
+  long long n = 1;
+  for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(shape); ++k)
+    n *= PyLong_AsLongLong(PyTuple_GET_ITEM(shape, k));
+  if (threshold <= 0 || (n >= threshold && !anySize) ||
+      (items.tracing && items.tracingNow()))
+    return nullptr;
+  cpn::NodeRef node;
+  if (!nodeRef(state.base.get(base, kNode), node) || !node->store ||
+      node->opIndex >= 0 || !node->error.empty() ||
+      node->store->shape() != node->shape ||
+      !cpnrt::TaskGraph::global().storeDone(*node->store) ||
+      cpn::hasFpReports())
+    return nullptr;
+  PyObject *buf = nullptr;
+  try {
+    buf = storeArray(node->store, writable).release().ptr();
+  } catch (const std::exception &) {
+    return nullptr;
+  }
+  if (owned)
+    *owned = node;
+  if (state.array.get(a, kWhole) == Py_True)
+    return buf;
+  // The view's elements in buf (a's shape and strides at its offset), made
+  // as _core.ndarray._np_view makes it; buf becomes its base.
+  auto *bp = py::detail::array_proxy(buf);
+  Py_ssize_t item = py::reinterpret_borrow<py::dtype>(bp->descr).itemsize();
+  PyObject *strides = state.array.get(a, kStrides);
+  Py_ssize_t nd = PyTuple_GET_SIZE(shape);
+  std::vector<Py_intptr_t> dims(nd), steps(nd);
+  for (Py_ssize_t k = 0; k < nd; ++k) {
+    dims[k] = PyLong_AsSsize_t(PyTuple_GET_ITEM(shape, k));
+    steps[k] = PyLong_AsSsize_t(PyTuple_GET_ITEM(strides, k)) * item;
+  }
+  long long off = PyLong_AsLongLong(state.array.get(a, kOffset));
+  auto &api = py::detail::npy_api::get();
+  Py_INCREF(bp->descr);
+  PyObject *v = api.PyArray_NewFromDescr_(
+      api.PyArray_Type_, bp->descr, static_cast<int>(nd), dims.data(),
+      steps.data(), bp->data + off * item,
+      writable ? py::detail::npy_api::NPY_ARRAY_WRITEABLE_ : 0, nullptr);
+  if (!v) {
+    Py_DECREF(buf);
+    return nullptr;
+  }
+  api.PyArray_SetBaseObject_(v, buf); // steals buf
+  return v;
+}
+
+/// The computed store under a traced, whole-element view `a` (no .real/.imag
+/// part, the base's dtype) once it is finished, with no floating-point
+/// report waiting to be raised; null otherwise (the Python path decides).
+static cpnrt::Store *elementStore(PyObject *a, cpn::NodeRef &node) {
+  if (Py_TYPE(a) != state.array.type || state.array.get(a, kPart) != Py_None)
+    return nullptr;
+  PyObject *base = state.array.get(a, kBase);
+  if (state.base.get(base, kNp) != Py_None ||
+      state.array.get(a, kDType) != state.base.get(base, kBDType) ||
+      !nodeRef(state.base.get(base, kNode), node) || !node->store ||
+      !node->error.empty())
+    return nullptr;
+  bool ok = true;
+  PyThreadState *ts = PyEval_SaveThread();
+  try {
+    node->store->wait();
+  } catch (const std::exception &) {
+    ok = false; // the Python path raises the failure
+  }
+  PyEval_RestoreThread(ts);
+  if (!ok || cpn::hasFpReports())
+    return nullptr;
+  return node->store.get();
+}
+
+/// The element as a Python number, or null (a dtype left to the Python path).
+static PyObject *elementNumber(const cpnrt::Store &s, long long off) {
+  const char *p = static_cast<const char *>(s.data());
+  switch (s.dtype()) {
+  case cpnrt::DType::f64:
+    return PyFloat_FromDouble(reinterpret_cast<const double *>(p)[off]);
+  case cpnrt::DType::f32:
+    return PyFloat_FromDouble(reinterpret_cast<const float *>(p)[off]);
+  case cpnrt::DType::i64:
+    return PyLong_FromLongLong(reinterpret_cast<const int64_t *>(p)[off]);
+  case cpnrt::DType::i32:
+    return PyLong_FromLong(reinterpret_cast<const int32_t *>(p)[off]);
+  case cpnrt::DType::b1:
+    return PyBool_FromLong(reinterpret_cast<const bool *>(p)[off]);
+  default:
+    return nullptr;
+  }
+}
+
+/// element_get(a, key): a[key] for a key of Python ints, one per axis, on a
+/// computed traced array of float64/32, int64/32 or bool: the element as
+/// NumPy's scalar, read from the store (no trace, no copy). None for every
+/// other case (the Python path decides); IndexError out of bounds.
+PyObject *elementGet(PyObject *, PyObject *const *args, Py_ssize_t nargs) {
+  if (!checkReady())
+    return nullptr;
+  if (nargs != 2) {
+    PyErr_SetString(PyExc_TypeError, "element_get(a, key)");
+    return nullptr;
+  }
+  if (Py_TYPE(args[0]) != state.array.type)
+    Py_RETURN_NONE;
+  if (int keys = intKey(args[0], args[1]); keys <= 0) {
+    return keys < 0 ? nullptr : Py_NewRef(Py_None);
+  } else if (PyObject *view = eagerView(args[0])) {
+    if (view == Py_None)
+      return view;
+    PyObject *r = PyObject_GetItem(view, args[1]); // NumPy's scalar, errors
+    Py_DECREF(view);
+    return r;
+  } else if (PyErr_Occurred()) {
+    return nullptr;
+  }
+  cpn::NodeRef node;
+  long long off = 0;
+  cpnrt::Store *s = elementStore(args[0], node);
+  if (!s)
+    Py_RETURN_NONE;
+  int found = elementOffset(args[0], args[1], s->numel(), off);
+  if (found <= 0)
+    return found < 0 ? nullptr : Py_NewRef(Py_None);
+  PyObject *number = elementNumber(*s, off);
+  if (!number)
+    Py_RETURN_NONE;
+  // NumPy's scalar type of the dtype (numpy.float64, ...) makes the scalar.
+  PyObject *type =
+      PyObject_GetAttrString(state.array.get(args[0], kDType), "type");
+  PyObject *r = type ? PyObject_CallOneArg(type, number) : nullptr;
+  Py_XDECREF(type);
+  Py_DECREF(number);
+  return r;
+}
+
+/// element_set(a, key, value): a[key] = value written straight into the
+/// store, for a key of Python ints on a computed traced array that nothing
+/// else refers to (only its base holds the value, only the value holds the
+/// store: no pending op, copy, task or NumPy view sees it). The common exact
+/// conversions are made here (a float into float64/32, a Python int in
+/// range into int64/int32/float64, a bool into bool); any other scalar goes
+/// through NumPy's setitem conversion (_core.pack_scalar). True when
+/// written; None otherwise (nothing written: the caller records the write);
+/// IndexError out of bounds, NumPy's conversion errors.
+PyObject *elementSet(PyObject *, PyObject *const *args, Py_ssize_t nargs) {
+  if (!checkReady())
+    return nullptr;
+  if (nargs != 3) {
+    PyErr_SetString(PyExc_TypeError, "element_set(a, key, value)");
+    return nullptr;
+  }
+  PyObject *a = args[0], *v = args[2];
+  if (Py_TYPE(a) != state.array.type ||
+      state.array.get(a, kReadonly) != Py_False)
+    Py_RETURN_NONE;
+  if (int keys = intKey(a, args[1]); keys <= 0) {
+    return keys < 0 ? nullptr : Py_NewRef(Py_None);
+  } else if (PyObject *view = eagerView(a)) {
+    if (view == Py_None)
+      return view;
+    // NumPy's setitem: its conversion, its errors and warnings.
+    int failed = PyObject_SetItem(view, args[1], v);
+    Py_DECREF(view);
+    return failed ? nullptr : Py_NewRef(Py_True);
+  } else if (PyErr_Occurred()) {
+    return nullptr;
+  }
+  PyObject *nodeObj = state.base.get(state.array.get(a, kBase), kNode);
+  cpn::NodeRef node;
+  // The base's slot is the node object's one reference; our NodeRef and the
+  // pybind11 instance's holder are the node's two.
+  cpnrt::Store *s =
+      nodeObj && Py_REFCNT(nodeObj) == 1 ? elementStore(a, node) : nullptr;
+  // Checked again after elementStore, which lets other threads run while it
+  // waits: one may have taken a reference or written a new version.
+  if (!s || node.use_count() != 2 || node->store.use_count() != 1 ||
+      Py_REFCNT(nodeObj) != 1 ||
+      state.base.get(state.array.get(a, kBase), kNode) != nodeObj)
+    Py_RETURN_NONE;
+  long long off = 0;
+  int found = elementOffset(a, args[1], s->numel(), off);
+  if (found <= 0)
+    return found < 0 ? nullptr : Py_NewRef(Py_None);
+  char *p = static_cast<char *>(s->data());
+  cpnrt::DType t = s->dtype();
+  if (PyFloat_Check(v) && (t == cpnrt::DType::f64 || t == cpnrt::DType::f32)) {
+    double x = PyFloat_AS_DOUBLE(v);
+    if (t == cpnrt::DType::f64) {
+      reinterpret_cast<double *>(p)[off] = x;
+    } else {
+      float y = static_cast<float>(x);
+      if (std::isfinite(x) && !std::isfinite(y))
+        Py_RETURN_NONE; // NumPy warns of the overflow: the Python path
+      reinterpret_cast<float *>(p)[off] = y;
+    }
+  } else if (PyBool_Check(v) && t == cpnrt::DType::b1) {
+    reinterpret_cast<bool *>(p)[off] = v == Py_True;
+  } else if (PyLong_CheckExact(v) &&
+             (t == cpnrt::DType::i64 || t == cpnrt::DType::i32 ||
+              t == cpnrt::DType::f64)) {
+    int overflow = 0;
+    long long x = PyLong_AsLongLongAndOverflow(v, &overflow);
+    if (overflow || (x == -1 && PyErr_Occurred())) {
+      PyErr_Clear();
+      Py_RETURN_NONE;
+    }
+    if (t == cpnrt::DType::i64) {
+      reinterpret_cast<int64_t *>(p)[off] = x;
+    } else if (t == cpnrt::DType::i32) {
+      if (x < INT32_MIN || x > INT32_MAX)
+        Py_RETURN_NONE; // NumPy's OverflowError comes from the Python path
+      reinterpret_cast<int32_t *>(p)[off] = static_cast<int32_t>(x);
+    } else {
+      // A Python int converts to the nearest double, as NumPy's setitem.
+      double d = PyLong_AsDouble(v);
+      if (d == -1.0 && PyErr_Occurred()) {
+        PyErr_Clear();
+        Py_RETURN_NONE;
+      }
+      reinterpret_cast<double *>(p)[off] = d;
+    }
+  } else {
+    // Any other scalar: converted as NumPy's setitem converts it
+    // (_core.pack_scalar, with NumPy's errors and warnings), then copied in.
+    PyObject *pack = PyDict_GetItemString(state.coreDict, "pack_scalar");
+    PyObject *packed =
+        pack ? PyObject_CallFunctionObjArgs(pack, v, state.array.get(a, kDType),
+                                            nullptr)
+             : nullptr;
+    if (!packed)
+      return nullptr;
+    // Python code ran: nothing else may have come to refer to the value.
+    Py_buffer bytes;
+    bool ok = Py_REFCNT(nodeObj) == 1 &&
+              state.base.get(state.array.get(a, kBase), kNode) == nodeObj &&
+              node.use_count() == 2 && node->store.use_count() == 1 &&
+              PyObject_GetBuffer(packed, &bytes, PyBUF_SIMPLE) == 0;
+    Py_DECREF(packed);
+    if (!ok) {
+      PyErr_Clear();
+      Py_RETURN_NONE;
+    }
+    size_t item = s->nbytes() / std::max<int64_t>(s->numel(), 1);
+    if (size_t(bytes.len) == item)
+      std::memcpy(p + off * item, bytes.buf, item);
+    PyBuffer_Release(&bytes);
+    if (size_t(bytes.len) != item)
+      Py_RETURN_NONE;
+  }
+  s->facts.store(0, std::memory_order_relaxed);
+  node->bounds.reset();
+  Py_RETURN_TRUE;
+}
+
+} // namespace cpn::fast
