@@ -212,7 +212,15 @@ def test_element_access_of_eager_arrays_in_c(eager):
     assert cp.stats()["ops_recorded"] == 0
 
 
-def test_loop_windows_cut_at_iteration_boundaries():
+@pytest.fixture
+def traced():
+    old = _core.EAGER["threshold"]
+    _core.EAGER["threshold"] = 0
+    yield
+    _core.EAGER["threshold"] = old
+
+
+def test_loop_windows_cut_at_iteration_boundaries(traced):
     """x = f(x) in a loop, without statements: its windows are cut at a
     multiple of the loop body's length, so they are one kernel."""
     x0 = numpy.linspace(0.0, 1.0, 3000)
