@@ -119,7 +119,12 @@ struct ItemHandlers {
   PyObject *get = nullptr, *set = nullptr, *values = nullptr,
            *tracing = nullptr;
   bool tracingNow() const {
-    PyObject *f = PyDict_GetItemString(tracing, "function");
+    // An interned key: PyDict_GetItemString would make a str per call (the
+    // a[i] path asks on every element).
+    static PyObject *key = PyUnicode_InternFromString("function");
+    PyObject *f = key ? PyDict_GetItemWithError(tracing, key) : nullptr;
+    if (!f && PyErr_Occurred())
+      PyErr_Clear();
     return f && f != Py_None;
   }
 };

@@ -135,8 +135,16 @@ long long numpyNumel(PyObject *arr) {
 
 /// The eager threshold (_core.EAGER["threshold"]; 0: off).
 long long eagerThreshold() {
-  PyObject *eager = PyDict_GetItemString(state.coreDict, "EAGER");
-  PyObject *t = eager ? PyDict_GetItemString(eager, "threshold") : nullptr;
+  // Interned keys: this is asked on every eager call.
+  static PyObject *eagerKey = PyUnicode_InternFromString("EAGER");
+  static PyObject *thresholdKey = PyUnicode_InternFromString("threshold");
+  PyObject *eager = eagerKey ? PyDict_GetItemWithError(state.coreDict, eagerKey)
+                             : nullptr;
+  PyObject *t = eager && thresholdKey
+                    ? PyDict_GetItemWithError(eager, thresholdKey)
+                    : nullptr;
+  if (!t && PyErr_Occurred())
+    PyErr_Clear();
   long long v = t ? PyLong_AsLongLong(t) : 0;
   if (v == -1 && PyErr_Occurred()) {
     PyErr_Clear();
