@@ -213,8 +213,12 @@ def function(npf, cpf):
             except _Traced:
                 return cpf(*args, **kwargs)
         return cpf(*args, **kwargs) if r is TRACED else r
-    f.__name__ = getattr(cpf, "__name__", getattr(npf, "__name__", "f"))
-    f.__qualname__ = f.__name__
+    return _named(f, npf, cpf)
+
+
+def _named(f, npf, cpf):
+    """f, standing in for cpf: its name, docstring and __wrapped__."""
+    f.__name__ = f.__qualname__ = getattr(cpf, "__name__", getattr(npf, "__name__", "f"))
     f.__doc__ = getattr(cpf, "__doc__", None)
     f.__wrapped__ = cpf
     return f
@@ -282,10 +286,7 @@ def creation(npf, cpf, size_of):
                 if type(r) is tuple and type(r[0]) is _NPND and _SUPPORTED(r[0].dtype):
                     return (_wrap_eager(r[0]),) + r[1:]  # linspace's retstep
         return cpf(*args, **kwargs)
-    f.__name__ = f.__qualname__ = getattr(cpf, "__name__", "f")
-    f.__doc__ = getattr(cpf, "__doc__", None)
-    f.__wrapped__ = cpf
-    return f
+    return _named(f, npf, cpf)
 
 
 def method(name, cpm):

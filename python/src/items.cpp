@@ -572,9 +572,10 @@ static PyObject *elementNumber(const cpnrt::Store &s, long long off) {
   }
 }
 
-/// element_get(a, key): a[key] for a key of Python ints, one per axis, on a
-/// computed traced array of float64/32, int64/32 or bool: the element as
-/// NumPy's scalar, read from the store (no trace, no copy). None for every
+/// element_get(a, key): a[key] for a key of Python ints, one per axis: on an
+/// eager array NumPy's own getitem; on a computed traced array of
+/// float64/32, int64/32 or bool the element as NumPy's scalar, read from the
+/// store (no trace, no copy). None for every
 /// other case (the Python path decides); IndexError out of bounds.
 PyObject *elementGet(PyObject *, PyObject *const *args, Py_ssize_t nargs) {
   if (!checkReady())
@@ -588,8 +589,6 @@ PyObject *elementGet(PyObject *, PyObject *const *args, Py_ssize_t nargs) {
   if (int keys = intKey(args[0], args[1]); keys <= 0) {
     return keys < 0 ? nullptr : Py_NewRef(Py_None);
   } else if (PyObject *view = eagerView(args[0])) {
-    if (view == Py_None)
-      return view;
     PyObject *r = PyObject_GetItem(view, args[1]); // NumPy's scalar, errors
     Py_DECREF(view);
     return r;
@@ -639,8 +638,6 @@ PyObject *elementSet(PyObject *, PyObject *const *args, Py_ssize_t nargs) {
   if (int keys = intKey(a, args[1]); keys <= 0) {
     return keys < 0 ? nullptr : Py_NewRef(Py_None);
   } else if (PyObject *view = eagerView(a)) {
-    if (view == Py_None)
-      return view;
     // NumPy's setitem: its conversion, its errors and warnings.
     int failed = PyObject_SetItem(view, args[1], v);
     Py_DECREF(view);

@@ -10,12 +10,16 @@ import cpnumeric as cp
 from cpnumeric import _core
 
 
-@pytest.fixture
-def eager():
+def _threshold(n):
     old = _core.EAGER["threshold"]
-    _core.EAGER["threshold"] = 4096
+    _core.EAGER["threshold"] = n
     yield
     _core.EAGER["threshold"] = old
+
+
+@pytest.fixture
+def eager():
+    yield from _threshold(4096)
 
 
 def _inputs(dtype):
@@ -214,10 +218,7 @@ def test_element_access_of_eager_arrays_in_c(eager):
 
 @pytest.fixture
 def traced():
-    old = _core.EAGER["threshold"]
-    _core.EAGER["threshold"] = 0
-    yield
-    _core.EAGER["threshold"] = old
+    yield from _threshold(0)
 
 
 def test_loop_windows_cut_at_iteration_boundaries(traced):
