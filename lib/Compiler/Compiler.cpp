@@ -52,6 +52,7 @@ std::shared_ptr<Executable> compile(const Trace &trace,
                                     const std::vector<int32_t> &donors,
                                     const CompilerOptions &opts, uint64_t key,
                                     double &mlirSeconds) {
+  auto lock = lockCompiler();
   OwningOpRef<ModuleOp> module = buildModule(trace, outputs, donors);
   std::filesystem::path dumpDir;
   int fileNo = 1;
@@ -115,6 +116,7 @@ using namespace detail;
 std::vector<char> compileObject(const Trace &trace,
                                 const std::vector<int32_t> &outputs,
                                 const ObjectOptions &opts) {
+  auto lock = lockCompiler();
   std::vector<int32_t> donors(outputs.size(), -1);
   // Ahead-of-time objects keep the documented calling convention: no
   // status argument, no floating-point error checks.

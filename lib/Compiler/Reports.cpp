@@ -236,6 +236,7 @@ std::string stageText(const Trace &trace, const std::vector<int32_t> &outputs,
                       const ShapeSymbols &symbols) {
   if (stage == "trace")
     return trace.str();
+  auto lock = lockCompiler();
   std::vector<int32_t> donors(outputs.size(), -1);
   OwningOpRef<ModuleOp> module = buildModule(trace, outputs, donors, symbols);
   if (stage == "cpn")
@@ -258,6 +259,7 @@ std::string stageText(const Trace &trace, const std::vector<int32_t> &outputs,
 }
 
 TraceCost traceCost(const Trace &trace, const std::vector<int32_t> &outputs) {
+  auto lock = lockCompiler();
   std::vector<int32_t> donors(outputs.size(), -1);
   OwningOpRef<ModuleOp> module = buildModule(trace, outputs, donors);
   int fileNo = 0;

@@ -105,6 +105,18 @@ static MLIRContext &context() {
   return *ctx;
 }
 
+// Leaked, as the context: a background compile may still hold it while
+// static destructors run.
+static std::recursive_mutex *compilerMutex = new std::recursive_mutex();
+
+std::unique_lock<std::recursive_mutex> lockCompiler() {
+  return std::unique_lock<std::recursive_mutex>(*compilerMutex);
+}
+
+void resetCompilerLockAfterFork() {
+  compilerMutex = new std::recursive_mutex();
+}
+
 /// Row-major element strides of a shape.
 static std::vector<int64_t> rowMajor(const std::vector<int64_t> &shape) {
   std::vector<int64_t> s(shape.size(), 1);
@@ -374,6 +386,7 @@ using namespace detail;
 
 std::string buildModuleText(const Trace &trace,
                             const std::vector<int32_t> &outputs) {
+  auto lock = lockCompiler();
   return printOp(*buildModule(trace, outputs, planDonations(trace, outputs)));
 }
 

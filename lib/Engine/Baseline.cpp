@@ -20,7 +20,7 @@
 
 namespace cpn {
 
-using detail::reportFpErrors;
+using namespace detail;
 
 /// The work of a window for the baseline tier's cost model: per op the
 /// elements it computes or reads, whichever is more (an update: those it
@@ -59,27 +59,56 @@ static uint64_t windowWork(const Trace &trace) {
   return work;
 }
 
-/// What a compile is expected to cost: the mean of this process's compiles
-/// (0.15 s before the first), within 20 ms and 1 s.
-double Engine::compileEstimate() const {
-  double mean = compileCount_ ? compileSecondsTotal_ / compileCount_ : 0.15;
-  return std::min(1.0, std::max(0.02, mean));
+/// What a window's compile is expected to cost: this process's compiles so
+/// far, seconds per op (4 ms per op before the first: a 64-op window
+/// 0.25 s), within 20 ms and 2 s.
+double Engine::compileEstimate(size_t ops) const {
+  double perOp = compileOpsTotal_ ? compileSecondsTotal_ / compileOpsTotal_
+                                  : 0.004;
+  return std::min(2.0, std::max(0.02, perOp * static_cast<double>(ops)));
 }
 
-/// The baseline tier: a window with little work runs op by op (NumPy's
-/// loops) instead of waiting for its compile, until the time spent running
-/// it so reaches the compile's expected cost; then it is compiled (a ski
-/// rental: never more than about twice the time of the better choice made
-/// in hindsight). A loop whose windows differ (offsets, sizes) never waits
-/// for the compiler; one that repeats a window compiles it once it has paid.
+/// What running a window in the baseline tier is expected to cost: a few
+/// microseconds per op (NumPy's call) and the learned time per unit of work.
+double Engine::baselineEstimate(uint64_t work, size_t ops) const {
+  return 3e-6 * static_cast<double>(ops) +
+         baselinePerWork_ * static_cast<double>(work);
+}
+
+/// The baseline tier (docs/tuning.md, "When cpnumeric compiles"): a window
+/// whose kernel is in neither cache runs op by op (NumPy's loops) when that
+/// is expected to take less than waiting for its compile. Meanwhile the
+/// compiler thread compiles it once it repeats (or at once when running it
+/// so costs an eighth of the compile or more), and the next time it comes
+/// its kernel runs: a loop never waits for the compiler, a window seen once
+/// is never compiled. Without the compiler thread (CPN_BACKGROUND_COMPILE=0)
+/// it is a ski rental: the window runs op by op until the time spent on it
+/// reaches the compile's expected cost, then it is compiled (never more than
+/// about twice the better choice made in hindsight).
 bool Engine::runBaseline(uint64_t key, const std::vector<int32_t> &outputs,
                          const std::vector<int32_t> &donors) {
-  if (!baseline_ || options_.baselineWork == 0 || outputs.empty() ||
-      windowWork(trace_) >= options_.baselineWork)
+  if (!baseline_ || options_.baselineWork == 0 || outputs.empty())
     return false;
+  uint64_t work = windowWork(trace_);
+  if (work >= options_.baselineWork)
+    return false;
+  size_t ops = trace_.size();
+  double expected = baselineEstimate(work, ops);
   auto spent = baselineSpent_.find(key);
-  if (spent != baselineSpent_.end() && spent->second >= compileEstimate())
-    return false;
+  bool seen = spent != baselineSpent_.end();
+  // A window whose background compile failed stays here; if the runner
+  // cannot run it, the compile on this thread reports the error.
+  if (!compileFailed_.count(key)) {
+    if (expected >= compileRemaining(key))
+      return false; // waiting for the compile costs less
+    if (options_.backgroundCompile) {
+      if (!compiling_.count(key) &&
+          (seen || 8 * expected >= compileEstimate(ops)))
+        compileInBackground(key, outputs, donors);
+    } else if (seen && spent->second >= compileEstimate(ops)) {
+      return false;
+    }
+  }
   auto t0 = std::chrono::steady_clock::now();
   // The inputs computed, and every task that reads a donated store done
   // (the runner writes it at once).
@@ -104,11 +133,8 @@ bool Engine::runBaseline(uint64_t key, const std::vector<int32_t> &outputs,
     status.assign((fp->names.size() + ::cpn::kFpSitesPerWord - 1) /
                       ::cpn::kFpSitesPerWord,
                   0);
-  char keyText[24];
-  snprintf(keyText, sizeof(keyText), "%016llx",
-           static_cast<unsigned long long>(key));
   {
-    cpnrt::ProfileScope scope("baseline", std::string("baseline ") + keyText,
+    cpnrt::ProfileScope scope("baseline", "baseline " + keyHex(key),
                               "{\"ops\": " + std::to_string(trace_.size()) +
                                   "}");
     BaselineWindow w{trace_, outputs, donors, dests, fp.get(), status, ""};
@@ -149,6 +175,13 @@ bool Engine::runBaseline(uint64_t key, const std::vector<int32_t> &outputs,
           .count();
   ++stats_.baselineWindows;
   stats_.baselineSeconds += seconds;
+  // Seconds per unit of work, from windows big enough for the per-op
+  // overhead not to dominate (a moving average; within 0.1 and 50 ns).
+  if (work >= 100000) {
+    double perWork = std::max(0.0, seconds - 3e-6 * ops) / work;
+    baselinePerWork_ = std::min(
+        5e-8, std::max(1e-10, 0.8 * baselinePerWork_ + 0.2 * perWork));
+  }
   if (baselineSpent_.size() >= (1u << 16))
     baselineSpent_.clear();
   baselineSpent_[key] += seconds;

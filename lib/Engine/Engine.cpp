@@ -360,14 +360,66 @@ void Engine::recoverWindow() {
     }
 }
 
-/// The disk cache's check text of the current trace: the trace and which
-/// outputs go where.
-std::string Engine::cacheText(const std::vector<int32_t> &outputs,
-                              const std::vector<int32_t> &donors) const {
-  std::string text = trace_.str() + "\noutputs:";
+std::string detail::cacheText(const Trace &trace,
+                              const std::vector<int32_t> &outputs,
+                              const std::vector<int32_t> &donors) {
+  std::string text = trace.str() + "\noutputs:";
   for (size_t j = 0; j < outputs.size(); ++j)
     text += " " + std::to_string(outputs[j]) + ":" + std::to_string(donors[j]);
   return text;
+}
+
+std::string detail::keyHex(uint64_t key) {
+  char text[24];
+  snprintf(text, sizeof(text), "%016llx", static_cast<unsigned long long>(key));
+  return text;
+}
+
+std::unordered_map<uint64_t, std::shared_ptr<Executable>> &
+detail::kernelCache() {
+  // Leaked on purpose: tearing down JIT'd code during static destruction,
+  // after the libraries it links against may be gone, hangs in ORC.
+  static auto &cache =
+      *new std::unordered_map<uint64_t, std::shared_ptr<Executable>>();
+  return cache;
+}
+
+CompileResult detail::compileWindow(const Trace &trace,
+                                    const std::vector<int32_t> &outputs,
+                                    const std::vector<int32_t> &donors,
+                                    const CompilerOptions &options,
+                                    uint64_t key, const std::string &text,
+                                    const char *what) {
+  auto t0 = std::chrono::steady_clock::now();
+  CompileResult r;
+  r.ops = trace.size();
+  std::string name = keyHex(key);
+  cpnrt::ProfileScope scope("compile", what + name,
+                            "{\"ops\": " + std::to_string(trace.size()) + "}");
+  r.exe = compile(trace, outputs, donors, options, key, r.mlirSeconds);
+  r.exe->name = "kernel " + name;
+  r.exe->callsLibrary = callsLibrary(trace);
+  if (!options.cacheDir.empty() && cacheDirUsable(options.cacheDir))
+    r.diskWritten = storeCached(
+        options.cacheDir, options.cacheMaxBytes, key, options.optLevel, text,
+        llvm::StringRef(r.exe->object.data(), r.exe->object.size()),
+        r.exe->checks.get());
+  std::vector<char>().swap(r.exe->object); // written; not kept in memory
+  r.seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0)
+          .count();
+  return r;
+}
+
+void Engine::recordCompile(const CompileResult &r) {
+  stats_.compileSeconds += r.seconds;
+  stats_.compileMlirSeconds += r.mlirSeconds;
+  ++stats_.compilations;
+  if (r.diskWritten)
+    ++stats_.diskWrites;
+  compileSecondsTotal_ += r.seconds;
+  compileOpsTotal_ += r.ops;
+  ++compileCount_;
 }
 
 std::shared_ptr<Executable> Engine::obtain(const std::vector<int32_t> &outputs,
@@ -378,37 +430,28 @@ std::shared_ptr<Executable> Engine::obtain(const std::vector<int32_t> &outputs,
     key = hashMix(key, static_cast<uint64_t>(outputs[j]));
     key = hashMix(key, static_cast<uint64_t>(static_cast<int64_t>(donors[j])));
   }
-  // Leaked on purpose: tearing down JIT'd code during static destruction, after
-  // the libraries it links against may be gone, hangs in ORC.
-  static auto &cache =
-      *new std::unordered_map<uint64_t, std::shared_ptr<Executable>>();
-  char keyText[24];
-  snprintf(keyText, sizeof(keyText), "%016llx",
-           static_cast<unsigned long long>(key));
+  collectCompiles();
+  auto &cache = kernelCache();
   std::shared_ptr<Executable> exe;
-  std::string text; // cacheText, once needed
-  bool disk = false; // the disk cache is on and its directory usable
   auto it = cache.find(key);
   if (it != cache.end()) {
     ++stats_.cacheHits;
     exe = it->second;
-  } else if (!outputs.empty()) {
-    disk = !options_.cacheDir.empty() && cacheDirUsable(options_.cacheDir);
-    if (disk && cachedEntryPresent(options_.cacheDir, key, options_.optLevel)) {
-      auto t0 = std::chrono::steady_clock::now();
-      text = cacheText(outputs, donors);
-      cpnrt::ProfileScope scope("compile",
-                                std::string("disk cache lookup ") + keyText);
-      exe = loadCached(options_.cacheDir, key, options_.optLevel, text);
-      if (exe) {
-        exe->name = std::string("kernel ") + keyText;
-        exe->callsLibrary = callsLibrary(trace_);
-        ++stats_.diskHits;
-        stats_.diskLoadSeconds +=
-            std::chrono::duration<double>(std::chrono::steady_clock::now() - t0)
-                .count();
-        cache[key] = exe;
-      }
+  } else if (!outputs.empty() && !compiling_.count(key) &&
+             !options_.cacheDir.empty() && cacheDirUsable(options_.cacheDir) &&
+             cachedEntryPresent(options_.cacheDir, key, options_.optLevel)) {
+    auto t0 = std::chrono::steady_clock::now();
+    cpnrt::ProfileScope scope("compile", "disk cache lookup " + keyHex(key));
+    exe = loadCached(options_.cacheDir, key, options_.optLevel,
+                     cacheText(trace_, outputs, donors));
+    if (exe) {
+      exe->name = "kernel " + keyHex(key);
+      exe->callsLibrary = callsLibrary(trace_);
+      ++stats_.diskHits;
+      stats_.diskLoadSeconds +=
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - t0)
+              .count();
+      cache[key] = exe;
     }
   }
   if (!exe && baseline && runBaseline(key, outputs, donors)) {
@@ -416,37 +459,19 @@ std::shared_ptr<Executable> Engine::obtain(const std::vector<int32_t> &outputs,
     return nullptr;
   }
   if (!exe && !outputs.empty()) {
-    auto t0 = std::chrono::steady_clock::now();
-    try {
-      cpnrt::ProfileScope scope("compile", std::string("compile ") + keyText,
-                                "{\"ops\": " + std::to_string(trace_.size()) +
-                                    "}");
-      double mlirSeconds = 0;
-      exe = compile(trace_, outputs, donors, options_, key, mlirSeconds);
-      exe->name = std::string("kernel ") + keyText;
-      exe->callsLibrary = callsLibrary(trace_);
-      stats_.compileMlirSeconds += mlirSeconds;
-      if (disk && text.empty())
-        text = cacheText(outputs, donors);
-      if (disk &&
-          storeCached(options_.cacheDir, options_.cacheMaxBytes, key,
-                      options_.optLevel, text,
-                      llvm::StringRef(exe->object.data(), exe->object.size()),
-                      exe->checks.get()))
-        ++stats_.diskWrites;
-      std::vector<char>().swap(exe->object); // written; not kept in memory
-    } catch (...) {
-      // The caller decides what becomes of the trace (flush runs it in parts,
-      // @jit drops it).
-      throw;
+    // The compiler thread's, if it has this window (waiting for it);
+    // else compiled here. A failure throws: the caller decides what becomes
+    // of the trace (flush runs it in parts, @jit drops it).
+    exe = takeCompile(key);
+    if (!exe) {
+      std::string text = options_.cacheDir.empty()
+                             ? std::string()
+                             : cacheText(trace_, outputs, donors);
+      CompileResult r = compileWindow(trace_, outputs, donors, options_, key,
+                                      text, "compile ");
+      recordCompile(r);
+      exe = r.exe;
     }
-    double seconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0)
-            .count();
-    stats_.compileSeconds += seconds;
-    ++stats_.compilations;
-    compileSecondsTotal_ += seconds;
-    ++compileCount_;
     cache[key] = exe;
   }
   return exe;

@@ -10,9 +10,41 @@
 #include "cpn/Engine/Engine.h"
 
 #include <cstdint>
+#include <memory>
+#include <string>
+#include <unordered_map>
 #include <vector>
 
+namespace cpn {
+/// What compiling a window gave (compileWindow), for Engine::recordCompile.
+struct CompileResult {
+  std::shared_ptr<Executable> exe;
+  double seconds = 0, mlirSeconds = 0;
+  size_t ops = 0;
+  bool diskWritten = false;
+};
+} // namespace cpn
+
 namespace cpn::detail {
+/// The kernels of this process by window key (the Engine's thread only).
+std::unordered_map<uint64_t, std::shared_ptr<Executable>> &kernelCache();
+/// Compiles a window (any thread; one compile at a time in the process) and
+/// writes it to the disk cache under `text` (its cacheText, made when it was
+/// flushed: the text marks results dead by then) when CPN_CACHE_DIR is
+/// usable; `what` begins its profile event's name. Throws when the compiler
+/// fails.
+CompileResult compileWindow(const Trace &trace,
+                            const std::vector<int32_t> &outputs,
+                            const std::vector<int32_t> &donors,
+                            const CompilerOptions &options, uint64_t key,
+                            const std::string &text, const char *what);
+/// The disk cache's check text of a window: its trace (which results are
+/// dead) and which outputs go where; "" when the disk cache is off.
+std::string cacheText(const Trace &trace, const std::vector<int32_t> &outputs,
+                      const std::vector<int32_t> &donors);
+/// "%016llx" of a key.
+std::string keyHex(uint64_t key);
+
 /// Queues a report for each site of `fp` whose bits are set in `status` (a
 /// kernel's fp status words, or the baseline tier's), for takeFpReports.
 void reportFpErrors(const FpSites &fp, const std::vector<int32_t> &status);

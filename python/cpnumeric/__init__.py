@@ -49,7 +49,11 @@ _cpn.configure(_config.get("CPN_DUMP_IR"), _config.get_int("CPN_TRACE_LIMIT"),
                _config.get_int("CPN_OPT_LEVEL"), _config.get_int("CPN_THREADS"),
                _config.cache_dir(), _config.get_int("CPN_CACHE_MAX_BYTES"),
                # IR dumps show kernels: every window is compiled then
-               0 if _config.get("CPN_DUMP_IR") else _config.get_int("CPN_BASELINE_WORK"))
+               0 if _config.get("CPN_DUMP_IR") else _config.get_int("CPN_BASELINE_WORK"),
+               _config.get_int("CPN_BACKGROUND_COMPILE") != 0)
+
+# The compiler thread's running compile finishes before LLVM's statics go.
+__import__("atexit").register(_cpn.stop_compiles)
 
 _core.EAGER["threshold"] = _config.get_int("CPN_EAGER_THRESHOLD")
 _core.LOCATIONS = bool(_config.get("CPN_DUMP_IR"))

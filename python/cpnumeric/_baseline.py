@@ -1,13 +1,14 @@
 """The baseline tier: a window whose kernel is not compiled runs op by op.
 
-The Engine (lib/Engine/Engine.cpp, runBaseline) calls `run` for a window
-seen for the first time whose work is small (CPN_BASELINE_WORK): rather than
-wait 0.1-0.3 s for a compile that a loop of changing offsets or sizes would
-never use again, each `cpn` op is computed with NumPy's loop for it, and
-each library call (sorting, gathers, scatters, LAPACK) with the runtime's
-own entry point, the one a compiled kernel calls. If the window comes again
-it is compiled then. `stats()` counts these windows (`baseline_windows`);
-the profile shows them as "baseline" events.
+The Engine (lib/Engine/Baseline.cpp, runBaseline) calls `run` for a window
+whose kernel is in neither cache when running it op by op is expected to
+take less than waiting for its compile (docs/tuning.md, "When cpnumeric
+compiles"): each `cpn` op is computed with NumPy's loop for it, and each
+library call (sorting, gathers, scatters, LAPACK) with the runtime's own
+entry point, the one a compiled kernel calls. A window that comes again is
+compiled meanwhile on the Engine's compiler thread, and its kernel runs
+once it is ready. `stats()` counts these windows (`baseline_windows`); the
+profile shows them as "baseline" events.
 
 Values are NumPy arrays: the inputs are read-only views of their stores,
 the outputs are copied into the stores the Engine gives (a donated input's
@@ -237,7 +238,20 @@ def run(ops, inputs, outputs, dests, sites):
                 flags.bits = 0
                 f = ufuncs.get(name)
                 if f is not None:
-                    v = f(*args)
+                    # The buffer of an operand read here for the last time
+                    # (an earlier ufunc's result of this shape and dtype) takes
+                    # the result: NumPy's own temporary elision, which the
+                    # values held here would otherwise prevent (a fresh buffer
+                    # per op is slower: page faults, caches).
+                    out = None
+                    for r in operands:
+                        if r >= 0 and last[r] == i and root[r] == r and not compact[r]:
+                            c = vals[r]
+                            if (ops[r][0] in ufuncs and c.shape == shape and c.dtype == dt
+                                    and all(a.dtype == dt for a in args)):
+                                out = c
+                                break
+                    v = f(*args) if out is None else f(*args, out=out)
                 elif name == "view" and args[0].size == 1 and (
                         not any(iattrs[1:]) or (operands[0] >= 0 and compact[operands[0]])):
                     # a splat, or any view of one: every element is the same,

@@ -31,12 +31,18 @@ KNOBS = {
         Knob("CPN_OPT_LEVEL", "3", True, "LLVM optimization level of kernels (0-3)."),
         Knob("CPN_EAGER_THRESHOLD", "32768", False,
              "Arrays with fewer elements run eagerly on NumPy (0: never)."),
-        Knob("CPN_BASELINE_WORK", str(1 << 22), False,
-             "A window with less work than this (per op the elements it "
-             "computes or reads; a product's multiply-adds) runs op by op in "
-             "the baseline tier (NumPy's loops) instead of waiting for its "
-             "compile, until the time spent so reaches a compile's expected "
-             "cost; then it is compiled (0: always compile)."),
+        Knob("CPN_BASELINE_WORK", str(1 << 26), False,
+             "A window with at least this much work (per op the elements it "
+             "computes or reads; a product's multiply-adds) is always "
+             "compiled; below it, one whose kernel is not compiled yet runs "
+             "op by op in the baseline tier (NumPy's loops) when that is "
+             "expected to take less than waiting for the compile (0: always "
+             "compile)."),
+        Knob("CPN_BACKGROUND_COMPILE", "1", False,
+             "1: a window the baseline tier runs is compiled meanwhile on a "
+             "thread of its own once it repeats, and its kernel runs from "
+             "then on; 0: compiled on the calling thread once the baseline "
+             "tier has spent a compile's expected time on it."),
         Knob("CPN_RT_WORKERS", "1", False, "Runtime worker threads that run tasks."),
         Knob("CPN_CACHE_DIR", "~/.cache/cpnumeric", False,
              "Compiled kernels on disk, shared by processes ('' or 'off': none)."),

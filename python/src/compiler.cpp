@@ -50,9 +50,11 @@ void initCompiler(py::module_ &m) {
   m.def(
       "configure",
       [](std::string dumpDir, size_t traceLimit, int optLevel, int threads,
-         std::string cacheDir, uint64_t cacheMaxBytes, uint64_t baselineWork) {
+         std::string cacheDir, uint64_t cacheMaxBytes, uint64_t baselineWork,
+         bool backgroundCompile) {
         auto &o = cpn::Engine::global().options();
         o.baselineWork = baselineWork;
+        o.backgroundCompile = backgroundCompile;
         o.dumpDir = std::move(dumpDir);
         o.cacheDir = std::move(cacheDir);
         o.cacheMaxBytes = cacheMaxBytes;
@@ -63,7 +65,8 @@ void initCompiler(py::module_ &m) {
       py::arg("dump_dir"), py::arg("trace_limit"), py::arg("opt_level"),
       py::arg("threads") = 0, py::arg("cache_dir") = "",
       py::arg("cache_max_bytes") = uint64_t(1) << 30,
-      py::arg("baseline_work") = uint64_t(1) << 22);
+      py::arg("baseline_work") = uint64_t(1) << 26,
+      py::arg("background_compile") = true);
   py::class_<cpn::CapturedTrace, std::shared_ptr<cpn::CapturedTrace>>(
       m, "CapturedTrace",
       "A function's whole trace, compiled once (see cpnumeric.jit).")
@@ -128,10 +131,39 @@ void initCompiler(py::module_ &m) {
       py::arg("work"),
       "Sets CPN_BASELINE_WORK (0: every window compiled); returns the old "
       "value.");
+  m.def(
+      "set_background_compile",
+      [](bool on) {
+        bool old = cpn::Engine::global().options().backgroundCompile;
+        cpn::Engine::global().options().backgroundCompile = on;
+        return old;
+      },
+      py::arg("on"),
+      "Sets CPN_BACKGROUND_COMPILE; returns the old value.");
+  m.def(
+      "stop_compiles",
+      [] {
+        py::gil_scoped_release release;
+        cpn::Engine::stopCompiles();
+      },
+      "At exit: drops the compiler thread's queued windows and waits for "
+      "the one it is compiling (LLVM's statics must outlive it).");
+  m.def(
+      "wait_compiles",
+      [] {
+        {
+          py::gil_scoped_release release;
+          cpn::Engine::waitCompilerIdle();
+        }
+        cpn::Engine::global().collectCompiles();
+      },
+      "Waits for the compiler thread's queued windows and collects their "
+      "kernels (tests, benchmarks: what stats() counts no longer moves).");
   m.def("set_kernel_threads", &cpn::setKernelThreads, py::arg("threads"));
   m.def("kernel_threads", &cpn::kernelThreads,
         "OpenMP threads compiled kernels run on.");
   m.def("stats", [] {
+    cpn::Engine::global().collectCompiles();
     const auto &s = cpn::Engine::global().stats();
     cpnrt::PoolStats p = cpnrt::poolStats();
     py::dict d;
@@ -151,6 +183,8 @@ void initCompiler(py::module_ &m) {
     d["disk_load_seconds"] = s.diskLoadSeconds;
     d["baseline_windows"] = s.baselineWindows;
     d["baseline_seconds"] = s.baselineSeconds;
+    d["background_compiles"] = s.backgroundCompiles;
+    d["compile_wait_seconds"] = s.compileWaitSeconds;
     cpn::CheckCompileStats c = cpn::checkCompileStats();
     d["check_compilations"] = c.compilations;
     d["check_compile_seconds"] = c.seconds;

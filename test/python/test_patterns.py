@@ -346,3 +346,110 @@ def test_constant_powers_of_minus_inf_raise_nothing():
             with numpy.errstate(all="raise"):
                 want = v ** c
             numpy.testing.assert_allclose(numpy.asarray(a ** c), want, rtol=1e-15)
+
+
+@pytest.fixture
+def background(baseline):
+    """The baseline tier with the compiler thread, on traced arrays."""
+    from cpnumeric import _core
+    threshold = _core.EAGER["threshold"]
+    _core.EAGER["threshold"] = 0
+    old = np._cpn.set_background_compile(True)
+    yield
+    np._cpn.wait_compiles()
+    np._cpn.set_background_compile(old)
+    _core.EAGER["threshold"] = threshold
+
+
+def _window(a, b):
+    return numpy.asarray((a * b + a) * 0.5 - b)
+
+
+def test_background_compile_then_the_kernel_agrees_bit_for_bit(background):
+    x = numpy.linspace(-3, 3, 1001)
+    y = numpy.cos(x) * 3.0
+    want = (x * y + x) * 0.5 - y
+    a, b = np.asarray(x), np.asarray(y)
+    first = _window(a, b)  # seen once: the baseline tier, nothing queued
+    np._cpn.wait_compiles()
+    s = np.stats()
+    assert s["background_compiles"] == 0 and s["compilations"] == 0
+    second = _window(a, b)  # seen again: queued, and run in the baseline tier
+    s = np.stats()
+    assert s["background_compiles"] == 1 and s["baseline_windows"] == 2
+    assert s["compile_wait_seconds"] == 0
+    np._cpn.wait_compiles()
+    assert np.stats()["compilations"] == 1
+    third = _window(a, b)  # the kernel, from the memory cache
+    s = np.stats()
+    assert s["baseline_windows"] == 2 and s["cache_hits"] == 1 and s["compilations"] == 1
+    for r in (first, second, third):
+        numpy.testing.assert_array_equal(r, want)
+
+
+@pytest.mark.parametrize("n", [0, 1, 7, 1000])
+def test_background_compiled_loop_matches_numpy(background, n):
+    """A loop whose window switches from the baseline tier to the kernel
+    compiled meanwhile gives NumPy's values at every iteration."""
+    x = numpy.linspace(0.0, 1.0, n)
+    ref, got = numpy.zeros(n), np.zeros(n)
+    for k in range(40):
+        ref = numpy.sqrt(ref * ref + x) * 0.5 + numpy.float64(k) * 1e-3
+        got = np.sqrt(got * got + np.asarray(x)) * 0.5 + numpy.float64(k) * 1e-3
+        numpy.testing.assert_allclose(numpy.asarray(got), ref, rtol=1e-14, atol=1e-15)
+        if k == 20:
+            np._cpn.wait_compiles()  # the rest runs the kernel
+    assert np.stats()["background_compiles"] >= 1
+
+
+def test_background_compile_off_compiles_on_the_calling_thread(baseline):
+    from cpnumeric import _core
+    threshold = _core.EAGER["threshold"]
+    _core.EAGER["threshold"] = 0
+    old = np._cpn.set_background_compile(False)
+    try:
+        x = numpy.linspace(-3, 3, 1003)  # a window of its own
+        y = numpy.cos(x) * 3.0
+        a, b = np.asarray(x), np.asarray(y)
+        for _ in range(3000):
+            r = _window(a, b)
+            if np.stats()["compilations"]:
+                break
+        s = np.stats()
+        assert s["compilations"] == 1 and s["background_compiles"] == 0
+        numpy.testing.assert_array_equal(r, (x * y + x) * 0.5 - y)
+    finally:
+        np._cpn.set_background_compile(old)
+        _core.EAGER["threshold"] = threshold
+
+
+_EXIT_SCRIPT = """
+import numpy, cpnumeric as np
+x = np.asarray(numpy.linspace(0, 1, 5000))
+for k in range(3):
+    y = numpy.asarray(np.sin(x * 3.0 + 1.0) * np.cos(x) - x * 0.5)
+assert np.stats()["background_compiles"] == 1, np.stats()
+{tail}
+print("ok", float(y.sum()))
+"""
+
+
+@pytest.mark.parametrize("tail", ["", "import os, sys; sys.stdout.flush()\n"
+                                  "pid = os.fork()\n"
+                                  "if pid == 0:\n"
+                                  "    z = numpy.asarray(np.sin(x * 3.0 + 1.0) * np.cos(x) - x * 0.5)\n"
+                                  "    os._exit(0 if numpy.array_equal(z, y) else 3)\n"
+                                  "assert os.waitpid(pid, 0)[1] == 0"],
+                         ids=["exit", "fork"])
+def test_exit_or_fork_while_a_background_compile_runs(tmp_path, tail):
+    """The process exits cleanly (and a fork's child computes the window)
+    while the compiler thread is compiling."""
+    import os
+    import subprocess
+    import sys
+    env = dict(os.environ, CPN_EAGER_THRESHOLD="0", CPN_BASELINE_WORK=str(1 << 40),
+               CPN_BACKGROUND_COMPILE="1", CPN_CACHE_DIR=str(tmp_path))
+    r = subprocess.run([sys.executable, "-c", _EXIT_SCRIPT.format(tail=tail)], env=env,
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.startswith("ok")

@@ -31,10 +31,15 @@ struct CompilerOptions {
   // CPN_CACHE_MAX_BYTES: the disk cache's bound (0: none)
   uint64_t cacheMaxBytes = uint64_t(1) << 30;
   // CPN_BASELINE_WORK: a window whose work (per op the elements it computes
-  // or reads, a product's multiply-adds) is below this runs in the baseline
-  // tier instead of waiting for a compile, until the time spent on it there
-  // reaches what a compile costs; then it is compiled. 0: always compile.
-  uint64_t baselineWork = uint64_t(1) << 22;
+  // or reads, a product's multiply-adds) is at or above this is never run in
+  // the baseline tier; below it the cost model of Baseline.cpp decides (the
+  // expected time op by op against the compile's). 0: always compile.
+  uint64_t baselineWork = uint64_t(1) << 26;
+  // CPN_BACKGROUND_COMPILE: a window the baseline tier runs is compiled on
+  // a thread of its own meanwhile, once it repeats (or is big enough to pay
+  // at once); the next time it comes its kernel runs. false: compiled on
+  // the calling thread once the baseline tier has paid for it.
+  bool backgroundCompile = true;
 };
 
 struct CompilerStats {
@@ -54,6 +59,9 @@ struct CompilerStats {
   uint64_t valuesFailed = 0;     // values left uncomputed by such failures
   uint64_t baselineWindows = 0;  // windows run op by op, not compiled
   double baselineSeconds = 0;
+  uint64_t backgroundCompiles = 0; // windows queued for the compiler thread
+  double compileWaitSeconds = 0;   // waited for the compiler thread
+
 };
 
 /// The exact classification of np.errstate checks, compiled only when a run

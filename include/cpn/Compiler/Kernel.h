@@ -66,6 +66,9 @@ std::shared_ptr<Executable> compile(const Trace &trace,
                                     const std::vector<int32_t> &donors,
                                     const CompilerOptions &opts, uint64_t key,
                                     double &mlirSeconds);
+/// In a fork's child: the compiler's lock as new (the parent's thread that
+/// may have held it is not the child's).
+void resetCompilerLockAfterFork();
 /// The OpenMP runtime kernels call, loaded once (null if it is missing).
 void *openmpRuntime();
 

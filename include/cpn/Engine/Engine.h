@@ -22,12 +22,16 @@
 #include <memory>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 namespace cpn {
 
 /// A compiled trace (cpn/Compiler/Kernel.h).
 class Executable;
+/// A window queued for the compiler thread (BackgroundCompile.cpp).
+struct CompileJob;
+struct CompileResult;
 
 /// np.errstate for compiled kernels: the checked ops of a trace (site order,
 /// see Trace.h) and what errstate said to do for each category (divide,
@@ -140,6 +144,16 @@ public:
   /// Without, the trace is dropped: its pending values must not be read.
   std::shared_ptr<CapturedTrace> endCapture(bool execute);
 
+  /// Collects the compiler thread's finished windows into the kernel cache
+  /// (and the stats); flushes do it too.
+  void collectCompiles();
+  /// Waits until the compiler thread has nothing queued or running (any
+  /// thread; touches no Engine state).
+  static void waitCompilerIdle();
+  /// At exit (Python's atexit, before any static is destroyed): no compile
+  /// starts any more; waits for the one running.
+  static void stopCompiles();
+
   /// The baseline tier's runner (none: every window is compiled).
   void setBaselineRunner(BaselineRunner runner) {
     baseline_ = std::move(runner);
@@ -154,8 +168,17 @@ private:
                                      bool *baseline = nullptr);
   bool runBaseline(uint64_t key, const std::vector<int32_t> &outputs,
                    const std::vector<int32_t> &donors);
-  std::string cacheText(const std::vector<int32_t> &outputs,
-                        const std::vector<int32_t> &donors) const;
+  void recordCompile(const CompileResult &r);
+  // Background compiles (BackgroundCompile.cpp): queues the current window
+  // for the compiler thread (false: not queued: off, full, or already
+  // there); collects finished ones into the kernel cache; takes this
+  // window's (waiting while it compiles; null when it was still queued or
+  // failed: compile it here); the expected seconds until it is compiled.
+  bool compileInBackground(uint64_t key, const std::vector<int32_t> &outputs,
+                           const std::vector<int32_t> &donors);
+  std::shared_ptr<Executable> takeCompile(uint64_t key);
+  std::shared_ptr<Executable> finishCompile(CompileJob &job);
+  double compileRemaining(uint64_t key) const;
   void submit(const std::shared_ptr<Executable> &exe,
               const std::vector<int32_t> &outputs,
               const std::vector<int32_t> &donors);
@@ -183,11 +206,26 @@ private:
   // Seconds the baseline tier has spent on each window (by kernel key): a
   // window is compiled once they reach what a compile costs.
   std::unordered_map<uint64_t, double> baselineSpent_;
-  // Every compile so far (not reset with the stats): its expected cost.
+  // Every compile so far (not reset with the stats): the expected cost of
+  // a window's compile, from its op count.
   double compileSecondsTotal_ = 0;
+  uint64_t compileOpsTotal_ = 0;
   uint64_t compileCount_ = 0;
-  double compileEstimate() const;
+  double compileEstimate(size_t ops) const;
+  // The baseline tier's seconds per unit of work (windowWork), learned from
+  // its runs: what running a window there is expected to cost.
+  double baselinePerWork_ = 1e-9;
+  double baselineEstimate(uint64_t work, size_t ops) const;
+  // Windows queued or compiling on the compiler thread, by key, until
+  // collected; windows whose background compile failed (they stay in the
+  // baseline tier); finished jobs collected so far.
+  std::unordered_map<uint64_t, std::shared_ptr<CompileJob>> compiling_;
+  std::unordered_set<uint64_t> compileFailed_;
+  uint64_t collected_ = 0;
 };
+
+/// At most this many windows wait for the compiler thread.
+constexpr size_t kMaxQueuedCompiles = 4;
 
 } // namespace cpn
 

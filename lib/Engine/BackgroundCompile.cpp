@@ -1,0 +1,252 @@
+//===- BackgroundCompile.cpp - compiling windows on a thread of their own -===//
+//
+// Part of cpnumeric. A window that the baseline tier runs while its kernel is
+// compiled (Baseline.cpp decides which) is queued here; one compiler thread
+// compiles the queued windows in order, each from a copy of its trace whose
+// inputs are detached from Python's arrays, and writes the disk cache. The
+// Engine collects finished compiles on its own thread (collectCompiles, at
+// every flush): the next time the window comes, its kernel is in the memory
+// cache. Nothing here touches Python or the Engine's statistics.
+//
+// One compile runs at a time in the process (lockCompiler in lib/Compiler):
+// a window the calling thread must compile at once waits for the thread's
+// current compile, or takes its own job off the queue (takeCompile).
+//
+//===----------------------------------------------------------------------===//
+
+#include "EngineInternal.h"
+#include "cpn/Compiler/Kernel.h"
+#include "cpnrt/Profile.h"
+
+#include <chrono>
+#include <condition_variable>
+#include <cstdio>
+#include <cstdlib>
+#include <deque>
+#include <mutex>
+#include <pthread.h>
+#include <thread>
+
+namespace cpn {
+
+using namespace detail;
+
+/// A queued window and, once compiled, its kernel or the compiler's error.
+struct CompileJob {
+  uint64_t key = 0;
+  Trace trace; // inputs detached
+  std::vector<int32_t> outputs, donors;
+  CompilerOptions options;
+  std::string text; // the disk cache's check text, made at the flush
+  std::chrono::steady_clock::time_point queued;
+  // Set by the compiler thread under the worker's lock; done last.
+  CompileResult result;
+  std::string error;
+  bool done = false;
+};
+
+namespace {
+/// The compiler thread and its queue. Leaked: a compile may run while static
+/// destructors do; the process's exit waits for it (stopWorker, atexit).
+struct Worker {
+  std::mutex mutex;
+  std::condition_variable cv;
+  std::deque<std::shared_ptr<CompileJob>> queue;
+  std::shared_ptr<CompileJob> running;
+  uint64_t finished = 0; // jobs done since start (collectCompiles' cue)
+  std::thread thread;
+  bool started = false, stopping = false;
+  bool forked = false; // a fork's child: no thread, no background compiles
+};
+
+Worker *current = new Worker();
+Worker &worker() { return *current; }
+
+void workerLoop() {
+  Worker &w = worker();
+  std::unique_lock<std::mutex> lock(w.mutex);
+  for (;;) {
+    w.cv.wait(lock, [&] { return w.stopping || !w.queue.empty(); });
+    if (w.stopping)
+      return;
+    std::shared_ptr<CompileJob> job = w.queue.front();
+    w.queue.pop_front();
+    w.running = job;
+    lock.unlock();
+    CompileResult result;
+    std::string error;
+    try {
+      result = compileWindow(job->trace, job->outputs, job->donors,
+                             job->options, job->key, job->text,
+                             "background compile ");
+    } catch (const std::exception &e) {
+      error = e.what();
+      if (error.empty())
+        error = "the compiler failed";
+    } catch (...) {
+      error = "the compiler failed";
+    }
+    lock.lock();
+    job->result = std::move(result);
+    job->error = std::move(error);
+    job->done = true;
+    w.running = nullptr;
+    ++w.finished;
+    w.cv.notify_all();
+  }
+}
+
+/// At exit: no new compile starts; the one running finishes (LLVM's statics
+/// must outlive it: Python's atexit calls this before any is destroyed; the
+/// C atexit registered with the thread is for embedders, and comes after the
+/// destructors of statics first used by a compile).
+void stopWorker() {
+  Worker &w = worker();
+  {
+    std::lock_guard<std::mutex> lock(w.mutex);
+    if (!w.started || w.forked)
+      return;
+    w.stopping = true;
+    w.queue.clear();
+  }
+  w.cv.notify_all();
+  if (w.thread.joinable())
+    w.thread.join();
+}
+
+/// A fork's child has no compiler thread: its queued windows are compiled
+/// when they are needed, on the calling thread.
+void afterForkInChild() {
+  Worker *old = current;
+  if (!old->started)
+    return;
+  // The parent's thread and the locks it may have held are not the child's:
+  // a fresh worker (the old one is leaked), its jobs failed.
+  for (const std::shared_ptr<CompileJob> &job : old->queue) {
+    job->error = "cpnumeric: the compile was queued before a fork";
+    job->done = true;
+  }
+  if (old->running) {
+    old->running->error = "cpnumeric: the compile was running at a fork";
+    old->running->done = true;
+  }
+  current = new Worker();
+  current->started = true;
+  current->forked = true;
+  resetCompilerLockAfterFork();
+}
+} // namespace
+
+bool Engine::compileInBackground(uint64_t key,
+                                 const std::vector<int32_t> &outputs,
+                                 const std::vector<int32_t> &donors) {
+  if (!options_.backgroundCompile || compiling_.count(key))
+    return false;
+  Worker &w = worker();
+  std::lock_guard<std::mutex> lock(w.mutex);
+  if (w.stopping || w.forked || w.queue.size() >= kMaxQueuedCompiles)
+    return false;
+  if (!w.started) {
+    w.started = true;
+    w.thread = std::thread(workerLoop);
+    std::atexit(stopWorker);
+    pthread_atfork(nullptr, nullptr, afterForkInChild);
+  }
+  auto job = std::make_shared<CompileJob>();
+  job->key = key;
+  job->trace = trace_;
+  job->trace.detachInputs();
+  job->outputs = outputs;
+  job->donors = donors;
+  job->options = options_;
+  if (!options_.cacheDir.empty())
+    job->text = cacheText(trace_, outputs, donors);
+  job->queued = std::chrono::steady_clock::now();
+  w.queue.push_back(job);
+  compiling_[key] = job;
+  ++stats_.backgroundCompiles;
+  w.cv.notify_all();
+  return true;
+}
+
+void Engine::stopCompiles() { stopWorker(); }
+
+void Engine::waitCompilerIdle() {
+  Worker &w = worker();
+  std::unique_lock<std::mutex> lock(w.mutex);
+  w.cv.wait(lock, [&] { return w.forked || (w.queue.empty() && !w.running); });
+}
+
+double Engine::compileRemaining(uint64_t key) const {
+  auto it = compiling_.find(key);
+  double estimate = compileEstimate(trace_.size());
+  if (it == compiling_.end())
+    return estimate;
+  double elapsed = std::chrono::duration<double>(
+                       std::chrono::steady_clock::now() - it->second->queued)
+                       .count();
+  // Past its estimate, a compile is taken to need half as long again as
+  // it has run.
+  return std::max(estimate - elapsed, 0.5 * elapsed);
+}
+
+void Engine::collectCompiles() {
+  if (compiling_.empty())
+    return;
+  Worker &w = worker();
+  std::vector<std::shared_ptr<CompileJob>> done;
+  {
+    std::lock_guard<std::mutex> lock(w.mutex);
+    if (w.finished == collected_ && !w.forked)
+      return;
+    collected_ = w.finished;
+    for (auto it = compiling_.begin(); it != compiling_.end();)
+      if (it->second->done) {
+        done.push_back(it->second);
+        it = compiling_.erase(it);
+      } else {
+        ++it;
+      }
+  }
+  for (const std::shared_ptr<CompileJob> &job : done)
+    finishCompile(*job);
+}
+
+std::shared_ptr<Executable> Engine::takeCompile(uint64_t key) {
+  auto it = compiling_.find(key);
+  if (it == compiling_.end())
+    return nullptr;
+  std::shared_ptr<CompileJob> job = it->second;
+  compiling_.erase(it);
+  Worker &w = worker();
+  auto t0 = std::chrono::steady_clock::now();
+  {
+    std::unique_lock<std::mutex> lock(w.mutex);
+    auto queued = std::find(w.queue.begin(), w.queue.end(), job);
+    if (queued != w.queue.end()) {
+      // Not started: compiled here, now, from the current trace.
+      w.queue.erase(queued);
+      --stats_.backgroundCompiles;
+      return nullptr;
+    }
+    w.cv.wait(lock, [&] { return job->done; });
+  }
+  stats_.compileWaitSeconds +=
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0)
+          .count();
+  return finishCompile(*job);
+}
+
+std::shared_ptr<Executable> Engine::finishCompile(CompileJob &job) {
+  if (!job.error.empty()) {
+    // The baseline tier keeps running the window; if it cannot, a compile
+    // on the calling thread reports the error (and the window runs in parts).
+    compileFailed_.insert(job.key);
+    return nullptr;
+  }
+  recordCompile(job.result);
+  kernelCache()[job.key] = job.result.exe;
+  return job.result.exe;
+}
+
+} // namespace cpn
