@@ -79,7 +79,7 @@ def peak_memory(name, size, lib):
         "import cpnumeric, gc\n"
         "data = mod.inputs(lib, **params); cpnumeric.synchronize()\n"
         "out = mod.run(lib, *data, **params)  # as the timed runs call it\n"
-        "cpnumeric.synchronize(); del out, data\n"
+        "cpnumeric.synchronize(); cpnumeric._cpn.wait_compiles(); del out, data\n"
         "s = cpnumeric.stats()\n"
         "data = mod.inputs(lib, **params)\n"
         "cpnumeric.synchronize(); gc.collect(); cpnumeric._cpn.trim_pool()\n"
@@ -119,6 +119,13 @@ def bench(name, size, reps, peers, bandwidth):
     # First call: cpnumeric compiles here (reported separately), peers JIT.
     cpnumeric.reset_stats()
     first = {k: one_run(fn, lib, mod, params) for k, (lib, fn) in libs.items()}
+    # Windows the baseline tier ran are compiled on the compiler thread once
+    # they come again: a second untimed call, so that the timed ones run the
+    # kernels a long-running program would (the compiles are counted).
+    cpnumeric._cpn.wait_compiles()
+    if cpnumeric.stats()["baseline_windows"]:
+        one_run(libs["cpnumeric"][1], cpnumeric, mod, params)
+        cpnumeric._cpn.wait_compiles()
     s = cpnumeric.stats()
     row["cpnumeric_first_call_s"] = first["cpnumeric"]
     row["compile_s"] = s["compile_seconds"]

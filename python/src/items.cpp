@@ -647,6 +647,21 @@ PyObject *elementSet(PyObject *, PyObject *const *args, Py_ssize_t nargs) {
   }
   PyObject *nodeObj = state.base.get(state.array.get(a, kBase), kNode);
   cpn::NodeRef node;
+  // A small array that an earlier write of a traced value left pending
+  // (`out[0] = A[:, 0].sum()` while A was pending): its window runs now, so
+  // that this write and a loop's next ones go straight into its store
+  // rather than each recording an update into an array that stays pending.
+  if (nodeObj && nodeRef(nodeObj, node) && !node->store &&
+      node->opIndex >= 0 && node->error.empty() &&
+      node->numel() < eagerThreshold() && !cpn::Engine::global().capturing()) {
+    node.reset();
+    try {
+      cpn::Engine::global().flush();
+    } catch (const std::exception &) {
+      Py_RETURN_NONE; // the Python path records the write
+    }
+  }
+  node.reset();
   // The base's slot is the node object's one reference; our NodeRef and the
   // pybind11 instance's holder are the node's two.
   cpnrt::Store *s =
