@@ -213,6 +213,24 @@ def run(ops, inputs, outputs, dests, sites):
                 last[r] = at
         elif at > last_in[-r - 1]:
             last_in[-r - 1] = at
+    # An output made by a chain of updates on a fresh copy (`A = zeros(...)`
+    # then `A[i, :] = ...`): the chain's first fresh buffer is the output's
+    # own destination (no copy into it at the end), when that destination is
+    # a new store (not a donated input's); each destination once (`taken`).
+    chain_dest, taken = {}, set()
+    for o, d in zip(outputs, dests):
+        r = o
+        while ops[r][0] == "update" and ops[r][1][0] >= 0:
+            r = ops[r][1][0]
+        if (r != o or ops[r][0] == "copy") and ops[o][4] == d.shape and \
+                _dtype(ops[o][5]) == d.dtype and not any(
+                    _np.may_share_memory(d, x) for x in inputs):
+            r = o
+            while True:
+                chain_dest[r] = d
+                if ops[r][0] != "update" or ops[r][1][0] < 0:
+                    break
+                r = ops[r][1][0]
     site = {name: k for k, name in enumerate(sites)}
     status = [0] * ((len(sites) + 9) // 10)
     flags = _Flags()
@@ -269,12 +287,14 @@ def run(ops, inputs, outputs, dests, sites):
                         new = old  # a donated input read no more: in place
                         dirty = True
                     else:
-                        new = _np.array(old, order="C", copy=True)
+                        new = _fresh_copy(old, _take(chain_dest, i, taken))
                     r = operands[1]
                     vshape = ops[r][4] if r >= 0 else args[1].shape
                     if 0 not in vshape:
                         _strided(new.reshape(-1), iattrs, vshape)[...] = args[1]
                     v = new
+                elif name == "copy" and i in chain_dest:
+                    v = _fresh_copy(args[0], _take(chain_dest, i, taken))
                 else:
                     v = special_names[name](args, iattrs, sattr, shape, dt)
                 if type(v) is not ndarray:
@@ -308,6 +328,23 @@ def run(ops, inputs, outputs, dests, sites):
         if not dirty:
             raise  # nothing written: the window is compiled instead
         return f"{type(e).__name__}: {e}"
+
+
+def _take(chain_dest, i, taken):
+    """The destination op i's fresh buffer may be, if no op has taken it."""
+    d = chain_dest.pop(i, None)
+    if d is None or id(d) in taken:
+        return None
+    taken.add(id(d))
+    return d
+
+
+def _fresh_copy(a, dest):
+    """A C-ordered copy of `a`: into `dest` (an output's new store) when given."""
+    if dest is None:
+        return _np.array(a, order="C", copy=True)
+    dest[...] = a
+    return dest
 
 
 def _same(a, b):

@@ -453,3 +453,24 @@ def test_exit_or_fork_while_a_background_compile_runs(tmp_path, tail):
                        capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stderr
     assert r.stdout.startswith("ok")
+
+
+def test_baseline_update_chains_write_into_their_destinations():
+    """A chain of updates on a fresh copy is built in its output's store;
+    an intermediate that is an output too keeps its own value."""
+    from cpnumeric import _baseline
+    src = numpy.zeros((3, 4))
+    row = numpy.arange(4.0)
+    ops = [("copy", (-1,), (), "", (3, 4), "f8", 0),
+           ("update", (0, -2), (4, 1), "", (3, 4), "f8", 0),     # row 1
+           ("update", (1, -2), (8, 1), "", (3, 4), "f8", 0)]     # row 2
+    want1 = src.copy()
+    want1[1] = row
+    want2 = want1.copy()
+    want2[2] = row
+    for outputs, wants in (([2], [want2]), ([1, 2], [want1, want2]), ([2, 1], [want2, want1])):
+        dests = [numpy.full((3, 4), -7.0) for _ in outputs]
+        assert _baseline.run(ops, [src, row], outputs, dests, []) == []
+        for d, w in zip(dests, wants):
+            numpy.testing.assert_array_equal(d, w)
+    numpy.testing.assert_array_equal(src, 0.0)  # the input is not written
