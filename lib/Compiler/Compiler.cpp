@@ -22,6 +22,7 @@
 #include "llvm/IR/Module.h"
 #include "llvm/Support/MemoryBuffer.h"
 
+#include <atomic>
 #include <chrono>
 #include <dlfcn.h>
 #include <filesystem>
@@ -147,7 +148,8 @@ std::vector<char> compileObject(const Trace &trace,
   return emitObject(*m, /*pic=*/true);
 }
 
-int kernelThreadCount = 0;
+// Read by compiles on the Engine's compiler thread.
+static std::atomic<int> kernelThreadCount{0};
 
 int setKernelThreads(int threads) {
   if (threads <= 0)
@@ -162,7 +164,8 @@ int setKernelThreads(int threads) {
 }
 
 int kernelThreads() {
-  return kernelThreadCount ? kernelThreadCount : setKernelThreads(0);
+  int n = kernelThreadCount.load();
+  return n ? n : setKernelThreads(0);
 }
 
 std::vector<int32_t> planDonations(const Trace &trace,

@@ -51,12 +51,6 @@ namespace detail {
 // -- TraceImport.cpp ----------------------------------------------------------
 
 std::unique_ptr<mlir::MLIRContext> newContext();
-/// The compiler works on one MLIRContext and one host TargetMachine, so one
-/// thread at a time: every public entry point that builds a module (compile,
-/// compileObject, stageText, traceCost, buildModuleText) holds this lock
-/// until its module is gone. The Engine's background compiles and the
-/// calling thread's own take turns through it.
-std::unique_lock<std::recursive_mutex> lockCompiler();
 mlir::OwningOpRef<mlir::ModuleOp>
 buildModule(const Trace &trace, const std::vector<int32_t> &outputs,
             const std::vector<int32_t> &donors,

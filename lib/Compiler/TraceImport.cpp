@@ -113,6 +113,10 @@ std::unique_lock<std::recursive_mutex> lockCompiler() {
   return std::unique_lock<std::recursive_mutex>(*compilerMutex);
 }
 
+void lockCompilerForFork() { compilerMutex->lock(); }
+
+void unlockCompilerAfterFork() { compilerMutex->unlock(); }
+
 void resetCompilerLockAfterFork() {
   compilerMutex = new std::recursive_mutex();
 }

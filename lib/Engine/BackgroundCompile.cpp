@@ -22,7 +22,9 @@
 #include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
+#include <algorithm>
 #include <deque>
+#include <iterator>
 #include <mutex>
 #include <pthread.h>
 #include <thread>
@@ -43,6 +45,12 @@ struct CompileJob {
   CompileResult result;
   std::string error;
   bool done = false;
+  // Dropped at exit or at a fork before it was compiled: compiled on the
+  // calling thread if it is needed (not a failure).
+  bool cancelled = false;
+  // Queued on its first sighting (big enough to pay at once), not because it
+  // repeated: a repeating window may take its place in a full queue.
+  bool firstSighting = false;
 };
 
 namespace {
@@ -104,9 +112,13 @@ void stopWorker() {
   Worker &w = worker();
   {
     std::lock_guard<std::mutex> lock(w.mutex);
+    w.stopping = true;
     if (!w.started || w.forked)
       return;
-    w.stopping = true;
+    for (const std::shared_ptr<CompileJob> &job : w.queue) {
+      job->cancelled = job->done = true;
+      ++w.finished;
+    }
     w.queue.clear();
   }
   w.cv.notify_all();
@@ -114,22 +126,29 @@ void stopWorker() {
     w.thread.join();
 }
 
+/// Before a fork: the compiler thread is between compiles (the compiler's
+/// lock) and its queue still (the worker's lock), so that the child copies
+/// a consistent state; both are held until the fork returns.
+void beforeFork() {
+  lockCompilerForFork();
+  current->mutex.lock();
+}
+
+void afterForkInParent() {
+  current->mutex.unlock();
+  unlockCompilerAfterFork();
+}
+
 /// A fork's child has no compiler thread: its queued windows are compiled
 /// when they are needed, on the calling thread.
 void afterForkInChild() {
   Worker *old = current;
-  if (!old->started)
-    return;
-  // The parent's thread and the locks it may have held are not the child's:
-  // a fresh worker (the old one is leaked), its jobs failed.
-  for (const std::shared_ptr<CompileJob> &job : old->queue) {
-    job->error = "cpnumeric: the compile was queued before a fork";
-    job->done = true;
-  }
-  if (old->running) {
-    old->running->error = "cpnumeric: the compile was running at a fork";
-    old->running->done = true;
-  }
+  // The parent's thread and its locks are not the child's: a fresh worker
+  // without a thread (the old one is leaked), its jobs cancelled.
+  for (const std::shared_ptr<CompileJob> &job : old->queue)
+    job->cancelled = job->done = true;
+  if (old->running)
+    old->running->cancelled = old->running->done = true;
   current = new Worker();
   current->started = true;
   current->forked = true;
@@ -139,18 +158,31 @@ void afterForkInChild() {
 
 bool Engine::compileInBackground(uint64_t key,
                                  const std::vector<int32_t> &outputs,
-                                 const std::vector<int32_t> &donors) {
+                                 const std::vector<int32_t> &donors,
+                                 bool firstSighting) {
   if (!options_.backgroundCompile || compiling_.count(key))
     return false;
   Worker &w = worker();
   std::lock_guard<std::mutex> lock(w.mutex);
-  if (w.stopping || w.forked || w.queue.size() >= kMaxQueuedCompiles)
+  if (w.stopping || w.forked)
     return false;
+  if (w.queue.size() >= kMaxQueuedCompiles) {
+    // Full: a window that repeats takes the place of the newest one queued
+    // on its first sighting (which may never come again); else not queued.
+    auto it = std::find_if(w.queue.rbegin(), w.queue.rend(),
+                           [](const std::shared_ptr<CompileJob> &j) {
+                             return j->firstSighting;
+                           });
+    if (firstSighting || it == w.queue.rend())
+      return false;
+    compiling_.erase((*it)->key);
+    w.queue.erase(std::next(it).base());
+  }
   if (!w.started) {
     w.started = true;
     w.thread = std::thread(workerLoop);
     std::atexit(stopWorker);
-    pthread_atfork(nullptr, nullptr, afterForkInChild);
+    pthread_atfork(beforeFork, afterForkInParent, afterForkInChild);
   }
   auto job = std::make_shared<CompileJob>();
   job->key = key;
@@ -162,9 +194,9 @@ bool Engine::compileInBackground(uint64_t key,
   if (!options_.cacheDir.empty())
     job->text = cacheText(trace_, outputs, donors);
   job->queued = std::chrono::steady_clock::now();
+  job->firstSighting = firstSighting;
   w.queue.push_back(job);
   compiling_[key] = job;
-  ++stats_.backgroundCompiles;
   w.cv.notify_all();
   return true;
 }
@@ -226,7 +258,6 @@ std::shared_ptr<Executable> Engine::takeCompile(uint64_t key) {
     if (queued != w.queue.end()) {
       // Not started: compiled here, now, from the current trace.
       w.queue.erase(queued);
-      --stats_.backgroundCompiles;
       return nullptr;
     }
     w.cv.wait(lock, [&] { return job->done; });
@@ -238,6 +269,8 @@ std::shared_ptr<Executable> Engine::takeCompile(uint64_t key) {
 }
 
 std::shared_ptr<Executable> Engine::finishCompile(CompileJob &job) {
+  if (job.cancelled)
+    return nullptr;
   if (!job.error.empty()) {
     // The baseline tier keeps running the window; if it cannot, a compile
     // on the calling thread reports the error (and the window runs in parts).
@@ -245,6 +278,7 @@ std::shared_ptr<Executable> Engine::finishCompile(CompileJob &job) {
     return nullptr;
   }
   recordCompile(job.result);
+  ++stats_.backgroundCompiles;
   kernelCache()[job.key] = job.result.exe;
   return job.result.exe;
 }

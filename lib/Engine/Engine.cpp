@@ -390,6 +390,9 @@ CompileResult detail::compileWindow(const Trace &trace,
                                     const CompilerOptions &options,
                                     uint64_t key, const std::string &text,
                                     const char *what) {
+  // The whole compile and its disk-cache write, timed once the lock is ours
+  // (not the wait for the other thread's compile).
+  auto lock = lockCompiler();
   auto t0 = std::chrono::steady_clock::now();
   CompileResult r;
   r.ops = trace.size();

@@ -653,6 +653,7 @@ PyObject *elementSet(PyObject *, PyObject *const *args, Py_ssize_t nargs) {
   // rather than each recording an update into an array that stays pending.
   if (nodeObj && nodeRef(nodeObj, node) && !node->store &&
       node->opIndex >= 0 && node->error.empty() &&
+      node->epoch == cpn::Engine::global().trace().epoch() &&
       node->numel() < eagerThreshold() && !cpn::Engine::global().capturing()) {
     node.reset();
     try {

@@ -376,10 +376,10 @@ def test_background_compile_then_the_kernel_agrees_bit_for_bit(background):
     assert s["background_compiles"] == 0 and s["compilations"] == 0
     second = _window(a, b)  # seen again: queued, and run in the baseline tier
     s = np.stats()
-    assert s["background_compiles"] == 1 and s["baseline_windows"] == 2
-    assert s["compile_wait_seconds"] == 0
+    assert s["baseline_windows"] == 2 and s["compile_wait_seconds"] == 0
     np._cpn.wait_compiles()
-    assert np.stats()["compilations"] == 1
+    s = np.stats()
+    assert s["compilations"] == 1 and s["background_compiles"] == 1
     third = _window(a, b)  # the kernel, from the memory cache
     s = np.stats()
     assert s["baseline_windows"] == 2 and s["cache_hits"] == 1 and s["compilations"] == 1
@@ -428,7 +428,7 @@ import numpy, cpnumeric as np
 x = np.asarray(numpy.linspace(0, 1, 5000))
 for k in range(3):
     y = numpy.asarray(np.sin(x * 3.0 + 1.0) * np.cos(x) - x * 0.5)
-assert np.stats()["background_compiles"] == 1, np.stats()
+assert np.stats()["baseline_windows"] == 3, np.stats()  # the second queued it
 {tail}
 print("ok", float(y.sum()))
 """

@@ -66,8 +66,18 @@ std::shared_ptr<Executable> compile(const Trace &trace,
                                     const std::vector<int32_t> &donors,
                                     const CompilerOptions &opts, uint64_t key,
                                     double &mlirSeconds);
-/// In a fork's child: the compiler's lock as new (the parent's thread that
-/// may have held it is not the child's).
+/// The compiler works on one MLIRContext and one host TargetMachine, so one
+/// thread at a time: every public entry point that builds a module (compile,
+/// compileObject, stageText, traceCost, buildModuleText) holds this lock
+/// until its module is gone, and the Engine holds it over a whole window's
+/// compile and disk-cache write. The Engine's compiler thread and the
+/// calling thread take turns through it.
+std::unique_lock<std::recursive_mutex> lockCompiler();
+/// Around a fork (pthread_atfork): held by the forking thread, so that no
+/// compile is half done in the child; in the child, the lock as new (the
+/// parent's thread that held it is not the child's).
+void lockCompilerForFork();
+void unlockCompilerAfterFork();
 void resetCompilerLockAfterFork();
 /// The OpenMP runtime kernels call, loaded once (null if it is missing).
 void *openmpRuntime();

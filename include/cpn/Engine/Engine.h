@@ -175,7 +175,8 @@ private:
   // window's (waiting while it compiles; null when it was still queued or
   // failed: compile it here); the expected seconds until it is compiled.
   bool compileInBackground(uint64_t key, const std::vector<int32_t> &outputs,
-                           const std::vector<int32_t> &donors);
+                           const std::vector<int32_t> &donors,
+                           bool firstSighting);
   std::shared_ptr<Executable> takeCompile(uint64_t key);
   std::shared_ptr<Executable> finishCompile(CompileJob &job);
   double compileRemaining(uint64_t key) const;
