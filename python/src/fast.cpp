@@ -242,7 +242,7 @@ struct EagerOperands {
         if (state.array.get(a, kWhole) == Py_True) {
           vals[i] = np;
         } else {
-          owned[i] = PyObject_CallMethodNoArgs(a, state.eagerName);
+          owned[i] = eagerView(a);
           if (!owned[i])
             return -1;
           vals[i] = owned[i];

@@ -452,6 +452,8 @@ static int intKey(PyObject *a, PyObject *key) {
 
 /// The NumPy view of an eager ndarray's elements (a new reference); null
 /// for a traced one (with an error set when making the view failed).
+static PyObject *viewIn(PyObject *a, PyObject *buf, bool writable);
+
 PyObject *eagerView(PyObject *a) {
   PyObject *base = state.array.get(a, kBase);
   PyObject *np = base ? state.base.get(base, kNp) : nullptr;
@@ -459,6 +461,20 @@ PyObject *eagerView(PyObject *a) {
     return nullptr;
   if (state.array.get(a, kWhole) == Py_True)
     return Py_NewRef(np);
+  // A view of whole elements with elements: made here (the Python method
+  // `_eager` costs ~2 us); .real/.imag parts, other dtypes and empty views
+  // (whose offset may lie past the buffer) in Python.
+  if (isArray(np) && state.array.get(a, kPart) == Py_None &&
+      state.array.get(a, kDType) == state.base.get(base, kBDType)) {
+    PyObject *shape = state.array.get(a, kShape);
+    bool empty = false;
+    for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(shape); ++k)
+      empty |= PyLong_AsLongLong(PyTuple_GET_ITEM(shape, k)) == 0;
+    if (!empty)
+      return viewIn(a, Py_NewRef(np),
+                    py::detail::array_proxy(np)->flags &
+                        py::detail::npy_api::NPY_ARRAY_WRITEABLE_);
+  }
   return PyObject_CallMethodNoArgs(a, state.eagerName);
 }
 
@@ -500,10 +516,18 @@ PyObject *computedView(PyObject *a, bool writable, cpn::NodeRef *owned,
   }
   if (owned)
     *owned = node;
+  return viewIn(a, buf, writable);
+}
+
+/// The elements of `a` (a whole-element view: no .real/.imag part, its
+/// base's dtype) in `buf`, the NumPy array of its base's elements: buf
+/// itself for a whole view, else a NumPy view of it (a's shape and strides
+/// at its offset, as _core.ndarray._np_view makes it; buf becomes its
+/// base). Steals the reference to buf.
+static PyObject *viewIn(PyObject *a, PyObject *buf, bool writable) {
   if (state.array.get(a, kWhole) == Py_True)
     return buf;
-  // The view's elements in buf (a's shape and strides at its offset), made
-  // as _core.ndarray._np_view makes it; buf becomes its base.
+  PyObject *shape = state.array.get(a, kShape);
   auto *bp = py::detail::array_proxy(buf);
   Py_ssize_t item = py::reinterpret_borrow<py::dtype>(bp->descr).itemsize();
   PyObject *strides = state.array.get(a, kStrides);

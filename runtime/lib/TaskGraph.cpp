@@ -10,6 +10,7 @@
 #include <pthread.h>
 
 #include <cstdlib>
+#include <new>
 #include <stdexcept>
 
 namespace cpnrt {
@@ -37,9 +38,37 @@ TaskGraph &TaskGraph::global() {
   // destruction, after Python may have torn down what tasks refer to.
   static TaskGraph *g = [] {
     const char *w = std::getenv("CPN_RT_WORKERS");
-    return new TaskGraph(w ? std::max(1, std::atoi(w)) : 1);
+    auto *graph = new TaskGraph(w ? std::max(1, std::atoi(w)) : 1);
+    pthread_atfork([] { global().beforeFork(); },
+                   [] { global().afterForkInParent(); },
+                   [] { global().afterForkInChild(); });
+    return graph;
   }();
   return *g;
+}
+
+void TaskGraph::beforeFork() {
+  mu_.lock();
+  while (inFlight_ != 0) {
+    std::unique_lock<std::mutex> lock(mu_, std::adopt_lock);
+    doneCv_.wait(lock);
+    lock.release();
+  }
+}
+
+void TaskGraph::afterForkInParent() { mu_.unlock(); }
+
+void TaskGraph::afterForkInChild() {
+  // Nothing was in flight (beforeFork); the parent's threads and the lock
+  // held for the fork are not the child's: new ones (the old thread objects
+  // are leaked, as joining or destroying them would abort).
+  new (&mu_) std::mutex();
+  new (&readyCv_) std::condition_variable();
+  new (&doneCv_) std::condition_variable();
+  size_t n = workers_.size();
+  new (&workers_) std::vector<std::thread>();
+  for (size_t i = 0; i < n; ++i)
+    workers_.emplace_back([this] { workerLoop(); });
 }
 
 TaskRef TaskGraph::submit(std::string name, std::function<void()> fn,

@@ -438,11 +438,12 @@ print("ok", float(y.sum()))
                                   "pid = os.fork()\n"
                                   "if pid == 0:\n"
                                   "    z = numpy.asarray(np.sin(x * 3.0 + 1.0) * np.cos(x) - x * 0.5)\n"
-                                  "    os._exit(0 if numpy.array_equal(z, y) else 3)\n"
+                                  "    os._exit(0 if numpy.allclose(z, y, rtol=1e-14, atol=1e-15) else 3)\n"
                                   "assert os.waitpid(pid, 0)[1] == 0"],
                          ids=["exit", "fork"])
 def test_exit_or_fork_while_a_background_compile_runs(tmp_path, tail):
-    """The process exits cleanly (and a fork's child computes the window)
+    """The process exits cleanly (and a fork's child computes the window:
+    the kernel, whose libmvec sin differs from NumPy's in the last bit)
     while the compiler thread is compiling."""
     import os
     import subprocess

@@ -17,6 +17,9 @@
 
 #include <gtest/gtest.h>
 
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -103,6 +106,30 @@ TEST(TaskGraph, ReadAfterWriteRunsInOrder) {
   g.submit("read", [&] { data(b)[0] = data(a)[0] + 1; }, {a}, {b});
   g.waitAll();
   EXPECT_EQ(data(b)[0], 43);
+}
+
+TEST(TaskGraph, ForkWaitsForTasksAndTheChildRunsItsOwn) {
+  TaskGraph &g = TaskGraph::global();
+  auto a = store(1);
+  g.submit("slow write",
+           [&] {
+             std::this_thread::sleep_for(std::chrono::milliseconds(50));
+             data(a)[0] = 7;
+           },
+           {}, {a});
+  pid_t pid = fork(); // waits for the task in flight
+  if (pid == 0) {
+    bool ok = data(a)[0] == 7;
+    g.submit("child write", [&] { data(a)[0] = 8; }, {}, {a});
+    g.waitAll(); // the child's own worker ran it
+    _exit(ok && data(a)[0] == 8 ? 0 : 3);
+  }
+  ASSERT_GT(pid, 0);
+  int status = 0;
+  ASSERT_EQ(waitpid(pid, &status, 0), pid);
+  EXPECT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 0);
+  EXPECT_EQ(data(a)[0], 7);
 }
 
 TEST(TaskGraph, WriteAfterReadWaitsForReaders) {

@@ -75,6 +75,12 @@ public:
 private:
   void workerLoop();
   void finish(const TaskRef &task, bool failed, const std::string &error);
+  // fork() (pthread_atfork, for the global graph): the parent waits for
+  // every task and holds the lock across the fork; the child, which has
+  // none of the parent's threads, starts workers of its own.
+  void beforeFork();
+  void afterForkInParent();
+  void afterForkInChild();
 
   std::mutex mu_;
   std::condition_variable readyCv_, doneCv_;
