@@ -52,6 +52,8 @@ _cpn.configure(_config.get("CPN_DUMP_IR"), _config.get_int("CPN_TRACE_LIMIT"),
                0 if _config.get("CPN_DUMP_IR") else _config.get_int("CPN_BASELINE_WORK"),
                _config.get_int("CPN_BACKGROUND_COMPILE") != 0)
 
+_cpn.set_pool_limit(_config.get_int("CPN_POOL_LIMIT"))
+
 # The compiler thread's running compile finishes before LLVM's statics go.
 __import__("atexit").register(_cpn.stop_compiles)
 

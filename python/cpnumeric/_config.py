@@ -43,6 +43,9 @@ KNOBS = {
              "thread of its own once it repeats, and its kernel runs from "
              "then on; 0: compiled on the calling thread once the baseline "
              "tier has spent a compile's expected time on it."),
+        Knob("CPN_POOL_LIMIT", str(1 << 30), False,
+             "Bytes of freed array buffers the runtime keeps for reuse; a "
+             "buffer freed beyond it goes back to the system (0: none kept)."),
         Knob("CPN_RT_WORKERS", "1", False, "Runtime worker threads that run tasks."),
         Knob("CPN_CACHE_DIR", "~/.cache/cpnumeric", False,
              "Compiled kernels on disk, shared by processes ('' or 'off': none)."),

@@ -196,6 +196,7 @@ void initCompiler(py::module_ &m) {
     d["buffer_reuses"] = p.reuses;
     d["bytes_live"] = p.bytesLive;
     d["bytes_peak"] = p.bytesPeak;
+    d["bytes_cached"] = p.bytesCached;
     return d;
   });
   m.def("reset_stats", [] {

@@ -125,6 +125,9 @@ void initRuntime(py::module_ &m) {
   m.def(
       "trim_pool", [] { cpnrt::trimPool(); },
       "Return the pool's cached free buffers to the system.");
+  m.def("set_pool_limit", &cpnrt::setPoolLimit, py::arg("bytes"),
+        "Sets CPN_POOL_LIMIT (bytes of free buffers kept for reuse); returns "
+        "the old limit.");
   m.def(
       "stream_triad",
       [](size_t n, int threads, int reps) {

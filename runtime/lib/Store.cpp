@@ -103,8 +103,9 @@ public:
     size_t c = sizeClass(n);
     std::lock_guard<std::mutex> lock(mu_);
     stats_.bytesLive -= c;
-    // Keep at most 1 GiB cached; beyond that return memory to the system.
-    if (cached_ + c > (size_t(1) << 30)) {
+    // Keep at most limit_ bytes cached; beyond that return memory to the
+    // system.
+    if (cached_ + c > limit_) {
       std::free(p);
       return;
     }
@@ -138,9 +139,25 @@ public:
     free_.clear();
     cached_ = 0;
   }
+  uint64_t setLimit(uint64_t bytes) {
+    std::lock_guard<std::mutex> lock(mu_);
+    uint64_t old = limit_;
+    limit_ = bytes;
+    // The biggest classes go first (the fewest frees for the bytes).
+    for (auto it = free_.rbegin(); it != free_.rend() && cached_ > limit_;
+         ++it)
+      while (!it->second.empty() && cached_ > limit_) {
+        std::free(it->second.back());
+        it->second.pop_back();
+        cached_ -= it->first;
+      }
+    return old;
+  }
   PoolStats stats() {
     std::lock_guard<std::mutex> lock(mu_);
-    return stats_;
+    PoolStats s = stats_;
+    s.bytesCached = cached_;
+    return s;
   }
   void reset() {
     std::lock_guard<std::mutex> lock(mu_);
@@ -154,7 +171,21 @@ private:
   std::map<size_t, std::vector<void *>> free_;
   std::unordered_map<void *, size_t> untyped_;
   size_t cached_ = 0;
+  uint64_t limit_ = initialLimit();
   PoolStats stats_;
+
+  static uint64_t initialLimit() {
+    // The Python layer passes CPN_POOL_LIMIT down too (setPoolLimit); read
+    // here as well for programs that use the runtime alone.
+    const char *e = std::getenv("CPN_POOL_LIMIT");
+    if (e && *e) {
+      char *end = nullptr;
+      unsigned long long v = std::strtoull(e, &end, 10);
+      if (end && *end == '\0')
+        return v;
+    }
+    return uint64_t(1) << 30;
+  }
 };
 
 Pool &pool() {
@@ -203,6 +234,7 @@ std::atomic<uint32_t> *readOnlyFacts(const void *data, size_t nbytes) {
 PoolStats poolStats() { return pool().stats(); }
 void resetPoolStats() { pool().reset(); }
 void trimPool() { pool().trim(); }
+uint64_t setPoolLimit(uint64_t bytes) { return pool().setLimit(bytes); }
 
 } // namespace cpnrt
 

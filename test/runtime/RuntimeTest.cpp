@@ -108,6 +108,20 @@ TEST(TaskGraph, ReadAfterWriteRunsInOrder) {
   EXPECT_EQ(data(b)[0], 43);
 }
 
+TEST(Pool, LimitReturnsFreedBuffersToTheSystem) {
+  uint64_t old = setPoolLimit(uint64_t(1) << 30);
+  { auto s = std::make_shared<Store>(DType::f64, std::vector<int64_t>{300000}); }
+  EXPECT_GE(poolStats().bytesCached, 300000u * 8);
+  setPoolLimit(0); // what is cached above the limit goes at once
+  EXPECT_EQ(poolStats().bytesCached, 0u);
+  uint64_t allocations = poolStats().allocations;
+  { auto s = std::make_shared<Store>(DType::f64, std::vector<int64_t>{300000}); }
+  EXPECT_EQ(poolStats().bytesCached, 0u); // freed beyond the limit
+  { auto s = std::make_shared<Store>(DType::f64, std::vector<int64_t>{300000}); }
+  EXPECT_EQ(poolStats().allocations, allocations + 2); // none reused
+  setPoolLimit(old);
+}
+
 TEST(TaskGraph, ForkWaitsForTasksAndTheChildRunsItsOwn) {
   TaskGraph &g = TaskGraph::global();
   auto a = store(1);

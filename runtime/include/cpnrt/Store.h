@@ -100,11 +100,16 @@ struct PoolStats {
   uint64_t reuses = 0;      // buffers served from the pool
   uint64_t bytesLive = 0;
   uint64_t bytesPeak = 0;
+  uint64_t bytesCached = 0; // free buffers kept for reuse
 };
 PoolStats poolStats();
 void resetPoolStats();
 /// Returns every cached free buffer to the system (for memory measurements).
 void trimPool();
+/// CPN_POOL_LIMIT: the most bytes of free buffers the pool keeps for reuse
+/// (a buffer freed beyond it goes back to the system; 0: none kept). Lowering
+/// it returns what is cached above the new limit. Returns the old limit.
+uint64_t setPoolLimit(uint64_t bytes);
 
 /// STREAM triad a[i] = b[i] + s * c[i] over `n` doubles on `threads` threads,
 /// best of `reps`, in GB/s counted as STREAM does (24 bytes per element): the
