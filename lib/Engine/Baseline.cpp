@@ -79,7 +79,7 @@ double Engine::baselineEstimate(uint64_t work, size_t ops) const {
 /// whose kernel is in neither cache runs op by op (NumPy's loops) when that
 /// is expected to take less than waiting for its compile. Meanwhile the
 /// compiler thread compiles it once it repeats (or at once when running it
-/// so costs half the compile or more), and the next time it comes
+/// so costs an eighth of the compile or more), and the next time it comes
 /// its kernel runs: a loop never waits for the compiler, a window seen once
 /// is never compiled. Without the compiler thread (CPN_BACKGROUND_COMPILE=0)
 /// it is a ski rental: the window runs op by op until the time spent on it
@@ -103,7 +103,7 @@ bool Engine::runBaseline(uint64_t key, const std::vector<int32_t> &outputs,
       return false; // waiting for the compile costs less
     if (!compiling_.count(key)) {
       bool queued = options_.backgroundCompile &&
-                    (seen || 2 * expected >= compileEstimate(ops)) &&
+                    (seen || 8 * expected >= compileEstimate(ops)) &&
                     compileInBackground(key, outputs, donors, !seen);
       // Without the compiler thread (off, stopped at exit, in a fork's
       // child, its queue full): the ski rental.
