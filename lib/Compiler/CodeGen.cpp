@@ -242,12 +242,19 @@ std::vector<llvm::StringRef> unbundleObjects(llvm::StringRef data) {
 
 /// How many parts a kernel's LLVM module is optimized and compiled in, on
 /// as many threads: one per 500 instructions before optimization, at most
-/// the kernels' thread count (CPN_THREADS, all cores by default) and 4.
+/// the kernels' thread count (CPN_THREADS, all cores by default), the
+/// calling thread's cap (setCompileThreadCap) and 4.
+static thread_local unsigned compileThreadCap = 0;
+
+void setCompileThreadCap(unsigned threads) { compileThreadCap = threads; }
+
 static unsigned compileParts(const llvm::Module &m) {
   size_t insts = 0;
   for (const llvm::Function &f : m)
     insts += f.getInstructionCount();
   unsigned threads = static_cast<unsigned>(std::max(1, kernelThreads()));
+  if (compileThreadCap)
+    threads = std::min(threads, compileThreadCap);
   return std::max(1u,
                   std::min({threads, 4u, static_cast<unsigned>(insts / 500)}));
 }

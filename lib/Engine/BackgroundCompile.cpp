@@ -71,6 +71,10 @@ Worker *current = new Worker();
 Worker &worker() { return *current; }
 
 void workerLoop() {
+  // The program goes on meanwhile (op by op, on one core): the compile
+  // takes the others.
+  unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+  setCompileThreadCap(std::max(1u, cores - 1));
   Worker &w = worker();
   std::unique_lock<std::mutex> lock(w.mutex);
   for (;;) {

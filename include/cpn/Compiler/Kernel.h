@@ -79,6 +79,10 @@ std::unique_lock<std::recursive_mutex> lockCompiler();
 void lockCompilerForFork();
 void unlockCompilerAfterFork();
 void resetCompilerLockAfterFork();
+/// At most this many threads for the compiles this thread makes (0: no cap
+/// of its own): the Engine's compiler thread leaves a core to the program,
+/// which meanwhile runs the window op by op.
+void setCompileThreadCap(unsigned threads);
 /// The OpenMP runtime kernels call, loaded once (null if it is missing).
 void *openmpRuntime();
 
