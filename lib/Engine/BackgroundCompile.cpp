@@ -16,13 +16,11 @@
 
 #include "EngineInternal.h"
 #include "cpn/Compiler/Kernel.h"
-#include "cpnrt/Profile.h"
 
+#include <algorithm>
 #include <chrono>
 #include <condition_variable>
-#include <cstdio>
 #include <cstdlib>
-#include <algorithm>
 #include <deque>
 #include <iterator>
 #include <mutex>
@@ -61,7 +59,6 @@ struct Worker {
   std::condition_variable cv;
   std::deque<std::shared_ptr<CompileJob>> queue;
   std::shared_ptr<CompileJob> running;
-  uint64_t finished = 0; // jobs done since start (collectCompiles' cue)
   std::thread thread;
   bool started = false, stopping = false;
   bool forked = false; // a fork's child: no thread, no background compiles
@@ -103,7 +100,6 @@ void workerLoop() {
     job->error = std::move(error);
     job->done = true;
     w.running = nullptr;
-    ++w.finished;
     w.cv.notify_all();
   }
 }
@@ -119,10 +115,8 @@ void stopWorker() {
     w.stopping = true;
     if (!w.started || w.forked)
       return;
-    for (const std::shared_ptr<CompileJob> &job : w.queue) {
+    for (const std::shared_ptr<CompileJob> &job : w.queue)
       job->cancelled = job->done = true;
-      ++w.finished;
-    }
     w.queue.clear();
   }
   w.cv.notify_all();
@@ -195,8 +189,7 @@ bool Engine::compileInBackground(uint64_t key,
   job->outputs = outputs;
   job->donors = donors;
   job->options = options_;
-  if (!options_.cacheDir.empty())
-    job->text = cacheText(trace_, outputs, donors);
+  job->text = diskCacheText(trace_, outputs, donors, options_);
   job->queued = std::chrono::steady_clock::now();
   job->firstSighting = firstSighting;
   w.queue.push_back(job);
@@ -233,9 +226,6 @@ void Engine::collectCompiles() {
   std::vector<std::shared_ptr<CompileJob>> done;
   {
     std::lock_guard<std::mutex> lock(w.mutex);
-    if (w.finished == collected_ && !w.forked)
-      return;
-    collected_ = w.finished;
     for (auto it = compiling_.begin(); it != compiling_.end();)
       if (it->second->done) {
         done.push_back(it->second);

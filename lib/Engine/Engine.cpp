@@ -369,6 +369,15 @@ std::string detail::cacheText(const Trace &trace,
   return text;
 }
 
+std::string detail::diskCacheText(const Trace &trace,
+                                  const std::vector<int32_t> &outputs,
+                                  const std::vector<int32_t> &donors,
+                                  const CompilerOptions &options) {
+  if (options.cacheDir.empty() || !cacheDirUsable(options.cacheDir))
+    return "";
+  return cacheText(trace, outputs, donors);
+}
+
 std::string detail::keyHex(uint64_t key) {
   char text[24];
   snprintf(text, sizeof(text), "%016llx", static_cast<unsigned long long>(key));
@@ -402,7 +411,7 @@ CompileResult detail::compileWindow(const Trace &trace,
   r.exe = compile(trace, outputs, donors, options, key, r.mlirSeconds);
   r.exe->name = "kernel " + name;
   r.exe->callsLibrary = callsLibrary(trace);
-  if (!options.cacheDir.empty() && cacheDirUsable(options.cacheDir))
+  if (!text.empty())
     r.diskWritten = storeCached(
         options.cacheDir, options.cacheMaxBytes, key, options.optLevel, text,
         llvm::StringRef(r.exe->object.data(), r.exe->object.size()),
@@ -467,11 +476,10 @@ std::shared_ptr<Executable> Engine::obtain(const std::vector<int32_t> &outputs,
     // of the trace (flush runs it in parts, @jit drops it).
     exe = takeCompile(key);
     if (!exe) {
-      std::string text = options_.cacheDir.empty()
-                             ? std::string()
-                             : cacheText(trace_, outputs, donors);
-      CompileResult r = compileWindow(trace_, outputs, donors, options_, key,
-                                      text, "compile ");
+      CompileResult r =
+          compileWindow(trace_, outputs, donors, options_, key,
+                        diskCacheText(trace_, outputs, donors, options_),
+                        "compile ");
       recordCompile(r);
       exe = r.exe;
     }

@@ -28,20 +28,24 @@ struct CompileResult {
 namespace cpn::detail {
 /// The kernels of this process by window key (the Engine's thread only).
 std::unordered_map<uint64_t, std::shared_ptr<Executable>> &kernelCache();
-/// Compiles a window (any thread; one compile at a time in the process) and
-/// writes it to the disk cache under `text` (its cacheText, made when it was
-/// flushed: the text marks results dead by then) when CPN_CACHE_DIR is
-/// usable; `what` begins its profile event's name. Throws when the compiler
-/// fails.
+/// Compiles a window (any thread; one compile at a time in the process) and,
+/// when `text` (its diskCacheText, made when it was flushed: the text marks
+/// results dead by then) is not empty, writes it to the disk cache; `what`
+/// begins its profile event's name. Throws when the compiler fails.
 CompileResult compileWindow(const Trace &trace,
                             const std::vector<int32_t> &outputs,
                             const std::vector<int32_t> &donors,
                             const CompilerOptions &options, uint64_t key,
                             const std::string &text, const char *what);
 /// The disk cache's check text of a window: its trace (which results are
-/// dead) and which outputs go where; "" when the disk cache is off.
+/// dead) and which outputs go where.
 std::string cacheText(const Trace &trace, const std::vector<int32_t> &outputs,
                       const std::vector<int32_t> &donors);
+/// cacheText when `options`' disk cache is on and usable, else "".
+std::string diskCacheText(const Trace &trace,
+                          const std::vector<int32_t> &outputs,
+                          const std::vector<int32_t> &donors,
+                          const CompilerOptions &options);
 /// "%016llx" of a key.
 std::string keyHex(uint64_t key);
 

@@ -14,6 +14,17 @@
 
 namespace py = pybind11;
 
+/// A binding that sets one of the Engine's options and returns its old value.
+template <typename T>
+static auto optionSetter(T cpn::CompilerOptions::*field) {
+  return [field](T value) {
+    cpn::CompilerOptions &o = cpn::Engine::global().options();
+    T old = o.*field;
+    o.*field = value;
+    return old;
+  };
+}
+
 void initCompiler(py::module_ &m) {
   m.def(
       "flush", [] { cpn::Engine::global().flush(); },
@@ -121,25 +132,13 @@ void initCompiler(py::module_ &m) {
       [](bool execute) { return cpn::Engine::global().endCapture(execute); },
       py::arg("execute"));
   m.def("capturing", [] { return cpn::Engine::global().capturing(); });
-  m.def(
-      "set_baseline_work",
-      [](uint64_t work) {
-        uint64_t old = cpn::Engine::global().options().baselineWork;
-        cpn::Engine::global().options().baselineWork = work;
-        return old;
-      },
-      py::arg("work"),
-      "Sets CPN_BASELINE_WORK (0: every window compiled); returns the old "
-      "value.");
-  m.def(
-      "set_background_compile",
-      [](bool on) {
-        bool old = cpn::Engine::global().options().backgroundCompile;
-        cpn::Engine::global().options().backgroundCompile = on;
-        return old;
-      },
-      py::arg("on"),
-      "Sets CPN_BACKGROUND_COMPILE; returns the old value.");
+  m.def("set_baseline_work", optionSetter(&cpn::CompilerOptions::baselineWork),
+        py::arg("work"),
+        "Sets CPN_BASELINE_WORK (0: every window compiled); returns the old "
+        "value.");
+  m.def("set_background_compile",
+        optionSetter(&cpn::CompilerOptions::backgroundCompile), py::arg("on"),
+        "Sets CPN_BACKGROUND_COMPILE; returns the old value.");
   m.def(
       "stop_compiles",
       [] {

@@ -679,7 +679,6 @@ PyObject *elementSet(PyObject *, PyObject *const *args, Py_ssize_t nargs) {
       node->opIndex >= 0 && node->error.empty() &&
       node->epoch == cpn::Engine::global().trace().epoch() &&
       node->numel() < eagerThreshold() && !cpn::Engine::global().capturing()) {
-    node.reset();
     try {
       cpn::Engine::global().flush();
     } catch (const std::exception &) {

@@ -48,12 +48,9 @@ TaskGraph &TaskGraph::global() {
 }
 
 void TaskGraph::beforeFork() {
-  mu_.lock();
-  while (inFlight_ != 0) {
-    std::unique_lock<std::mutex> lock(mu_, std::adopt_lock);
-    doneCv_.wait(lock);
-    lock.release();
-  }
+  std::unique_lock<std::mutex> lock(mu_);
+  doneCv_.wait(lock, [&] { return inFlight_ == 0; });
+  lock.release(); // held across the fork
 }
 
 void TaskGraph::afterForkInParent() { mu_.unlock(); }

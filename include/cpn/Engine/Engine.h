@@ -219,10 +219,9 @@ private:
   double baselineEstimate(uint64_t work, size_t ops) const;
   // Windows queued or compiling on the compiler thread, by key, until
   // collected; windows whose background compile failed (they stay in the
-  // baseline tier); finished jobs collected so far.
+  // baseline tier).
   std::unordered_map<uint64_t, std::shared_ptr<CompileJob>> compiling_;
   std::unordered_set<uint64_t> compileFailed_;
-  uint64_t collected_ = 0;
 };
 
 /// At most this many windows wait for the compiler thread.
