@@ -207,6 +207,11 @@ OwningOpRef<ModuleOp> buildModule(const Trace &trace,
   SmallVector<Type> argTypes;
   for (const NodeRef &in : trace.inputs())
     argTypes.push_back(memrefTy(in->shape, in->dtype));
+  // The element offsets that are arguments (TraceOp::offsetArg): one i64
+  // each, in op order, in one buffer after the inputs.
+  int64_t offsetArgs = static_cast<int64_t>(trace.offsetArgCount());
+  if (offsetArgs)
+    argTypes.push_back(MemRefType::get({offsetArgs}, b.getI64Type()));
   std::vector<bool> donated(trace.inputs().size(), false);
   for (size_t j = 0; j < outputs.size(); ++j) {
     if (donors[j] >= 0)
@@ -245,6 +250,15 @@ OwningOpRef<ModuleOp> buildModule(const Trace &trace,
         b, loc, tensorTy(in->shape, in->dtype), entry->getArgument(i),
         /*restrict=*/true, /*writable=*/donated[i]));
   }
+  // Each run-time offset, loaded once at the kernel's start.
+  SmallVector<Value> offsetValues;
+  for (int64_t k = 0; k < offsetArgs; ++k)
+    offsetValues.push_back(arith::IndexCastOp::create(
+        b, loc, b.getIndexType(),
+        memref::LoadOp::create(
+            b, loc, entry->getArgument(trace.inputs().size()),
+            ValueRange{arith::ConstantIndexOp::create(b, loc, k)})));
+  size_t nextOffset = 0;
   auto operand = [&](int32_t r) -> Value {
     return r >= 0 ? results[r] : inputs[-r - 1];
   };
@@ -300,7 +314,8 @@ OwningOpRef<ModuleOp> buildModule(const Trace &trace,
                         : op.name == "libcall" ? "a linear-algebra call"
                                                : "a write into a slice");
     if (op.name == "view" || op.name == "update") {
-
+      if (op.offsetArg)
+        st.addOperands(offsetValues[nextOffset++]);
       st.addAttribute("offset", b.getI64IntegerAttr(op.iattrs.at(0)));
       st.addAttribute(
           "strides",
@@ -355,7 +370,7 @@ OwningOpRef<ModuleOp> buildModule(const Trace &trace,
   // output may read a donor's old value directly (canonicalization folds
   // -(-a) to a), and that read must come before the donor is overwritten.
   std::vector<Value> dests(outputs.size());
-  size_t nextArg = trace.inputs().size();
+  size_t nextArg = trace.inputs().size() + (offsetArgs ? 1 : 0);
   for (size_t j = 0; j < outputs.size(); ++j)
     if (donors[j] < 0)
       dests[j] = entry->getArgument(nextArg++);

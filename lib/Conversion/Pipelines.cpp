@@ -97,6 +97,8 @@ void addStage(Adder &add, llvm::StringRef stage,
     add(createConvertMathToLLVMPass());
     add(createConvertMathToLibmPass());
     add(memref::createExpandStridedMetadataPass());
+    // Subviews at run-time offsets (offset arguments) expand to affine.apply.
+    add(createLowerAffinePass());
     FinalizeMemRefToLLVMConversionPassOptions memrefs;
     memrefs.useGenericFunctions = true;
     add(createFinalizeMemRefToLLVMConversionPass(memrefs));

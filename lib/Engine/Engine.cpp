@@ -20,6 +20,7 @@
 #include "EngineInternal.h"
 #include "cpn/Compiler/Compiler.h"
 #include "cpn/Compiler/Kernel.h"
+#include "cpn/Trace/ViewBox.h"
 #include "cpnrt/Lapack.h"
 #include "cpnrt/Profile.h"
 #include "cpnrt/Store.h"
@@ -28,6 +29,7 @@
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringRef.h"
 
+#include <algorithm>
 #include <chrono>
 #include <dlfcn.h>
 #include <functional>
@@ -274,11 +276,87 @@ void Engine::flush() {
   try {
     exe = obtain(outputs, donors, &baseline);
   } catch (const std::exception &) {
-    recoverWindow();
-    return;
+    if (!trace_.offsetArgCount()) {
+      recoverWindow();
+      return;
+    }
+    // The kernel with offset arguments failed to compile: this code shape
+    // keeps its offsets constant from now on.
+    offsetFamilies_[currentFamily_].disabled = true;
+    trace_.setOffsetArgs({});
+    try {
+      exe = obtain(outputs, donors, &baseline);
+    } catch (const std::exception &) {
+      recoverWindow();
+      return;
+    }
   }
   if (!baseline)
     submit(exe, outputs, donors);
+}
+
+uint64_t Engine::chooseOffsetArgs(uint64_t shapeKey) {
+  const std::vector<TraceOp> &ops = trace_.ops();
+  std::vector<const TraceOp *> movable;
+  std::vector<int64_t> offsets;
+  for (const TraceOp &op : ops)
+    if (hasViewOffset(op)) {
+      movable.push_back(&op);
+      offsets.push_back(op.iattrs[0]);
+    }
+  if (movable.empty())
+    return 0;
+  if (offsetFamilies_.size() >= (1u << 16))
+    offsetFamilies_.clear();
+  auto [it, fresh] = offsetFamilies_.try_emplace(shapeKey);
+  OffsetFamily &family = it->second;
+  if (fresh) {
+    family.first = offsets;
+    return 0;
+  }
+  if (family.disabled)
+    return 0;
+  std::vector<size_t> moved;
+  for (size_t i = 0; i < offsets.size(); ++i)
+    if (offsets[i] != family.first[i])
+      moved.push_back(i);
+  if (moved.empty())
+    return 0;
+  const std::vector<size_t> *args = nullptr;
+  for (const std::vector<size_t> &set : family.argSets)
+    if (std::includes(set.begin(), set.end(), moved.begin(), moved.end()) &&
+        (!args || set.size() < args->size()))
+      args = &set;
+  if (!args) {
+    family.argSets.push_back(moved);
+    args = &family.argSets.back();
+  }
+  currentFamily_ = shapeKey;
+  trace_.setOffsetArgs(*args);
+  // The kernel's key: the code shape, which offsets are arguments and, for
+  // each, whether the view is a box of its base there (the lowering's
+  // choice, which must hold at every offset the kernel runs with), and the
+  // constant offsets.
+  auto shapeOf = [&](int32_t r) -> const std::vector<int64_t> & {
+    return r >= 0 ? ops[r].shape : trace_.inputs()[-r - 1]->shape;
+  };
+  uint64_t key = hashMix(shapeKey, 0x0ff5e7a59ull);
+  for (size_t i = 0; i < movable.size(); ++i) {
+    const TraceOp &op = *movable[i];
+    if (!op.offsetArg) {
+      key = hashMix(key, static_cast<uint64_t>(offsets[i]));
+      continue;
+    }
+    const std::vector<int64_t> &sizes =
+        op.name == "update" ? shapeOf(op.operands[1]) : op.shape;
+    bool box = decomposeView(shapeOf(op.operands[0]), offsets[i],
+                             std::vector<int64_t>(op.iattrs.begin() + 1,
+                                                  op.iattrs.end()),
+                             sizes)
+                   .has_value();
+    key = hashMix(key, 0xa4600000ull + box);
+  }
+  return key;
 }
 
 /// A window that failed to compile runs in parts, so that one op the
@@ -437,13 +515,23 @@ void Engine::recordCompile(const CompileResult &r) {
 std::shared_ptr<Executable> Engine::obtain(const std::vector<int32_t> &outputs,
                                            const std::vector<int32_t> &donors,
                                            bool *baseline) {
-  uint64_t key = trace_.hash();
-  for (size_t j = 0; j < outputs.size(); ++j) {
-    key = hashMix(key, static_cast<uint64_t>(outputs[j]));
-    key = hashMix(key, static_cast<uint64_t>(static_cast<int64_t>(donors[j])));
-  }
+  auto windowKey = [&](uint64_t key) {
+    for (size_t j = 0; j < outputs.size(); ++j) {
+      key = hashMix(key, static_cast<uint64_t>(outputs[j]));
+      key =
+          hashMix(key, static_cast<uint64_t>(static_cast<int64_t>(donors[j])));
+    }
+    return key;
+  };
+  uint64_t key = windowKey(trace_.hash());
   collectCompiles();
   auto &cache = kernelCache();
+  // Flushed windows (not @jit's, not the parts of a failed window) whose
+  // kernel with these offsets is not known may share one that takes them
+  // as arguments.
+  if (baseline && !outputs.empty() && !cache.count(key))
+    if (uint64_t shared = chooseOffsetArgs(windowKey(trace_.shapeHash())))
+      key = shared;
   std::shared_ptr<Executable> exe;
   auto it = cache.find(key);
   if (it != cache.end()) {
@@ -494,6 +582,16 @@ void Engine::submit(const std::shared_ptr<Executable> &exe,
   std::vector<cpnrt::StoreRef> reads, writes;
   for (const NodeRef &in : trace_.inputs())
     reads.push_back(in->store);
+  // The offsets the kernel takes as arguments, after its inputs.
+  if (size_t n = trace_.offsetArgCount()) {
+    auto offsets = std::make_shared<cpnrt::Store>(
+        cpnrt::DType::i64, std::vector<int64_t>{static_cast<int64_t>(n)});
+    std::vector<int64_t> values = trace_.offsetArgs();
+    std::copy(values.begin(), values.end(),
+              static_cast<int64_t *>(offsets->data()));
+    reads.push_back(std::move(offsets));
+    ++stats_.offsetArgWindows;
+  }
   std::vector<cpnrt::StoreRef> outArgs;
   for (size_t j = 0; j < outputs.size(); ++j) {
     NodeRef node = trace_.ops()[outputs[j]].result.lock();

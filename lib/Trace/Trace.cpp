@@ -53,8 +53,13 @@ NodeRef Trace::add(std::string name, const std::vector<NodeRef> &operands,
   for (int32_t r : op.operands)
     mix(static_cast<uint64_t>(static_cast<int64_t>(r)));
   mix(0xa0);
-  for (int64_t a : iattrs)
-    mix(static_cast<uint64_t>(a));
+  bool offset = name == "view" || name == "update";
+  for (size_t k = 0; k < iattrs.size(); ++k) {
+    if (offset && k == 0)
+      hash_ = hashMix(hash_, static_cast<uint64_t>(iattrs[0]));
+    else
+      mix(static_cast<uint64_t>(iattrs[k]));
+  }
   mix(sattr);
   for (int64_t d : shape)
     mix(static_cast<uint64_t>(d));
@@ -114,6 +119,32 @@ std::vector<std::pair<std::string, int32_t>> Trace::fpSiteLocations() const {
   return where;
 }
 
+size_t Trace::offsetArgCount() const {
+  size_t n = 0;
+  for (const TraceOp &op : ops_)
+    n += op.offsetArg;
+  return n;
+}
+
+std::vector<int64_t> Trace::offsetArgs() const {
+  std::vector<int64_t> out;
+  for (const TraceOp &op : ops_)
+    if (op.offsetArg)
+      out.push_back(op.iattrs[0]);
+  return out;
+}
+
+void Trace::setOffsetArgs(const std::vector<size_t> &positions) {
+  size_t pos = 0, next = 0;
+  for (TraceOp &op : ops_) {
+    if (!hasViewOffset(op))
+      continue;
+    op.offsetArg = next < positions.size() && positions[next] == pos;
+    next += op.offsetArg;
+    ++pos;
+  }
+}
+
 std::vector<int32_t> Trace::liveResults() const {
   std::vector<int32_t> live;
   for (size_t i = 0; i < ops_.size(); ++i)
@@ -136,7 +167,7 @@ void Trace::clear() {
   ops_.clear();
   inputs_.clear();
   inputIndex_.clear();
-  hash_ = 0xcbf29ce484222325ull;
+  hash_ = shapeHash_ = 0xcbf29ce484222325ull;
   ++epoch_;
 }
 
@@ -161,8 +192,13 @@ std::string Trace::str() const {
       os << (j ? ", " : " ") << ref(op.operands[j]);
     if (!op.iattrs.empty()) {
       os << " [";
-      for (size_t j = 0; j < op.iattrs.size(); ++j)
-        os << (j ? ", " : "") << op.iattrs[j];
+      for (size_t j = 0; j < op.iattrs.size(); ++j) {
+        os << (j ? ", " : "");
+        if (j == 0 && op.offsetArg)
+          os << "?";
+        else
+          os << op.iattrs[j];
+      }
       os << "]";
     }
     if (!op.sattr.empty())

@@ -181,6 +181,7 @@ void initCompiler(py::module_ &m) {
     d["values_failed"] = s.valuesFailed;
     d["disk_load_seconds"] = s.diskLoadSeconds;
     d["baseline_windows"] = s.baselineWindows;
+    d["offset_arg_windows"] = s.offsetArgWindows;
     d["baseline_seconds"] = s.baselineSeconds;
     d["background_compiles"] = s.backgroundCompiles;
     d["compile_wait_seconds"] = s.compileWaitSeconds;

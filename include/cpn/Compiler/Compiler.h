@@ -61,6 +61,7 @@ struct CompilerStats {
   double baselineSeconds = 0;
   uint64_t backgroundCompiles = 0; // windows queued for the compiler thread
   double compileWaitSeconds = 0;   // waited for the compiler thread
+  uint64_t offsetArgWindows = 0;   // run by a kernel with offset arguments
 
 };
 

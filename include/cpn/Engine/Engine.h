@@ -166,6 +166,12 @@ private:
   std::shared_ptr<Executable> obtain(const std::vector<int32_t> &outputs,
                                      const std::vector<int32_t> &donors,
                                      bool *baseline = nullptr);
+  /// Kernels with offset arguments: when the current window has the code
+  /// shape (`shapeKey`: its shapeHash with outputs and donors) of an earlier
+  /// window but other view or update offsets, marks those offsets as kernel
+  /// arguments (TraceOp::offsetArg) and returns the key of that kernel;
+  /// else 0 (the window's own key: offsets are constants).
+  uint64_t chooseOffsetArgs(uint64_t shapeKey);
   bool runBaseline(uint64_t key, const std::vector<int32_t> &outputs,
                    const std::vector<int32_t> &donors);
   void recordCompile(const CompileResult &r);
@@ -221,6 +227,17 @@ private:
   // collected; windows whose background compile failed (they stay in the
   // baseline tier).
   std::unordered_map<uint64_t, std::shared_ptr<CompileJob>> compiling_;
+  // Per code shape (chooseOffsetArgs): the offsets of its first window, the
+  // sets of offset positions made arguments so far (a window uses the
+  // smallest that holds every offset that moved), and whether a kernel with
+  // offset arguments failed to compile (constant offsets from then on).
+  struct OffsetFamily {
+    std::vector<int64_t> first;
+    std::vector<std::vector<size_t>> argSets;
+    bool disabled = false;
+  };
+  std::unordered_map<uint64_t, OffsetFamily> offsetFamilies_;
+  uint64_t currentFamily_ = 0;
   std::unordered_set<uint64_t> compileFailed_;
 };
 

@@ -63,7 +63,17 @@ struct TraceOp {
   // Which floating-point errors the compiled op reports (FpError bits; 0:
   // none): those errstate did not set to 'ignore' when it was recorded.
   uint8_t fpChecks = 0;
+  // A view or update whose element offset (iattrs[0]) is a kernel argument
+  // (Engine::chooseOffsetArgs sets it on the window being compiled): the
+  // kernel takes one i64 per such op, in op order, after its inputs.
+  bool offsetArg = false;
 };
+
+/// Whether `op` has an element offset (iattrs[0]) that may be a kernel
+/// argument: views and updates.
+inline bool hasViewOffset(const TraceOp &op) {
+  return (op.name == "view" || op.name == "update") && !op.iattrs.empty();
+}
 
 /// NumPy's floating-point error categories, as bits of TraceOp::fpChecks and
 /// of the status a kernel reports per checked op.
@@ -108,6 +118,16 @@ public:
   const std::vector<TraceOp> &ops() const { return ops_; }
   const std::vector<NodeRef> &inputs() const { return inputs_; }
   uint64_t hash() const { return hash_; }
+  /// The hash without the element offsets of views and updates: the same
+  /// code shape whatever the offsets (see TraceOp::offsetArg).
+  uint64_t shapeHash() const { return shapeHash_; }
+  /// How many ops take their offset from the kernel's arguments, and those
+  /// offsets in op order.
+  size_t offsetArgCount() const;
+  std::vector<int64_t> offsetArgs() const;
+  /// Marks the offsets of the ops at `positions` (indices among the ops with
+  /// hasViewOffset, in order) as kernel arguments.
+  void setOffsetArgs(const std::vector<size_t> &positions);
   uint64_t epoch() const { return epoch_; }
   bool empty() const { return ops_.empty(); }
   size_t size() const { return ops_.size(); }
@@ -149,13 +169,17 @@ public:
 
 private:
   int32_t operandRef(const NodeRef &node);
-  void mix(uint64_t v) { hash_ = hashMix(hash_, v); }
+  void mix(uint64_t v) {
+    hash_ = hashMix(hash_, v);
+    shapeHash_ = hashMix(shapeHash_, v);
+  }
   void mix(const std::string &s);
 
   std::vector<TraceOp> ops_;
   std::vector<NodeRef> inputs_;
   std::unordered_map<const ValueNode *, int32_t> inputIndex_;
   uint64_t hash_ = 0xcbf29ce484222325ull;
+  uint64_t shapeHash_ = 0xcbf29ce484222325ull;
   uint64_t epoch_ = 1;
   std::string locFile_;
   int32_t locLine_ = 0;

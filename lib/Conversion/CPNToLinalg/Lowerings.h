@@ -43,9 +43,9 @@ Value buildElementwise(
 LogicalResult lowerElementwise(IRRewriter &rw, Operation *op);
 LogicalResult lowerIota(IRRewriter &rw, IotaOp op);
 
-// Views.cpp; decomposeView also serves the updates.
-/// A view expressed per base dimension: base index j = offsets[j] +
-/// sum over view dims i with owner[i] == j of coeffs[i] * d_i.
+// Views.cpp; these also serve the updates.
+/// A view expressed per base dimension (cpn/Trace/ViewBox.h): base index j
+/// = offsets[j] + sum over view dims i with owner[i] == j of coeffs[i] * d_i.
 struct BoxView {
   SmallVector<int64_t> offsets;
   SmallVector<int64_t> owner;  // base dim of each view dim, -1 if stride 0
@@ -54,6 +54,12 @@ struct BoxView {
 std::optional<BoxView> decomposeView(ArrayRef<int64_t> baseShape,
                                      int64_t offset, ArrayRef<int64_t> strides,
                                      ArrayRef<int64_t> sizes);
+SmallVector<OpFoldResult> boxOffsets(OpBuilder &b, Location loc,
+                                     ArrayRef<int64_t> baseShape,
+                                     const BoxView &box, Value dynOffset);
+Value offsetValue(OpBuilder &b, Location loc, int64_t offset, Value dynOffset);
+OpFoldResult addConstant(OpBuilder &b, Location loc, OpFoldResult o,
+                         int64_t c);
 LogicalResult lowerView(IRRewriter &rw, ViewOp op);
 LogicalResult lowerRemap(IRRewriter &rw, RemapOp op);
 

@@ -24,7 +24,7 @@ namespace mlir::cpn::tolinalg {
 /// tensor (offset 0, strides [1, columns]); null otherwise.
 static Value transposedBase(Value v) {
   auto view = v.getDefiningOp<ViewOp>();
-  if (!view)
+  if (!view || view.getDynOffset())
     return {};
   ArrayRef<int64_t> base = tensorOf(view.getBase()).getShape();
   ArrayRef<int64_t> shape = tensorOf(view.getResult()).getShape();

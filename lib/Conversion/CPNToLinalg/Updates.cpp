@@ -15,6 +15,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/AffineExpr.h"
 
 using namespace mlir;
@@ -38,8 +39,9 @@ static Value lowerBoxUpdate(IRRewriter &rw, UpdateOp op, const BoxView &box) {
         return {};
       viewDimOf[box.owner[i]] = i;
     }
-  SmallVector<int64_t> offsets(box.offsets), sliceSizes(k, 1), steps(k, 1),
-      packedShape;
+  SmallVector<OpFoldResult> offsets =
+      boxOffsets(rw, loc, baseTy.getShape(), box, op.getDynOffset());
+  SmallVector<int64_t> sliceSizes(k, 1), steps(k, 1), packedShape;
   SmallVector<AffineExpr> inExprs(sizes.size(), rw.getAffineConstantExpr(0));
   unsigned p = 0;
   bool identity = true;
@@ -52,7 +54,7 @@ static Value lowerBoxUpdate(IRRewriter &rw, UpdateOp op, const BoxView &box) {
     steps[j] = std::abs(c);
     AffineExpr d = rw.getAffineDimExpr(p);
     if (c < 0) {
-      offsets[j] += c * (n - 1);
+      offsets[j] = addConstant(rw, loc, offsets[j], c * (n - 1));
       inExprs[i] = rw.getAffineConstantExpr(n - 1) - d;
       identity = false;
     } else {
@@ -70,9 +72,10 @@ static Value lowerBoxUpdate(IRRewriter &rw, UpdateOp op, const BoxView &box) {
         rw, loc, packedTy, src, map,
         [](OpBuilder &, Location, ValueRange a) { return a[0]; });
   }
-  return tensor::InsertSliceOp::create(rw, loc, src, op.getBase(), ValueRange{},
-                                       ValueRange{}, ValueRange{}, offsets,
-                                       sliceSizes, steps);
+  return tensor::InsertSliceOp::create(
+      rw, loc, src, op.getBase(), offsets,
+      getAsIndexOpFoldResult(rw.getContext(), sliceSizes),
+      getAsIndexOpFoldResult(rw.getContext(), steps));
 }
 
 /// The general form: a generic over the base that takes the value's element
@@ -84,16 +87,23 @@ static Value lowerGatherUpdate(IRRewriter &rw, UpdateOp op) {
   RankedTensorType baseTy = tensorOf(op.getBase());
   RankedTensorType valTy = tensorOf(op.getValue());
   ArrayRef<int64_t> sizes = valTy.getShape();
-  int64_t offset = op.getOffset();
+  int64_t shift = 0;
   SmallVector<int64_t> strides(op.getStrides());
   // Turn negative strides positive; remember which dims are reversed.
   SmallVector<bool> reversed(sizes.size(), false);
   for (size_t i = 0; i < sizes.size(); ++i)
     if (strides[i] < 0) {
-      offset += strides[i] * (sizes[i] - 1);
+      shift += strides[i] * (sizes[i] - 1);
       strides[i] = -strides[i];
       reversed[i] = true;
     }
+  Value offset =
+      offsetValue(rw, loc, op.getOffset() + shift, op.getDynOffset());
+  if (op.getDynOffset() && shift)
+    offset = arith::AddIOp::create(
+        rw, loc, offset,
+        arith::ConstantOp::create(rw, loc, rw.getI64Type(),
+                                  rw.getI64IntegerAttr(shift)));
   SmallVector<int64_t> order;
   for (size_t i = 0; i < sizes.size(); ++i)
     if (sizes[i] > 1)
@@ -111,7 +121,7 @@ static Value lowerGatherUpdate(IRRewriter &rw, UpdateOp op) {
           return arith::ConstantOp::create(b, l, i64, b.getI64IntegerAttr(v));
         };
         Value flat = linearIndex(b, l, bs);
-        Value r = arith::SubIOp::create(b, l, flat, c(offset));
+        Value r = arith::SubIOp::create(b, l, flat, offset);
         Value inside =
             arith::CmpIOp::create(b, l, arith::CmpIPredicate::sge, r, c(0));
         r = arith::SelectOp::create(b, l, inside, r, c(0));

@@ -10,10 +10,12 @@
 //===----------------------------------------------------------------------===//
 
 #include "Lowerings.h"
+#include "cpn/Trace/ViewBox.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/AffineExpr.h"
 
 using namespace mlir;
@@ -21,61 +23,83 @@ using namespace mlir::cpn;
 
 namespace mlir::cpn::tolinalg {
 
-/// Decomposes a strided view over the flat index of a base of `baseShape` into
-/// per-dimension affine forms. Fails when the view crosses base rows (as a
-/// reshaped view can); the caller then uses floordiv/mod.
+/// decomposeView (cpn/Trace/ViewBox.h) over MLIR's array types.
 std::optional<BoxView> decomposeView(ArrayRef<int64_t> baseShape,
                                      int64_t offset, ArrayRef<int64_t> strides,
                                      ArrayRef<int64_t> sizes) {
-  int64_t k = baseShape.size();
-  SmallVector<int64_t> bs = rowMajorStrides(baseShape);
-  BoxView v;
-  v.offsets.assign(k, 0);
-  int64_t rem = offset;
-  for (int64_t j = 0; j < k; ++j) {
-    v.offsets[j] = bs[j] ? rem / bs[j] : 0;
-    rem -= v.offsets[j] * bs[j];
-  }
-  if (rem != 0)
+  std::optional<::cpn::BoxView> box = ::cpn::decomposeView(
+      std::vector<int64_t>(baseShape.begin(), baseShape.end()), offset,
+      std::vector<int64_t>(strides.begin(), strides.end()),
+      std::vector<int64_t>(sizes.begin(), sizes.end()));
+  if (!box)
     return std::nullopt;
-  for (auto [s, n] : llvm::zip(strides, sizes)) {
-    if (s == 0 || n == 1) {
-      v.owner.push_back(-1);
-      v.coeffs.push_back(0);
+  BoxView v;
+  v.offsets.assign(box->offsets.begin(), box->offsets.end());
+  v.owner.assign(box->owner.begin(), box->owner.end());
+  v.coeffs.assign(box->coeffs.begin(), box->coeffs.end());
+  return v;
+}
+
+/// The base index where a box view starts in each base dimension: the
+/// box's constants, or, with a run-time element offset `dynOffset` (index),
+/// that offset decomposed (o / stride_j mod size_j: the caller guarantees
+/// the view is a box at it too).
+SmallVector<OpFoldResult> boxOffsets(OpBuilder &b, Location loc,
+                                     ArrayRef<int64_t> baseShape,
+                                     const BoxView &box, Value dynOffset) {
+  SmallVector<OpFoldResult> out;
+  if (!dynOffset) {
+    for (int64_t o : box.offsets)
+      out.push_back(b.getIndexAttr(o));
+    return out;
+  }
+  SmallVector<int64_t> bs = rowMajorStrides(baseShape);
+  for (size_t j = 0; j < baseShape.size(); ++j) {
+    if (bs[j] == 0) {
+      out.push_back(b.getIndexAttr(0));
       continue;
     }
-    int64_t owner = -1;
-    for (int64_t j = 0; j < k; ++j) // The outermost dim whose stride divides s.
-      if (baseShape[j] > 1 && bs[j] != 0 && s % bs[j] == 0) {
-        owner = j;
-        break;
-      }
-    if (owner < 0)
-      return std::nullopt;
-    v.owner.push_back(owner);
-    v.coeffs.push_back(s / bs[owner]);
+    Value q = dynOffset;
+    if (bs[j] != 1)
+      q = arith::DivUIOp::create(
+          b, loc, q, arith::ConstantIndexOp::create(b, loc, bs[j]));
+    if (j > 0)
+      q = arith::RemUIOp::create(
+          b, loc, q, arith::ConstantIndexOp::create(b, loc, baseShape[j]));
+    out.push_back(q);
   }
-  // Each base index must stay within its dimension over the whole view.
-  for (int64_t j = 0; j < k; ++j) {
-    int64_t lo = v.offsets[j], hi = v.offsets[j];
-    for (size_t i = 0; i < sizes.size(); ++i)
-      if (v.owner[i] == j)
-        (v.coeffs[i] > 0 ? hi : lo) += v.coeffs[i] * (sizes[i] - 1);
-    if (lo < 0 || hi >= baseShape[j])
-      return std::nullopt;
-  }
-  return v;
+  return out;
+}
+
+/// `o + c` (index): folded when `o` is a constant.
+OpFoldResult addConstant(OpBuilder &b, Location loc, OpFoldResult o,
+                         int64_t c) {
+  if (std::optional<int64_t> v = getConstantIntValue(o))
+    return b.getIndexAttr(*v + c);
+  if (c == 0)
+    return o;
+  return arith::AddIOp::create(b, loc, cast<Value>(o),
+                               arith::ConstantIndexOp::create(b, loc, c))
+      .getResult();
+}
+
+/// An element offset as i64: the constant, or the run-time one.
+Value offsetValue(OpBuilder &b, Location loc, int64_t offset, Value dynOffset) {
+  if (dynOffset)
+    return arith::IndexCastOp::create(b, loc, b.getI64Type(), dynOffset);
+  return arith::ConstantOp::create(b, loc, b.getI64Type(),
+                                   b.getI64IntegerAttr(offset));
 }
 
 /// Emits the flat index of the current iteration of a view (offset plus
 /// strides times linalg.index) as i64.
-static Value viewFlatIndex(OpBuilder &b, Location l, int64_t offset,
+static Value viewFlatIndex(OpBuilder &b, Location l, Value offset,
                            ArrayRef<int64_t> strides) {
   Type i64 = b.getI64Type();
   auto c = [&](int64_t v) -> Value {
     return arith::ConstantOp::create(b, l, i64, b.getI64IntegerAttr(v));
   };
-  Value flat = c(offset);
+  Value flat = offset;
   for (size_t i = 0; i < strides.size(); ++i) {
     if (strides[i] == 0)
       continue;
@@ -111,7 +135,7 @@ LogicalResult lowerView(IRRewriter &rw, ViewOp op) {
   if (!box) {
     SmallVector<int64_t> bs = rowMajorStrides(baseTy.getShape());
     Value base = op.getBase();
-    int64_t offset = op.getOffset();
+    Value offset = offsetValue(rw, loc, op.getOffset(), op.getDynOffset());
     ArrayRef<int64_t> strides = op.getStrides();
     Value r = buildElementwise(
         rw, loc, resTy, {}, {}, [&](OpBuilder &b, Location l, ValueRange) {
@@ -136,8 +160,9 @@ LogicalResult lowerView(IRRewriter &rw, ViewOp op) {
     rw.replaceOp(op, r);
     return success();
   }
-  SmallVector<int64_t> offsets(box->offsets), sliceSizes(k, 1), steps(k, 1),
-      packedShape;
+  SmallVector<OpFoldResult> offsets =
+      boxOffsets(rw, loc, baseTy.getShape(), *box, op.getDynOffset());
+  SmallVector<int64_t> sliceSizes(k, 1), steps(k, 1), packedShape;
   SmallVector<AffineExpr> inExprs;
   bool identity = true;
   for (int64_t j = 0; j < k; ++j) {
@@ -149,7 +174,7 @@ LogicalResult lowerView(IRRewriter &rw, ViewOp op) {
     steps[j] = std::abs(c);
     AffineExpr d = rw.getAffineDimExpr(i);
     if (c < 0) {
-      offsets[j] += c * (n - 1);
+      offsets[j] = addConstant(rw, loc, offsets[j], c * (n - 1));
       inExprs.push_back(rw.getAffineConstantExpr(n - 1) - d);
       identity = false;
     } else {
@@ -161,11 +186,20 @@ LogicalResult lowerView(IRRewriter &rw, ViewOp op) {
   identity &= packedShape.size() == sizes.size();
   auto sliceTy = RankedTensorType::get(packedShape, resTy.getElementType());
   Value slice = op.getBase();
-  if (sliceTy != baseTy || llvm::any_of(offsets, [](int64_t o) { return o; }) ||
-      llvm::any_of(steps, [](int64_t s) { return s != 1; }))
+  // The whole base with unit steps (which starts at 0 at any offset where
+  // it is a box) is the base itself.
+  bool whole =
+      sliceTy == baseTy &&
+      llvm::all_of(steps, [](int64_t s) { return s == 1; }) &&
+      (op.getDynOffset() || llvm::all_of(offsets, [](OpFoldResult o) {
+         return isConstantIntValue(o, 0);
+       }));
+  if (!whole) {
     slice = tensor::ExtractSliceOp::create(
-        rw, loc, sliceTy, op.getBase(), ValueRange{}, ValueRange{},
-        ValueRange{}, offsets, sliceSizes, steps);
+        rw, loc, sliceTy, op.getBase(), offsets,
+        getAsIndexOpFoldResult(rw.getContext(), sliceSizes),
+        getAsIndexOpFoldResult(rw.getContext(), steps));
+  }
   if (!identity) {
     AffineMap map = AffineMap::get(sizes.size(), 0, inExprs, rw.getContext());
     slice = buildElementwise(

@@ -35,15 +35,25 @@ def CPN_ViewOp : CPN_Op<"view", [Pure]> {
     the result's shape is the view's shape. Strides may be zero (broadcast) or
     negative (a reversed view). Every NumPy basic view is one `cpn.view`.
 
+    With a `dyn_offset` operand (a kernel whose view offsets are arguments:
+    `b[i]`, `A[i, :]` in a loop) the element offset is that operand's value
+    and `offset` is one it was recorded with: the caller guarantees that the
+    view is a box of its base (decomposeView) at the run-time offset exactly
+    when it is at `offset`.
+
     ```mlir
     %v = cpn.view %u {offset = 5 : i64, strides = array<i64: 4, 1>}
         : tensor<4x4xf64> -> tensor<2x2xf64>
+    %w = cpn.view %u [%off] {offset = 5 : i64, strides = array<i64: 4, 1>}
+        : tensor<4x4xf64> -> tensor<2x2xf64>
     ```
   }];
-  let arguments = (ins CPN_StaticTensor:$base, I64Attr:$offset,
-                   DenseI64ArrayAttr:$strides);
+  let arguments = (ins CPN_StaticTensor:$base, Optional<Index>:$dyn_offset,
+                   I64Attr:$offset, DenseI64ArrayAttr:$strides);
   let results = (outs CPN_StaticTensor:$result);
-  let assemblyFormat = "$base attr-dict `:` type($base) `->` type($result)";
+  let assemblyFormat = [{
+    $base (`[` $dyn_offset^ `]`)? attr-dict `:` type($base) `->` type($result)
+  }];
   let hasVerifier = 1;
 }
 
@@ -77,7 +87,8 @@ def CPN_UpdateOp : CPN_Op<"update", [Pure]> {
     The value of `base` with the elements selected by the view
     (`offset`, `strides`, and the shape of `value`) replaced by `value`. The
     view must not select an element twice (NumPy raises for writes through
-    broadcast views before tracing).
+    broadcast views before tracing). A `dyn_offset` operand is the element
+    offset as for cpn.view.
 
     ```mlir
     %u1 = cpn.update %u0, %v {offset = 5 : i64, strides = array<i64: 4, 1>}
@@ -85,10 +96,11 @@ def CPN_UpdateOp : CPN_Op<"update", [Pure]> {
     ```
   }];
   let arguments = (ins CPN_StaticTensor:$base, CPN_StaticTensor:$value,
-                   I64Attr:$offset, DenseI64ArrayAttr:$strides);
+                   Optional<Index>:$dyn_offset, I64Attr:$offset,
+                   DenseI64ArrayAttr:$strides);
   let results = (outs CPN_StaticTensor:$result);
   let assemblyFormat = [{
-    $base `,` $value attr-dict `:` type($base) `,` type($value) `->` type($result)
+    $base `,` $value (`[` $dyn_offset^ `]`)? attr-dict `:` type($base) `,` type($value) `->` type($result)
   }];
   let hasVerifier = 1;
 }
