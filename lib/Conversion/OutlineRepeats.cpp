@@ -11,8 +11,9 @@
 // once. Values that flow from one period into the next (the centroids) are
 // the function's results passed back in; values from before the run (the
 // points) are passed unchanged; an op that differs between periods only in
-// its attributes and reads only values from before the run (`xs[t]`: a view
-// whose offset moves) stays in the kernel and its value is passed in.
+// its attributes (or in an index operand: a view at a run-time offset) and
+// reads only values from before the run (`xs[t]`: a view whose offset moves)
+// stays in the kernel and its value is passed in.
 //
 //===----------------------------------------------------------------------===//
 
@@ -218,6 +219,11 @@ struct OutlineRepeatsPass
           return std::nullopt;
         if (op->getAttrDictionary() != first->getAttrDictionary())
           plan.hoisted[t] = true;
+        // A view at a run-time offset (a kernel's offset argument) differs
+        // in that operand as another view differs in its attribute.
+        for (auto [a, b] : llvm::zip(op->getOperands(), first->getOperands()))
+          if (a != b && !isa<RankedTensorType>(a.getType()))
+            plan.hoisted[t] = true;
       }
       if (plan.hoisted[t])
         for (size_t k = 0; k < r.count(); ++k)
@@ -264,8 +270,8 @@ struct OutlineRepeatsPass
             // Loops vary scalars. Periods that differ in a large input are
             // a helper applied to different data (Black-Scholes' CND(d1)
             // and CND(d2)), which fusion across the calls serves better.
-            if (cast<RankedTensorType>(v0.getType()).getNumElements() >
-                kMaxVaryingElements)
+            auto type = dyn_cast<RankedTensorType>(v0.getType());
+            if (!type || type.getNumElements() > kMaxVaryingElements)
               return std::nullopt;
             b.kind = Binding::Varying;
             b.values.assign(r.count(), Value());

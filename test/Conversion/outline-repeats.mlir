@@ -94,6 +94,42 @@ func.func @moving_view(%xs: tensor<3x8xf32>, %h: tensor<8xf32>) -> tensor<8xf32>
 
 // -----
 
+// The same loop in a kernel whose view offsets are arguments: the views
+// carry one recorded offset but read at run-time offsets of their own, so
+// each stays in the kernel as a moving view does.
+// CHECK-LABEL: func.func @run_time_offsets(
+// CHECK: %[[V0:.+]] = cpn.view %{{.+}}[%arg2]
+// CHECK: call @run_time_offsets_repeat(%{{.+}}, %[[V0]], %{{.+}})
+// CHECK: %[[V1:.+]] = cpn.view %{{.+}}[%arg3]
+// CHECK: call @run_time_offsets_repeat(%{{.+}}, %[[V1]], %{{.+}})
+// CHECK: func.func private @run_time_offsets_repeat(
+// CHECK-NOT: cpn.view %{{.+}}[
+// CHECK: return
+func.func @run_time_offsets(%xs: tensor<3x8xf32>, %h: tensor<8xf32>, %i: index, %j: index, %k: index) -> tensor<8xf32> {
+  %h0 = cpn.negative %h : tensor<8xf32> -> tensor<8xf32>
+  %v0 = cpn.view %xs [%i] {offset = 8 : i64, strides = array<i64: 1>} : tensor<3x8xf32> -> tensor<8xf32>
+  %m0 = cpn.multiply %v0, %h0 : tensor<8xf32>, tensor<8xf32> -> tensor<8xf32>
+  %a0 = cpn.tanh %m0 : tensor<8xf32> -> tensor<8xf32>
+  %s0 = cpn.reduce %a0 {axes = array<i64: 0>, kind = "sum"} : tensor<8xf32> -> tensor<f32>
+  %e0 = cpn.view %s0 {offset = 0 : i64, strides = array<i64: 0>} : tensor<f32> -> tensor<8xf32>
+  %h1 = cpn.subtract %e0, %a0 : tensor<8xf32>, tensor<8xf32> -> tensor<8xf32>
+  %v1 = cpn.view %xs [%j] {offset = 8 : i64, strides = array<i64: 1>} : tensor<3x8xf32> -> tensor<8xf32>
+  %m1 = cpn.multiply %v1, %h1 : tensor<8xf32>, tensor<8xf32> -> tensor<8xf32>
+  %a1 = cpn.tanh %m1 : tensor<8xf32> -> tensor<8xf32>
+  %s1 = cpn.reduce %a1 {axes = array<i64: 0>, kind = "sum"} : tensor<8xf32> -> tensor<f32>
+  %e1 = cpn.view %s1 {offset = 0 : i64, strides = array<i64: 0>} : tensor<f32> -> tensor<8xf32>
+  %h2 = cpn.subtract %e1, %a1 : tensor<8xf32>, tensor<8xf32> -> tensor<8xf32>
+  %v2 = cpn.view %xs [%k] {offset = 8 : i64, strides = array<i64: 1>} : tensor<3x8xf32> -> tensor<8xf32>
+  %m2 = cpn.multiply %v2, %h2 : tensor<8xf32>, tensor<8xf32> -> tensor<8xf32>
+  %a2 = cpn.tanh %m2 : tensor<8xf32> -> tensor<8xf32>
+  %s2 = cpn.reduce %a2 {axes = array<i64: 0>, kind = "sum"} : tensor<8xf32> -> tensor<f32>
+  %e2 = cpn.view %s2 {offset = 0 : i64, strides = array<i64: 0>} : tensor<f32> -> tensor<8xf32>
+  %h3 = cpn.subtract %e2, %a2 : tensor<8xf32>, tensor<8xf32> -> tensor<8xf32>
+  return %h3 : tensor<8xf32>
+}
+
+// -----
+
 // x = g(x) * t with a Python scalar t that changes each iteration: each
 // scalar is an input of its own, passed to its call.
 // CHECK-LABEL: func.func @varying_scalar(
