@@ -71,8 +71,12 @@ class ArgType:
 class Export:
     """`name(types...)`, where it was declared (for messages)."""
 
-    def __init__(self, name, types, where):
+    def __init__(self, name, types, where, broadcast=()):
         self.name, self.types, self.where = name, types, where
+        # Names of ':' dimensions unified because the program broadcasts
+        # them against each other (unify_broadcast): at run time their sizes
+        # are equal or 1, and a size-1 argument is broadcast.
+        self.broadcast = frozenset(broadcast)
 
     def __str__(self):
         return f"{self.name}({', '.join(map(str, self.types))})"
@@ -186,7 +190,44 @@ class Traced:
         self.names = list(sizes)
 
 
+def unify_broadcast(export):
+    """`export` with its ':' dimensions at the same position from the right
+    made one name (axpby(float64[:], float64[:], ...) whose program adds
+    the two), or None when there is nothing to unify. Named dimensions stay
+    as declared."""
+    by_axis, renamed, changed = {}, [], False
+    for t in export.types:
+        shape = list(t.shape)
+        for k in range(1, len(shape) + 1):
+            d = shape[-k]
+            if isinstance(d, str) and d.startswith("_"):
+                name = by_axis.setdefault(k, d)
+                changed |= name != d
+                shape[-k] = name
+        renamed.append(ArgType(t.dtype, tuple(shape)))
+    if not changed:
+        return None
+    names = {d for t in renamed for d in t.shape
+             if isinstance(d, str) and d.startswith("_")}
+    return Export(export.name, renamed, export.where, names)
+
+
 def trace_export(module, path, export):
+    """(the traced entry, representative sizes, the export as compiled:
+    `export`, or its ':' dimensions unified when the program broadcasts
+    them against each other)."""
+    try:
+        entry, sizes = _trace_export(module, path, export)
+    except CpncError as e:
+        unified = unify_broadcast(export)
+        if unified is None or "could not be broadcast" not in str(e):
+            raise
+        entry, sizes = _trace_export(module, path, unified)
+        return entry, sizes, unified
+    return entry, sizes, export
+
+
+def _trace_export(module, path, export):
     from . import _jit
     fun = getattr(module, export.name, None)
     if fun is None or not callable(fun):
@@ -417,7 +458,8 @@ static int cpnc_raise_kernel_error(void) {
    name (sym[name], -1 until set). */
 static PyArrayObject *cpnc_match_array(PyObject *o, int typenum, int ndim,
                                        const npy_intp *shape, const int *symof,
-                                       npy_intp *sym) {
+                                       npy_intp *sym, const char *bcast,
+                                       int *mismatch) {
   PyArrayObject *a;
   if (PyArray_Check(o)) {
     a = (PyArrayObject *)o;
@@ -438,8 +480,16 @@ static PyArrayObject *cpnc_match_array(PyObject *o, int typenum, int ndim,
       ok = d == shape[i];
     else if (sym[s] < 0)
       sym[s] = d; /* the first array with this dimension name sets it */
-    else
-      ok = sym[s] == d;
+    else if (sym[s] == d)
+      ;
+    else if (bcast[s] && (d == 1 || sym[s] == 1)) {
+      if (sym[s] == 1) /* broadcast: the size that is not 1 */
+        sym[s] = d;
+    } else {
+      ok = 0;
+      if (bcast[s])
+        *mismatch = 1; /* NumPy's broadcast error, not another signature */
+    }
   }
   if (!ok) {
     Py_DECREF(a);
@@ -451,6 +501,32 @@ static PyArrayObject *cpnc_match_array(PyObject *o, int typenum, int ndim,
   if (!c)
     PyErr_Clear();
   return c;
+}
+
+/* After every argument matched: an array whose broadcast dimensions are 1
+   where the call's size is not becomes a copy at the full size (the kernel
+   reads contiguous arrays of the symbols' sizes); 0 with an error set. */
+static int cpnc_broadcast_array(PyArrayObject **a, int typenum, int ndim,
+                                const npy_intp *shape, const int *symof,
+                                const npy_intp *sym) {
+  npy_intp full[NPY_MAXDIMS];
+  int needed = 0;
+  for (int i = 0; i < ndim; ++i) {
+    full[i] = symof[i] < 0 ? shape[i] : sym[symof[i]];
+    needed |= PyArray_DIM(*a, i) != full[i];
+  }
+  if (!needed)
+    return 1;
+  PyArrayObject *c = (PyArrayObject *)PyArray_SimpleNew(ndim, full, typenum);
+  if (!c)
+    return 0;
+  if (PyArray_CopyInto(c, *a) < 0) {
+    Py_DECREF(c);
+    return 0;
+  }
+  Py_DECREF(*a);
+  *a = c;
+  return 1;
 }
 
 /* A scalar argument: a Python or NumPy scalar (or 0-d array) that casts to
@@ -559,24 +635,51 @@ def _variant(w, traced):
     w()
     # The matcher: in[i] gets argument i as a contiguous array of its type;
     # sym[s] the size of dimension name s.
+    # Returns 1 (matched), 0 (another signature may), -1 (an error set:
+    # arrays of this signature whose sizes do not broadcast).
     w(f"static int match_{sym}(PyObject *const *argv, Py_ssize_t n, "
       "PyArrayObject **in, npy_intp *sym) {")
     w(f"  if (n != {nargs}) return 0;")
     w(f"  for (int s = 0; s < {len(index)}; ++s) sym[s] = -1;")
+    bcast = ", ".join("1" if n in exp.broadcast else "0" for n in traced.names)
+    w(f"  static const char bcast[] = {{{bcast or '0'}}};")
+    w("  int mismatch = 0;")
+    w("  (void)bcast;")
+
+    def shape_tables(t):
+        dims = ", ".join(str(d) if isinstance(d, int) else "-1" for d in t.shape)
+        syms = ", ".join(str(index[d]) if isinstance(d, str) else "-1"
+                         for d in t.shape)
+        w(f"  {{ static const npy_intp shape[] = {{{dims}}};")
+        w(f"    static const int symof[] = {{{syms}}};")
+
     for i, t in enumerate(exp.types):
         if t.shape:
-            dims = ", ".join(str(d) if isinstance(d, int) else "-1"
-                             for d in t.shape)
-            syms = ", ".join(str(index[d]) if isinstance(d, str) else "-1"
-                             for d in t.shape)
-            w(f"  {{ static const npy_intp shape[] = {{{dims}}};")
-            w(f"    static const int symof[] = {{{syms}}};")
+            shape_tables(t)
             w(f"    in[{i}] = cpnc_match_array(argv[{i}], {_DTYPES[t.dtype]}, "
-              f"{len(t.shape)}, shape, symof, sym); }}")
+              f"{len(t.shape)}, shape, symof, sym, bcast, &mismatch); }}")
         else:
             w(f"  in[{i}] = cpnc_match_scalar(argv[{i}], {_DTYPES[t.dtype]});")
         w(f"  if (!in[{i}]) {{ for (int j = 0; j < {i}; ++j) "
-          "Py_DECREF(in[j]); return 0; }")
+          "Py_DECREF(in[j]);")
+        w("    if (mismatch) {")
+        w("      PyObject *got = cpnc_describe(argv, n);")
+        w("      if (got) {")
+        w("        PyErr_Format(PyExc_ValueError, " + _c_string(
+            f"{exp.name}(): operands could not be broadcast together (%U); "
+            f"compiled for {exp}") + ", got);")
+        w("        Py_DECREF(got);")
+        w("      }")
+        w("      return -1;")
+        w("    }")
+        w("    return 0; }")
+    for i, t in enumerate(exp.types):
+        if any(d in exp.broadcast for d in t.shape):
+            shape_tables(t)
+            w(f"    if (!cpnc_broadcast_array(&in[{i}], {_DTYPES[t.dtype]}, "
+              f"{len(t.shape)}, shape, symof, sym)) {{")
+            w(f"      for (int j = 0; j < {nargs}; ++j) Py_DECREF(in[j]);")
+            w("      return -1; } }")
     w("  return 1;")
     w("}")
     w()
@@ -670,9 +773,11 @@ def write_wrapper(modname, functions, openmp):
         maxsyms = max(len(t.names) for t in variants)
         w(f"  PyArrayObject *in[{max(maxargs, 1)}];")
         w(f"  npy_intp sym[{max(maxsyms, 1)}];")
+        w("  int m;")
         for traced in variants:
             sym = traced.symbol
-            w(f"  if (match_{sym}(argv, n, in, sym)) {{")
+            w(f"  if ((m = match_{sym}(argv, n, in, sym)) != 0) {{")
+            w("    if (m < 0) return NULL;")
             w(f"    PyObject *r = run_{sym}(argv, in, sym);")
             w(f"    for (int j = 0; j < {len(traced.export.types)}; ++j) "
               "Py_DECREF(in[j]);")
@@ -775,7 +880,7 @@ def compile_file(args):
     openmp = args.target == "omp"
     functions = {}
     for exp in exports:
-        entry, sizes = trace_export(module, path, exp)
+        entry, sizes, exp = trace_export(module, path, exp)
         variants = functions.setdefault(exp.name, [])
         traced = Traced(exp, entry, f"cpnc_{exp.name}_{len(variants)}", sizes)
         variants.append(traced)

@@ -302,3 +302,41 @@ def test_linalg_in_a_compiled_module(tmp_path):
              "print('ok')\n")
     run = _run_numpy_only(check, tmp_path)
     assert run.stdout.strip() == "ok", run.stdout + run.stderr
+
+
+def test_shape_generic_arguments_that_broadcast(tmp_path):
+    # Two ':' sizes the program broadcasts against each other become one
+    # size at run time: equal, or 1 (that argument is broadcast); other
+    # sizes raise NumPy's ValueError.
+    (tmp_path / "bc.py").write_text(
+        "import cpnumeric as np\n\n"
+        "# cpnc export axpby(float64[:], float64[:], float64, float64)\n"
+        "def axpby(x, y, a, b):\n"
+        "    return a * x + b * y\n\n"
+        "# cpnc export shift_rows(float64[:, :], float64[:])\n"
+        "def shift_rows(A, v):\n"
+        "    return A - v\n")
+    r = _cpnc(["bc.py"], tmp_path)
+    assert r.returncode == 0, r.stderr
+    check = ("import numpy as np, bc\n"
+             "rng = np.random.default_rng(0)\n"
+             "for n in (0, 1, 2, 7, 1000):\n"
+             "    x, y = rng.random(n), rng.random(n)\n"
+             "    np.testing.assert_array_equal(bc.axpby(x, y, 2.0, -0.5), 2.0 * x - 0.5 * y)\n"
+             "    one = rng.random(1)\n"
+             "    np.testing.assert_array_equal(bc.axpby(one, y, 2.0, 3.0), 2.0 * one + 3.0 * y)\n"
+             "    np.testing.assert_array_equal(bc.axpby(x, one, 2.0, 3.0), 2.0 * x + 3.0 * one)\n"
+             "    A = rng.random((3, n))\n"
+             "    np.testing.assert_array_equal(bc.shift_rows(A, y), A - y)\n"
+             "    np.testing.assert_array_equal(bc.shift_rows(A, one), A - one)\n"
+             "np.testing.assert_array_equal(bc.axpby(x[::3], y[::3], 1.5, 2.5), 1.5 * x[::3] + 2.5 * y[::3])\n"
+             "for bad in ((rng.random(3), rng.random(4)), (rng.random(2), rng.random(0))):\n"
+             "    try:\n"
+             "        bc.axpby(*bad, 1.0, 1.0)\n"
+             "    except ValueError as e:\n"
+             "        assert 'broadcast' in str(e), e\n"
+             "    else:\n"
+             "        raise AssertionError('no ValueError')\n"
+             "print('ok')\n")
+    run = _run_numpy_only(check, tmp_path)
+    assert run.stdout.strip() == "ok", run.stdout + run.stderr
