@@ -217,6 +217,8 @@ def run(ops, inputs, outputs, dests, sites):
     # then `A[i, :] = ...`): the chain's first fresh buffer is the output's
     # own destination (no copy into it at the end), when that destination is
     # a new store (not a donated input's); each destination once (`taken`).
+    # An output that a ufunc computes is written by the ufunc into its
+    # destination likewise.
     chain_dest, taken = {}, set()
     for o, d in zip(outputs, dests):
         r = o
@@ -231,6 +233,10 @@ def run(ops, inputs, outputs, dests, sites):
                 if ops[r][0] != "update" or ops[r][1][0] < 0:
                     break
                 r = ops[r][1][0]
+        elif ops[o][0] in ufuncs and ops[o][4] == d.shape and \
+                _dtype(ops[o][5]) == d.dtype and o not in chain_dest and not any(
+                    _np.may_share_memory(d, x) for x in inputs):
+            chain_dest[o] = d  # the ufunc writes its output's store itself
     site = {name: k for k, name in enumerate(sites)}
     status = [0] * ((len(sites) + 9) // 10)
     flags = _Flags()
@@ -262,7 +268,9 @@ def run(ops, inputs, outputs, dests, sites):
                     # values held here would otherwise prevent (a fresh buffer
                     # per op is slower: page faults, caches).
                     out = None
-                    for r in operands:
+                    if i in chain_dest and all(a.dtype == dt for a in args):
+                        out = _take(chain_dest, i, taken)
+                    for r in (operands if out is None else ()):
                         if r >= 0 and last[r] == i and root[r] == r and not compact[r]:
                             c = vals[r]
                             if (ops[r][0] in ufuncs and c.shape == shape and c.dtype == dt

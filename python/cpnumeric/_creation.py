@@ -149,7 +149,15 @@ def arange(start, stop=None, step=None, dtype=None, *, like=None):
         isinstance(v, float) for v in (start, step)) else _np.dtype("i8")
     from . import _ufuncs
     i = ndarray._from_node(idx, (n,), _np.dtype("i8"))
-    r = _ufuncs.add(_ufuncs.multiply(i.astype(calc), step), start)
+    r = i.astype(calc)
+    # start + i * step, as NumPy fills it; with step 1 and start 0 that is i
+    # itself (exact, and +0.0 first as there), without two ops and their
+    # temporaries.
+    if not (type(step) in (int, float) and step == 1):
+        r = _ufuncs.multiply(r, step)
+    if not (type(start) in (int, float) and start == 0
+            and _np.copysign(1.0, start) > 0):
+        r = _ufuncs.add(r, start)
     return r.astype(dt) if r._dtype != dt else r
 
 
