@@ -314,7 +314,7 @@ uint64_t Engine::chooseOffsetArgs(uint64_t shapeKey) {
     family.first = offsets;
     return 0;
   }
-  if (family.disabled)
+  if (family.disabled || family.first.size() != offsets.size())
     return 0;
   std::vector<size_t> moved;
   for (size_t i = 0; i < offsets.size(); ++i)
@@ -344,7 +344,8 @@ uint64_t Engine::chooseOffsetArgs(uint64_t shapeKey) {
   for (size_t i = 0; i < movable.size(); ++i) {
     const TraceOp &op = *movable[i];
     if (!op.offsetArg) {
-      key = hashMix(key, static_cast<uint64_t>(offsets[i]));
+      key = hashMix(hashMix(key, static_cast<uint64_t>(offsets[i])),
+                    static_cast<uint64_t>(i));
       continue;
     }
     const std::vector<int64_t> &sizes =
@@ -354,7 +355,7 @@ uint64_t Engine::chooseOffsetArgs(uint64_t shapeKey) {
                                                   op.iattrs.end()),
                              sizes)
                    .has_value();
-    key = hashMix(key, 0xa4600000ull + box);
+    key = hashMix(hashMix(key, 0xa4600000ull + box), ~static_cast<uint64_t>(i));
   }
   return key;
 }

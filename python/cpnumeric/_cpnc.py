@@ -190,41 +190,56 @@ class Traced:
         self.names = list(sizes)
 
 
-def unify_broadcast(export):
-    """`export` with its ':' dimensions at the same position from the right
-    made one name (axpby(float64[:], float64[:], ...) whose program adds
-    the two), or None when there is nothing to unify. Named dimensions stay
-    as declared."""
-    by_axis, renamed, changed = {}, [], False
-    for t in export.types:
-        shape = list(t.shape)
-        for k in range(1, len(shape) + 1):
-            d = shape[-k]
-            if isinstance(d, str) and d.startswith("_"):
-                name = by_axis.setdefault(k, d)
-                changed |= name != d
-                shape[-k] = name
-        renamed.append(ArgType(t.dtype, tuple(shape)))
-    if not changed:
+def _sizes_named(export):
+    """The dimension names of `export` and the representative sizes of its
+    two traces ({name: size}, {name: size}; distinct primes)."""
+    names = list(dict.fromkeys(d for t in export.types for d in t.shape
+                               if isinstance(d, str)))
+    static = {d for t in export.types for d in t.shape if isinstance(d, int)}
+    primes = [p for p in _PRIMES if p not in static]
+    return names, dict(zip(names, primes)), dict(zip(names, primes[len(names):]))
+
+
+def unify_broadcast(export, message):
+    """`export` with the ':' dimensions named in NumPy's broadcast error
+    `message` (by their representative sizes: "shapes (101,) (103,)") made
+    one name: the program broadcasts them against each other (axpby's
+    `a * x + b * y`). None when the message names no two ':' dimensions."""
+    names, first, _ = _sizes_named(export)
+    by_size = {v: n for n, v in first.items() if n.startswith("_")}
+    at = message.find("shapes")
+    shapes = [[int(x) for x in re.findall(r"\d+", t)]
+              for t in re.findall(r"\(([^)]*)\)", message[at:])] if at >= 0 else []
+    # The sizes that meet at one position from the right and differ.
+    merged = []
+    for k in range(1, max(map(len, shapes), default=0) + 1):
+        here = {sh[-k] for sh in shapes if len(sh) >= k} - {1}
+        if len(here) > 1 and all(v in by_size for v in here):
+            merged = [by_size[v] for v in sorted(here)]
+            break
+    if len(merged) < 2:
         return None
-    names = {d for t in renamed for d in t.shape
-             if isinstance(d, str) and d.startswith("_")}
-    return Export(export.name, renamed, export.where, names)
+    keep = merged[0]
+    renamed = [ArgType(t.dtype, tuple(keep if d in merged else d for d in t.shape))
+               for t in export.types]
+    return Export(export.name, renamed, export.where,
+                  (export.broadcast - set(merged)) | {keep})
 
 
 def trace_export(module, path, export):
     """(the traced entry, representative sizes, the export as compiled:
-    `export`, or its ':' dimensions unified when the program broadcasts
-    them against each other)."""
-    try:
-        entry, sizes = _trace_export(module, path, export)
-    except CpncError as e:
-        unified = unify_broadcast(export)
-        if unified is None or "could not be broadcast" not in str(e):
-            raise
-        entry, sizes = _trace_export(module, path, unified)
-        return entry, sizes, unified
-    return entry, sizes, export
+    `export`, or with the ':' dimensions that the program broadcasts
+    against each other made one size each)."""
+    while True:
+        try:
+            entry, sizes = _trace_export(module, path, export)
+            return entry, sizes, export
+        except CpncError as e:
+            unified = (unify_broadcast(export, str(e))
+                       if "could not be broadcast" in str(e) else None)
+            if unified is None:
+                raise
+            export = unified
 
 
 def _trace_export(module, path, export):
@@ -249,17 +264,12 @@ def _trace_export(module, path, export):
         raise CpncError(f"{export.where}: {export} declares "
                         f"{len(export.types)} arguments; '{export.name}' takes "
                         f"{required} to {len(params)}")
-    names = list(dict.fromkeys(d for t in export.types for d in t.shape
-                               if isinstance(d, str)))
+    names, first, second = _sizes_named(export)
     if not names:
         return _trace(jitted, path, export, {}), {}
     # Shape-generic: trace twice, with two sets of representative sizes; the
     # traces must be equal once sizes are replaced by names, else the program
     # computes something from a dynamic size (a slice, a reshape).
-    static = {d for t in export.types for d in t.shape if isinstance(d, int)}
-    primes = [p for p in _PRIMES if p not in static]
-    first = dict(zip(names, primes))
-    second = dict(zip(names, primes[len(names):]))
     entry = _trace(jitted, path, export, first)
     other = _trace(jitted, path, export, second)
     entry.captured.shape_symbols = {first[n]: i for i, n in enumerate(names)}
@@ -482,13 +492,10 @@ static PyArrayObject *cpnc_match_array(PyObject *o, int typenum, int ndim,
       sym[s] = d; /* the first array with this dimension name sets it */
     else if (sym[s] == d)
       ;
-    else if (bcast[s] && (d == 1 || sym[s] == 1)) {
-      if (sym[s] == 1) /* broadcast: the size that is not 1 */
-        sym[s] = d;
-    } else {
+    else {
       ok = 0;
       if (bcast[s])
-        *mismatch = 1; /* NumPy's broadcast error, not another signature */
+        *mismatch = 1; /* sizes the program broadcasts differ */
     }
   }
   if (!ok) {
@@ -501,32 +508,6 @@ static PyArrayObject *cpnc_match_array(PyObject *o, int typenum, int ndim,
   if (!c)
     PyErr_Clear();
   return c;
-}
-
-/* After every argument matched: an array whose broadcast dimensions are 1
-   where the call's size is not becomes a copy at the full size (the kernel
-   reads contiguous arrays of the symbols' sizes); 0 with an error set. */
-static int cpnc_broadcast_array(PyArrayObject **a, int typenum, int ndim,
-                                const npy_intp *shape, const int *symof,
-                                const npy_intp *sym) {
-  npy_intp full[NPY_MAXDIMS];
-  int needed = 0;
-  for (int i = 0; i < ndim; ++i) {
-    full[i] = symof[i] < 0 ? shape[i] : sym[symof[i]];
-    needed |= PyArray_DIM(*a, i) != full[i];
-  }
-  if (!needed)
-    return 1;
-  PyArrayObject *c = (PyArrayObject *)PyArray_SimpleNew(ndim, full, typenum);
-  if (!c)
-    return 0;
-  if (PyArray_CopyInto(c, *a) < 0) {
-    Py_DECREF(c);
-    return 0;
-  }
-  Py_DECREF(*a);
-  *a = c;
-  return 1;
 }
 
 /* A scalar argument: a Python or NumPy scalar (or 0-d array) that casts to
@@ -635,15 +616,15 @@ def _variant(w, traced):
     w()
     # The matcher: in[i] gets argument i as a contiguous array of its type;
     # sym[s] the size of dimension name s.
-    # Returns 1 (matched), 0 (another signature may), -1 (an error set:
-    # arrays of this signature whose sizes do not broadcast).
+    # Returns 1 (matched) or 0; sets *mismatch when arrays of this signature
+    # have sizes that the program broadcasts against each other but that
+    # differ (NumPy's ValueError if no other signature matches).
     w(f"static int match_{sym}(PyObject *const *argv, Py_ssize_t n, "
-      "PyArrayObject **in, npy_intp *sym) {")
+      "PyArrayObject **in, npy_intp *sym, int *mismatch) {")
     w(f"  if (n != {nargs}) return 0;")
     w(f"  for (int s = 0; s < {len(index)}; ++s) sym[s] = -1;")
     bcast = ", ".join("1" if n in exp.broadcast else "0" for n in traced.names)
     w(f"  static const char bcast[] = {{{bcast or '0'}}};")
-    w("  int mismatch = 0;")
     w("  (void)bcast;")
 
     def shape_tables(t):
@@ -657,29 +638,11 @@ def _variant(w, traced):
         if t.shape:
             shape_tables(t)
             w(f"    in[{i}] = cpnc_match_array(argv[{i}], {_DTYPES[t.dtype]}, "
-              f"{len(t.shape)}, shape, symof, sym, bcast, &mismatch); }}")
+              f"{len(t.shape)}, shape, symof, sym, bcast, mismatch); }}")
         else:
             w(f"  in[{i}] = cpnc_match_scalar(argv[{i}], {_DTYPES[t.dtype]});")
         w(f"  if (!in[{i}]) {{ for (int j = 0; j < {i}; ++j) "
-          "Py_DECREF(in[j]);")
-        w("    if (mismatch) {")
-        w("      PyObject *got = cpnc_describe(argv, n);")
-        w("      if (got) {")
-        w("        PyErr_Format(PyExc_ValueError, " + _c_string(
-            f"{exp.name}(): operands could not be broadcast together (%U); "
-            f"compiled for {exp}") + ", got);")
-        w("        Py_DECREF(got);")
-        w("      }")
-        w("      return -1;")
-        w("    }")
-        w("    return 0; }")
-    for i, t in enumerate(exp.types):
-        if any(d in exp.broadcast for d in t.shape):
-            shape_tables(t)
-            w(f"    if (!cpnc_broadcast_array(&in[{i}], {_DTYPES[t.dtype]}, "
-              f"{len(t.shape)}, shape, symof, sym)) {{")
-            w(f"      for (int j = 0; j < {nargs}; ++j) Py_DECREF(in[j]);")
-            w("      return -1; } }")
+          "Py_DECREF(in[j]); return 0; }")
     w("  return 1;")
     w("}")
     w()
@@ -773,17 +736,26 @@ def write_wrapper(modname, functions, openmp):
         maxsyms = max(len(t.names) for t in variants)
         w(f"  PyArrayObject *in[{max(maxargs, 1)}];")
         w(f"  npy_intp sym[{max(maxsyms, 1)}];")
-        w("  int m;")
+        w("  int mismatch = 0;")
         for traced in variants:
             sym = traced.symbol
-            w(f"  if ((m = match_{sym}(argv, n, in, sym)) != 0) {{")
-            w("    if (m < 0) return NULL;")
+            w(f"  if (match_{sym}(argv, n, in, sym, &mismatch)) {{")
             w(f"    PyObject *r = run_{sym}(argv, in, sym);")
             w(f"    for (int j = 0; j < {len(traced.export.types)}; ++j) "
               "Py_DECREF(in[j]);")
             w("    return r;")
             w("  }")
         w("  PyObject *got = cpnc_describe(argv, n);")
+        w("  if (got && mismatch) {")
+        w("    PyErr_Format(PyExc_ValueError, " + _c_string(
+            f"{fname}(): operands could not be broadcast together (%U): the "
+            "':' sizes the function broadcasts against each other must be "
+            "equal (a size-1 argument is not broadcast by the compiled "
+            "module; export a signature with that size, e.g. float64[1]); "
+            "compiled for:\n" + sigs.replace("%", "%%")) + ", got);")
+        w("    Py_DECREF(got);")
+        w("    return NULL;")
+        w("  }")
         w("  if (got) {")
         w("    PyErr_Format(PyExc_TypeError, "
           + _c_string(f"{fname}(): no compiled signature matches the arguments "

@@ -306,8 +306,9 @@ def test_linalg_in_a_compiled_module(tmp_path):
 
 def test_shape_generic_arguments_that_broadcast(tmp_path):
     # Two ':' sizes the program broadcasts against each other become one
-    # size at run time: equal, or 1 (that argument is broadcast); other
-    # sizes raise NumPy's ValueError.
+    # size (only those: z below keeps its own); at a call they must be
+    # equal, else NumPy's ValueError (a size-1 argument is not broadcast:
+    # it would change what other uses of it compute).
     (tmp_path / "bc.py").write_text(
         "import cpnumeric as np\n\n"
         "# cpnc export axpby(float64[:], float64[:], float64, float64)\n"
@@ -315,7 +316,10 @@ def test_shape_generic_arguments_that_broadcast(tmp_path):
         "    return a * x + b * y\n\n"
         "# cpnc export shift_rows(float64[:, :], float64[:])\n"
         "def shift_rows(A, v):\n"
-        "    return A - v\n")
+        "    return A - v\n\n"
+        "# cpnc export three(float64[:], float64[:], float64[:])\n"
+        "def three(x, y, z):\n"
+        "    return x + y, z * 2, x.sum()\n")
     r = _cpnc(["bc.py"], tmp_path)
     assert r.returncode == 0, r.stderr
     check = ("import numpy as np, bc\n"
@@ -323,20 +327,29 @@ def test_shape_generic_arguments_that_broadcast(tmp_path):
              "for n in (0, 1, 2, 7, 1000):\n"
              "    x, y = rng.random(n), rng.random(n)\n"
              "    np.testing.assert_array_equal(bc.axpby(x, y, 2.0, -0.5), 2.0 * x - 0.5 * y)\n"
-             "    one = rng.random(1)\n"
-             "    np.testing.assert_array_equal(bc.axpby(one, y, 2.0, 3.0), 2.0 * one + 3.0 * y)\n"
-             "    np.testing.assert_array_equal(bc.axpby(x, one, 2.0, 3.0), 2.0 * x + 3.0 * one)\n"
              "    A = rng.random((3, n))\n"
              "    np.testing.assert_array_equal(bc.shift_rows(A, y), A - y)\n"
-             "    np.testing.assert_array_equal(bc.shift_rows(A, one), A - one)\n"
+             "    z = rng.random(n + 3)\n"
+             "    s, t, u = bc.three(x, y, z)\n"
+             "    np.testing.assert_array_equal(s, x + y)\n"
+             "    np.testing.assert_array_equal(t, z * 2)\n"
+             "    np.testing.assert_allclose(u, x.sum())\n"
              "np.testing.assert_array_equal(bc.axpby(x[::3], y[::3], 1.5, 2.5), 1.5 * x[::3] + 2.5 * y[::3])\n"
-             "for bad in ((rng.random(3), rng.random(4)), (rng.random(2), rng.random(0))):\n"
+             "for f, args in ((bc.axpby, (rng.random(3), rng.random(4), 1.0, 1.0)),\n"
+             "                (bc.axpby, (rng.random(1), rng.random(4), 1.0, 1.0)),\n"
+             "                (bc.shift_rows, (rng.random((2, 3)), rng.random(2)))):\n"
              "    try:\n"
-             "        bc.axpby(*bad, 1.0, 1.0)\n"
+             "        f(*args)\n"
              "    except ValueError as e:\n"
              "        assert 'broadcast' in str(e), e\n"
              "    else:\n"
              "        raise AssertionError('no ValueError')\n"
+             "try:\n"
+             "    bc.axpby(rng.random((2, 2)), rng.random(2), 1.0, 1.0)\n"
+             "except TypeError:\n"
+             "    pass\n"
+             "else:\n"
+             "    raise AssertionError('no TypeError')\n"
              "print('ok')\n")
     run = _run_numpy_only(check, tmp_path)
     assert run.stdout.strip() == "ok", run.stdout + run.stderr
