@@ -265,9 +265,6 @@ OwningOpRef<ModuleOp> buildModule(const Trace &trace,
   auto dtypeOf = [&](int32_t r) {
     return r >= 0 ? trace.ops()[r].dtype : trace.inputs()[-r - 1]->dtype;
   };
-  auto shapeOf = [&](int32_t r) -> const std::vector<int64_t> & {
-    return r >= 0 ? trace.ops()[r].shape : trace.inputs()[-r - 1]->shape;
-  };
   // The size of each dynamic dimension, read off the first input that has it.
   std::map<int64_t, Value> sizeOf;
   for (size_t i = 0; i < trace.inputs().size(); ++i)
@@ -283,7 +280,7 @@ OwningOpRef<ModuleOp> buildModule(const Trace &trace,
     st.addTypes(tensorTy(op.shape, op.dtype));
     bool generic =
         anyDynamic(op.shape) || llvm::any_of(op.operands, [&](int32_t r) {
-          return anyDynamic(shapeOf(r));
+          return anyDynamic(trace.operandShape(r));
         });
     auto unsupported = [&](const std::string &what) {
       std::string where =
@@ -295,7 +292,7 @@ OwningOpRef<ModuleOp> buildModule(const Trace &trace,
     };
     if (generic && op.name == "view") {
       std::optional<SmallVector<int64_t>> dims =
-          remapDims(shapeOf(op.operands[0]), op.shape, op.iattrs);
+          remapDims(trace.operandShape(op.operands[0]), op.shape, op.iattrs);
       if (!dims)
         throw unsupported("a slice, reshape or diagonal");
       OperationState remap(st.location, "cpn.remap");

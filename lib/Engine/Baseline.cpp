@@ -34,25 +34,22 @@ static uint64_t windowWork(const Trace &trace) {
       n *= static_cast<uint64_t>(d);
     return n;
   };
-  auto shapeOf = [&](int32_t r) -> const std::vector<int64_t> & {
-    return r >= 0 ? trace.ops()[r].shape : trace.inputs()[-r - 1]->shape;
-  };
   for (const TraceOp &op : trace.ops()) {
     if (op.name == "view")
       continue;
     uint64_t n = numel(op.shape);
     if (op.name == "update") {
-      n = numel(shapeOf(op.operands[1]));
+      n = numel(trace.operandShape(op.operands[1]));
     } else if (op.name == "libcall") {
       for (int32_t r : op.operands)
-        n += numel(shapeOf(r));
+        n += numel(trace.operandShape(r));
     } else if (op.name == "matmul" && op.shape.size() == 2) {
-      const std::vector<int64_t> &a = shapeOf(op.operands[0]);
+      const std::vector<int64_t> &a = trace.operandShape(op.operands[0]);
       n *= a.size() == 2 ? static_cast<uint64_t>(a[1]) : 1;
     } else {
       // A reduction reads more elements than it writes.
       for (int32_t r : op.operands)
-        n = std::max(n, numel(shapeOf(r)));
+        n = std::max(n, numel(trace.operandShape(r)));
     }
     work += n;
   }

@@ -337,9 +337,6 @@ uint64_t Engine::chooseOffsetArgs(uint64_t shapeKey) {
   // each, whether the view is a box of its base there (the lowering's
   // choice, which must hold at every offset the kernel runs with), and the
   // constant offsets.
-  auto shapeOf = [&](int32_t r) -> const std::vector<int64_t> & {
-    return r >= 0 ? ops[r].shape : trace_.inputs()[-r - 1]->shape;
-  };
   uint64_t key = hashMix(shapeKey, 0x0ff5e7a59ull);
   for (size_t i = 0; i < movable.size(); ++i) {
     const TraceOp &op = *movable[i];
@@ -349,8 +346,8 @@ uint64_t Engine::chooseOffsetArgs(uint64_t shapeKey) {
       continue;
     }
     const std::vector<int64_t> &sizes =
-        op.name == "update" ? shapeOf(op.operands[1]) : op.shape;
-    bool box = decomposeView(shapeOf(op.operands[0]), offsets[i],
+        op.name == "update" ? trace_.operandShape(op.operands[1]) : op.shape;
+    bool box = decomposeView(trace_.operandShape(op.operands[0]), offsets[i],
                              std::vector<int64_t>(op.iattrs.begin() + 1,
                                                   op.iattrs.end()),
                              sizes)

@@ -224,18 +224,16 @@ def run(ops, inputs, outputs, dests, sites):
         r = o
         while ops[r][0] == "update" and ops[r][1][0] >= 0:
             r = ops[r][1][0]
-        if (r != o or ops[r][0] == "copy") and ops[o][4] == d.shape and \
-                _dtype(ops[o][5]) == d.dtype and not any(
-                    _np.may_share_memory(d, x) for x in inputs):
+        fits = ops[o][4] == d.shape and _dtype(ops[o][5]) == d.dtype and not any(
+            _np.may_share_memory(d, x) for x in inputs)
+        if fits and (r != o or ops[r][0] == "copy"):
             r = o
             while True:
                 chain_dest[r] = d
                 if ops[r][0] != "update" or ops[r][1][0] < 0:
                     break
                 r = ops[r][1][0]
-        elif ops[o][0] in ufuncs and ops[o][4] == d.shape and \
-                _dtype(ops[o][5]) == d.dtype and o not in chain_dest and not any(
-                    _np.may_share_memory(d, x) for x in inputs):
+        elif fits and ops[o][0] in ufuncs and o not in chain_dest:
             chain_dest[o] = d  # the ufunc writes its output's store itself
     site = {name: k for k, name in enumerate(sites)}
     status = [0] * ((len(sites) + 9) // 10)

@@ -117,6 +117,10 @@ public:
 
   const std::vector<TraceOp> &ops() const { return ops_; }
   const std::vector<NodeRef> &inputs() const { return inputs_; }
+  /// The shape of operand reference `r` (op r's result, or input -r-1).
+  const std::vector<int64_t> &operandShape(int32_t r) const {
+    return r >= 0 ? ops_[r].shape : inputs_[-r - 1]->shape;
+  }
   uint64_t hash() const { return hash_; }
   /// The hash without the element offsets of views and updates: the same
   /// code shape whatever the offsets (see TraceOp::offsetArg).

@@ -58,7 +58,7 @@ bool replaceEmptyResults(IRRewriter &rw, Operation *op) {
 }
 
 struct ConvertCPNToLinalgPass
-    : public cpn::impl::ConvertCPNToLinalgBase<ConvertCPNToLinalgPass> {
+    : public mlir::cpn::impl::ConvertCPNToLinalgBase<ConvertCPNToLinalgPass> {
   using ConvertCPNToLinalgBase::ConvertCPNToLinalgBase;
   void runOnOperation() override {
     SmallVector<Operation *> ops;

@@ -16,6 +16,7 @@
 #define CPN_LIB_CONVERSION_CPNTOLINALG_LOWERINGS_H
 
 #include "cpn/Dialect/CPN/CPNOps.h"
+#include "cpn/Trace/ViewBox.h"
 
 #include "mlir/Dialect/Utils/StructuredOpsUtils.h"
 #include "mlir/IR/AffineMap.h"
@@ -43,14 +44,9 @@ Value buildElementwise(
 LogicalResult lowerElementwise(IRRewriter &rw, Operation *op);
 LogicalResult lowerIota(IRRewriter &rw, IotaOp op);
 
-// Views.cpp; these also serve the updates.
-/// A view expressed per base dimension (cpn/Trace/ViewBox.h): base index j
-/// = offsets[j] + sum over view dims i with owner[i] == j of coeffs[i] * d_i.
-struct BoxView {
-  SmallVector<int64_t> offsets;
-  SmallVector<int64_t> owner;  // base dim of each view dim, -1 if stride 0
-  SmallVector<int64_t> coeffs; // step along that base dim
-};
+// Views.cpp; these also serve the updates. A view per base dimension:
+// cpn/Trace/ViewBox.h, which the Engine shares.
+using BoxView = ::cpn::BoxView;
 std::optional<BoxView> decomposeView(ArrayRef<int64_t> baseShape,
                                      int64_t offset, ArrayRef<int64_t> strides,
                                      ArrayRef<int64_t> sizes);

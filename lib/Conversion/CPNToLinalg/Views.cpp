@@ -10,7 +10,6 @@
 //===----------------------------------------------------------------------===//
 
 #include "Lowerings.h"
-#include "cpn/Trace/ViewBox.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -27,17 +26,10 @@ namespace mlir::cpn::tolinalg {
 std::optional<BoxView> decomposeView(ArrayRef<int64_t> baseShape,
                                      int64_t offset, ArrayRef<int64_t> strides,
                                      ArrayRef<int64_t> sizes) {
-  std::optional<::cpn::BoxView> box = ::cpn::decomposeView(
+  return ::cpn::decomposeView(
       std::vector<int64_t>(baseShape.begin(), baseShape.end()), offset,
       std::vector<int64_t>(strides.begin(), strides.end()),
       std::vector<int64_t>(sizes.begin(), sizes.end()));
-  if (!box)
-    return std::nullopt;
-  BoxView v;
-  v.offsets.assign(box->offsets.begin(), box->offsets.end());
-  v.owner.assign(box->owner.begin(), box->owner.end());
-  v.coeffs.assign(box->coeffs.begin(), box->coeffs.end());
-  return v;
 }
 
 /// The base index where a box view starts in each base dimension: the
