@@ -161,6 +161,99 @@ remapDims(const std::vector<int64_t> &base, const std::vector<int64_t> &shape,
   return dims;
 }
 
+/// A view or update of a shape-generic trace that is a box of its base at
+/// every size (`box`, fitted by cpnc) as tensor.extract_slice or
+/// tensor.insert_slice at run-time offsets and sizes; a view with dimensions
+/// the box does not walk (new or broadcast ones) is then a cpn.remap of the
+/// slice. nullopt for boxes this cannot express: reversed, transposed or
+/// diagonal ones, and writes through broadcast dimensions.
+static std::optional<Value>
+importBox(OpBuilder &b, Location loc, bool update, ValueRange operands,
+          RankedTensorType resultTy, const SizeBox &box,
+          function_ref<OpFoldResult(const SizeExpr &)> sizeValue,
+          function_ref<OpFoldResult(size_t)> resultSize) {
+  Value base = operands[0];
+  auto baseTy = cast<RankedTensorType>(base.getType());
+  size_t k = baseTy.getRank();
+  Value value = update ? operands[1] : Value();
+  auto viewTy =
+      update ? cast<RankedTensorType>(value.getType()) : resultTy;
+  size_t rank = viewTy.getRank();
+  if (box.owner.size() != rank || box.coeffs.size() != rank ||
+      box.starts.size() != k)
+    return std::nullopt;
+  auto viewSize = [&](size_t i) -> OpFoldResult {
+    if (!viewTy.isDynamicDim(i))
+      return b.getIndexAttr(viewTy.getDimSize(i));
+    if (update)
+      return tensor::DimOp::create(b, loc, value, i).getResult();
+    return resultSize(i);
+  };
+  std::vector<int64_t> viewDimOf(k, -1);
+  for (size_t i = 0; i < rank; ++i) {
+    int64_t j = box.owner[i];
+    if (j < 0) {
+      if (update && viewTy.getDimSize(i) != 1)
+        return std::nullopt;
+      continue;
+    }
+    if (j >= static_cast<int64_t>(k) || viewDimOf[j] >= 0 || box.coeffs[i] <= 0)
+      return std::nullopt;
+    viewDimOf[j] = static_cast<int64_t>(i);
+  }
+  // The box's dimensions in base order; base dimensions it does not walk
+  // are size-1 slices, dropped (a rank-reducing slice).
+  SmallVector<OpFoldResult> offsets, sizes, strides;
+  SmallVector<int64_t> packed, packedShape;
+  for (size_t j = 0; j < k; ++j) {
+    offsets.push_back(sizeValue(box.starts[j]));
+    int64_t i = viewDimOf[j];
+    if (i < 0) {
+      sizes.push_back(b.getIndexAttr(1));
+      strides.push_back(b.getIndexAttr(1));
+      continue;
+    }
+    if (!packed.empty() && packed.back() > i)
+      return std::nullopt; // a transposed box
+    packed.push_back(i);
+    sizes.push_back(viewSize(i));
+    strides.push_back(b.getIndexAttr(box.coeffs[i]));
+    packedShape.push_back(viewTy.getDimSize(i));
+  }
+  auto sliceTy = RankedTensorType::get(packedShape, viewTy.getElementType());
+  if (update) {
+    Value src = value;
+    if (packed.size() != rank) { // drop the value's size-1 dimensions
+      SmallVector<OpFoldResult> zeros(rank, b.getIndexAttr(0)),
+          ones(rank, b.getIndexAttr(1)), full;
+      for (size_t i = 0; i < rank; ++i)
+        full.push_back(viewSize(i));
+      src = tensor::ExtractSliceOp::create(b, loc, sliceTy, value, zeros, full,
+                                           ones);
+    }
+    Value r = tensor::InsertSliceOp::create(b, loc, src, base, offsets, sizes,
+                                            strides);
+    if (r.getType() != resultTy)
+      r = tensor::CastOp::create(b, loc, resultTy, r);
+    return r;
+  }
+  Value slice = tensor::ExtractSliceOp::create(b, loc, sliceTy, base, offsets,
+                                               sizes, strides);
+  if (packed.size() == rank)
+    return slice;
+  OperationState remap(loc, "cpn.remap");
+  remap.addOperands(slice);
+  SmallVector<int64_t> dims(rank, -1);
+  for (auto [p, i] : llvm::enumerate(packed))
+    dims[i] = static_cast<int64_t>(p);
+  for (size_t i = 0; i < rank; ++i)
+    if (dims[i] < 0 && resultTy.isDynamicDim(i))
+      remap.addOperands(cast<Value>(resultSize(i)));
+  remap.addTypes(resultTy);
+  remap.addAttribute("dims", b.getDenseI64ArrayAttr(dims));
+  return b.create(remap)->getResult(0);
+}
+
 /// Builds `func.func @kernel(inputs..., outputs...)` from the trace. Outputs
 /// with a donor input (donors[j] >= 0) get no argument of their own: they are
 /// written into the donor's buffer, which is then a writable tensor, so
@@ -174,8 +267,9 @@ OwningOpRef<ModuleOp> buildModule(const Trace &trace,
   OpBuilder b(ctx);
   Location loc = UnknownLoc::get(ctx);
   OwningOpRef<ModuleOp> module = ModuleOp::create(loc);
-  // A dimension whose size is a representative size is dynamic.
-  auto dynamic = [&](int64_t d) { return symbols.count(d) > 0; };
+  // An input dimension whose size is a representative size is dynamic; an
+  // op's dimensions are those cpnc fitted (symbols.shapes).
+  auto dynamic = [&](int64_t d) { return symbols.sizes.count(d) > 0; };
   auto anyDynamic = [&](const std::vector<int64_t> &shape) {
     return llvm::any_of(shape, dynamic);
   };
@@ -187,6 +281,20 @@ OwningOpRef<ModuleOp> buildModule(const Trace &trace,
   };
   auto tensorTy = [&](const std::vector<int64_t> &shape, cpnrt::DType t) {
     return RankedTensorType::get(typeShape(shape), elementType(ctx, t));
+  };
+  auto fitted = [&](int32_t i) -> const std::vector<SizeExpr> * {
+    auto it = symbols.shapes.find(i);
+    return it == symbols.shapes.end() ? nullptr : &it->second;
+  };
+  // The type of op i's result: dynamic where its fitted size is not constant.
+  auto opTensorTy = [&](int32_t i) {
+    const TraceOp &op = trace.ops()[i];
+    SmallVector<int64_t> s(op.shape.begin(), op.shape.end());
+    if (const std::vector<SizeExpr> *exprs = fitted(i))
+      for (auto [d, e] : llvm::zip(s, *exprs))
+        if (!e.isConstant())
+          d = ShapedType::kDynamic;
+    return RankedTensorType::get(s, elementType(ctx, op.dtype));
   };
   auto memrefTy = [&](const std::vector<int64_t> &shape, cpnrt::DType t) {
     // An empty array with an empty inner dimension (0x0, 3x0) gets explicit
@@ -216,9 +324,13 @@ OwningOpRef<ModuleOp> buildModule(const Trace &trace,
   for (size_t j = 0; j < outputs.size(); ++j) {
     if (donors[j] >= 0)
       donated[donors[j]] = true;
-    else
+    else if (symbols.empty())
       argTypes.push_back(memrefTy(trace.ops()[outputs[j]].shape,
                                   trace.ops()[outputs[j]].dtype));
+    else {
+      RankedTensorType t = opTensorTy(outputs[j]);
+      argTypes.push_back(MemRefType::get(t.getShape(), t.getElementType()));
+    }
   }
   // np.errstate: one status word per kFpSitesPerWord checked ops, last.
   static_assert(::cpn::kFpSitesPerWord == mlir::cpn::kFpSitesPerWord);
@@ -266,22 +378,41 @@ OwningOpRef<ModuleOp> buildModule(const Trace &trace,
     return r >= 0 ? trace.ops()[r].dtype : trace.inputs()[-r - 1]->dtype;
   };
   // The size of each dynamic dimension, read off the first input that has it.
-  std::map<int64_t, Value> sizeOf;
+  std::map<int, Value> symbolSize;
   for (size_t i = 0; i < trace.inputs().size(); ++i)
     for (auto [k, d] : llvm::enumerate(trace.inputs()[i]->shape))
-      if (dynamic(d) && !sizeOf.count(d))
-        sizeOf[d] = tensor::DimOp::create(b, loc, inputs[i], k);
-  for (const TraceOp &op : trace.ops()) {
+      if (dynamic(d) && !symbolSize.count(symbols.sizes.at(d)))
+        symbolSize[symbols.sizes.at(d)] =
+            tensor::DimOp::create(b, loc, inputs[i], k);
+  // A fitted size at run time (folded when it is a constant).
+  auto sizeValue = [&](const SizeExpr &e) -> OpFoldResult {
+    if (e.isConstant())
+      return b.getIndexAttr(e.c);
+    Value v = arith::ConstantIndexOp::create(b, loc, e.c);
+    for (auto [s, k] : llvm::enumerate(e.coef)) {
+      if (!k)
+        continue;
+      Value t = symbolSize.at(static_cast<int>(s));
+      if (k != 1)
+        t = arith::MulIOp::create(b, loc, t,
+                                  arith::ConstantIndexOp::create(b, loc, k));
+      v = arith::AddIOp::create(b, loc, v, t);
+    }
+    return v;
+  };
+  auto isDynamic = [](Value v) {
+    return !cast<RankedTensorType>(v.getType()).hasStaticShape();
+  };
+  for (auto [index, op] : llvm::enumerate(trace.ops())) {
     OperationState st(
         op.line ? Location(FileLineColLoc::get(ctx, op.file, op.line, 0)) : loc,
         "cpn." + op.name);
     for (int32_t r : op.operands)
       st.addOperands(operand(r));
-    st.addTypes(tensorTy(op.shape, op.dtype));
-    bool generic =
-        anyDynamic(op.shape) || llvm::any_of(op.operands, [&](int32_t r) {
-          return anyDynamic(trace.operandShape(r));
-        });
+    RankedTensorType resultTy = opTensorTy(static_cast<int32_t>(index));
+    st.addTypes(resultTy);
+    bool generic = !resultTy.hasStaticShape() ||
+                   llvm::any_of(st.operands, isDynamic);
     auto unsupported = [&](const std::string &what) {
       std::string where =
           op.line ? op.file + ":" + std::to_string(op.line) + ": " : "";
@@ -290,26 +421,45 @@ OwningOpRef<ModuleOp> buildModule(const Trace &trace,
           " involving a dimension of any size (':' or a name) cannot be "
           "compiled shape-generic; declare that dimension's size");
     };
+    // The size of result dimension i (dynamic: the fitted one).
+    auto resultSize = [&](size_t i) -> OpFoldResult {
+      if (!resultTy.isDynamicDim(i))
+        return b.getIndexAttr(resultTy.getDimSize(i));
+      return sizeValue(fitted(static_cast<int32_t>(index))->at(i));
+    };
     if (generic && op.name == "view") {
       std::optional<SmallVector<int64_t>> dims =
           remapDims(trace.operandShape(op.operands[0]), op.shape, op.iattrs);
-      if (!dims)
-        throw unsupported("a slice, reshape or diagonal");
-      OperationState remap(st.location, "cpn.remap");
-      remap.addOperands(st.operands);
-      for (auto [i, d] : llvm::enumerate(*dims))
-        if (d < 0 && dynamic(op.shape[i]))
-          remap.addOperands(sizeOf.at(op.shape[i]));
-      remap.addTypes(st.types);
-      remap.addAttribute("dims", b.getDenseI64ArrayAttr(*dims));
-      results.push_back(b.create(remap)->getResult(0));
+      if (dims) {
+        OperationState remap(st.location, "cpn.remap");
+        remap.addOperands(st.operands);
+        for (auto [i, d] : llvm::enumerate(*dims))
+          if (d < 0 && resultTy.isDynamicDim(i))
+            remap.addOperands(cast<Value>(resultSize(i)));
+        remap.addTypes(st.types);
+        remap.addAttribute("dims", b.getDenseI64ArrayAttr(*dims));
+        results.push_back(b.create(remap)->getResult(0));
+        continue;
+      }
+    }
+    if (generic && (op.name == "view" || op.name == "update")) {
+      auto box = symbols.boxes.find(static_cast<int32_t>(index));
+      if (box == symbols.boxes.end())
+        throw unsupported(op.name == "view" ? "a slice, reshape or diagonal"
+                                            : "a write into a view");
+      std::optional<Value> r = importBox(b, st.location, op.name == "update",
+                                         st.operands, resultTy, box->second,
+                                         sizeValue, resultSize);
+      if (!r)
+        throw unsupported(op.name == "view"
+                              ? "a reversed, transposed or diagonal slice"
+                              : "a write into a reversed or transposed slice");
+      results.push_back(*r);
       continue;
     }
-    if (generic &&
-        (op.name == "update" || op.name == "iota" || op.name == "libcall"))
-      throw unsupported(op.name == "iota"      ? "an arange"
-                        : op.name == "libcall" ? "a linear-algebra call"
-                                               : "a write into a slice");
+    if (generic && (op.name == "iota" || op.name == "libcall"))
+      throw unsupported(op.name == "iota" ? "an arange"
+                                          : "a linear-algebra call");
     if (op.name == "view" || op.name == "update") {
       if (op.offsetArg)
         st.addOperands(offsetValues[nextOffset++]);

@@ -21,6 +21,14 @@
 
 #include "cpn/Conversion/Passes.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/Interfaces/ValueBoundsOpInterface.h"
+
 namespace mlir::cpn {
 #define GEN_PASS_DEF_PINGPONGUPDATES
 #include "cpn/Conversion/Passes.h.inc"
@@ -29,20 +37,55 @@ namespace mlir::cpn {
 using namespace mlir;
 
 namespace {
-/// A box of a static shape: offsets and sizes per dimension.
+/// A box of a tensor: offsets and sizes per dimension (constants, or
+/// run-time values in shape-generic kernels).
 struct Box {
-  SmallVector<int64_t> offsets, sizes;
+  SmallVector<OpFoldResult> offsets, sizes;
+};
+
+/// Index arithmetic on constants or values, folded where both are constants.
+struct Index {
+  OpBuilder &b;
+  Location loc;
+  Value value(OpFoldResult v) {
+    if (auto c = getConstantIntValue(v))
+      return arith::ConstantIndexOp::create(b, loc, *c);
+    return cast<Value>(v);
+  }
+  OpFoldResult add(OpFoldResult x, OpFoldResult y) {
+    auto cx = getConstantIntValue(x), cy = getConstantIntValue(y);
+    if (cx && cy)
+      return b.getIndexAttr(*cx + *cy);
+    if (cy && *cy == 0)
+      return x;
+    return arith::AddIOp::create(b, loc, value(x), value(y)).getResult();
+  }
+  OpFoldResult sub(OpFoldResult x, OpFoldResult y) {
+    auto cx = getConstantIntValue(x), cy = getConstantIntValue(y);
+    if (cx && cy)
+      return b.getIndexAttr(*cx - *cy);
+    if (cy && *cy == 0)
+      return x;
+    if (!cx && !cy) // n - (n - 1): a constant the canonicalizer leaves
+      if (FailureOr<int64_t> d = ValueBoundsConstraintSet::computeConstantDelta(
+              cast<Value>(x), cast<Value>(y));
+          succeeded(d))
+        return b.getIndexAttr(*d);
+    return arith::SubIOp::create(b, loc, value(x), value(y)).getResult();
+  }
 };
 
 /// The complement of `inner` in a tensor of `shape`, as disjoint boxes: for
 /// each dimension d, the part before and after `inner` along d, restricted to
 /// `inner`'s extent in the dimensions before d and full in those after.
-SmallVector<Box> complement(ArrayRef<int64_t> shape, const Box &inner) {
+/// Slabs of constant size 0 are left out; run-time sizes may be 0.
+SmallVector<Box> complement(Index &ix, ArrayRef<OpFoldResult> shape,
+                            const Box &inner) {
   SmallVector<Box> out;
   size_t rank = shape.size();
   for (size_t d = 0; d < rank; ++d) {
-    auto slab = [&](int64_t lo, int64_t hi) {
-      if (hi <= lo)
+    auto slab = [&](OpFoldResult lo, OpFoldResult size) {
+      if (auto c = getConstantIntValue(size); c && *c <= 0)
         return;
       Box b;
       for (size_t k = 0; k < rank; ++k) {
@@ -51,16 +94,17 @@ SmallVector<Box> complement(ArrayRef<int64_t> shape, const Box &inner) {
           b.sizes.push_back(inner.sizes[k]);
         } else if (k == d) {
           b.offsets.push_back(lo);
-          b.sizes.push_back(hi - lo);
+          b.sizes.push_back(size);
         } else {
-          b.offsets.push_back(0);
+          b.offsets.push_back(ix.b.getIndexAttr(0));
           b.sizes.push_back(shape[k]);
         }
       }
       out.push_back(std::move(b));
     };
-    slab(0, inner.offsets[d]);
-    slab(inner.offsets[d] + inner.sizes[d], shape[d]);
+    OpFoldResult end = ix.add(inner.offsets[d], inner.sizes[d]);
+    slab(ix.b.getIndexAttr(0), inner.offsets[d]);
+    slab(end, ix.sub(shape[d], end));
   }
   return out;
 }
@@ -75,32 +119,67 @@ linalg::GenericOp stencilProducer(tensor::InsertSliceOp insert) {
       !producer.getDpsInits()[0].getDefiningOp<tensor::EmptyOp>())
     return {};
   Value dest = insert.getDest();
+  auto same = [](ArrayRef<OpFoldResult> x, ArrayRef<OpFoldResult> y) {
+    return x.size() == y.size() &&
+           llvm::all_of(llvm::zip(x, y), [](auto p) {
+             return isEqualConstantIntOrValue(std::get<0>(p), std::get<1>(p));
+           });
+  };
   bool readsNeighbours = false;
   for (Value in : producer.getDpsInputs()) {
     auto slice = in.getDefiningOp<tensor::ExtractSliceOp>();
     if (!slice || slice.getSource() != dest)
       continue;
-    if (slice.getStaticOffsets() != insert.getStaticOffsets() ||
-        slice.getStaticSizes() != insert.getStaticSizes() ||
-        slice.getStaticStrides() != insert.getStaticStrides())
+    if (!same(slice.getMixedOffsets(), insert.getMixedOffsets()) ||
+        !same(slice.getMixedSizes(), insert.getMixedSizes()) ||
+        !same(slice.getMixedStrides(), insert.getMixedStrides()))
       readsNeighbours = true;
   }
   return readsNeighbours ? producer : linalg::GenericOp();
 }
 
+/// What the destination of `insert` is an update of (through a chain of
+/// updates): in shape-generic kernels, the argument's buffer, whose sizes
+/// the box's are computed from (value bounds compare the two).
+Value rootOf(tensor::InsertSliceOp insert) {
+  Value root = insert.getDest();
+  while (auto prev = root.getDefiningOp<tensor::InsertSliceOp>())
+    root = prev.getDest();
+  if (auto arg = root.getDefiningOp<bufferization::ToTensorOp>())
+    root = arg.getBuffer();
+  return root;
+}
+
 /// Whether `insert` updates a box of unit stride covering at least
-/// `minFraction` of a statically shaped destination of the same rank.
+/// `minFraction` of a destination of the same rank. A dynamic dimension
+/// counts as covered where the box's size along it is provably the
+/// destination's minus at most 16 (`u[1:-1]` on any size: shape-generic
+/// kernels); other dynamic boxes are not rewritten.
 bool isLargeBoxUpdate(tensor::InsertSliceOp insert, double minFraction) {
   auto destTy = insert.getDestType();
-  if (!destTy.hasStaticShape() ||
-      insert.getSourceType().getRank() != destTy.getRank() ||
-      ShapedType::isDynamicShape(insert.getStaticOffsets()) ||
-      ShapedType::isDynamicShape(insert.getStaticSizes()) ||
+  if (insert.getSourceType().getRank() != destTy.getRank() ||
       llvm::any_of(insert.getStaticStrides(), [](int64_t s) { return s != 1; }))
     return false;
-  return static_cast<double>(
-             ShapedType::getNumElements(insert.getStaticSizes())) >=
-         minFraction * static_cast<double>(destTy.getNumElements());
+  Value root = rootOf(insert);
+  double covered = 1;
+  for (auto [d, size] : llvm::enumerate(insert.getMixedSizes())) {
+    std::optional<int64_t> n = getConstantIntValue(size);
+    if (!destTy.isDynamicDim(d)) {
+      if (!n)
+        return false;
+      covered *= destTy.getDimSize(d) ? static_cast<double>(*n) /
+                                            destTy.getDimSize(d)
+                                      : 1.0;
+      continue;
+    }
+    if (n)
+      return false;
+    FailureOr<int64_t> delta = ValueBoundsConstraintSet::computeConstantDelta(
+        root, cast<Value>(size), static_cast<int64_t>(d));
+    if (failed(delta) || *delta < 0 || *delta > 16)
+      return false;
+  }
+  return covered >= minFraction;
 }
 
 void rewrite(tensor::InsertSliceOp insert, linalg::GenericOp producer) {
@@ -108,22 +187,30 @@ void rewrite(tensor::InsertSliceOp insert, linalg::GenericOp producer) {
   Location loc = insert.getLoc();
   auto destTy = insert.getDestType();
   Value dest = insert.getDest();
+  Index ix{b, loc};
+  SmallVector<OpFoldResult> shape;
+  SmallVector<Value> dynamicSizes;
+  for (int64_t d = 0; d < destTy.getRank(); ++d) {
+    if (!destTy.isDynamicDim(d)) {
+      shape.push_back(b.getIndexAttr(destTy.getDimSize(d)));
+      continue;
+    }
+    Value root = rootOf(insert);
+    Value n = isa<MemRefType>(root.getType())
+                  ? memref::DimOp::create(b, loc, root, d).getResult()
+                  : tensor::DimOp::create(b, loc, root, d).getResult();
+    shape.push_back(n);
+    dynamicSizes.push_back(n);
+  }
   Value fresh = tensor::EmptyOp::create(b, loc, destTy.getShape(),
-                                        destTy.getElementType());
-  Box inner{SmallVector<int64_t>(insert.getStaticOffsets()),
-            SmallVector<int64_t>(insert.getStaticSizes())};
-  SmallVector<int64_t> ones(destTy.getRank(), 1);
-  for (const Box &slab : complement(destTy.getShape(), inner)) {
-    SmallVector<OpFoldResult> offs =
-        getAsIndexOpFoldResult(b.getContext(), slab.offsets);
-    SmallVector<OpFoldResult> sizes =
-        getAsIndexOpFoldResult(b.getContext(), slab.sizes);
-    SmallVector<OpFoldResult> strides =
-        getAsIndexOpFoldResult(b.getContext(), ones);
-    Value part =
-        tensor::ExtractSliceOp::create(b, loc, dest, offs, sizes, strides);
-    fresh = tensor::InsertSliceOp::create(b, loc, part, fresh, offs, sizes,
-                                          strides);
+                                        destTy.getElementType(), dynamicSizes);
+  Box inner{insert.getMixedOffsets(), insert.getMixedSizes()};
+  SmallVector<OpFoldResult> ones(destTy.getRank(), b.getIndexAttr(1));
+  for (const Box &slab : complement(ix, shape, inner)) {
+    Value part = tensor::ExtractSliceOp::create(b, loc, dest, slab.offsets,
+                                                slab.sizes, ones);
+    fresh = tensor::InsertSliceOp::create(b, loc, part, fresh, slab.offsets,
+                                          slab.sizes, ones);
   }
   insert.getDestMutable().assign(fresh);
 }

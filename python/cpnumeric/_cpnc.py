@@ -190,14 +190,20 @@ class Traced:
         self.names = list(sizes)
 
 
-def _sizes_named(export):
-    """The dimension names of `export` and the representative sizes of its
-    two traces ({name: size}, {name: size}; distinct primes)."""
+def _sizes_named(export, points=2):
+    """The dimension names of `export` and `points` sets of representative
+    sizes for its traces ([{name: size}, ...]; distinct primes, in general
+    position for the affine fit of _fit_model)."""
     names = list(dict.fromkeys(d for t in export.types for d in t.shape
                                if isinstance(d, str)))
     static = {d for t in export.types for d in t.shape if isinstance(d, int)}
     primes = [p for p in _PRIMES if p not in static]
-    return names, dict(zip(names, primes)), dict(zip(names, primes[len(names):]))
+    k = len(names)
+    if k * points > len(primes):
+        raise CpncError(f"{export.where}: {export}: too many dimensions of "
+                        "any size to trace it")
+    return names, [dict(zip(names, primes[t * k:(t + 1) * k]))
+                   for t in range(points)]
 
 
 def unify_broadcast(export, message):
@@ -205,7 +211,7 @@ def unify_broadcast(export, message):
     `message` (by their representative sizes: "shapes (101,) (103,)") made
     one name: the program broadcasts them against each other (axpby's
     `a * x + b * y`). None when the message names no two ':' dimensions."""
-    names, first, _ = _sizes_named(export)
+    names, (first, _) = _sizes_named(export)
     by_size = {v: n for n, v in first.items() if n.startswith("_")}
     at = message.find("shapes")
     shapes = [[int(x) for x in re.findall(r"\d+", t)]
@@ -264,31 +270,149 @@ def _trace_export(module, path, export):
         raise CpncError(f"{export.where}: {export} declares "
                         f"{len(export.types)} arguments; '{export.name}' takes "
                         f"{required} to {len(params)}")
-    names, first, second = _sizes_named(export)
+    names = _sizes_named(export)[0]
     if not names:
         return _trace(jitted, path, export, {}), {}
-    # Shape-generic: trace twice, with two sets of representative sizes; the
-    # traces must be equal once sizes are replaced by names, else the program
-    # computes something from a dynamic size (a slice, a reshape).
-    entry = _trace(jitted, path, export, first)
-    other = _trace(jitted, path, export, second)
+    # Shape-generic: traced at len(names) + 2 sets of representative sizes;
+    # every size and slice start of the traces must be one affine function
+    # of the sizes (fitted on all but one set, checked on that one).
+    _, points = _sizes_named(export, len(names) + 2)
+    entries = [_trace(jitted, path, export, p) for p in points]
+    entry, first = entries[0], points[0]
     entry.captured.shape_symbols = {first[n]: i for i, n in enumerate(names)}
-    try:  # views of dynamic arrays that are slices or reshapes: file:line
+    _fit_model(export, names, points, entries)
+    try:  # what the import cannot express (a reversed slice): file:line
         entry.captured.as_text("cpn")
     except ValueError as e:
         raise CpncError(f"{e} ({export})") from None
-    a, b = _symbolic(entry, first), _symbolic(other, second)
-    if a != b:
-        diff = next((x, y) for x, y in zip(a.splitlines() + [""],
-                                           b.splitlines() + [""]) if x != y)
-        raise CpncError(
-            f"{export.where}: {export}: the program uses the size of a "
-            "dimension of any size (':' or a name) in a way a shape-generic "
-            "kernel cannot express (an arange, reshape or slice of that "
-            f"size); declare the size. First difference: {diff[0]!r} vs "
-            f"{diff[1]!r}")
-    entry.size_consts = _size_constants(export, entry, other, first, second)
+    entry.size_consts = _size_constants(export, entry, entries[1], first,
+                                        points[1])
     return entry, first
+
+
+def _fit(values, points):
+    """(c, [k_s]) with values[t] = c + sum_s k_s * points[t][s] for every t,
+    all integers, or None. Solved exactly on the first len(points[0]) + 1
+    points (in general position), checked on the others."""
+    from fractions import Fraction
+    if all(v == values[0] for v in values):
+        return values[0], [0] * len(points[0])
+    n = len(points[0]) + 1
+    rows = [[Fraction(1)] + [Fraction(x) for x in p] + [Fraction(v)]
+            for p, v in zip(points[:n], values[:n])]
+    for col in range(n):  # Gauss-Jordan elimination
+        pivot = next((r for r in range(col, n) if rows[r][col]), None)
+        if pivot is None:
+            return None
+        rows[col], rows[pivot] = rows[pivot], rows[col]
+        for r in range(n):
+            if r != col and rows[r][col]:
+                f = rows[r][col] / rows[col][col]
+                rows[r] = [a - f * b for a, b in zip(rows[r], rows[col])]
+    sol = [rows[i][n] / rows[i][i] for i in range(n)]
+    if any(x.denominator != 1 for x in sol):
+        return None
+    c, ks = int(sol[0]), [int(x) for x in sol[1:]]
+    if any(c + sum(k * x for k, x in zip(ks, p)) != v
+           for p, v in zip(points, values)):
+        return None
+    return c, ks
+
+
+def _fit_model(export, names, points, entries):
+    """Fits the traces of `entries` (at the sizes `points`) into one
+    shape-generic model: each op's dimensions and each slice's box starts
+    as affine functions of the sizes (given to the first entry's captured
+    trace, cpn::ShapeSymbols), the results' dimensions (entry.result_dims)
+    and the conditions the sizes must meet at a call for the model to be
+    NumPy's slicing (entry.size_guards: (expr, [exprs]): expr >= 0 where
+    every expr of the list is >= 1). Raises CpncError where the traces
+    differ in another way."""
+    entry = entries[0]
+    P = [[p[n] for n in names] for p in points]
+    k = len(names)
+
+    def refuse(where, what):
+        raise CpncError(
+            f"{where}: {export}: the program uses the size of a dimension of "
+            f"any size (':' or a name) in a way a shape-generic kernel cannot "
+            f"express ({what}); declare the size")
+
+    def skeleton(e):
+        return (re.sub(r"\d+", "#", e.captured.as_text("trace")),
+                [o[0] for o in e.outputs], [kd for kd, _ in e.inputs],
+                repr(e.out_skeleton), list(e.mutations))
+    if any(skeleton(e) != skeleton(entry) for e in entries[1:]):
+        refuse(export.where, "the operations traced differ with the sizes")
+    fields = [e.captured.op_fields() for e in entries]
+    unit = [[int(s == t) for t in range(k)] for s in range(k)]
+    # Every dimension of each input (argument or constant) and op: (c, ks).
+    input_dims = []
+    for kind, v in entry.inputs:
+        if kind == "arg":
+            input_dims.append([(0, unit[names.index(d)]) if isinstance(d, str)
+                               else (d, [0] * k)
+                               for d in export.types[v].shape])
+        else:
+            input_dims.append([(d, [0] * k) for d in v.shape])
+    op_dims, shapes, boxes, guards = [], {}, {}, []
+
+    def dims_of(ref):
+        return op_dims[ref] if ref >= 0 else input_dims[-ref - 1]
+
+    def dynamic(dims):
+        return any(any(ks) for _, ks in dims)
+
+    for i, per in enumerate(zip(*fields)):
+        name, operands, shape, iattrs, _, _, file, line = per[0]
+        where = f"{os.path.basename(file)}:{line}" if line else export.where
+        dims = [_fit([f[2][d] for f in per], P) for d in range(len(shape))]
+        if None in dims:
+            refuse(where, "a size that is not the size plus a constant, as "
+                   "that of a slice with a step (x[::2]) or a reshape")
+        op_dims.append(dims)
+        if dynamic(dims):
+            shapes[i] = dims
+            guards += [(e, []) for e in dims if any(e[1])]
+        generic = dynamic(dims) or any(dynamic(dims_of(r)) for r in operands)
+        if name not in ("view", "update") or not generic:
+            if any(f[3] != iattrs for f in per):
+                refuse(where, "an operation whose attributes depend on it")
+            continue
+        found = [f[5] for f in per]
+        if None in found or any(b[1:] != found[0][1:] for b in found):
+            continue  # no box at some size: the import refuses or remaps
+        _, owner, coeffs = found[0]
+        starts = [_fit([b[0][j] for b in found], P)
+                  for j in range(len(found[0][0]))]
+        if None in starts:
+            refuse(where, "a slice whose start is not a constant or the "
+                   "size plus a constant")
+        boxes[i] = (owner, coeffs, starts)
+        # In bounds: each base index the box walks lies in its dimension.
+        view = dims if name == "view" else dims_of(operands[1])
+        base = dims_of(operands[0])
+        for j, (c0, ks0) in enumerate(starts):
+            hi_c, hi_k = c0, list(ks0)
+            for (nc, nk), o, q in zip(view, owner, coeffs):
+                if o == j:  # + q * (n - 1)
+                    hi_c += q * (nc - 1)
+                    hi_k = [a + q * b for a, b in zip(hi_k, nk)]
+            bc, bk = base[j]
+            guards.append(((c0, ks0), view))
+            guards.append(((bc - 1 - hi_c, [a - b for a, b in zip(bk, hi_k)]),
+                           view))
+    entry.captured.set_shape_model(shapes, boxes)
+    results = [[_fit([e.captured.results[r].shape[d] for e in entries], P)
+                for d in range(len(entry.captured.results[r].shape))]
+               for r in range(len(entry.captured.results))]
+    if any(None in dims for dims in results):
+        refuse(export.where, "a result whose size is not the size plus a "
+               "constant")
+    entry.result_dims = results
+    # Only conditions that involve the sizes (the others held when traced).
+    entry.size_guards = [(e, [v for v in when if any(v[1])])
+                         for e, when in guards if any(e[1])]
 
 
 def _size_constants(export, entry, other, first, second):
@@ -325,8 +449,7 @@ def _size_constants(export, entry, other, first, second):
 
 
 # Representative sizes of dynamic dimensions while tracing (distinct primes).
-_PRIMES = [101, 103, 107, 109, 113, 127, 131, 137, 139, 149, 151, 157, 163,
-           167, 173, 179, 181, 191, 193, 197, 199, 211, 223, 227, 229, 233]
+_PRIMES = [p for p in range(101, 400) if all(p % q for q in range(2, 20))]
 
 
 def _trace(jitted, path, export, sizes):
@@ -344,18 +467,6 @@ def _trace(jitted, path, export, sizes):
         raise CpncError(_user_error(path, e)) from None
     finally:
         _core.LOCATIONS = locations
-
-
-def _symbolic(entry, sizes):
-    """The trace and its results' shapes with representative sizes named."""
-    names = {str(v): k for k, v in sizes.items()}
-    text = entry.captured.as_text("trace")
-    text += "\nresults: " + repr([tuple(r.shape) for r in entry.captured.results])
-    text += "\noutputs: " + repr([o[0] for o in entry.outputs])
-    text += "\ninputs: " + repr([k for k, _ in entry.inputs])
-    text += "\nreturns: " + repr(entry.out_skeleton)
-    return re.sub(r"(?<![\d.])\d+(?![\d.])",
-                  lambda m: names.get(m.group(0), m.group(0)), text)
 
 
 # -- the C wrapper ---------------------------------------------------------------
@@ -602,6 +713,13 @@ static PyObject *cpnc_describe(PyObject *const *argv, Py_ssize_t n) {
 """
 
 
+def _c_size(e):
+    """A fitted size (c, [k_s]) as a C expression of the sizes sym[s]."""
+    c, ks = e
+    terms = [f"{k} * sym[{s}]" for s, k in enumerate(ks) if k]
+    return "(" + " + ".join([str(c)] + terms) + ")" if terms else str(c)
+
+
 def _variant(w, traced):
     """The matcher and runner of one compiled signature. Static kernels take
     one pointer per array; shape-generic ones (dimension names) a memref
@@ -611,7 +729,6 @@ def _variant(w, traced):
     nargs = len(exp.types)
     sym = traced.symbol
     index = {n: i for i, n in enumerate(traced.names)}
-    symbol_of_size = {v: index[n] for n, v in traced.sizes.items()}
     w(f"void {sym}(void **slots);")
     w()
     # The matcher: in[i] gets argument i as a contiguous array of its type;
@@ -643,6 +760,13 @@ def _variant(w, traced):
             w(f"  in[{i}] = cpnc_match_scalar(argv[{i}], {_DTYPES[t.dtype]});")
         w(f"  if (!in[{i}]) {{ for (int j = 0; j < {i}; ++j) "
           "Py_DECREF(in[j]); return 0; }")
+    # The sizes must be large enough for the slices the kernel takes (at
+    # smaller ones NumPy clips them): else *mismatch = 2.
+    for e, when in getattr(entry, "size_guards", []):
+        cond = " && ".join([f"{_c_size(v)} >= 1" for v in when] +
+                           [f"{_c_size(e)} < 0"])
+        w(f"  if ({cond}) {{ *mismatch = 2; for (int j = 0; j < {nargs}; "
+          "++j) Py_DECREF(in[j]); return 0; }")
     w("  return 1;")
     w("}")
     w()
@@ -670,8 +794,8 @@ def _variant(w, traced):
             arrays.append((f"(void *){csym}", [str(d) for d in data.shape]))
     results = captured.results
     nout = len(results)
-    out_dims = [[f"sym[{symbol_of_size[d]}]" if d in symbol_of_size else str(d)
-                 for d in node.shape] for node in results]
+    out_dims = [[_c_size(e) for e in dims] for dims in entry.result_dims] \
+        if index else [[str(d) for d in node.shape] for node in results]
     arrays += [(f"PyArray_DATA(out[{k}])", dims) for k, dims in enumerate(out_dims)]
     descriptors = bool(index)
     slots = sum(3 + 2 * len(dims) if descriptors else 1 for _, dims in arrays)
@@ -746,6 +870,15 @@ def write_wrapper(modname, functions, openmp):
             w("    return r;")
             w("  }")
         w("  PyObject *got = cpnc_describe(argv, n);")
+        w("  if (got && mismatch == 2) {")
+        w("    PyErr_Format(PyExc_ValueError, " + _c_string(
+            f"{fname}(): the arguments' sizes (%U) are too small for the "
+            "slices of the compiled shape-generic kernel (NumPy would clip "
+            "them); export a signature with these sizes too; compiled "
+            "for:\n" + sigs.replace("%", "%%")) + ", got);")
+        w("    Py_DECREF(got);")
+        w("    return NULL;")
+        w("  }")
         w("  if (got && mismatch) {")
         w("    PyErr_Format(PyExc_ValueError, " + _c_string(
             f"{fname}(): operands could not be broadcast together (%U): the "

@@ -9,10 +9,14 @@
 #include "bindings.h"
 #include "cpnrt/Blas.h"
 #include "cpnrt/TaskGraph.h"
+#include "cpn/Trace/ViewBox.h"
 
 #include <pybind11/stl.h>
 
 namespace py = pybind11;
+
+/// A cpn::SizeExpr as Python passes it: (c, coefficients).
+using Affine = std::pair<int64_t, std::vector<int64_t>>;
 
 /// A binding that sets one of the Engine's options and returns its old value.
 template <typename T>
@@ -83,9 +87,70 @@ void initCompiler(py::module_ &m) {
       "A function's whole trace, compiled once (see cpnumeric.jit).")
       .def_readonly("inputs", &cpn::CapturedTrace::inputs)
       .def_readonly("results", &cpn::CapturedTrace::results)
-      .def_readwrite("shape_symbols", &cpn::CapturedTrace::shapeSymbols,
-                     "{representative size: dimension number}: dimensions "
-                     "of these sizes are dynamic in object() and as_text()")
+      .def_property(
+          "shape_symbols",
+          [](const cpn::CapturedTrace &c) { return c.shapeSymbols.sizes; },
+          [](cpn::CapturedTrace &c, std::map<int64_t, int> sizes) {
+            c.shapeSymbols.sizes = std::move(sizes);
+          },
+          "{representative size: dimension number}: input dimensions of "
+          "these sizes are dynamic in object() and as_text()")
+      .def(
+          "set_shape_model",
+          [](cpn::CapturedTrace &c, const std::map<int32_t, std::vector<Affine>> &shapes,
+             const std::map<int32_t, std::tuple<std::vector<int64_t>,
+                                                std::vector<int64_t>,
+                                                std::vector<Affine>>> &boxes) {
+            auto expr = [](const Affine &a) {
+              return cpn::SizeExpr{a.first, a.second};
+            };
+            c.shapeSymbols.shapes.clear();
+            c.shapeSymbols.boxes.clear();
+            for (const auto &[i, dims] : shapes)
+              for (const Affine &a : dims)
+                c.shapeSymbols.shapes[i].push_back(expr(a));
+            for (const auto &[i, box] : boxes) {
+              cpn::SizeBox &to = c.shapeSymbols.boxes[i];
+              to.owner = std::get<0>(box);
+              to.coeffs = std::get<1>(box);
+              for (const Affine &a : std::get<2>(box))
+                to.starts.push_back(expr(a));
+            }
+          },
+          py::arg("shapes"), py::arg("boxes"),
+          "cpnc's fit of a shape-generic trace: {op: [(c, coefs) per "
+          "dimension]} and {op: (owner, coeffs, [(c, coefs) per base "
+          "dimension])} for its views and updates (cpn::ShapeSymbols).")
+      .def(
+          "op_fields",
+          [](const cpn::CapturedTrace &c) {
+            py::list out;
+            const cpn::Trace &t = c.trace;
+            for (const cpn::TraceOp &op : t.ops()) {
+              py::object box = py::none();
+              if (cpn::hasViewOffset(op) && !op.operands.empty()) {
+                std::vector<int64_t> sizes =
+                    op.name == "view" ? op.shape
+                    : op.operands.size() > 1
+                        ? t.operandShape(op.operands[1])
+                        : std::vector<int64_t>();
+                std::optional<cpn::BoxView> v = cpn::decomposeView(
+                    t.operandShape(op.operands[0]), op.iattrs[0],
+                    std::vector<int64_t>(op.iattrs.begin() + 1,
+                                         op.iattrs.end()),
+                    sizes);
+                if (v)
+                  box = py::make_tuple(v->offsets, v->owner, v->coeffs);
+              }
+              out.append(py::make_tuple(op.name, op.operands, op.shape,
+                                        op.iattrs, op.sattr, box, op.file,
+                                        op.line));
+            }
+            return out;
+          },
+          "Per op: (name, operands, shape, iattrs, sattr, box or None, file, "
+          "line); box is a view's or update's (offsets, owner, coeffs) per "
+          "base dimension (cpn/Trace/ViewBox.h).")
       .def("call", &cpn::CapturedTrace::call, py::arg("args"),
            "Runs the compiled trace on new inputs; returns the new results.")
       .def(

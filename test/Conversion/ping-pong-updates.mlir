@@ -83,3 +83,72 @@ func.func @column(%p: tensor<8x8xf64>) -> tensor<8x8xf64> {
   %r = tensor.insert_slice %f into %p[0, 7] [8, 1] [1, 1] : tensor<8x1xf64> into tensor<8x8xf64>
   return %r : tensor<8x8xf64>
 }
+
+// -----
+
+// The same stencil on a grid of any size (a shape-generic cpnc kernel): the
+// interior's sizes are the grid's minus 2 (value bounds prove it through the
+// argument's buffer), so the border slabs get run-time offsets and sizes.
+// CHECK-LABEL: func @stencil_any_size
+// CHECK: tensor.empty(%{{.+}}, %{{.+}}) : tensor<?x?xf64>
+// CHECK: %[[N:.+]] = memref.dim %arg0, %c0
+// CHECK: %[[M:.+]] = memref.dim %arg0, %c1
+// CHECK: tensor.empty(%[[N]], %[[M]]) : tensor<?x?xf64>
+// CHECK: tensor.extract_slice %[[U:.+]][0, 0] [1, %[[M]]]
+// CHECK: tensor.extract_slice %[[U]][%{{.+}}, 0] [1, %[[M]]]
+// CHECK: tensor.extract_slice %[[U]][1, 0] [%{{.+}}, 1]
+// CHECK: tensor.extract_slice %[[U]][1, %{{.+}}] [%{{.+}}, 1]
+// CHECK: linalg.generic
+// CHECK: tensor.insert_slice %{{.+}} into %{{.+}}[1, 1]
+// BUF-LABEL: func @stencil_any_size
+// BUF: memref.alloc({{.*}}) {{.*}} : memref<?x?xf64>
+// BUF-NOT: memref.alloc
+// BUF: linalg.generic
+// BUF-NOT: memref.copy
+#m2 = affine_map<(d0, d1) -> (d0, d1)>
+func.func @stencil_any_size(%arg: memref<?x?xf64>) -> tensor<?x?xf64> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %cm2 = arith.constant -2 : index
+  %u = bufferization.to_tensor %arg restrict : memref<?x?xf64> to tensor<?x?xf64>
+  %n = memref.dim %arg, %c0 : memref<?x?xf64>
+  %m = memref.dim %arg, %c1 : memref<?x?xf64>
+  %n2 = arith.addi %n, %cm2 : index
+  %m2 = arith.addi %m, %cm2 : index
+  %up = tensor.extract_slice %u[0, 1] [%n2, %m2] [1, 1] : tensor<?x?xf64> to tensor<?x?xf64>
+  %right = tensor.extract_slice %u[1, 2] [%n2, %m2] [1, 1] : tensor<?x?xf64> to tensor<?x?xf64>
+  %e = tensor.empty(%n2, %m2) : tensor<?x?xf64>
+  %f = linalg.generic {indexing_maps = [#m2, #m2, #m2], iterator_types = ["parallel", "parallel"]}
+      ins(%up, %right : tensor<?x?xf64>, tensor<?x?xf64>) outs(%e : tensor<?x?xf64>) {
+  ^bb0(%a: f64, %b: f64, %o: f64):
+    %s = arith.addf %a, %b : f64
+    linalg.yield %s : f64
+  } -> tensor<?x?xf64>
+  %r = tensor.insert_slice %f into %u[1, 1] [%n2, %m2] [1, 1] : tensor<?x?xf64> into tensor<?x?xf64>
+  return %r : tensor<?x?xf64>
+}
+
+// -----
+
+// A row of a grid of any size (u[1:2, :] = f(u[0:1, :])): its size along the
+// first dimension is not the grid's minus a few, so the pass leaves it alone.
+// CHECK-LABEL: func @row_any_size
+// BUF-LABEL: func @row_any_size
+// CHECK-NOT: tensor.empty(%{{.*}}, %
+// CHECK: return
+#m3 = affine_map<(d0, d1) -> (d0, d1)>
+func.func @row_any_size(%arg: memref<?x?xf64>) -> tensor<?x?xf64> {
+  %c1 = arith.constant 1 : index
+  %u = bufferization.to_tensor %arg restrict : memref<?x?xf64> to tensor<?x?xf64>
+  %m = memref.dim %arg, %c1 : memref<?x?xf64>
+  %top = tensor.extract_slice %u[0, 0] [1, %m] [1, 1] : tensor<?x?xf64> to tensor<1x?xf64>
+  %e = tensor.empty(%m) : tensor<1x?xf64>
+  %f = linalg.generic {indexing_maps = [#m3, #m3], iterator_types = ["parallel", "parallel"]}
+      ins(%top : tensor<1x?xf64>) outs(%e : tensor<1x?xf64>) {
+  ^bb0(%a: f64, %o: f64):
+    %s = arith.addf %a, %a : f64
+    linalg.yield %s : f64
+  } -> tensor<1x?xf64>
+  %r = tensor.insert_slice %f into %u[1, 0] [1, %m] [1, 1] : tensor<1x?xf64> into tensor<?x?xf64>
+  return %r : tensor<?x?xf64>
+}

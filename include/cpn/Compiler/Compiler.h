@@ -16,11 +16,39 @@
 
 namespace cpn {
 
-/// Shape-generic kernels (cpnc signatures with `:` dimensions): the trace was
-/// recorded with a distinct representative size for each dynamic dimension
-/// (keys; values number the dimensions). Every dimension of that size is
-/// dynamic in the compiled code. Empty: all dimensions are static.
-using ShapeSymbols = std::map<int64_t, int>;
+/// An integer of a shape-generic trace as an affine function of the dynamic
+/// sizes: c + sum over s of coef[s] * (the size of dimension s).
+struct SizeExpr {
+  int64_t c = 0;
+  std::vector<int64_t> coef;
+  bool isConstant() const {
+    for (int64_t k : coef)
+      if (k)
+        return false;
+    return true;
+  }
+};
+
+/// A view or update of a shape-generic trace that is a box of its base at
+/// every size: decomposeView's owner and coeffs (the same at every size) and
+/// where the box starts in each base dimension.
+struct SizeBox {
+  std::vector<int64_t> owner, coeffs;
+  std::vector<SizeExpr> starts;
+};
+
+/// Shape-generic kernels (cpnc signatures with `:` dimensions). cpnc records
+/// the trace with a distinct representative size for each dynamic dimension
+/// of the inputs (`sizes`: size -> dimension number) and fits, from traces
+/// at several sizes, each op's dimensions (`shapes`, the ops with a dynamic
+/// one) and the boxes of its slices (`boxes`: `u[1:-1, 2:]`) as affine
+/// functions of those sizes. Empty: all dimensions are static.
+struct ShapeSymbols {
+  std::map<int64_t, int> sizes;
+  std::map<int32_t, std::vector<SizeExpr>> shapes;
+  std::map<int32_t, SizeBox> boxes;
+  bool empty() const { return sizes.empty(); }
+};
 
 /// Settings that the Python registry of CPN_* variables passes down.
 struct CompilerOptions {

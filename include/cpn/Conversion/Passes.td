@@ -105,7 +105,9 @@ def PingPongUpdates : Pass<"cpn-ping-pong-updates", "ModuleOp"> {
     values the update overwrites, so bufferization computes f into a
     temporary and copies it back (two passes). For such an
     `tensor.insert_slice` of a linalg result that reads its destination
-    through shifted slices, and covers at least `min-fraction` of it, the
+    through shifted slices, and covers at least `min-fraction` of it (in a
+    dynamic dimension: a size provably the destination's minus at most 16,
+    as `u[1:-1]` in a shape-generic kernel), the
     pass copies the border of the destination into a new tensor and inserts
     into that instead: `eliminate-empty-tensors` then writes f straight into
     the new buffer's interior. Chains of updates alternate between two pooled
