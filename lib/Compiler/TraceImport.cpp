@@ -165,8 +165,9 @@ remapDims(const std::vector<int64_t> &base, const std::vector<int64_t> &shape,
 /// every size (`box`, fitted by cpnc) as tensor.extract_slice or
 /// tensor.insert_slice at run-time offsets and sizes; a view with dimensions
 /// the box does not walk (new or broadcast ones) is then a cpn.remap of the
-/// slice. nullopt for boxes this cannot express: reversed, transposed or
-/// diagonal ones, and writes through broadcast dimensions.
+/// slice (which also transposes: `A[1:, :-1].T`). nullopt for boxes this
+/// cannot express: reversed or diagonal ones, and writes through broadcast
+/// dimensions.
 static std::optional<Value>
 importBox(OpBuilder &b, Location loc, bool update, ValueRange operands,
           RankedTensorType resultTy, const SizeBox &box,
@@ -213,17 +214,27 @@ importBox(OpBuilder &b, Location loc, bool update, ValueRange operands,
       strides.push_back(b.getIndexAttr(1));
       continue;
     }
-    if (!packed.empty() && packed.back() > i)
-      return std::nullopt; // a transposed box
     packed.push_back(i);
     sizes.push_back(viewSize(i));
     strides.push_back(b.getIndexAttr(box.coeffs[i]));
     packedShape.push_back(viewTy.getDimSize(i));
   }
   auto sliceTy = RankedTensorType::get(packedShape, viewTy.getElementType());
+  bool inOrder = llvm::is_sorted(packed);
+  auto remapOf = [&](Value v, RankedTensorType ty, ArrayRef<int64_t> dims,
+                     ValueRange sizes) {
+    OperationState remap(loc, "cpn.remap");
+    remap.addOperands(v);
+    remap.addOperands(sizes);
+    remap.addTypes(ty);
+    remap.addAttribute("dims", b.getDenseI64ArrayAttr(dims));
+    return b.create(remap)->getResult(0);
+  };
   if (update) {
     Value src = value;
-    if (packed.size() != rank) { // drop the value's size-1 dimensions
+    if (!inOrder) // transposed into the base's order (size-1 dims dropped)
+      src = remapOf(value, sliceTy, packed, ValueRange());
+    else if (packed.size() != rank) { // drop the value's size-1 dimensions
       SmallVector<OpFoldResult> zeros(rank, b.getIndexAttr(0)),
           ones(rank, b.getIndexAttr(1)), full;
       for (size_t i = 0; i < rank; ++i)
@@ -239,19 +250,18 @@ importBox(OpBuilder &b, Location loc, bool update, ValueRange operands,
   }
   Value slice = tensor::ExtractSliceOp::create(b, loc, sliceTy, base, offsets,
                                                sizes, strides);
-  if (packed.size() == rank)
+  if (inOrder && packed.size() == rank)
     return slice;
-  OperationState remap(loc, "cpn.remap");
-  remap.addOperands(slice);
+  // New, broadcast and transposed dimensions: result dim i walks the slice's
+  // dim p where packed[p] == i.
   SmallVector<int64_t> dims(rank, -1);
   for (auto [p, i] : llvm::enumerate(packed))
     dims[i] = static_cast<int64_t>(p);
+  SmallVector<Value> newSizes;
   for (size_t i = 0; i < rank; ++i)
     if (dims[i] < 0 && resultTy.isDynamicDim(i))
-      remap.addOperands(cast<Value>(resultSize(i)));
-  remap.addTypes(resultTy);
-  remap.addAttribute("dims", b.getDenseI64ArrayAttr(dims));
-  return b.create(remap)->getResult(0);
+      newSizes.push_back(cast<Value>(resultSize(i)));
+  return remapOf(slice, resultTy, dims, newSizes);
 }
 
 /// Builds `func.func @kernel(inputs..., outputs...)` from the trace. Outputs
@@ -452,8 +462,9 @@ OwningOpRef<ModuleOp> buildModule(const Trace &trace,
                                          sizeValue, resultSize);
       if (!r)
         throw unsupported(op.name == "view"
-                              ? "a reversed, transposed or diagonal slice"
-                              : "a write into a reversed or transposed slice");
+                              ? "a reversed or diagonal slice"
+                              : "a write into a reversed slice or through a "
+                                "broadcast one");
       results.push_back(*r);
       continue;
     }
