@@ -72,6 +72,41 @@ Value powC(OpBuilder &b, Location loc, Value z, Value w) {
   Value r = sel(b, loc, isZero(z), zeroBase, general);
   return sel(b, loc, isZero(w), cstC(b, loc, t, 1.0, 0.0), r);
 }
+/// NumPy's complex division (Smith's method; a zero divisor divides each
+/// part by |re(y)|, so (2+0.25j) / -0.0 is inf+infj as in NumPy).
+Value divC(OpBuilder &b, Location loc, Value x, Value y) {
+  Value a = re(b, loc, x), bb = im(b, loc, x), c = re(b, loc, y),
+        d = im(b, loc, y);
+  auto mul = [&](Value p, Value q) {
+    return arith::MulFOp::create(b, loc, p, q).getResult();
+  };
+  auto add = [&](Value p, Value q) {
+    return arith::AddFOp::create(b, loc, p, q).getResult();
+  };
+  auto sub = [&](Value p, Value q) {
+    return arith::SubFOp::create(b, loc, p, q).getResult();
+  };
+  auto div = [&](Value p, Value q) {
+    return arith::DivFOp::create(b, loc, p, q).getResult();
+  };
+  Value ac = math::AbsFOp::create(b, loc, c), ad = math::AbsFOp::create(b, loc, d);
+  Value one = cstF(b, loc, a.getType(), 1.0), zero = cstF(b, loc, a.getType(), 0.0);
+  // |c| >= |d|: rat = d/c, scl = 1/(c + d rat).
+  Value rat1 = div(d, c), scl1 = div(one, add(c, mul(d, rat1)));
+  Value r1 = mul(add(a, mul(bb, rat1)), scl1), i1 = mul(sub(bb, mul(a, rat1)), scl1);
+  // |c| < |d|: rat = c/d, scl = 1/(d + c rat).
+  Value rat2 = div(c, d), scl2 = div(one, add(d, mul(c, rat2)));
+  Value r2 = mul(add(mul(a, rat2), bb), scl2), i2 = mul(sub(mul(bb, rat2), a), scl2);
+  // y == 0.
+  Value r0 = div(a, ac), i0 = div(bb, ac);
+  Value isZero = arith::AndIOp::create(
+      b, loc, cmpF(b, loc, CmpFPredicate::OEQ, ac, zero),
+      cmpF(b, loc, CmpFPredicate::OEQ, ad, zero));
+  Value first = cmpF(b, loc, CmpFPredicate::OGE, ac, ad);
+  Value r = sel(b, loc, first, sel(b, loc, isZero, r0, r1), r2);
+  Value i = sel(b, loc, first, sel(b, loc, isZero, i0, i1), i2);
+  return mkC(b, loc, x.getType(), r, i);
+}
 } // namespace
 
 Value scalar::emitComplexUnary(OpBuilder &b, Location loc, StringRef name,
@@ -101,8 +136,23 @@ Value scalar::emitComplexUnary(OpBuilder &b, Location loc, StringRef name,
     return complex::ExpOp::create(b, loc, z);
   if (name == "exp2")
     return complex::ExpOp::create(b, loc, scaleC(b, loc, z, std::log(2.0)));
-  if (name == "expm1")
-    return complex::Expm1Op::create(b, loc, z);
+  if (name == "expm1") {
+    // NumPy's nc_expm1: expm1(x) cos(y) - 2 sin(y/2)^2 + i exp(x) sin(y)
+    // (expm1(inf+0j) is inf+nanj there; complex.expm1 gives inf+0j).
+    Value x = re(b, loc, z), y = im(b, loc, z);
+    Type ft = x.getType();
+    Value h = math::SinOp::create(
+        b, loc, arith::MulFOp::create(b, loc, y, cstF(b, loc, ft, 0.5)));
+    Value r = arith::SubFOp::create(
+        b, loc,
+        arith::MulFOp::create(b, loc, math::ExpM1Op::create(b, loc, x),
+                              math::CosOp::create(b, loc, y)),
+        arith::MulFOp::create(b, loc, cstF(b, loc, ft, 2.0),
+                              arith::MulFOp::create(b, loc, h, h)));
+    Value i = arith::MulFOp::create(b, loc, math::ExpOp::create(b, loc, x),
+                                    math::SinOp::create(b, loc, y));
+    return mkC(b, loc, t, r, i);
+  }
   if (name == "log")
     return complex::LogOp::create(b, loc, z);
   if (name == "log1p")
@@ -150,7 +200,7 @@ Value scalar::emitComplexBinary(OpBuilder &b, Location loc, StringRef name,
     return mkC(b, loc, x.getType(), r, i);
   }
   if (name == "divide")
-    return complex::DivOp::create(b, loc, x, y);
+    return divC(b, loc, x, y);
   if (name == "power")
     return powC(b, loc, x, y);
   if (name == "equal")

@@ -159,6 +159,16 @@ Value scalar::emitIntBinary(OpBuilder &b, Location loc, StringRef name, Value x,
     if (isBool) // True ** anything is True; False ** 0 is True.
       return arith::OrIOp::create(
           b, loc, x, arith::XOrIOp::create(b, loc, y, cstI(b, loc, t, 1)));
+    if (isUnsigned) { // exponents with the top bit set are not negative:
+      // the power in twice the width (exponent >= 0 there), truncated, is the
+      // power modulo 2^width, as NumPy's repeated multiplication gives.
+      unsigned width = t.getIntOrFloatBitWidth();
+      Type wide = IntegerType::get(b.getContext(), 2 * width);
+      Value p = math::IPowIOp::create(
+          b, loc, arith::ExtUIOp::create(b, loc, wide, x),
+          arith::ExtUIOp::create(b, loc, wide, y));
+      return arith::TruncIOp::create(b, loc, t, p);
+    }
     return math::IPowIOp::create(b, loc, x, y);
   }
   if (name == "maximum" || name == "fmax")

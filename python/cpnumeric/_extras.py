@@ -128,10 +128,8 @@ def angle(z, deg=False):
     z = _as(z)
     if z._dtype.kind == "c":
         r = _ufuncs.arctan2(z.imag, z.real)
-    else:
-        z = _float(z)
-        from ._creation import zeros
-        r = _ufuncs.arctan2(zeros(z._shape, z._dtype), z)
+    else:  # NumPy's arctan2(0, z): the Python 0 is weak (int16 -> float32)
+        r = _ufuncs.arctan2(0, z)
     return _ufuncs.multiply(r, 180 / _np.pi) if deg else r
 
 

@@ -69,8 +69,11 @@ def reduce(kind, a, axis=None, dtype=None, out=None, keepdims=False, initial=Non
             # NumPy converts initial to the loop's dtype first, as setitem
             # does: bool(-5) is True, -1 into uint64 an OverflowError.
             initial = _core.pack_scalar(initial, rdt)
-        if rdt == _np.float16 and kind in ("sum", "prod"):
-            # NumPy's half loops accumulate in float32 and round once.
+        if rdt == _np.float16 and kind in ("sum", "prod") and (
+                kind == "sum" or not axes or (a.ndim - 1) in axes):
+            # NumPy's half loops accumulate in float32 along the inner axis
+            # and round once; a product over outer axes only multiplies
+            # whole rows in float16, rounding (and overflowing) at each step.
             r = reduce(kind, a, axis, _np.float32, None, keepdims, initial, where)
             return _core.store_out(r.astype(rdt), out)
         acc = a._node_as(a._shape, rdt)

@@ -119,6 +119,8 @@ def searchsorted(a, v, side="left", sorter=None):
         raise ValueError("object too deep for desired array")
     if side not in ("left", "right"):
         raise ValueError(f"side must be 'left' or 'right' (got {side!r})")
+    if type(v) is int and not -2**63 <= v < 2**64:
+        v = float(v)  # NumPy compares it exactly; no element is as large
     v = _as(v)
     if eager([a, v]) and sorter is None:
         return wrap(_np.searchsorted(a._eager(), v._eager(), side=side))
@@ -172,6 +174,8 @@ def _scan(name, a, axis, dtype, out):
         a, axis = _manip.ravel(a), 0
     if a.ndim == 0:
         a = a.reshape(1)
+    if dt.kind == "b":  # NumPy's add of bools is or, multiply is and
+        name = {"cumsum": "cummax", "cumprod": "cummin"}.get(name, name)
     r = _sort_rows(a.astype(dt, copy=False), axis, name, dt)
     return _core.store_out(r, out)
 

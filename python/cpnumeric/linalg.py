@@ -37,6 +37,9 @@ SVDResult = collections.namedtuple("SVDResult", ["U", "S", "Vh"])
 
 def _float_dtype(*arrays):
     """NumPy's linalg result type: integers and bool compute in float64."""
+    for a in arrays:  # NumPy checks each operand (float16 with float64 too)
+        if a._dtype == _np.float16:
+            raise TypeError("array type float16 is unsupported in linalg")
     dt = _np.result_type(*[a._dtype for a in arrays])
     if dt.kind in "biu":
         return _np.dtype(_np.float64)

@@ -269,3 +269,73 @@ def test_jit_returns_namedtuples():
     numpy.testing.assert_allclose(numpy.asarray(sl.logabsdet), want.logabsdet, rtol=1e-12)
     numpy.testing.assert_allclose(numpy.asarray(eh.eigenvalues),
                                   numpy.linalg.eigh(x).eigenvalues, rtol=1e-10)
+
+
+# -- seed 0 findings, session 21 -----------------------------------------------
+
+@pytest.mark.parametrize("dt", ["uint8", "uint16", "uint32", "uint64"])
+def test_unsigned_power_with_large_exponents(dt):
+    # exponents with the top bit set are large, not negative: the power
+    # modulo 2**bits, as NumPy's repeated multiplication gives
+    x = numpy.invert(numpy.arange(40, dtype=dt))
+    same(cp.power(cp.asarray(x), cp.asarray(x)), numpy.power(x, x))
+    same(cp.asarray(x) ** 3, x ** 3)
+
+
+@pytest.mark.parametrize("dt", ["bool", "int8", "int16", "uint16", "int32",
+                                "float16", "float32", "float64"])
+def test_angle_dtype_follows_arctan2(dt):
+    x = (numpy.arange(-3, 9) % 5).astype(dt)
+    same(cp.angle(cp.asarray(x)), numpy.angle(x))
+    same(cp.angle(cp.asarray(x), deg=True), numpy.angle(x, deg=True))
+
+
+def test_complex_division_by_zero_and_expm1_of_infinities():
+    with numpy.errstate(all="ignore"):
+        z = numpy.array([2 + 0.25j, -1 - 3j, 0j, complex(numpy.inf, 0),
+                         complex(1, numpy.inf), complex(numpy.nan, 1)] * 300)
+        for d in (numpy.float32(-0.0), 0.0, -0.0j, 1e-300 + 1e300j, 3 - 4j):
+            same(cp.true_divide(cp.asarray(z), d), numpy.true_divide(z, d))
+        same(cp.asarray(z) / cp.asarray(z[::-1]), z / z[::-1])
+        got, want = numpy.asarray(cp.expm1(cp.asarray(z))), numpy.expm1(z)
+        assert got.dtype == want.dtype
+        numpy.testing.assert_allclose(got, want, rtol=1e-14)  # NaN where NumPy's
+
+
+def test_bool_cumsum_is_logical_or():
+    a = numpy.array([[[False, False]], [[False, True]], [[True, True]]])
+    a1 = a.reshape(1, -1, 3)
+    for f in ("cumsum", "cumprod"):
+        got = getattr(cp, f)(cp.asarray(a1), axis=2, dtype=bool)
+        want = getattr(numpy, f)(a1, axis=2, dtype=bool)
+        same(got, want)
+        # the stored bools are 0 or 1: an op reading them agrees
+        same(cp.maximum(got, False), numpy.maximum(want, False))
+        same(cp.logical_xor(got, True), numpy.logical_xor(want, True))
+
+
+def test_products_multiply_in_numpys_order():
+    # a product that overflows before it meets a zero is NaN in NumPy (inf *
+    # 0); one that meets the zero first stays 0: never reordered
+    with numpy.errstate(all="ignore"):
+        x = numpy.ones(64)
+        x[1], x[0], x[16], x[32] = 0.0, 1e200, 1e200, 1e200
+        same(cp.prod(cp.asarray(x)), numpy.prod(x))
+        X = numpy.ones((2048, 3))
+        X[1], X[0], X[700], X[1500] = 0.0, 1e200, 1e200, 1e200
+        same(cp.prod(cp.asarray(X), axis=0), numpy.prod(X, axis=0))
+        same(cp.prod(cp.asarray(X)), numpy.prod(X))
+        r = numpy.random.default_rng(3)
+        h = (r.integers(-32, 33, (2, 33, 31)) / 4).astype("float16")
+        h[r.random(h.shape) < 0.1] = numpy.nan
+        for axis in ((0, 1), (1,), None, (2,)):
+            same(cp.nanprod(cp.asarray(h), axis=axis),
+                 numpy.nanprod(h, axis=axis))
+
+
+def test_searchsorted_with_huge_python_ints_and_float16_linalg():
+    a = numpy.sort(numpy.arange(40.0, dtype=numpy.float32) - 20)
+    for v in (2**64, -2**70, 2**63, 5):
+        same(cp.searchsorted(cp.asarray(a), v), numpy.searchsorted(a, v))
+    a16 = numpy.eye(3, dtype=numpy.float16) * 27
+    raises_like(lambda m: m.linalg.solve(m.asarray(a16), m.ones(3)))

@@ -680,7 +680,10 @@ class Analysis:
         for k, v in self.ns.items():
             if not is_var(k):
                 continue
-            if k not in before or k in info.rebinds or _snapshot(v) != before[k]:
+            # A statement that raised did not rebind its targets: only the
+            # values it wrote into before raising changed.
+            rebound = k in info.rebinds and err is None
+            if k not in before or rebound or _snapshot(v) != before[k]:
                 changed.append(k)
         shape_only = (info.ops & SHAPE_ONLY) and not discont
         if err is None and ill is None and not inputs_exact and not shape_only:

@@ -189,6 +189,14 @@ int64_t rowBlocks(int64_t rows, int64_t outs, int64_t bytes) {
   return 0;
 }
 
+/// A float or complex product: reduced in NumPy's order, never split into
+/// partial products (see combineReassoc).
+static bool isOrderedProduct(ReduceOp op) {
+  return op.getKind() == "prod" &&
+         isa<FloatType, ComplexType>(
+             tensorOf(op.getResult()).getElementType());
+}
+
 /// How many row blocks a reduction over the outer dimension only
 /// (`x.sum(axis=0)`) is cut into, or 0 to keep it whole: 8 to 16 blocks that
 /// divide the rows, of at least 64 rows each, partial results of at most
@@ -197,7 +205,8 @@ static int64_t outerBlocks(ReduceOp op) {
   RankedTensorType inTy = tensorOf(op.getX());
   RankedTensorType resTy = tensorOf(op.getResult());
   if (op.getKind().starts_with("arg") || !inTy.hasStaticShape() ||
-      inTy.getRank() < 2 || op.getAxes() != ArrayRef<int64_t>{0})
+      inTy.getRank() < 2 || op.getAxes() != ArrayRef<int64_t>{0} ||
+      isOrderedProduct(op))
     return 0;
   int64_t rows = inTy.getDimSize(0);
   int64_t bytes = elementBytes(resTy.getElementType());
@@ -218,16 +227,16 @@ static int64_t outerBlocks(ReduceOp op) {
   return stored && rows >= 1024 && 16 * cols * bytes <= (32 << 20) ? 16 : 0;
 }
 
-/// emitReductionCombine with float additions and multiplications marked
-/// reassociable: NumPy sums pairwise, not in order, so LLVM may reorder float
-/// sums and products and the reduction loops vectorize.
+/// emitReductionCombine with float additions marked reassociable: NumPy
+/// sums pairwise, not in order, so LLVM may reorder float sums and the
+/// reduction loops vectorize. Float products stay in order: NumPy multiplies
+/// in order, and a reordered product overflows or reaches 0 elsewhere (inf
+/// times 0: NaN where NumPy gives 0).
 Value combineReassoc(OpBuilder &b, Location l, StringRef kind, Value acc,
                      Value x, bool isUnsigned) {
   Value r = emitReductionCombine(b, l, kind, acc, x, isUnsigned);
   if (auto add = r.getDefiningOp<arith::AddFOp>())
     add.setFastmath(arith::FastMathFlags::reassoc);
-  if (auto mul = r.getDefiningOp<arith::MulFOp>())
-    mul.setFastmath(arith::FastMathFlags::reassoc);
   return r;
 }
 
@@ -369,7 +378,8 @@ LogicalResult lowerReduce(IRRewriter &rw, ReduceOp op) {
   bool isArg = kind.starts_with("arg");
   unsigned rank = inTy.getRank();
   ArrayRef<int64_t> axes = op.getAxes();
-  if (!isArg && rank >= 2 && axes.size() == rank && inTy.getDimSize(0) > 1)
+  if (!isArg && rank >= 2 && axes.size() == rank && inTy.getDimSize(0) > 1 &&
+      !isOrderedProduct(op))
     return splitFullReduce(rw, op);
   if (int64_t blocks = outerBlocks(op))
     return splitOuterReduce(rw, op, blocks);
