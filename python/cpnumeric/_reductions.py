@@ -56,6 +56,16 @@ def _finish(node, shape, dtype, axes, a_shape, keepdims, out):
     return _core.store_out(res, out)
 
 
+def _inner_axis(a):
+    """The axis NumPy's iterator walks innermost over `a`: the one of size
+    > 1 with the smallest stride (the last one of a C-ordered array); None
+    when no axis has more than one element."""
+    axes = [i for i, n in enumerate(a._shape) if n > 1]
+    if not axes:
+        return None
+    return builtins.min(reversed(axes), key=lambda i: abs(a._strides[i]))
+
+
 def reduce(kind, a, axis=None, dtype=None, out=None, keepdims=False, initial=None,
            where=True):
     a = _core.asndarray(a)
@@ -70,10 +80,11 @@ def reduce(kind, a, axis=None, dtype=None, out=None, keepdims=False, initial=Non
             # does: bool(-5) is True, -1 into uint64 an OverflowError.
             initial = _core.pack_scalar(initial, rdt)
         if rdt == _np.float16 and kind in ("sum", "prod") and (
-                kind == "sum" or not axes or (a.ndim - 1) in axes):
-            # NumPy's half loops accumulate in float32 along the inner axis
-            # and round once; a product over outer axes only multiplies
-            # whole rows in float16, rounding (and overflowing) at each step.
+                kind == "sum" or _inner_axis(a) in axes):
+            # NumPy's half loops accumulate in float32 along the axis its
+            # iterator walks innermost (the smallest stride) and round once;
+            # a product over other axes only multiplies whole rows in
+            # float16, rounding (and overflowing) at each step.
             r = reduce(kind, a, axis, _np.float32, None, keepdims, initial, where)
             return _core.store_out(r.astype(rdt), out)
         acc = a._node_as(a._shape, rdt)
