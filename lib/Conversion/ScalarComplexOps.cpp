@@ -51,8 +51,8 @@ Value lessC(OpBuilder &b, Location loc, Value x, Value y, bool orEqual) {
   return arith::OrIOp::create(b, loc, first, second);
 }
 
-/// NumPy's npy_cpow: z**0 is 1, 0**w is 0 for a positive real w and NaN
-/// otherwise; everything else exp(w log z).
+/// NumPy's npy_cpow: z**0 is 1, 0**w is 0 where w's real part is positive
+/// (0 ** (1+1j) too) and NaN otherwise; everything else exp(w log z).
 Value powC(OpBuilder &b, Location loc, Value z, Value w) {
   Type t = z.getType();
   Type ft = cast<ComplexType>(t).getElementType();
@@ -63,9 +63,7 @@ Value powC(OpBuilder &b, Location loc, Value z, Value w) {
         cmpF(b, loc, CmpFPredicate::OEQ, im(b, loc, v), zero));
   };
   Value general = complex::PowOp::create(b, loc, z, w);
-  Value wPosReal = arith::AndIOp::create(
-      b, loc, cmpF(b, loc, CmpFPredicate::OGT, re(b, loc, w), zero),
-      cmpF(b, loc, CmpFPredicate::OEQ, im(b, loc, w), zero));
+  Value wPosReal = cmpF(b, loc, CmpFPredicate::OGT, re(b, loc, w), zero);
   double nan = std::numeric_limits<double>::quiet_NaN();
   Value zeroBase = sel(b, loc, wPosReal, cstC(b, loc, t, 0.0, 0.0),
                        cstC(b, loc, t, nan, nan));

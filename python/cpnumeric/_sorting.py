@@ -248,6 +248,8 @@ def _quantile(a, q, axis, method, keepdims, nan_skip, out):
     qs = _np.asarray(q._numpy() if isinstance(q, ndarray) else q, dtype=_np.float64)
     if ((qs < 0) | (qs > 1)).any() or _np.isnan(qs).any():
         raise ValueError("Quantiles must be in the range [0, 1]")
+    if not nan_skip:  # nanquantile takes another path for empty arrays
+        _ureduce_check(a, axis)
     if method in ("lower", "higher", "nearest"):  # picks elements: a's dtype
         dt = a._dtype
     else:  # NumPy's result_type(a, q), q a weak scalar or a float64 array
@@ -259,6 +261,8 @@ def _quantile(a, q, axis, method, keepdims, nan_skip, out):
     lead = tuple(a._shape[i] for i in keep)
     n = prod(a._shape[i] for i in axes)
     two = moved.reshape(prod(lead), n)
+    if n == 0 and not nan_skip:  # NumPy indexes the empty sorted rows
+        raise IndexError("index -1 is out of bounds for axis 0 with size 0")
     if n == 0:
         from ._creation import full
         res = full(qs.shape + lead, _np.nan, dt)
@@ -357,12 +361,26 @@ def _median_operand(a):
     return a.astype(_np.uint8) if a._dtype.kind == "b" else a
 
 
+def _ureduce_check(a, axis):
+    """NumPy's _ureduce (median, quantile, ...) merges several reduced axes
+    with reshape(kept + (-1,)), which raises for an empty array whose kept
+    dimensions hold no element."""
+    if axis is None or a.size or isinstance(axis, (int, _np.integer)):
+        return
+    axes = _manip.normalize_axis_tuple(axis, a.ndim)
+    kept = [a._shape[i] for i in range(a.ndim) if i not in axes]
+    if len(axes) > 1 and 0 in kept:
+        raise ValueError(f"cannot reshape array of size 0 into shape "
+                         f"({','.join(map(str, kept))},newaxis)")
+
+
 def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
     """NumPy's median: the mean (np.mean: integers converted to float64
     before the sum) of the one or two middle elements of each partitioned
     row, NaN where the row has a NaN; not quantile's lerp, whose int64
     b - a overflows near the limits."""
     a = _median_operand(a)
+    _ureduce_check(a, axis)
     if a.size == 0:  # NumPy's median is then a mean of no elements
         return _reductions.mean(a, axis, out=out, keepdims=keepdims)
     if eager([a]) and out is None:  # small: NumPy's

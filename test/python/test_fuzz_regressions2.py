@@ -339,3 +339,35 @@ def test_searchsorted_with_huge_python_ints_and_float16_linalg():
         same(cp.searchsorted(cp.asarray(a), v), numpy.searchsorted(a, v))
     a16 = numpy.eye(3, dtype=numpy.float16) * 27
     raises_like(lambda m: m.linalg.solve(m.asarray(a16), m.ones(3)))
+
+
+def test_complex_zero_to_powers_with_positive_real_part():
+    w = numpy.array([1 + 1j, -1 + 1j, 1j, -1, 2, 0.5, -0.5j, 1 + 0j,
+                     complex(numpy.inf, 0), complex(numpy.nan, 0)] * 200,
+                    numpy.complex64)
+    with numpy.errstate(all="ignore"):
+        z = numpy.zeros_like(w)
+        same(cp.power(cp.asarray(z), cp.asarray(w)), numpy.power(z, w))
+        b = numpy.zeros((5, 1), bool)
+        same(cp.power(cp.asarray(b), cp.asarray(w)), numpy.power(b, w))
+
+
+@pytest.mark.parametrize("shape, axis", [((2, 0, 3), (0, 2)), ((2, 0, 3), (1, 2)),
+                                         ((0, 3), (0, 1)), ((2, 0, 3), (0,)),
+                                         ((0, 2, 3), (1, 2)), ((0,), None),
+                                         ((2, 0), 1)])
+def test_order_statistics_of_empty_arrays(shape, axis):
+    a = numpy.ones(shape)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for f in (lambda m, x: m.median(x, axis=axis),
+                  lambda m, x: m.quantile(x, 0.3, axis=axis),
+                  lambda m, x: m.percentile(x, [10, 90], axis=axis),
+                  lambda m, x: m.nanmedian(x, axis=axis),
+                  lambda m, x: m.nanquantile(x, 0.3, axis=axis)):
+            want = outcome(lambda: f(numpy, a))
+            got = outcome(lambda: f(cp, cp.asarray(a)))
+            if isinstance(want, type):
+                assert got is want, (got, want)
+            else:
+                same(got, want)
