@@ -57,9 +57,10 @@ bool isDestination(OpOperand &use) {
 /// other reader when the generic only moves elements (a splat, a copy): a
 /// clone costs no more than the copy bufferization would make.
 /// Each result of a multi-result generic (a horizontally fused pair of
-/// splats) is treated alike, its clones giving the same result.
-void unshareDestinations(linalg::GenericOp op) {
-  bool movesOnly = op.getBody()->getOperations().size() == 1; // the yield
+/// splats) is treated alike, its clones giving the same result. An
+/// insert_slice (`movesOnly`) whose result two updates write into is
+/// unshared the same way.
+void unshareDestinations(Operation *op, bool movesOnly) {
   for (OpResult result : op->getResults()) {
     SmallVector<OpOperand *> dests;
     bool stored = false, otherReaders = false;
@@ -83,13 +84,26 @@ void unshareDestinations(linalg::GenericOp op) {
 
 struct UnshareInitsPass : public cpn::impl::UnshareInitsBase<UnshareInitsPass> {
   void runOnOperation() override {
+    // Chains of updates first, the last first: two stacks that CSE merged up
+    // to their first row (`np.stack([a, a])`, `np.stack([a, b])`) share the
+    // insert_slice of that row, which both then update in place; its clones
+    // add destination uses to the value it inserts into, which the earlier
+    // insert_slices and the generics below then unshare in turn.
+    SmallVector<tensor::InsertSliceOp> inserts;
+    getOperation().walk([&](tensor::InsertSliceOp op) {
+      if (op.hasPureTensorSemantics())
+        inserts.push_back(op);
+    });
+    for (tensor::InsertSliceOp op : llvm::reverse(inserts))
+      unshareDestinations(op, /*movesOnly=*/true);
     SmallVector<linalg::GenericOp> generics;
     getOperation().walk([&](linalg::GenericOp op) {
       if (op.hasPureTensorSemantics() && op->getNumResults() >= 1)
         generics.push_back(op);
     });
     for (linalg::GenericOp op : generics)
-      unshareDestinations(op);
+      unshareDestinations(op, /*movesOnly=*/op.getBody()->getOperations().size() ==
+                                  1); // only the yield
     // Fills next: their clones add uses to the empties they fill.
     SmallVector<Operation *> fills, empties;
     getOperation().walk([&](Operation *op) {

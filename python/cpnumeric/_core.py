@@ -768,6 +768,15 @@ def _contiguous(shape, strides, order):
     return True
 
 
+def fresh(a):
+    """`a` as a function's new result is in NumPy: C-contiguous (a copy of a
+    view that is not), so that a later reshape is a view, as NumPy's is, and
+    writes through it reach `a`."""
+    if a._part is None and _contiguous(a._shape, a._strides, "C"):
+        return a
+    return a.copy()
+
+
 class flagsobj:
     """ndarray.flags as NumPy's: attributes (`a.flags.writeable`) and keys
     (`a.flags["C_CONTIGUOUS"]`, `a.flags["W"]`); WRITEABLE can be set (as

@@ -387,6 +387,10 @@ def require(a, dtype=None, requirements=None, *, like=None):
 
 
 def copyto(dst, src, casting="same_kind", where=True):
+    if isinstance(src, (int, float, complex)):  # weak scalars (NEP 50):
+        # NumPy's own check (0 into uint32 is fine, -1 an OverflowError)
+        _np.copyto(_np.empty((), dst.dtype), src, casting=casting)
+        src = _as(_np.asarray(src, dst.dtype))
     src = _as(src)
     if not _np.can_cast(src._dtype, dst.dtype, casting):
         raise TypeError(f"Cannot cast scalar from {src._dtype!r} to {dst.dtype!r} "
@@ -684,7 +688,7 @@ def unwrap(p, discont=None, axis=-1, *, period=2 * _np.pi):
     cum = cumsum(correct, axis=axis)
     first = _manip.moveaxis(p, axis, 0)[:1]
     rest = _ufuncs.add(_manip.moveaxis(p, axis, 0)[1:], _manip.moveaxis(cum, axis, 0))
-    return _manip.moveaxis(_joining.concatenate([first, rest], axis=0), 0, axis)
+    return _core.fresh(_manip.moveaxis(_joining.concatenate([first, rest], axis=0), 0, axis))
 
 
 def interp(x, xp, fp, left=None, right=None, period=None):
@@ -975,7 +979,7 @@ def packbits(a, /, axis=None, bitorder="big"):
     weights = [1 << (7 - i) if bitorder == "big" else 1 << i for i in range(8)]
     w = _core.asndarray(_np.array(weights, dtype=_np.uint8))
     packed = _reductions.sum(_ufuncs.multiply(grouped, w), axis=-1, dtype=_np.uint8)
-    return _manip.moveaxis(packed, -1, axis)
+    return _core.fresh(_manip.moveaxis(packed, -1, axis))
 
 
 def unpackbits(a, /, axis=None, count=None, bitorder="big"):
@@ -996,7 +1000,7 @@ def unpackbits(a, /, axis=None, count=None, bitorder="big"):
         else:
             from ._pad import pad
             bits = pad(bits, [(0, 0)] * (bits.ndim - 1) + [(0, keep - total)])
-    return _manip.moveaxis(bits, -1, axis)
+    return _core.fresh(_manip.moveaxis(bits, -1, axis))
 
 
 # -- more polynomials ---------------------------------------------------------------

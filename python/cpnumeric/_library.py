@@ -52,6 +52,7 @@ def rows(a, axis):
     lead = moved._shape[:-1]
     two = moved.reshape(prod(lead), moved._shape[-1])
 
-    def back(r):
-        return _manip.moveaxis(r.reshape(lead + (r._shape[-1],)), -1, axis)
+    def back(r):  # C-contiguous, as NumPy's results (a copy if axis moved)
+        return _core.fresh(
+            _manip.moveaxis(r.reshape(lead + (r._shape[-1],)), -1, axis))
     return two, back

@@ -99,3 +99,31 @@ func.func @stored_and_written(%z: tensor<f64>, %v: tensor<6xf64>, %o: memref<7xf
   bufferization.materialize_in_destination %s in restrict writable %o : (tensor<7xf64>, memref<7xf64>) -> ()
   return %i : tensor<7xf64>
 }
+
+// Two stacks that CSE merged up to their first row (np.stack([a, a]) and
+// np.stack([a, b])): both second rows were inserted into the one insert_slice
+// of the first row, and eliminate-empty-tensors put that shared row into the
+// first output's buffer, so the second output read the first one's rows. The
+// shared insert_slice and the splat it writes into are cloned per chain.
+// CHECK-LABEL: func @shared_first_row
+// CHECK-COUNT-2: linalg.generic
+// CHECK: %[[R1:.+]] = tensor.insert_slice %arg1 into %{{.+}}[0, 0]
+// CHECK: %[[R2:.+]] = tensor.insert_slice %arg1 into %{{.+}}[0, 0]
+// CHECK-DAG: tensor.insert_slice %arg1 into %[[R1]][1, 0]
+// CHECK-DAG: tensor.insert_slice %arg2 into %[[R2]][1, 0]
+// BUF-LABEL: func @shared_first_row
+// BUF-NOT: memref.copy %arg3, %arg4
+func.func @shared_first_row(%z: tensor<f64>, %a: tensor<2xf64>, %b: tensor<2xf64>,
+                            %o1: memref<2x2xf64>, %o2: memref<2x2xf64>) {
+  %e = tensor.empty() : tensor<2x2xf64>
+  %s = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> ()>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%z : tensor<f64>) outs(%e : tensor<2x2xf64>) {
+  ^bb0(%in: f64, %out: f64):
+    linalg.yield %in : f64
+  } -> tensor<2x2xf64>
+  %r0 = tensor.insert_slice %a into %s[0, 0] [1, 2] [1, 1] : tensor<2xf64> into tensor<2x2xf64>
+  %x = tensor.insert_slice %a into %r0[1, 0] [1, 2] [1, 1] : tensor<2xf64> into tensor<2x2xf64>
+  %y = tensor.insert_slice %b into %r0[1, 0] [1, 2] [1, 1] : tensor<2xf64> into tensor<2x2xf64>
+  bufferization.materialize_in_destination %x in restrict writable %o1 : (tensor<2x2xf64>, memref<2x2xf64>) -> ()
+  bufferization.materialize_in_destination %y in restrict writable %o2 : (tensor<2x2xf64>, memref<2x2xf64>) -> ()
+  return
+}

@@ -371,3 +371,42 @@ def test_order_statistics_of_empty_arrays(shape, axis):
                 assert got is want, (got, want)
             else:
                 same(got, want)
+
+
+@pytest.mark.parametrize("f", ["cumsum", "cumprod", "sort", "argsort"])
+def test_results_along_an_outer_axis_are_c_contiguous(f):
+    # NumPy's result is C-contiguous, so reshapes of it are views and writes
+    # through them reach it (a transposed result made the reshape a copy)
+    x = numpy.random.default_rng(0).permutation(33 * 33).astype(numpy.uint32)
+    x = x.reshape(33, 33) % 4 + 1 if f.startswith("cum") else x.reshape(33, 33)
+    got, want = getattr(cp, f)(cp.asarray(x), axis=0), getattr(numpy, f)(x, axis=0)
+    assert got.flags.c_contiguous
+    g = got.reshape(1, 3, 363).reshape(11, 3, 33)
+    w = want.reshape(1, 3, 363).reshape(11, 3, 33)
+    g[g > 2] = 7
+    w[w > 2] = 7
+    same(got, want)
+
+
+def test_jit_stacks_that_share_their_first_row():
+    a = numpy.array([-1, -7])
+
+    def body(m, a0):
+        a2 = m.stack([a0, a0], axis=0)
+        a4 = a0 * -129
+        a5 = m.stack([a0, a4], axis=0)
+        return a2, a4, m.flip(a5, axis=-1)
+    got = cp.jit(lambda a0: body(cp, a0))(cp.asarray(a))
+    for g, w in zip(got, body(numpy, a)):
+        same(g, w)
+
+
+@pytest.mark.parametrize("dt", ["uint32", "int8", "float32", "bool", "complex64"])
+def test_copyto_python_scalars_are_weak(dt):
+    for v in (0, 5, -1, 2**40, 1.5, True, numpy.int64(3), 1j):
+        got = outcome(lambda: cp.copyto(a := cp.zeros(3, dt), v) or a)
+        want = outcome(lambda: numpy.copyto(b := numpy.zeros(3, dt), v) or b)
+        if isinstance(want, type):
+            assert got is want, (dt, v, got, want)
+        else:
+            same(got, want)

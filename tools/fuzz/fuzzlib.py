@@ -727,6 +727,10 @@ class Analysis:
                     break
         if err is not None:
             ill = None
+            # NumPy's in-place loops stop at the error: what they wrote
+            # before it (a0 **= a0, the first elements) is theirs alone.
+            if any(k in before for k in changed):
+                ill = "a statement that raised wrote part of its result"
         # Metadata of what changed.
         read_scales = sorted(m.scale for m in reads_meta)
         mult = bool(info.ops & MULT)
