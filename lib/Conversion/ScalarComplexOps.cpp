@@ -134,6 +134,9 @@ Value scalar::emitComplexUnary(OpBuilder &b, Location loc, StringRef name,
     return complex::ExpOp::create(b, loc, z);
   if (name == "exp2")
     return complex::ExpOp::create(b, loc, scaleC(b, loc, z, std::log(2.0)));
+  if (name == "rint") // each part to the nearest even integer, as NumPy's
+    return mkC(b, loc, t, math::RoundEvenOp::create(b, loc, re(b, loc, z)),
+               math::RoundEvenOp::create(b, loc, im(b, loc, z)));
   if (name == "expm1") {
     // NumPy's nc_expm1: expm1(x) cos(y) - 2 sin(y/2)^2 + i exp(x) sin(y)
     // (expm1(inf+0j) is inf+nanj there; complex.expm1 gives inf+0j).

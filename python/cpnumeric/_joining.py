@@ -592,6 +592,14 @@ def around(a, decimals=0, out=None):
             return _manip.copy_array(a) if out is None else _assign(out, a)
         from . import _fallback
         return _fallback.call_numpy("round", (a, decimals), {"out": out})
+    if a.dtype.kind == "c" and (out is None or out.dtype.kind == "c"):
+        # NumPy rounds the parts one by one (a complex multiply by 10 would
+        # turn inf+0j into inf+nanj)
+        from ._creation import empty
+        ret = empty(a.shape, a.dtype) if out is None else out
+        ret.real[...] = around(a.real, decimals)
+        ret.imag[...] = around(a.imag, decimals)
+        return ret
     if decimals == 0:  # bool too, as NumPy's: rint's float16
         return _ufuncs.rint(a, out=out)
     if a.dtype.kind == "b":  # NumPy's steps into a bool array: its cast error

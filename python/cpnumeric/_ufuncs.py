@@ -31,7 +31,7 @@ _ALIASES = {"float_power": "power", "fabs": "absolute",
 # other complex loops (arcsin, ...) run in NumPy, with a warning.
 _COMPLEX_OPS = frozenset([
     "negative", "positive", "conjugate", "absolute", "square", "reciprocal",
-    "sign", "sqrt", "exp", "exp2", "expm1", "log", "log1p", "log2", "log10",
+    "sign", "sqrt", "exp", "exp2", "expm1", "log", "log1p", "log2", "log10", "rint",
     "sin", "cos", "tan", "sinh", "cosh", "tanh", "isnan", "isinf", "isfinite",
     "logical_not", "add", "subtract", "multiply", "divide", "power", "equal",
     "not_equal", "less", "less_equal", "greater", "greater_equal", "maximum",

@@ -410,3 +410,15 @@ def test_copyto_python_scalars_are_weak(dt):
             assert got is want, (dt, v, got, want)
         else:
             same(got, want)
+
+
+@pytest.mark.parametrize("dt", ["complex64", "complex128"])
+def test_complex_round_and_rint_part_by_part(dt):
+    z = numpy.array([complex(-numpy.inf, 0), complex(numpy.inf, 2.56),
+                     complex(1.26, numpy.nan), complex(-numpy.inf, numpy.inf),
+                     3.14159 - 2.71828j, 2.5 - 1.5j, -0.5 + 3.5j] * 100, dt)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # native: no fallback warning
+        for d in (0, 1, 2, -1):
+            same(cp.round(cp.asarray(z), d), numpy.round(z, d))
+        same(cp.rint(cp.asarray(z)), numpy.rint(z))

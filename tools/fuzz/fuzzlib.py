@@ -150,6 +150,9 @@ COND = {"solve", "inv", "det", "slogdet", "pinv", "lstsq", "tensorinv",
         "tensorsolve", "cond", "matrix_power", "cholesky"}
 SHAPE_ONLY = {"len", "shape", "ndim", "size", "dtype", "itemsize", "nbytes",
               "str"}
+# Matrix products, which BLAS computes (complex infinities: kernel-specific).
+BLAS_PRODUCTS = {"MatMult", "matmul", "dot", "vdot", "inner", "tensordot",
+                 "einsum", "multi_dot", "matrix_power", "kron", "outer"}
 # Sorts, which order equal keys (-0.0 and 0.0) as they like.
 SORTS = {"sort", "argsort", "partition", "argpartition", "sort_complex",
          "msort", "lexsort"}
@@ -711,6 +714,14 @@ class Analysis:
                     if _value_kind(self.ns[k]) == "int":
                         ill = f"integer/bool result {k} from inexact input"
                         break
+        if err is None and ill is None and (info.ops & BLAS_PRODUCTS):
+            for k, v in pre_vals.items():
+                a = _as_array(v)
+                if a is not None and a.dtype.kind == "c" and a.size and \
+                        not numpy.isfinite(a).all():
+                    # inf * 0 parts: NaN or inf as the BLAS kernel computes
+                    ill = f"non-finite complex {k} in a matrix product"
+                    break
         if err is None and ill is None and (info.ops & CASTS):
             ill = self._bad_cast(info, changed, pre_vals)
         if err is None and ill is None and (soft or info.ops & INT_FROM_FLOAT):
