@@ -82,6 +82,39 @@ void unshareDestinations(Operation *op, bool movesOnly) {
   }
 }
 
+/// A value of a costly op (a matmul) that the kernel stores as an output and
+/// that an update chain also writes into: the chain gets a copy of it (what
+/// bufferization would copy, had eliminate-empty-tensors not put the op into
+/// the output's buffer, which the chain then overwrote: `a1 = inner(a0, a0);
+/// np.maximum(a1, a1, out=a0); a0[::2] = 1` changed a1).
+void copyStoredDestinations(linalg::LinalgOp op) {
+  for (OpResult result : op->getResults()) {
+    SmallVector<OpOperand *> dests;
+    bool stored = false;
+    for (OpOperand &use : result.getUses()) {
+      if (isDestination(use))
+        dests.push_back(&use);
+      else if (isa<bufferization::MaterializeInDestinationOp>(use.getOwner()))
+        stored = true;
+    }
+    auto ty = dyn_cast<RankedTensorType>(result.getType());
+    if (!stored || dests.empty() || !ty)
+      continue;
+    OpBuilder b(op->getContext());
+    b.setInsertionPointAfter(op);
+    Location loc = op->getLoc();
+    SmallVector<Value> sizes;
+    for (int64_t d = 0; d < ty.getRank(); ++d)
+      if (ty.isDynamicDim(d))
+        sizes.push_back(tensor::DimOp::create(b, loc, result, d));
+    for (OpOperand *use : dests) {
+      Value empty = tensor::EmptyOp::create(b, loc, ty.getShape(),
+                                            ty.getElementType(), sizes);
+      use->set(linalg::CopyOp::create(b, loc, result, empty).getResult(0));
+    }
+  }
+}
+
 struct UnshareInitsPass : public cpn::impl::UnshareInitsBase<UnshareInitsPass> {
   void runOnOperation() override {
     // Chains of updates first, the last first: two stacks that CSE merged up
@@ -101,6 +134,14 @@ struct UnshareInitsPass : public cpn::impl::UnshareInitsBase<UnshareInitsPass> {
       if (op.hasPureTensorSemantics() && op->getNumResults() >= 1)
         generics.push_back(op);
     });
+    SmallVector<linalg::LinalgOp> costly; // not generics: matmuls, ...
+    getOperation().walk([&](linalg::LinalgOp op) {
+      if (!isa<linalg::GenericOp, linalg::FillOp, linalg::CopyOp>(op) &&
+          op.hasPureTensorSemantics())
+        costly.push_back(op);
+    });
+    for (linalg::LinalgOp op : costly)
+      copyStoredDestinations(op);
     for (linalg::GenericOp op : generics)
       unshareDestinations(op, /*movesOnly=*/op.getBody()->getOperations().size() ==
                                   1); // only the yield

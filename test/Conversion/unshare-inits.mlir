@@ -127,3 +127,21 @@ func.func @shared_first_row(%z: tensor<f64>, %a: tensor<2xf64>, %b: tensor<2xf64
   bufferization.materialize_in_destination %y in restrict writable %o2 : (tensor<2x2xf64>, memref<2x2xf64>) -> ()
   return
 }
+
+// A matmul stored as an output and written into by an update chain (a1 =
+// inner(a0, a0); np.maximum(a1, a1, out=a0), folded to a1; a0[::2] = 1): the
+// chain writes into a copy, never into the stored product.
+// CHECK-LABEL: func @stored_matmul_updated
+// CHECK: %[[P:.+]] = linalg.matmul
+// CHECK: %[[C:.+]] = linalg.copy ins(%[[P]]
+// CHECK: tensor.insert_slice %{{.+}} into %[[C]]
+// CHECK: materialize_in_destination %[[P]]
+func.func @stored_matmul_updated(%a: tensor<3x3xf64>, %v: tensor<1x3xf64>,
+                                 %o1: memref<3x3xf64>, %o2: memref<3x3xf64>) {
+  %e = tensor.empty() : tensor<3x3xf64>
+  %p = linalg.matmul ins(%a, %a : tensor<3x3xf64>, tensor<3x3xf64>) outs(%e : tensor<3x3xf64>) -> tensor<3x3xf64>
+  %u = tensor.insert_slice %v into %p[0, 0] [1, 3] [1, 1] : tensor<1x3xf64> into tensor<3x3xf64>
+  bufferization.materialize_in_destination %p in restrict writable %o1 : (tensor<3x3xf64>, memref<3x3xf64>) -> ()
+  bufferization.materialize_in_destination %u in restrict writable %o2 : (tensor<3x3xf64>, memref<3x3xf64>) -> ()
+  return
+}

@@ -422,3 +422,16 @@ def test_complex_round_and_rint_part_by_part(dt):
         for d in (0, 1, 2, -1):
             same(cp.round(cp.asarray(z), d), numpy.round(z, d))
         same(cp.rint(cp.asarray(z)), numpy.rint(z))
+
+
+def test_update_of_an_out_value_that_is_a_stored_product():
+    x = numpy.array([[6, 4, 5], [6, 4, 8], [6, 5, 7]], dtype="uint32")
+    res = []
+    for m in (numpy, cp):
+        a0 = m.asarray(x.copy())
+        a1 = m.inner(a0, a0)
+        m.maximum(a1, a1, out=a0, casting="unsafe")
+        a0[::2, :] = 1
+        res.append((numpy.asarray(a1), numpy.asarray(a0)))
+    for g, w in zip(res[1], res[0]):
+        same(g, w)
