@@ -51,25 +51,6 @@ Value lessC(OpBuilder &b, Location loc, Value x, Value y, bool orEqual) {
   return arith::OrIOp::create(b, loc, first, second);
 }
 
-/// NumPy's npy_cpow: z**0 is 1, 0**w is 0 where w's real part is positive
-/// (0 ** (1+1j) too) and NaN otherwise; everything else exp(w log z).
-Value powC(OpBuilder &b, Location loc, Value z, Value w) {
-  Type t = z.getType();
-  Type ft = cast<ComplexType>(t).getElementType();
-  Value zero = cstF(b, loc, ft, 0.0);
-  auto isZero = [&](Value v) {
-    return arith::AndIOp::create(
-        b, loc, cmpF(b, loc, CmpFPredicate::OEQ, re(b, loc, v), zero),
-        cmpF(b, loc, CmpFPredicate::OEQ, im(b, loc, v), zero));
-  };
-  Value general = complex::PowOp::create(b, loc, z, w);
-  Value wPosReal = cmpF(b, loc, CmpFPredicate::OGT, re(b, loc, w), zero);
-  double nan = std::numeric_limits<double>::quiet_NaN();
-  Value zeroBase = sel(b, loc, wPosReal, cstC(b, loc, t, 0.0, 0.0),
-                       cstC(b, loc, t, nan, nan));
-  Value r = sel(b, loc, isZero(z), zeroBase, general);
-  return sel(b, loc, isZero(w), cstC(b, loc, t, 1.0, 0.0), r);
-}
 /// NumPy's complex division (Smith's method; a zero divisor divides each
 /// part by |re(y)|, so (2+0.25j) / -0.0 is inf+infj as in NumPy).
 Value divC(OpBuilder &b, Location loc, Value x, Value y) {
@@ -104,6 +85,78 @@ Value divC(OpBuilder &b, Location loc, Value x, Value y) {
   Value r = sel(b, loc, first, sel(b, loc, isZero, r0, r1), r2);
   Value i = sel(b, loc, first, sel(b, loc, isZero, i0, i1), i2);
   return mkC(b, loc, x.getType(), r, i);
+}
+
+/// NumPy's npy_cpow: z**0 is 1, 0**w is 0 where w's real part is positive
+/// (0 ** (1+1j) too) and NaN otherwise; everything else exp(w log z).
+Value powC(OpBuilder &b, Location loc, Value z, Value w) {
+  Type t = z.getType();
+  Type ft = cast<ComplexType>(t).getElementType();
+  Value zero = cstF(b, loc, ft, 0.0);
+  auto isZero = [&](Value v) {
+    return arith::AndIOp::create(
+        b, loc, cmpF(b, loc, CmpFPredicate::OEQ, re(b, loc, v), zero),
+        cmpF(b, loc, CmpFPredicate::OEQ, im(b, loc, v), zero));
+  };
+  Value general = complex::PowOp::create(b, loc, z, w);
+  // An integral real exponent n with |n| < 100: NumPy multiplies (n = 1, 2,
+  // 3 unrolled, else by squaring from 1; 1 / that for n < 0), so 1j ** 2
+  // is exactly -1 and z ** 1 is z.
+  auto mulNP = [&](Value x, Value y) { // (ac - bd) + (ad + bc)i
+    Value a = re(b, loc, x), bb = im(b, loc, x), c = re(b, loc, y),
+          d = im(b, loc, y);
+    return mkC(b, loc, t,
+               arith::SubFOp::create(b, loc, arith::MulFOp::create(b, loc, a, c),
+                                     arith::MulFOp::create(b, loc, bb, d)),
+               arith::AddFOp::create(b, loc, arith::MulFOp::create(b, loc, a, d),
+                                     arith::MulFOp::create(b, loc, bb, c)));
+  };
+  Value br = re(b, loc, w);
+  Type i64 = b.getI64Type();
+  Value inRange = arith::AndIOp::create(
+      b, loc, cmpF(b, loc, CmpFPredicate::OGT, br, cstF(b, loc, ft, -100.0)),
+      cmpF(b, loc, CmpFPredicate::OLT, br, cstF(b, loc, ft, 100.0)));
+  Value safeBr = sel(b, loc, inRange, br, zero);
+  Value n = arith::FPToSIOp::create(b, loc, i64, safeBr);
+  Value integral = arith::AndIOp::create(
+      b, loc,
+      arith::AndIOp::create(
+          b, loc, inRange,
+          cmpF(b, loc, CmpFPredicate::OEQ,
+               arith::SIToFPOp::create(b, loc, ft, n), br)),
+      cmpF(b, loc, CmpFPredicate::OEQ, im(b, loc, w), zero));
+  Value absN = math::AbsIOp::create(b, loc, n);
+  Value one = cstC(b, loc, t, 1.0, 0.0);
+  Value aa = one, p = z;
+  for (int bit = 0; bit < 7; ++bit) {
+    Value set = arith::CmpIOp::create(
+        b, loc, arith::CmpIPredicate::ne,
+        arith::AndIOp::create(b, loc, absN,
+                              arith::ConstantOp::create(
+                                  b, loc, i64, b.getI64IntegerAttr(1 << bit))),
+        arith::ConstantOp::create(b, loc, i64, b.getI64IntegerAttr(0)));
+    aa = sel(b, loc, set, mulNP(aa, p), aa);
+    if (bit < 6)
+      p = mulNP(p, p);
+  }
+  aa = sel(b, loc, cmpF(b, loc, CmpFPredicate::OLT, br, zero),
+           divC(b, loc, one, aa), aa);
+  Value z2 = mulNP(z, z);
+  auto isN = [&](int64_t k) {
+    return arith::CmpIOp::create(
+        b, loc, arith::CmpIPredicate::eq, n,
+        arith::ConstantOp::create(b, loc, i64, b.getI64IntegerAttr(k)));
+  };
+  Value byInt = sel(b, loc, isN(1), z,
+                    sel(b, loc, isN(2), z2,
+                        sel(b, loc, isN(3), mulNP(z, z2), aa)));
+  general = sel(b, loc, integral, byInt, general);
+  Value wPosReal = cmpF(b, loc, CmpFPredicate::OGT, re(b, loc, w), zero);
+  double nan = std::numeric_limits<double>::quiet_NaN();
+  Value zeroBase = sel(b, loc, wPosReal, cstC(b, loc, t, 0.0, 0.0),
+                       cstC(b, loc, t, nan, nan));
+  Value r = sel(b, loc, isZero(z), zeroBase, general);
+  return sel(b, loc, isZero(w), cstC(b, loc, t, 1.0, 0.0), r);
 }
 } // namespace
 

@@ -435,3 +435,20 @@ def test_update_of_an_out_value_that_is_a_stored_product():
         res.append((numpy.asarray(a1), numpy.asarray(a0)))
     for g, w in zip(res[1], res[0]):
         same(g, w)
+
+
+@pytest.mark.parametrize("dt", ["complex64", "complex128"])
+def test_complex_integral_powers_multiply_as_numpy(dt):
+    z = numpy.array([1j, 1 + 1j, -2 + 0.5j, complex(numpy.inf, 0), 0.3 - 0.7j,
+                     3 + 4j, complex(0, numpy.inf)] * 50, dt)
+    with numpy.errstate(all="ignore"):
+        for w in (0, 1, 2, 3, 4, 5, -1, -2, -3, 7, 64, 99, -99, 1 + 0j, 2.0):
+            same(cp.power(cp.asarray(z), w), numpy.power(z, w))
+        f = z[numpy.isfinite(z)]
+        for w in (2.5, 100, -100, 0.5j):  # exp(w log z): libm's rounding
+            numpy.testing.assert_allclose(numpy.asarray(cp.power(cp.asarray(f), w)),
+                                          numpy.power(f, w), rtol=1e-5)
+        a = cp.asarray(numpy.array(1j, dt))
+        a += a
+        a **= 1 + 0j
+        same(a, numpy.array(2j, dt))
