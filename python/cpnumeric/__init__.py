@@ -192,6 +192,10 @@ def _ibinop(uf):
         r = _cpn.inplace(npf, self, other)
         if r is not None:
             return r
+        if getattr(self, "_standin", False):
+            # a NumPy scalar's `x += v` is `x = x + v` (then a[i, j] = x,
+            # with setitem's cast), never an in-place ufunc
+            return uf(self, other)
         if self._readonly:  # NumPy checks this before the output's casting
             raise ValueError("output array is read-only")
         return uf(self, other, out=self)

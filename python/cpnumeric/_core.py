@@ -316,8 +316,10 @@ class ndarray(_cpn.ArrayBase):
     ``float()``, ``np.asarray``...). Views share their base as in NumPy.
     """
 
+    # _standin (set on few arrays; read with getattr): a 0-d traced copy that
+    # stands for the NumPy scalar integer indexing returns (@jit tracing).
     __slots__ = ("_base", "_shape", "_strides", "_offset", "_dtype", "_readonly",
-                 "_whole", "_part", "__weakref__")
+                 "_whole", "_part", "_standin", "__weakref__")
     __array_priority__ = 100
 
     def __init__(self, *args, **kwargs):
@@ -382,7 +384,9 @@ class ndarray(_cpn.ArrayBase):
         Inside @jit tracing, where values are unknown, a 0-d traced copy."""
         b = self._base
         if b.np is None and _jit.TRACING["function"] is not None:
-            return ndarray._from_node(self._node(), (), self._dtype)
+            r = ndarray._from_node(self._node(), (), self._dtype)
+            r._standin = True  # `a[i, j] += v` then computes a new value
+            return r
         return self._element(self._offset)
 
     def _element(self, offset):

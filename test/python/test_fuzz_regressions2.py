@@ -452,3 +452,20 @@ def test_complex_integral_powers_multiply_as_numpy(dt):
         a += a
         a **= 1 + 0j
         same(a, numpy.array(2j, dt))
+
+
+@pytest.mark.parametrize("dt", ["uint16", "int64", "float32", "complex64"])
+def test_jit_augmented_assignment_to_an_element(dt):
+    # a[i, j] op= v is a[i, j] = a[i, j] op v with setitem's cast (the
+    # element is a NumPy scalar), not an in-place ufunc on a 0-d array
+    def body(a):
+        a[0, 1] *= 3
+        a[1, 0] += 2.5
+        a[2, 2] -= 1
+        return a
+    x = numpy.arange(9, dtype=dt).reshape(3, 3)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", numpy.exceptions.ComplexWarning)
+        want = body(x.copy())
+        same(cp.jit(body)(cp.asarray(x.copy())), want)
+        same(body(cp.asarray(x.copy())), want)
