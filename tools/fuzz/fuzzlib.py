@@ -150,12 +150,17 @@ COND = {"solve", "inv", "det", "slogdet", "pinv", "lstsq", "tensorinv",
         "tensorsolve", "cond", "matrix_power", "cholesky"}
 SHAPE_ONLY = {"len", "shape", "ndim", "size", "dtype", "itemsize", "nbytes",
               "str"}
-# Matrix products, which BLAS computes (complex infinities: kernel-specific).
-BLAS_PRODUCTS = {"MatMult", "matmul", "dot", "vdot", "inner", "tensordot",
-                 "einsum", "multi_dot", "matrix_power", "kron", "outer"}
 # Sorts, which order equal keys (-0.0 and 0.0) as they like.
 SORTS = {"sort", "argsort", "partition", "argpartition", "sort_complex",
          "msort", "lexsort"}
+# Functions that order their elements (complex: lexicographically).
+LEXICOGRAPHIC = SORTS | {"max", "min", "amax", "amin", "maximum", "minimum",
+                         "fmax", "fmin", "median", "nanmedian", "unique",
+                         "argmax", "argmin", "clip", "percentile", "quantile",
+                         "searchsorted", "ptp"}
+# Matrix products, which BLAS computes (complex infinities: kernel-specific).
+BLAS_PRODUCTS = {"MatMult", "matmul", "dot", "vdot", "inner", "tensordot",
+                 "einsum", "multi_dot", "matrix_power", "kron", "outer"}
 # Products of many factors: their magnitude bound is max|x| ** count.
 PRODUCTS = {"prod", "cumprod", "nanprod", "matrix_power", "Pow", "power",
             "float_power", "accumulate"}
@@ -714,6 +719,13 @@ class Analysis:
                     if _value_kind(self.ns[k]) == "int":
                         ill = f"integer/bool result {k} from inexact input"
                         break
+        if err is None and ill is None and not inputs_exact and \
+                info.ops & LEXICOGRAPHIC and any(
+                    _as_array(v) is not None and _as_array(v).dtype.kind == "c"
+                    for v in pre_vals.values()):
+            # complex order is lexicographic: a rounding of nearly equal real
+            # parts swaps elements whose imaginary parts differ by anything
+            ill = "inexact complex values ordered"
         if err is None and ill is None and (info.ops & BLAS_PRODUCTS):
             for k, v in pre_vals.items():
                 a = _as_array(v)
