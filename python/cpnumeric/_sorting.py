@@ -165,6 +165,17 @@ def _scan_dtype(a, dtype):
     return a._dtype
 
 
+def scan_name(name, dt):
+    """The runtime scan that gives NumPy's `name` (cumsum, cumprod, ...) in
+    dtype `dt`: or/and for bools (NumPy's add and multiply of them), the
+    float16 ones rounding every partial result to float16 as NumPy's do."""
+    if dt.kind == "b":
+        return {"cumsum": "cummax", "cumprod": "cummin"}.get(name, name)
+    if dt == _np.float16 and name in ("cumsum", "cumprod"):
+        return name + "_half"
+    return name
+
+
 def _scan(name, a, axis, dtype, out):
     a = _as(a)
     dt = _scan_dtype(a, dtype)
@@ -174,9 +185,7 @@ def _scan(name, a, axis, dtype, out):
         a, axis = _manip.ravel(a), 0
     if a.ndim == 0:
         a = a.reshape(1)
-    if dt.kind == "b":  # NumPy's add of bools is or, multiply is and
-        name = {"cumsum": "cummax", "cumprod": "cummin"}.get(name, name)
-    r = _sort_rows(a.astype(dt, copy=False), axis, name, dt)
+    r = _sort_rows(a.astype(dt, copy=False), axis, scan_name(name, dt), dt)
     return _core.store_out(r, out)
 
 

@@ -180,6 +180,32 @@ template <typename T, ScanOp Op> void scan(const Args &a) {
                      c ? &acc : nullptr, out);
   });
 }
+/// A float16 scan on float32 values (widened exactly): NumPy's half loops
+/// store every partial sum or product as float16, so each step rounds (and
+/// overflows) there. Rows in parallel, each in order.
+template <ScanOp Op> void scanHalf(const Args &a) {
+  const View &x = a.in[0];
+  float *out = a.out.data<float>();
+  int64_t P = x.size(0), N = x.size(1);
+  if (N == 0)
+    return;
+  const float *base = x.data<const float>();
+  auto half = [](float v) { return static_cast<float>(static_cast<_Float16>(v)); };
+  int64_t rowsT = cpnrt::lib::threadsFor(P * N, kScanPerThread,
+                                         std::min(cpnrt::lib::maxThreads(), P));
+  cpnrt::lib::onThreads(rowsT, [&](int64_t c) {
+    for (int64_t p = P * c / rowsT; p < P * (c + 1) / rowsT; ++p) {
+      const float *src = base + p * x.strides[0];
+      float *o = out + p * N;
+      float acc = o[0] = src[0];
+      for (int64_t j = 1; j < N; ++j)
+        o[j] = acc = half(combine<Op>(acc, src[j * x.strides[1]]));
+    }
+  });
+}
+void cumsum_half(const Args &a) { scanHalf<ScanOp::Sum>(a); }
+void cumprod_half(const Args &a) { scanHalf<ScanOp::Prod>(a); }
+
 template <typename T> void cumsum(const Args &a) { scan<T, ScanOp::Sum>(a); }
 template <typename T> void cumprod(const Args &a) { scan<T, ScanOp::Prod>(a); }
 template <typename T> void cummax(const Args &a) { scan<T, ScanOp::Max>(a); }
@@ -247,9 +273,18 @@ template <typename T> void at_minimum(const Args &a) {
 #define CPN_INT_SCANS(X) X(cumand) X(cumor) X(cumxor)
 CPN_SCANS(CPN_DEFINE_ALL)
 CPN_INT_SCANS(CPN_DEFINE_INT)
+extern "C" void cpn_lib_cumsum_half_f4(int64_t m, int64_t o, int64_t a,
+                                       int64_t b, int64_t c) {
+  cumsum_half(cpnrt::lib::Args(m, o, a, b, c));
+}
+extern "C" void cpn_lib_cumprod_half_f4(int64_t m, int64_t o, int64_t a,
+                                        int64_t b, int64_t c) {
+  cumprod_half(cpnrt::lib::Args(m, o, a, b, c));
+}
 
 std::vector<cpn_lib_entry> cpnrt::lib::scanFunctions() {
-  return {CPN_SCANS(CPN_ROWS) CPN_INT_SCANS(CPN_INT_ROWS)};
+  return {CPN_SCANS(CPN_ROWS) CPN_INT_SCANS(CPN_INT_ROWS)
+              CPN_ROW(cumsum_half, f4, float) CPN_ROW(cumprod_half, f4, float)};
 }
 #undef CPN_INT_SCANS
 #undef CPN_SCANS

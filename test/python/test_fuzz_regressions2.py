@@ -469,3 +469,16 @@ def test_jit_augmented_assignment_to_an_element(dt):
         want = body(x.copy())
         same(cp.jit(body)(cp.asarray(x.copy())), want)
         same(body(cp.asarray(x.copy())), want)
+
+
+def test_float16_scans_round_every_partial_result():
+    r = numpy.random.default_rng(1)
+    x = (r.integers(-32, 33, (2, 33, 31)) / 4).astype("float16")
+    x[r.random(x.shape) < 0.05] = numpy.inf
+    with numpy.errstate(all="ignore"):
+        for f in ("cumsum", "cumprod", "nancumsum", "nancumprod"):
+            for ax in (0, 1, 2, None):
+                same(getattr(cp, f)(cp.asarray(x), axis=ax), getattr(numpy, f)(x, axis=ax))
+        for uf in ("add", "multiply"):
+            same(getattr(cp, uf).accumulate(cp.asarray(-x), axis=1),
+                 getattr(numpy, uf).accumulate(-x, axis=1))
