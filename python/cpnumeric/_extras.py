@@ -141,13 +141,14 @@ def fix(x, out=None):
 
 
 def heaviside(x1, x2, out=None):
+    # NumPy's heaviside loops are float ones: its resolution gives the dtype
+    # (Python scalars weak: heaviside(2**31 - 1, float32) is float32).
+    dt = _ufuncs._resolve(_np.heaviside, [_ufuncs._in_type(v) for v in (x1, x2)],
+                          None, "same_kind")[2]
     x1 = _as(x1)
     r = _ufuncs.where(_ufuncs.less(x1, 0), 0.0,
                       _ufuncs.where(_ufuncs.greater(x1, 0), 1.0, x2))
     r = _ufuncs.where(_ufuncs.isnan(x1), x1, r) if x1._dtype.kind == "f" else r
-    # NumPy's heaviside loops are float ones: its resolution gives the dtype.
-    dt = _ufuncs._resolve(_np.heaviside, [_ufuncs._in_type(v) for v in (x1, x2)],
-                          None, "same_kind")[2]
     return _core.store_out(_as(r).astype(dt, copy=False), out)
 
 
@@ -392,6 +393,10 @@ def copyto(dst, src, casting="same_kind", where=True):
         _np.copyto(_np.empty((), dst.dtype), src, casting=casting)
         src = _as(_np.asarray(src, dst.dtype))
     src = _as(src)
+    if isinstance(dst, ndarray) and src._base is dst._base and (
+            src._shape, src._strides, src._offset, src._dtype, src._part) == (
+            dst._shape, dst._strides, dst._offset, dst._dtype, dst._part) and where is True:
+        return None  # the same elements: NumPy copies nothing (read-only too)
     if not _np.can_cast(src._dtype, dst.dtype, casting):
         raise TypeError(f"Cannot cast scalar from {src._dtype!r} to {dst.dtype!r} "
                         f"according to the rule {casting!r}")

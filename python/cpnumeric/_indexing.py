@@ -677,7 +677,7 @@ def setitem(a, key, value):
         return
     if not isinstance(key, tuple) and isinstance(key, (ndarray, _np.ndarray)):
         mask = _as(key)
-        if mask._dtype.kind == "b" and mask._shape == a._shape and mask.ndim:
+        if mask._dtype.kind == "b" and mask._shape == a._shape:  # 0-d too
             # NumPy's boolean assignment: a 0-d or 1-d value of one element
             # or one per True element (a sync: the count)
             v = _as(value)

@@ -482,3 +482,22 @@ def test_float16_scans_round_every_partial_result():
         for uf in ("add", "multiply"):
             same(getattr(cp, uf).accumulate(cp.asarray(-x), axis=1),
                  getattr(numpy, uf).accumulate(-x, axis=1))
+
+
+def test_mask_assignment_to_a_0d_array_and_heaviside_weak_scalars():
+    for v in (numpy.ones((4, 5)), numpy.ones(1), numpy.ones(3), 5, numpy.ones(0)):
+        for fill in (True, False):
+            def f(m):
+                a = m.asarray(numpy.array(0.0))
+                a[(a >= 0) if fill else (a > 0)] = v if not isinstance(
+                    v, numpy.ndarray) else m.asarray(v)
+                return a
+            want, got = outcome(lambda: f(numpy)), outcome(lambda: f(cp))
+            if isinstance(want, type):
+                assert got is want, (v, fill, got, want)
+            else:
+                same(got, want)
+    x = numpy.zeros((6, 0), numpy.float32)
+    same(cp.heaviside(2147483647, cp.asarray(x)), numpy.heaviside(2147483647, x))
+    y = numpy.array([-1.5, 0, 2], numpy.float16)
+    same(cp.heaviside(cp.asarray(y), 0.5), numpy.heaviside(y, 0.5))

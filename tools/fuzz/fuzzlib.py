@@ -773,6 +773,10 @@ class Analysis:
             scale = max([_maxabs(a)] + read_scales[-1:])
             if mult and len(read_scales) >= 2:
                 scale = max(scale, read_scales[-1] * read_scales[-2])
+            if info.ops & {"var", "nanvar"} and read_scales:
+                # a variance is a mean of squares: its rounding is the
+                # square's (1e76 values: deviations of 1e60, squares 1e120)
+                scale = max(scale, min(read_scales[-1], 1e150) ** 2)
             if _value_kind(v) == "float":
                 fl = [_float_name(numpy.asarray(x).dtype) for x in [v]
                       if _as_array(x) is not None] + [m.eps for m in reads_meta
