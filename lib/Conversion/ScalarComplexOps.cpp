@@ -229,8 +229,17 @@ Value scalar::emitComplexUnary(OpBuilder &b, Location loc, StringRef name,
     Value c = math::CosOp::create(b, loc, y),
           s = math::SinOp::create(b, loc, y);
     bool isSinh = name == "sinh";
+    // A real argument (y == 0) keeps its zero imaginary part, as npy_csinh /
+    // npy_ccosh: sinh(800+0j) is inf+0j, not inf+nanj (inf * sin 0).
+    Value ft0 = cstF(b, loc, x.getType(), 0.0);
+    Value zeroIm = isSinh ? y
+                          : arith::MulFOp::create(
+                                b, loc, math::CopySignOp::create(b, loc, ft0, x), y)
+                                .getResult();
+    Value imPart = sel(b, loc, cmpF(b, loc, CmpFPredicate::OEQ, y, ft0), zeroIm,
+                       arith::MulFOp::create(b, loc, isSinh ? ch : sh, s));
     return mkC(b, loc, t, arith::MulFOp::create(b, loc, isSinh ? sh : ch, c),
-               arith::MulFOp::create(b, loc, isSinh ? ch : sh, s));
+               imPart);
   }
   return {};
 }

@@ -501,3 +501,16 @@ def test_mask_assignment_to_a_0d_array_and_heaviside_weak_scalars():
     same(cp.heaviside(2147483647, cp.asarray(x)), numpy.heaviside(2147483647, x))
     y = numpy.array([-1.5, 0, 2], numpy.float16)
     same(cp.heaviside(cp.asarray(y), 0.5), numpy.heaviside(y, 0.5))
+
+
+def test_complex_sinh_cosh_of_real_arguments():
+    z = numpy.concatenate([numpy.arange(1089.0) - 500,
+                           [numpy.inf, -numpy.inf, -0.0]]).astype(numpy.complex64)
+    with numpy.errstate(all="ignore"):
+        for f in ("sinh", "cosh"):
+            for v in (z, z + numpy.complex64(-0.0j)):
+                got = numpy.asarray(getattr(cp, f)(cp.asarray(v)))
+                want = getattr(numpy, f)(v)
+                numpy.testing.assert_allclose(got, want, rtol=1e-5)
+                zero = want.imag == 0  # its sign too
+                assert (numpy.signbit(got.imag[zero]) == numpy.signbit(want.imag[zero])).all()

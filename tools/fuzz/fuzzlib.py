@@ -840,8 +840,10 @@ class Analysis:
                 with numpy.errstate(all="ignore"):
                     x = numpy.real(src).astype(numpy.float64).ravel()
                     if x.size and (not numpy.all(numpy.isfinite(x)) or
-                                   numpy.trunc(x).min() < it.min or
-                                   numpy.trunc(x).max() > it.max):
+                                   # Python compares float and int exactly
+                                   # (2.0**64 > 2**64 - 1; NumPy: equal)
+                                   float(numpy.trunc(x).min()) < it.min or
+                                   float(numpy.trunc(x).max()) > it.max):
                         return f"float to {it.dtype} conversion out of range into {k}"
         return None
 
