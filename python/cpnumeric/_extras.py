@@ -140,9 +140,15 @@ def fix(x, out=None):
     return _ufuncs.trunc(x, out=out)
 
 
-def heaviside(x1, x2, out=None):
+def heaviside(x1, x2, out=None, *, dtype=None):
     # NumPy's heaviside loops are float ones: its resolution gives the dtype
     # (Python scalars weak: heaviside(2**31 - 1, float32) is float32).
+    if dtype is not None:  # the loop of that dtype: operands cast to it
+        _np.heaviside(_np.zeros(1, _ufuncs._in_type(x1)) if not _ufuncs._is_py_scalar(x1)
+                      else x1, _np.zeros(1, _ufuncs._in_type(x2))
+                      if not _ufuncs._is_py_scalar(x2) else x2, dtype=dtype)
+        dtype = _np.dtype(dtype)
+        x1, x2 = _as(x1).astype(dtype), _as(x2).astype(dtype)
     dt = _ufuncs._resolve(_np.heaviside, [_ufuncs._in_type(v) for v in (x1, x2)],
                           None, "same_kind")[2]
     x1 = _as(x1)

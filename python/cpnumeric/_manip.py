@@ -456,6 +456,10 @@ def matmul(a, b, out=None, **kwargs):
     if dt.kind == "b" or kwargs:
         from . import _fallback
         return _fallback.call_numpy("matmul", (a, b), dict(kwargs, out=out))
+    if dt == _np.float16:  # NumPy's half loops multiply and sum in float32
+        f32 = _np.dtype(_np.float32)
+        r = matmul(a.astype(f32), b.astype(f32)).astype(dt)
+        return _core.store_out(r, out)
     if a.ndim > 2 or b.ndim > 2:
         return _core.store_out(_batched_matmul(a, b, dt), out)
     a2 = a if a.ndim == 2 else a.reshape(1, -1)

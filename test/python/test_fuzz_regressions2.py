@@ -514,3 +514,17 @@ def test_complex_sinh_cosh_of_real_arguments():
                 numpy.testing.assert_allclose(got, want, rtol=1e-5)
                 zero = want.imag == 0  # its sign too
                 assert (numpy.signbit(got.imag[zero]) == numpy.signbit(want.imag[zero])).all()
+
+
+def test_float16_matmul_sums_in_float32_and_heaviside_dtype():
+    r = numpy.random.default_rng(0)
+    a0 = (r.integers(-32, 33, (64, 32)) / 4).astype(numpy.float16) * 40
+    with numpy.errstate(all="ignore"):
+        a2 = a0 @ a0[::-1].T
+        c2 = cp.asarray(a0) @ cp.asarray(a0)[::-1].T
+        same(c2, a2)
+        same(c2 @ c2.T[:, ::-2], a2 @ a2.T[:, ::-2])
+        same(cp.matmul(cp.asarray(a0[:3]), cp.asarray(a0[:3].T)), a0[:3] @ a0[:3].T)
+    x = numpy.array([[-1.5, 0, 2]])
+    same(cp.heaviside(cp.asarray(x), 0.5, dtype="float16"),
+         numpy.heaviside(x, 0.5, dtype="float16"))
