@@ -729,9 +729,16 @@ class Analysis:
         if err is None and ill is None and (info.ops & BLAS_PRODUCTS):
             for k, v in pre_vals.items():
                 a = _as_array(v)
-                if a is not None and a.dtype.kind == "c" and a.size and \
-                        not numpy.isfinite(a).all():
-                    # inf * 0 parts: NaN or inf as the BLAS kernel computes
+                if a is None or a.dtype.kind != "c" or not a.size:
+                    continue
+                with numpy.errstate(all="ignore"):
+                    m = float(numpy.nanmax(numpy.abs(a))) if \
+                        not numpy.isnan(a).all() else 0.0
+                big = m > 0 and math.isfinite(m) and 2 * math.log(m) + \
+                    math.log(a.size) > math.log(float(numpy.finfo(a.dtype).max))
+                if big or not numpy.isfinite(a).all():
+                    # inf * 0 parts (also of products that overflow): NaN
+                    # or inf as the BLAS kernel computes
                     ill = f"non-finite complex {k} in a matrix product"
                     break
         if err is None and ill is None and (info.ops & CASTS):
