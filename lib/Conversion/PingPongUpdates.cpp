@@ -190,12 +190,12 @@ void rewrite(tensor::InsertSliceOp insert, linalg::GenericOp producer) {
   Index ix{b, loc};
   SmallVector<OpFoldResult> shape;
   SmallVector<Value> dynamicSizes;
+  Value root = rootOf(insert);
   for (int64_t d = 0; d < destTy.getRank(); ++d) {
     if (!destTy.isDynamicDim(d)) {
       shape.push_back(b.getIndexAttr(destTy.getDimSize(d)));
       continue;
     }
-    Value root = rootOf(insert);
     Value n = isa<MemRefType>(root.getType())
                   ? memref::DimOp::create(b, loc, root, d).getResult()
                   : tensor::DimOp::create(b, loc, root, d).getResult();

@@ -51,6 +51,19 @@ Value lessC(OpBuilder &b, Location loc, Value x, Value y, bool orEqual) {
   return arith::OrIOp::create(b, loc, first, second);
 }
 
+/// NumPy's complex multiply: (ac - bd) + (ad + bc)i, without C99's recovery
+/// of infinite results from NaN parts (complex.mul's lowering has it:
+/// inf+infj where NumPy gives nan+nanj).
+Value mulC(OpBuilder &b, Location loc, Value x, Value y) {
+  Value a = re(b, loc, x), bb = im(b, loc, x), c = re(b, loc, y),
+        d = im(b, loc, y);
+  Value r = arith::SubFOp::create(b, loc, arith::MulFOp::create(b, loc, a, c),
+                                  arith::MulFOp::create(b, loc, bb, d));
+  Value i = arith::AddFOp::create(b, loc, arith::MulFOp::create(b, loc, a, d),
+                                  arith::MulFOp::create(b, loc, bb, c));
+  return mkC(b, loc, x.getType(), r, i);
+}
+
 /// NumPy's complex division (Smith's method; a zero divisor divides each
 /// part by |re(y)|, so (2+0.25j) / -0.0 is inf+infj as in NumPy).
 Value divC(OpBuilder &b, Location loc, Value x, Value y) {
@@ -102,15 +115,6 @@ Value powC(OpBuilder &b, Location loc, Value z, Value w) {
   // An integral real exponent n with |n| < 100: NumPy multiplies (n = 1, 2,
   // 3 unrolled, else by squaring from 1; 1 / that for n < 0), so 1j ** 2
   // is exactly -1 and z ** 1 is z.
-  auto mulNP = [&](Value x, Value y) { // (ac - bd) + (ad + bc)i
-    Value a = re(b, loc, x), bb = im(b, loc, x), c = re(b, loc, y),
-          d = im(b, loc, y);
-    return mkC(b, loc, t,
-               arith::SubFOp::create(b, loc, arith::MulFOp::create(b, loc, a, c),
-                                     arith::MulFOp::create(b, loc, bb, d)),
-               arith::AddFOp::create(b, loc, arith::MulFOp::create(b, loc, a, d),
-                                     arith::MulFOp::create(b, loc, bb, c)));
-  };
   Value br = re(b, loc, w);
   Type i64 = b.getI64Type();
   Value inRange = arith::AndIOp::create(
@@ -135,13 +139,13 @@ Value powC(OpBuilder &b, Location loc, Value z, Value w) {
                               arith::ConstantOp::create(
                                   b, loc, i64, b.getI64IntegerAttr(1 << bit))),
         arith::ConstantOp::create(b, loc, i64, b.getI64IntegerAttr(0)));
-    aa = sel(b, loc, set, mulNP(aa, p), aa);
+    aa = sel(b, loc, set, mulC(b, loc, aa, p), aa);
     if (bit < 6)
-      p = mulNP(p, p);
+      p = mulC(b, loc, p, p);
   }
   aa = sel(b, loc, cmpF(b, loc, CmpFPredicate::OLT, br, zero),
            divC(b, loc, one, aa), aa);
-  Value z2 = mulNP(z, z);
+  Value z2 = mulC(b, loc, z, z);
   auto isN = [&](int64_t k) {
     return arith::CmpIOp::create(
         b, loc, arith::CmpIPredicate::eq, n,
@@ -149,7 +153,7 @@ Value powC(OpBuilder &b, Location loc, Value z, Value w) {
   };
   Value byInt = sel(b, loc, isN(1), z,
                     sel(b, loc, isN(2), z2,
-                        sel(b, loc, isN(3), mulNP(z, z2), aa)));
+                        sel(b, loc, isN(3), mulC(b, loc, z, z2), aa)));
   general = sel(b, loc, integral, byInt, general);
   Value wPosReal = cmpF(b, loc, CmpFPredicate::OGT, re(b, loc, w), zero);
   double nan = std::numeric_limits<double>::quiet_NaN();
@@ -250,18 +254,8 @@ Value scalar::emitComplexBinary(OpBuilder &b, Location loc, StringRef name,
     return complex::AddOp::create(b, loc, x, y);
   if (name == "subtract")
     return complex::SubOp::create(b, loc, x, y);
-  if (name == "multiply") {
-    // NumPy's loop: (ac - bd) + (ad + bc)i, without C99's recovery of
-    // infinite results from NaN parts (complex.mul's lowering has it:
-    // inf+infj where NumPy gives nan+nanj).
-    Value a = re(b, loc, x), bb = im(b, loc, x), c = re(b, loc, y),
-          d = im(b, loc, y);
-    Value r = arith::SubFOp::create(b, loc, arith::MulFOp::create(b, loc, a, c),
-                                    arith::MulFOp::create(b, loc, bb, d));
-    Value i = arith::AddFOp::create(b, loc, arith::MulFOp::create(b, loc, a, d),
-                                    arith::MulFOp::create(b, loc, bb, c));
-    return mkC(b, loc, x.getType(), r, i);
-  }
+  if (name == "multiply")
+    return mulC(b, loc, x, y);
   if (name == "divide")
     return divC(b, loc, x, y);
   if (name == "power")
