@@ -102,6 +102,119 @@ Value divC(OpBuilder &b, Location loc, Value x, Value y) {
 
 /// NumPy's npy_cpow: z**0 is 1, 0**w is 0 where w's real part is positive
 /// (0 ** (1+1j) too) and NaN otherwise; everything else exp(w log z).
+/// The parts of sinh(x + iy) (cosh when !isSinh) as NumPy's npy_csinh and
+/// npy_ccosh (FreeBSD's msun, C99 Annex G): sinh x cos y + i cosh x sin y
+/// for finite parts, a real argument keeping its zero imaginary part
+/// (sinh(800+0j) is inf+0j, not inf+nanj), and the standard's values where
+/// a part is infinite or NaN. `forSin`: the parts of sinh(iz) for sin z,
+/// whose -i turns +inf + i NaN into NaN - i inf where glibc's csin gives
+/// NaN + i inf: -inf there.
+std::pair<Value, Value> sinhCoshParts(OpBuilder &b, Location loc, Value x,
+                                      Value y, bool isSinh, bool forSin = false) {
+  Type ft = x.getType();
+  Value zero = cstF(b, loc, ft, 0.0),
+        inf = cstF(b, loc, ft, std::numeric_limits<double>::infinity());
+  auto mul = [&](Value p, Value q) -> Value {
+    return arith::MulFOp::create(b, loc, p, q);
+  };
+  auto add = [&](Value p, Value q) -> Value {
+    return arith::AddFOp::create(b, loc, p, q);
+  };
+  auto cps = [&](Value mag, Value sgn) -> Value {
+    return math::CopySignOp::create(b, loc, mag, sgn);
+  };
+  auto fin = [&](Value v) {
+    return cmpF(b, loc, CmpFPredicate::OLT, math::AbsFOp::create(b, loc, v), inf);
+  };
+  auto eq = [&](Value p, Value q) { return cmpF(b, loc, CmpFPredicate::OEQ, p, q); };
+  Value sh = callLibm(b, loc, "sinh", x), ch = callLibm(b, loc, "cosh", x);
+  Value c = math::CosOp::create(b, loc, y), s = math::SinOp::create(b, loc, y);
+  Value xf = fin(x), yf = fin(y), xz = eq(x, zero), yz = eq(y, zero);
+  Value xinf = eq(math::AbsFOp::create(b, loc, x), inf);
+  Value yny = arith::SubFOp::create(b, loc, y, y); // NaN unless y is finite
+  Value xx = mul(x, x);
+  // Both finite.
+  Value r = mul(isSinh ? sh : ch, c);
+  Value i = sel(b, loc, yz, isSinh ? y : mul(cps(zero, x), y), mul(isSinh ? ch : sh, s));
+  // From the last case of npy_csinh/npy_ccosh to the first: NaN x, y != 0.
+  Value R = mul(xx, yny), I = mul(add(x, x), yny);
+  // x infinite, y finite.
+  R = sel(b, loc, xinf, isSinh ? mul(x, c) : mul(inf, c), R);
+  I = sel(b, loc, xinf, isSinh ? mul(inf, s) : mul(x, s), I);
+  // x infinite, y infinite or NaN (after the line above: y finite there).
+  Value yNotFinite = cmpF(b, loc, CmpFPredicate::UGE,
+                          math::AbsFOp::create(b, loc, y), inf);
+  Value xiyn = arith::AndIOp::create(b, loc, xinf, yNotFinite);
+  R = sel(b, loc, xiyn, forSin ? arith::NegFOp::create(b, loc, xx).getResult() : xx, R);
+  I = sel(b, loc, xiyn, mul(x, yny), I);
+  // x finite, y infinite or NaN.
+  R = sel(b, loc, xf, yny, R);
+  I = sel(b, loc, xf, mul(x, yny), I);
+  // y zero, x infinite or NaN.
+  Value rY0 = isSinh ? x : xx;
+  Value iY0 = isSinh ? y
+                     : sel(b, loc, xinf, mul(cps(zero, x), y),
+                           cps(zero, mul(add(x, x), y)));
+  R = sel(b, loc, yz, rY0, R);
+  I = sel(b, loc, yz, iY0, I);
+  // x zero, y infinite or NaN.
+  R = sel(b, loc, xz, isSinh ? cps(zero, mul(x, yny)) : yny, R);
+  I = sel(b, loc, xz, isSinh ? yny : cps(zero, mul(x, yny)), I);
+  Value both = arith::AndIOp::create(b, loc, xf, yf);
+  return {sel(b, loc, both, r, R), sel(b, loc, both, i, I)};
+}
+
+/// The parts of tanh(x + iy) as NumPy's ctanh (glibc's; FreeBSD's msun):
+/// Kahan's formula with t = tan y, s = sinh x, and the standard's values
+/// for infinite or NaN parts and |x| >= 22.
+std::pair<Value, Value> tanhParts(OpBuilder &b, Location loc, Value x, Value y) {
+  Type ft = x.getType();
+  Value zero = cstF(b, loc, ft, 0.0), one = cstF(b, loc, ft, 1.0),
+        inf = cstF(b, loc, ft, std::numeric_limits<double>::infinity());
+  auto mul = [&](Value p, Value q) -> Value {
+    return arith::MulFOp::create(b, loc, p, q);
+  };
+  auto add = [&](Value p, Value q) -> Value {
+    return arith::AddFOp::create(b, loc, p, q);
+  };
+  auto div = [&](Value p, Value q) -> Value {
+    return arith::DivFOp::create(b, loc, p, q);
+  };
+  auto cps = [&](Value mag, Value sgn) -> Value {
+    return math::CopySignOp::create(b, loc, mag, sgn);
+  };
+  Value ax = math::AbsFOp::create(b, loc, x), ay = math::AbsFOp::create(b, loc, y);
+  Value xf = cmpF(b, loc, CmpFPredicate::OLT, ax, inf);
+  Value yf = cmpF(b, loc, CmpFPredicate::OLT, ay, inf);
+  Value xnan = isNanF(b, loc, x);
+  Value yinf = cmpF(b, loc, CmpFPredicate::OEQ, ay, inf);
+  Value yz = cmpF(b, loc, CmpFPredicate::OEQ, y, zero);
+  Value sc = mul(math::SinOp::create(b, loc, y), math::CosOp::create(b, loc, y));
+  // General: beta = 1 + t^2, rho = sqrt(1 + s^2), denominator 1 + beta s^2.
+  Value tt = math::TanOp::create(b, loc, y);
+  Value beta = add(one, mul(tt, tt));
+  Value sx = callLibm(b, loc, "sinh", x);
+  Value rho = math::SqrtOp::create(b, loc, add(one, mul(sx, sx)));
+  Value den = add(one, mul(beta, mul(sx, sx)));
+  Value r = div(mul(mul(beta, rho), sx), den), i = div(tt, den);
+  // |x| >= 22: tanh x rounds to +-1; 4 sin y cos y exp(-2|x|).
+  Value big = cmpF(b, loc, CmpFPredicate::OGE, ax, cstF(b, loc, ft, 22.0));
+  Value em = math::ExpOp::create(b, loc, arith::NegFOp::create(b, loc, ax));
+  r = sel(b, loc, big, cps(one, x), r);
+  i = sel(b, loc, big, mul(mul(cstF(b, loc, ft, 4.0), sc), mul(em, em)), i);
+  // y infinite or NaN (x finite): NaN + i NaN, +-0 + i NaN for x = +-0
+  // (C11's DR 471, as glibc's ctanh that NumPy calls).
+  Value yny = arith::SubFOp::create(b, loc, y, y);
+  r = sel(b, loc, yf, r,
+          sel(b, loc, cmpF(b, loc, CmpFPredicate::OEQ, x, zero), x, yny));
+  i = sel(b, loc, yf, i, yny);
+  // x infinite or NaN.
+  Value rX = sel(b, loc, xnan, x, cps(one, x));
+  Value iX = sel(b, loc, xnan, sel(b, loc, yz, y, mul(x, y)),
+                 cps(zero, sel(b, loc, yinf, y, sc)));
+  return {sel(b, loc, xf, r, rX), sel(b, loc, xf, i, iX)};
+}
+
 Value powC(OpBuilder &b, Location loc, Value z, Value w) {
   Type t = z.getType();
   Type ft = cast<ComplexType>(t).getElementType();
@@ -213,37 +326,39 @@ Value scalar::emitComplexUnary(OpBuilder &b, Location loc, StringRef name,
   }
   if (name == "log")
     return complex::LogOp::create(b, loc, z);
-  if (name == "log1p")
-    return complex::Log1pOp::create(b, loc, z);
+  if (name == "log1p") {
+    // NumPy's nc_log1p: log(hypot(x + 1, y)) + i atan2(y, x + 1)
+    // (complex.log1p gives 0 at -1+0j, NumPy -inf+0j).
+    Value x = re(b, loc, z), y = im(b, loc, z);
+    Value x1 = arith::AddFOp::create(b, loc, x, cstF(b, loc, x.getType(), 1.0));
+    Value l = callLibm(b, loc, "hypot", {x1, y});
+    return mkC(b, loc, t, math::LogOp::create(b, loc, l),
+               math::Atan2Op::create(b, loc, y, x1));
+  }
   if (name == "log2" || name == "log10")
     return scaleC(b, loc, complex::LogOp::create(b, loc, z),
                   1.0 / std::log(name == "log2" ? 2.0 : 10.0));
-  if (name == "sin")
-    return complex::SinOp::create(b, loc, z);
-  if (name == "cos")
-    return complex::CosOp::create(b, loc, z);
-  if (name == "tan")
-    return complex::TanOp::create(b, loc, z);
-  if (name == "tanh")
-    return complex::TanhOp::create(b, loc, z);
-  if (name == "sinh" || name == "cosh") {
-    // sinh(x+iy) = sinh x cos y + i cosh x sin y; cosh swaps sinh and cosh.
+  if (name == "tanh" || name == "tan") {
+    // tan z = -i tanh(iz), as npy_ctan.
     Value x = re(b, loc, z), y = im(b, loc, z);
-    Value sh = callLibm(b, loc, "sinh", x), ch = callLibm(b, loc, "cosh", x);
-    Value c = math::CosOp::create(b, loc, y),
-          s = math::SinOp::create(b, loc, y);
-    bool isSinh = name == "sinh";
-    // A real argument (y == 0) keeps its zero imaginary part, as npy_csinh /
-    // npy_ccosh: sinh(800+0j) is inf+0j, not inf+nanj (inf * sin 0).
-    Value ft0 = cstF(b, loc, x.getType(), 0.0);
-    Value zeroIm = isSinh ? y
-                          : arith::MulFOp::create(
-                                b, loc, math::CopySignOp::create(b, loc, ft0, x), y)
-                                .getResult();
-    Value imPart = sel(b, loc, cmpF(b, loc, CmpFPredicate::OEQ, y, ft0), zeroIm,
-                       arith::MulFOp::create(b, loc, isSinh ? ch : sh, s));
-    return mkC(b, loc, t, arith::MulFOp::create(b, loc, isSinh ? sh : ch, c),
-               imPart);
+    if (name == "tan")
+      std::swap(x, y), x = arith::NegFOp::create(b, loc, x); // iz = -y + ix
+    auto [r, i] = tanhParts(b, loc, x, y);
+    if (name == "tan") // -i (r + i i) = i - i r
+      return mkC(b, loc, t, i, arith::NegFOp::create(b, loc, r));
+    return mkC(b, loc, t, r, i);
+  }
+  if (name == "sinh" || name == "cosh" || name == "sin" || name == "cos") {
+    // sin z = -i sinh(iz) and cos z = cosh(iz), as npy_csin and npy_ccos.
+    Value x = re(b, loc, z), y = im(b, loc, z);
+    bool trig = name == "sin" || name == "cos";
+    if (trig)
+      std::swap(x, y), x = arith::NegFOp::create(b, loc, x); // iz = -y + ix
+    auto [r, i] =
+        sinhCoshParts(b, loc, x, y, name == "sinh" || name == "sin", name == "sin");
+    if (name == "sin") // -i (r + i i) = i - i r
+      return mkC(b, loc, t, i, arith::NegFOp::create(b, loc, r));
+    return mkC(b, loc, t, r, i);
   }
   return {};
 }

@@ -20,6 +20,23 @@ def _as(a):
     return _core.asndarray(a)
 
 
+def _values_for(values, dtype, safe=False):
+    """The values of put/putmask/place in the target's dtype, as NumPy
+    converts them: Python and NumPy scalars and lists element by element
+    (OverflowError for -2 into uint64, TypeError for 1j into an integer
+    array); arrays by an unsafe cast (put) or only a safe one (putmask and
+    place, `safe`: TypeError for int64 values into a uint64 array)."""
+    if isinstance(values, (ndarray, _np.ndarray)):
+        if safe and not _np.can_cast(values.dtype, dtype, "safe"):
+            what = "scalar" if values.ndim == 0 else "array data"
+            raise TypeError(f"Cannot cast {what} from {values.dtype!r} to {dtype!r} "
+                            "according to the rule 'safe'")
+        return _as(values).astype(dtype, copy=False)
+    if isinstance(values, _np.generic):
+        return _as(_np.asarray(values).astype(dtype))
+    return _as(_np.asarray(values, dtype=dtype))
+
+
 def _index_array(indices):
     """Indices as an int64 array (TypeError for non-integer ones)."""
     ind = _as(indices)
@@ -154,7 +171,7 @@ def take_along_axis(arr, indices, axis=-1):
 def _put_flat(flat, ind, values, mode):
     """A new 1-D array: flat with flat[ind] = values (cycled)."""
     ind = _manip.ravel(ind)
-    values = _manip.ravel(_as(values).astype(flat._dtype, copy=False))
+    values = _manip.ravel(_values_for(values, flat._dtype))
     if ind.size == 0 or values.size == 0:
         return flat.copy()
     if mode == "raise":
@@ -212,7 +229,7 @@ def putmask(a, mask, values):
     mask = _as(mask)
     if mask._shape != a._shape:
         raise ValueError("putmask: mask and data must be the same size")
-    values = _manip.ravel(_as(values).astype(a._dtype, copy=False))
+    values = _manip.ravel(_values_for(values, a._dtype, safe=True))
     if values.size == 0:
         return
     if values.size != a.size:
@@ -225,7 +242,7 @@ def place(arr, mask, vals):
     if not isinstance(arr, ndarray):
         raise TypeError("argument 1 must be a cpnumeric array")
     mask = _manip.ravel(_as(mask))
-    vals = _manip.ravel(_as(vals))
+    vals = _manip.ravel(_values_for(vals, arr._dtype, safe=True))
     positions = nonzero(mask)[0]
     if positions.size == 0:
         return

@@ -85,7 +85,10 @@ def reduce(kind, a, axis=None, dtype=None, out=None, keepdims=False, initial=Non
             # iterator walks innermost (the smallest stride) and round once;
             # a product over other axes only multiplies whole rows in
             # float16, rounding (and overflowing) at each step.
-            r = reduce(kind, a, axis, _np.float32, None, keepdims, initial, where)
+            # Other inputs are cast to float16 first (the loop's dtype):
+            # float64 values beyond its range are infinities before the sum.
+            src = a if a._dtype == _np.float16 else a.astype(_np.float16)
+            r = reduce(kind, src, axis, _np.float32, None, keepdims, initial, where)
             return _core.store_out(r.astype(rdt), out)
         acc = a._node_as(a._shape, rdt)
     if kind in ("min", "max") and initial is None and builtins.any(a._shape[i] == 0 for i in axes):
@@ -161,10 +164,12 @@ def mean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=True):
 
 def _mean(a, axes, dtype, keepdims, where=True):
     from . import _ufuncs
+    sdt = dtype
     if dtype is None:
         dtype = _np.dtype("f8") if a._dtype.kind in "biu" else a._dtype
-    # float16 means are summed and divided in float32 (as NumPy's).
-    sdt = _np.dtype("f4") if _np.dtype(dtype) == _np.float16 else dtype
+        # float16 means are summed and divided in float32 (as NumPy's); an
+        # explicit dtype=float16 sums (rounding once) and divides in float16.
+        sdt = _np.dtype("f4") if dtype == _np.float16 else dtype
     if where is not True:
         w = _core.asndarray(where, dtype=bool)
         s = reduce("sum", a, axes, sdt, None, keepdims, None, w)

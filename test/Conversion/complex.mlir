@@ -67,3 +67,24 @@ func.func @half(%a: tensor<4xf16>) -> tensor<4xf16> {
   %r = cpn.exp %a : tensor<4xf16> -> tensor<4xf16>
   return %r : tensor<4xf16>
 }
+
+// sin, tanh and log1p are NumPy's formulas on the parts (npy_csin as
+// -i sinh(iz), with C99's values for infinite and NaN parts; ctanh by
+// Kahan's formula; log(hypot(x + 1, y)) + i atan2(y, x + 1)), not the
+// complex dialect's ops (complex.log1p gives 0 at -1+0j, NumPy -inf+0j).
+// CHECK-LABEL: func @trig
+// CHECK-NOT: complex.sin
+// CHECK: call @sinh
+// CHECK: call @cosh
+// CHECK: arith.negf
+// CHECK-NOT: complex.tanh
+// CHECK: math.tan
+// CHECK-NOT: complex.log1p
+// CHECK: call @hypotf
+// CHECK: math.atan2
+func.func @trig(%a: tensor<4xcomplex<f64>>, %b: tensor<4xcomplex<f32>>) -> (tensor<4xcomplex<f64>>, tensor<4xcomplex<f64>>, tensor<4xcomplex<f32>>) {
+  %s = cpn.sin %a : tensor<4xcomplex<f64>> -> tensor<4xcomplex<f64>>
+  %t = cpn.tanh %a : tensor<4xcomplex<f64>> -> tensor<4xcomplex<f64>>
+  %l = cpn.log1p %b : tensor<4xcomplex<f32>> -> tensor<4xcomplex<f32>>
+  return %s, %t, %l : tensor<4xcomplex<f64>>, tensor<4xcomplex<f64>>, tensor<4xcomplex<f32>>
+}

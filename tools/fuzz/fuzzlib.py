@@ -415,6 +415,31 @@ def _value_kind(v):
     return None
 
 
+def _arith_exact(info, pre_vals, pre_max, pre_size):
+    """Whether the arithmetic of a statement that binds nothing (a print of
+    `a.sum()`) is exact on its exact float inputs: the same magnitude bound
+    as for the values a statement assigns (a complex64 sum of 2**30-sized
+    quarters rounds, in an order of each library's own)."""
+    if not info.ops & ARITH:
+        return True
+    arrays = [a for a in (_as_array(v) for v in pre_vals.values())
+              if a is not None and a.dtype.kind in "fc"]
+    fl = [f for f in (_float_name(a.dtype) for a in arrays) if f]
+    if not fl:
+        return True
+    bound = min(EXACT_BOUND[f] for f in fl)
+    prodred = bool(info.ops & PRODUCTS)
+    logp = 0.0
+    for k in info.reads:
+        m = math.log2(max(1.0, pre_max.get(k, 0.0)))
+        logp += m * (pre_size.get(k, 1) if prodred else 1)
+    for c in info.consts:
+        logp += math.log2(max(1.0, min(abs(complex(c)), 2.0 ** 1000)))
+    if info.ops & REDUCE:
+        logp += math.log2(max([1] + list(pre_size.values())))
+    return all(_quarter_ok(a, bound) for a in arrays) and logp <= math.log2(bound)
+
+
 def _quarter_ok(a, bound):
     if a.dtype.kind not in "fc" or a.size == 0:
         return True
@@ -699,7 +724,8 @@ class Analysis:
                 for v in pre_vals.values()))
         soft = bool(info.ops & SOFT)
         discont = bool(info.ops & DISCONT)
-        self.print_exact[i] = inputs_exact and not hard and not soft
+        self.print_exact[i] = inputs_exact and not hard and not soft and \
+            _arith_exact(info, pre_vals, pre_max, pre_size)
         changed = []
         for k, v in self.ns.items():
             if not is_var(k):

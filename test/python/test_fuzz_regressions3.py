@@ -1,0 +1,85 @@
+"""Regressions found by the differential fuzzer (tools/fuzz/cpnfuzz.py, the
+findings of issue 20, seeds 101 and 202): each test compares cpnumeric with
+NumPy on one behaviour. They pass with CPN_EAGER_THRESHOLD=0 (every op
+traced) and 1024."""
+
+import itertools
+
+import numpy
+import pytest
+
+import cpnumeric as cp
+from test_fuzz_regressions import same
+
+SPECIAL = [0.0, -0.0, 0.5, -1.0, 1.0, 3.0, -20.0, 30.0, 700.0, -800.0, 1e300,
+           numpy.inf, -numpy.inf, numpy.nan]
+
+
+def _close_or_same_nan(got, want, rtol):
+    for part in ("real", "imag"):
+        g, w = getattr(got, part), getattr(want, part)
+        assert (numpy.isnan(g) == numpy.isnan(w)).all(), (part, got, want)
+        ok = ~numpy.isnan(w)
+        numpy.testing.assert_allclose(g[ok], w[ok], rtol=rtol)
+
+
+@pytest.mark.parametrize("dt", ["complex64", "complex128"])
+@pytest.mark.parametrize("f", ["sin", "cos", "sinh", "cosh", "tan", "tanh", "log1p"])
+def test_complex_functions_at_special_values(dt, f):
+    # 202:2352: sin(0 + 1e300j) is infj (NumPy's -i sinh(iz)), was nan+infj;
+    # 202:138: log1p(-1+0j) is -inf+0j (NumPy's log(hypot(x + 1, y))), was 0j.
+    z = numpy.array([complex(a, b) for a, b in itertools.product(SPECIAL, SPECIAL)])
+    z = numpy.tile(z, 8).astype(dt)  # 1568 elements: traced at 1024 too
+    with numpy.errstate(all="ignore"):
+        want = getattr(numpy, f)(z)
+        got = numpy.asarray(getattr(cp, f)(cp.asarray(z)))
+    assert got.dtype == want.dtype
+    _close_or_same_nan(got, want, 1e-5 if dt == "complex64" else 1e-12)
+
+
+@pytest.mark.parametrize("n", [4, 1500])
+def test_float16_sum_and_mean_cast_their_input_first(n):
+    # 101:245: mean(dtype=float16) of float64 values beyond float16's range:
+    # NumPy casts them to +-inf first (the loop's dtype), so -inf + inf is NaN.
+    x = numpy.zeros(n)
+    x[:4] = [-335544320.0, 54525952.0, -2.3283064365386963e-08, 128.0]
+    y = numpy.arange(n, dtype=numpy.int64).reshape(-1, 2) * 37 - 500
+    a, b = cp.asarray(x), cp.asarray(y)
+    with numpy.errstate(all="ignore"):
+        same(a.mean(axis=0, dtype="float16"), x.mean(axis=0, dtype="float16"))
+        same(a.sum(dtype="float16"), x.sum(dtype="float16"))
+        same(b.mean(axis=0, dtype="float16"), y.mean(axis=0, dtype="float16"))
+        same(b.sum(axis=1, dtype="float16"), y.sum(axis=1, dtype="float16"))
+        h = (y % 50).astype(numpy.float16)
+        same(cp.asarray(h).mean(axis=0), h.mean(axis=0))
+        same(cp.asarray(h).mean(axis=1, dtype="float16"), h.mean(axis=1, dtype="float16"))
+
+
+VALUES = [-2, 2.5, [1, -2], 2**70, 1j, numpy.array([-3]), numpy.array([1], numpy.uint8),
+          numpy.array(7), numpy.float64(-1.5), numpy.int64(3)]
+
+
+@pytest.mark.parametrize("n", [12, 1500])
+@pytest.mark.parametrize("how", ["putmask", "place", "put"])
+def test_put_values_convert_as_numpy(how, n):
+    # 202:1590: putmask(uint64 array, mask, -2) raises OverflowError in NumPy
+    # (Python values are converted element by element; arrays cast unsafely).
+    def run(m, v):
+        a = m.ones(n, "uint64")
+        try:
+            if how == "putmask":
+                m.putmask(a, a > 0, v)
+            elif how == "place":
+                m.place(a, a > 0, v)
+            else:
+                m.put(a, [0, 1], v)
+        except Exception as e:  # noqa: BLE001 - compared with NumPy's
+            return type(e)
+        return numpy.asarray(a)
+
+    for v in VALUES:
+        want, got = run(numpy, v), run(cp, v)
+        if isinstance(want, type):
+            assert got is want, (v, got, want)
+        else:
+            same(got, want)
