@@ -296,8 +296,34 @@ Value scalar::emitComplexUnary(OpBuilder &b, Location loc, StringRef name,
     return emitComplexBinary(b, loc, "multiply", z, z);
   if (name == "reciprocal")
     return complex::DivOp::create(b, loc, cstC(b, loc, t, 1.0, 0.0), z);
-  if (name == "sign")
-    return complex::SignOp::create(b, loc, z);
+  if (name == "sign") {
+    // NumPy 2's: z / |z|; an infinite part gives +-1 on its axis (NaN when
+    // both are), a NaN |z| NaN + i NaN, 0 gives +0 + 0i.
+    Value x = re(b, loc, z), y = im(b, loc, z);
+    Type ft = x.getType();
+    Value zero = cstF(b, loc, ft, 0.0), one = cstF(b, loc, ft, 1.0),
+          inf = cstF(b, loc, ft, std::numeric_limits<double>::infinity()),
+          nan = cstF(b, loc, ft, std::numeric_limits<double>::quiet_NaN());
+    auto isInf = [&](Value v) {
+      return cmpF(b, loc, CmpFPredicate::OEQ, math::AbsFOp::create(b, loc, v), inf);
+    };
+    auto unit = [&](Value v) { // +-1 by v's sign (v is not 0 or NaN here)
+      return sel(b, loc, cmpF(b, loc, CmpFPredicate::OGT, v, zero), one,
+                 arith::NegFOp::create(b, loc, one));
+    };
+    Value a = callLibm(b, loc, "hypot", {x, y});
+    Value r = arith::DivFOp::create(b, loc, x, a), i = arith::DivFOp::create(b, loc, y, a);
+    Value az = cmpF(b, loc, CmpFPredicate::OEQ, a, zero);
+    r = sel(b, loc, az, zero, r);
+    i = sel(b, loc, az, zero, i);
+    Value xi = isInf(x), yi = isInf(y), ai = isInf(a);
+    Value rInf = sel(b, loc, xi, sel(b, loc, yi, nan, unit(x)), zero);
+    Value iInf = sel(b, loc, xi, sel(b, loc, yi, nan, zero), unit(y));
+    r = sel(b, loc, ai, rInf, r);
+    i = sel(b, loc, ai, iInf, i);
+    Value an = isNanF(b, loc, a);
+    return mkC(b, loc, t, sel(b, loc, an, nan, r), sel(b, loc, an, nan, i));
+  }
   if (name == "sqrt")
     return complex::SqrtOp::create(b, loc, z);
   if (name == "exp")

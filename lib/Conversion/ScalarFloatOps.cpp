@@ -114,7 +114,9 @@ Value scalar::emitFloatUnary(OpBuilder &b, Location loc, StringRef name,
     return sel(b, loc, cmpF(b, loc, CmpFPredicate::OGT, x, zero),
                cstF(b, loc, t, 1.0),
                sel(b, loc, cmpF(b, loc, CmpFPredicate::OLT, x, zero),
-                   cstF(b, loc, t, -1.0), x));
+                   cstF(b, loc, t, -1.0),
+                   // +0 for -0.0 too, as NumPy's; NaN stays
+                   sel(b, loc, cmpF(b, loc, CmpFPredicate::OEQ, x, zero), zero, x)));
   }
   if (name == "sqrt")
     return math::SqrtOp::create(b, loc, x);

@@ -567,6 +567,16 @@ def average(a, axis=None, weights=None, returned=False, *, keepdims=False):
 
 def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
     x = _core.asndarray(x)
+    if x.dtype.kind == "c":
+        # NumPy's: each part on its own, with its float dtype's limits.
+        parts = [nan_to_num(p, True, nan, posinf, neginf)._node()
+                 for p in (x.real, x.imag)]
+        r = _core.ndarray._from_node(_core.record("complex", parts, x._shape, x._dtype),
+                               x._shape, x._dtype)
+        if not copy:
+            x[...] = r
+            return x
+        return r
     if x.dtype.kind not in "f":
         return _manip.copy_array(x) if copy else x
     info = _np.finfo(x.dtype)

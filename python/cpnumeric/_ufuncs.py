@@ -308,9 +308,12 @@ class ufunc(_cpn.UfuncBase):
             raise TypeError("return arrays must be of ArrayType")
         args = [a if isinstance(a, ndarray) or _is_py_scalar(a)
                 else _core.asndarray(a) for a in args]
-        if dtype is not None and _np.dtype(dtype).kind in "iu":
+        if dtype is not None and _np.dtype(dtype).kind in "iu" and any(
+                t.endswith("->" + _np.dtype(dtype).char) for t in self._np.types):
             # NumPy converts Python ints to the requested integer dtype first:
-            # one out of its range is an OverflowError before any cast check.
+            # one out of its range is an OverflowError before any cast check
+            # (but after the check that a loop exists: divide has no uint16
+            # loop, a TypeError).
             for a in args:
                 if isinstance(a, int) and not isinstance(a, bool):
                     _np.array(a, dtype=dtype)
@@ -616,6 +619,19 @@ def clip_method(a, min=None, max=None, out=None, **kwargs):
                     kwargs.pop("dtype", None), kwargs.get("casting", "same_kind"))
     dt = loop[0]
     x, lo, hi = (v.astype(dt, copy=False) if isinstance(v, ndarray) else v for v in ops)
+    if dt.kind == "f" and not kwargs and not isinstance(lo, ndarray) and \
+            not isinstance(hi, ndarray):
+        # NumPy's loop for scalar bounds: lo > x ? lo : x, then hi < v ? hi :
+        # v (x's own zero where it equals a bound: clip(-0.0, 0.0, 0.0) is
+        # -0.0, clip(-4, 0.0, -0.0) is 0.0); a NaN bound makes every element
+        # NaN. Array bounds are minimum(maximum(x, lo), hi), as there.
+        lo, hi = dt.type(lo), dt.type(hi)
+        if _np.isnan(lo) or _np.isnan(hi):
+            r = g["add"](x, _np.array(_np.nan, dt)[()])
+        else:
+            v = g["where"](g["greater"](lo, x), lo, x)
+            r = g["where"](g["less"](hi, v), hi, v)
+        return _core.store_out(r.astype(dt, copy=False), out)
     return g["minimum"](g["maximum"](x, lo), hi, out=out, **kwargs)
 
 

@@ -83,3 +83,66 @@ def test_put_values_convert_as_numpy(how, n):
             assert got is want, (v, got, want)
         else:
             same(got, want)
+
+
+@pytest.mark.parametrize("dt", ["complex64", "complex128", "float32", "float64"])
+def test_sign_at_special_values(dt):
+    # 303:45: NumPy 2's complex sign is z/|z| with +-1 on the axis of an
+    # infinite part (was NaN); 303:604: sign(-0.0) is +0.0 (was -0.0, so
+    # x / sign(x) had the other infinity).
+    v = SPECIAL
+    if dt.startswith("complex"):
+        z = numpy.array([complex(a, b) for a, b in itertools.product(v, v)])
+    else:
+        z = numpy.array(v)
+    z = numpy.tile(z, 1500 // z.size + 1).astype(dt)
+    with numpy.errstate(all="ignore"):
+        want = numpy.sign(z)
+        got = numpy.asarray(cp.sign(cp.asarray(z)))
+    same(got, want)
+    for part in ("real", "imag"):
+        assert (numpy.signbit(getattr(got, part)) == numpy.signbit(getattr(want, part))).all()
+
+
+
+@pytest.mark.parametrize("dt", ["complex64", "complex128"])
+def test_nan_to_num_of_complex_replaces_each_part(dt):
+    # 303:1384: complex arrays were returned unchanged (inf+0j stayed inf).
+    nan, inf = numpy.nan, numpy.inf
+    z = numpy.tile(numpy.array([complex(inf, nan), complex(nan, -inf), 1 + 2j,
+                                complex(-inf, 3)], dt), 400)
+    for kw in ({}, {"nan": 1.5, "posinf": 7, "neginf": -7}):
+        same(cp.nan_to_num(cp.asarray(z), **kw), numpy.nan_to_num(z, **kw))
+    a = cp.asarray(z)
+    assert cp.nan_to_num(a, copy=False) is a
+    same(a, numpy.nan_to_num(z))
+
+
+def test_ufunc_dtype_without_a_loop_is_a_type_error_before_the_int_check():
+    # 303:1253: divide(x, 2**53 + 1, dtype=uint16): NumPy finds no loop
+    # (TypeError) before converting the Python int (OverflowError for add).
+    x = numpy.ones(1500)
+    for f in ("true_divide", "add", "floor_divide"):
+        def run(m):
+            return getattr(m, f)(m.asarray(x), 9007199254740993, dtype="uint16")
+        with pytest.raises(Exception) as want:
+            run(numpy)
+        with pytest.raises(type(want.value)):
+            run(cp)
+
+
+@pytest.mark.parametrize("dt", ["float64", "float32", "float16", "int64"])
+def test_clip_with_scalar_bounds_keeps_numpys_zeros(dt):
+    # 303:1298: clip(x, 0, -0.0) is 0.0 where x < 0 (NumPy's loop for scalar
+    # bounds: lo > x ? lo : x, then hi < v ? hi : v), was -0.0.
+    x = numpy.array([-4., 8., 0., -0., numpy.nan, 0.5, numpy.inf, -numpy.inf])
+    if dt == "int64":
+        x = numpy.array([-4, 8, 0, 3])
+    x = numpy.tile(x, 200).astype(dt)
+    for lo, hi in ((0.0, -0.0), (-0.0, 0.0), (0.0, 0.0), (-0.0, -0.0), (1.0, 0.0),
+                   (numpy.nan, 1.0), (0, 1), (numpy.float32(-1.5), 2)):
+        with numpy.errstate(all="ignore"):
+            want = numpy.clip(x, lo, hi)
+            got = numpy.asarray(cp.clip(cp.asarray(x), lo, hi))
+        same(got, want)
+        assert (numpy.signbit(got) == numpy.signbit(want)).all(), (lo, hi)
