@@ -306,6 +306,9 @@ class ufunc(_cpn.UfuncBase):
             if isinstance(out, _np.ndarray):
                 return self._into_numpy(args, out, where, casting, dtype)
             raise TypeError("return arrays must be of ArrayType")
+        if out is not None and out._readonly:
+            # NumPy checks this as it takes the operands, before any loop
+            raise ValueError("output array is read-only")
         args = [a if isinstance(a, ndarray) or _is_py_scalar(a)
                 else _core.asndarray(a) for a in args]
         if dtype is not None and _np.dtype(dtype).kind in "iu" and any(

@@ -146,3 +146,15 @@ def test_clip_with_scalar_bounds_keeps_numpys_zeros(dt):
             got = numpy.asarray(cp.clip(cp.asarray(x), lo, hi))
         same(got, want)
         assert (numpy.signbit(got) == numpy.signbit(want)).all(), (lo, hi)
+
+
+def test_read_only_out_is_checked_before_the_output_cast():
+    # 303:3191: subtract(int64, 300, out=read-only bool view): NumPy's
+    # ValueError (read-only) comes before its casting TypeError.
+    def run(m):
+        v = m.broadcast_to(m.asarray(numpy.ones(1500, bool)), (2, 1500))
+        m.subtract(m.asarray(numpy.arange(1500)), 300, out=v)
+    with pytest.raises(ValueError, match="read-only"):
+        run(numpy)
+    with pytest.raises(ValueError, match="read-only"):
+        run(cp)

@@ -215,12 +215,13 @@ def _constants(tree):
 
 
 class StmtInfo:
-    __slots__ = ("reads", "rebinds", "ops", "op", "consts")
+    __slots__ = ("reads", "rebinds", "writes", "ops", "op", "consts")
 
     def __init__(self, text):
         tree = ast.parse(text)
         self.reads = set()
         self.rebinds = set()
+        self.writes = set()   # arrays written in place (a[i] = v, a += v)
         self.ops = set()
         self.op = None
         self.consts = _constants(tree)
@@ -272,6 +273,13 @@ class StmtInfo:
                     base = base.value
                 if base is not t and isinstance(base, ast.Name):
                     self.reads.add(base.id)
+                    self.writes.add(base.id)
+        if isinstance(body, ast.AugAssign):
+            base = body.target
+            while isinstance(base, (ast.Subscript, ast.Attribute)):
+                base = base.value
+            if isinstance(base, ast.Name):
+                self.writes.add(base.id)
         self.op = stmt_op(body) if body is not None else "?"
 
 
@@ -787,6 +795,12 @@ class Analysis:
             # before it (a0 **= a0, the first elements) is theirs alone.
             if any(k in before for k in changed):
                 ill = "a statement that raised wrote part of its result"
+            if err.get("type") == "TypeError" and "not 'complex'" in err.get("msg", "") \
+                    and info.ops & {"float", "int"}:
+                # a documented difference (docs/numpy-api.md): a 0-d array
+                # stands for the scalar a reduction returns, whose float()
+                # warns and drops the imaginary part
+                ill = "float()/int() of a complex 0-d array"
         # Metadata of what changed.
         read_scales = sorted(m.scale for m in reads_meta)
         mult = bool(info.ops & MULT)
@@ -854,7 +868,11 @@ class Analysis:
     def _bad_cast(self, info, changed, pre_vals):
         """A float value, NaN or inf converted to an integer variable that
         cannot hold it (undefined in C; NumPy gives the platform's value)."""
-        targets = [k for k in changed if isinstance(self.ns[k], (numpy.ndarray, numpy.generic))
+        # What the statement wrote, also where NumPy's value did not change
+        # (-inf into an int16 zero gives 0 on x86: still undefined).
+        written = list(changed) + [k for k in info.writes
+                                   if k in self.ns and k not in changed]
+        targets = [k for k in written if isinstance(self.ns[k], (numpy.ndarray, numpy.generic))
                    and numpy.asarray(self.ns[k]).dtype.kind in "iu"]
         if not targets:
             return None

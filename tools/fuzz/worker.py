@@ -124,6 +124,9 @@ def handle(task, args, lib, cpn_ndarray, jit, fuzzlib, gen):
              "detail": f"{got[1].get('signal')} at statement {idx if idx >= 0 else 'end (reading the results)'}"
                        f"; stderr: {got[1].get('stderr', '')[-600:]}"}
         res.update(status=kind, divs=[d])
+    elif kind == "toolarge":
+        res.update(status="illposed",
+                   detail="results too large to send back under --mem-limit-gb")
     elif kind == "fatal":
         res.update(status="fail", divs=[{"cat": "harness", "index": -1, "op": "?",
                                          "detail": got[1]}])
@@ -174,6 +177,10 @@ def run_forked(prog, lib, cpn_ndarray, args, fuzzlib):
                 if st is not None:
                     st = {k: v for k, v in st().items() if k in STATS}
                 data = pickle.dumps(("ok", out, st))
+            except MemoryError:
+                # the values (a tolist() of 10^7 elements) do not fit twice
+                # under the memory limit: not a program's failure
+                data = pickle.dumps(("toolarge", None))
             except BaseException:   # noqa: BLE001
                 data = pickle.dumps(("fatal", traceback.format_exc()[-2000:]))
             with os.fdopen(wfd, "wb") as w:
