@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "cpn/Conversion/Passes.h"
+#include "cpn/Dialect/CPN/CPNOps.h"
 
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -33,8 +34,14 @@ void unshare(Operation *op) {
 }
 
 /// Whether `use` writes into its value in place once bufferized: the
-/// destination of an insert_slice or the init of a destination-style op.
+/// destination of an insert_slice, the init of a destination-style op, or
+/// the first operand of an in-place library call (np.add.at, np.put: after
+/// canonicalize folded the copy before it, `a5 = a4.copy(); np.add.at(a5,
+/// ...); +a4` made the call's operand a4's own value, which a stored output
+/// also is).
 bool isDestination(OpOperand &use) {
+  if (auto call = dyn_cast<cpn::LibcallOp>(use.getOwner()))
+    return call.getInPlace() && use.getOperandNumber() == 0;
   if (auto insert = dyn_cast<tensor::InsertSliceOp>(use.getOwner()))
     return use.getOperandNumber() == insert.getDestMutable().getOperandNumber();
   if (auto linalgOp = dyn_cast<linalg::LinalgOp>(use.getOwner()))

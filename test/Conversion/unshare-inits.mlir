@@ -145,3 +145,36 @@ func.func @stored_matmul_updated(%a: tensor<3x3xf64>, %v: tensor<1x3xf64>,
   bufferization.materialize_in_destination %u in restrict writable %o2 : (tensor<3x3xf64>, memref<3x3xf64>) -> ()
   return
 }
+
+// An in-place library call (np.add.at into `a5 = a4.copy()`, the copy folded
+// by canonicalize) writes into the value of a generic that is also stored as
+// another output: the call gets its own clone, so that the stored output
+// keeps the value from before the call.
+// CHECK-LABEL: func @in_place_call_beside_a_stored_output
+// CHECK: %[[B:.+]] = linalg.generic
+// CHECK: %[[A:.+]] = linalg.generic
+// CHECK: cpn.libcall "at_add_i8"(%[[B]],
+// CHECK: bufferization.materialize_in_destination %[[A]] in restrict writable %arg3
+// Bufferized, the call's operand is computed into the call's output and the
+// stored value into its own:
+// BUF-LABEL: func @in_place_call_beside_a_stored_output
+// BUF: outs(%arg2
+// BUF: outs(%arg3
+// BUF: call @cpn_lib_at_add_i8
+#i1 = affine_map<(d0) -> (d0)>
+func.func @in_place_call_beside_a_stored_output(%x: memref<3xi64>, %i: memref<1xi64>,
+    %o1: memref<3xi64>, %o2: memref<3xi64>) {
+  %xt = bufferization.to_tensor %x restrict : memref<3xi64> to tensor<3xi64>
+  %it = bufferization.to_tensor %i restrict : memref<1xi64> to tensor<1xi64>
+  %e = tensor.empty() : tensor<3xi64>
+  %a = linalg.generic {indexing_maps = [#i1, #i1], iterator_types = ["parallel"]}
+      ins(%xt : tensor<3xi64>) outs(%e : tensor<3xi64>) {
+  ^bb0(%in: i64, %out: i64):
+    %d = arith.addi %in, %in : i64
+    linalg.yield %d : i64
+  } -> tensor<3xi64>
+  %r = cpn.libcall "at_add_i8"(%a, %it, %it) {args = array<i64>, in_place} : (tensor<3xi64>, tensor<1xi64>, tensor<1xi64>) -> tensor<3xi64>
+  bufferization.materialize_in_destination %r in restrict writable %o1 : (tensor<3xi64>, memref<3xi64>) -> ()
+  bufferization.materialize_in_destination %a in restrict writable %o2 : (tensor<3xi64>, memref<3xi64>) -> ()
+  return
+}

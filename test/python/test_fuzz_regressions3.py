@@ -158,3 +158,23 @@ def test_read_only_out_is_checked_before_the_output_cast():
         run(numpy)
     with pytest.raises(ValueError, match="read-only"):
         run(cp)
+
+
+@pytest.mark.parametrize("how", ["add.at", "put"])
+def test_jit_in_place_call_on_a_copy_leaves_the_original(how):
+    # 303:1271 (jit): a5 = a4.copy(); np.add.at(a5, ...); +a4 saw the
+    # update: canonicalize folded the copy and the call wrote into the buffer
+    # of a4's stored value.
+    def body(m, a1):
+        a4 = a1 * 2
+        a5 = a4.copy()
+        if how == "add.at":
+            m.add.at(a5, [0, 0, -1], 3)
+        else:
+            m.put(a5, [0], 7)
+        return a5, +a4, a4
+    x = numpy.arange(1500)
+    want = body(numpy, x)
+    got = cp.jit(lambda a1: body(cp, a1))(cp.asarray(x))
+    for g, w in zip(got, want):
+        same(g, w)
