@@ -297,6 +297,8 @@ def _pow(self, other):
 
 
 def _ipow(self, other):
+    if getattr(self, "_standin", False):
+        return _pow(self, other)  # a NumPy scalar's `x **= v` (see _ibinop)
     f = _fast_power(self, other)
     return f(self, out=self) if f is not None else _ufuncs.power(self, other, out=self)
 

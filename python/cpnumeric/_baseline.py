@@ -91,10 +91,21 @@ def _reduce(args, iattrs, sattr, shape, dt):
     f = _REDUCE.get(sattr)
     if f is not None:
         r = f(x, axis=axes, dtype=dt)
-    elif sattr == "min":
-        r = _np.minimum.reduce(x, axis=axes)
-    elif sattr == "max":
-        r = _np.maximum.reduce(x, axis=axes)
+    elif sattr in ("min", "max"):
+        # An empty axis (a max with initial=, whose check was at the call)
+        # gives the compiled kernel's identity: -inf/+inf, the dtype's limits.
+        initial = _np._NoValue
+        if any(x.shape[a] == 0 for a in axes):
+            t = x.dtype
+            if t.kind in "fc":
+                initial = _np.inf if sattr == "min" else -_np.inf
+            elif t.kind == "b":
+                initial = sattr == "min"
+            else:
+                info = _np.iinfo(t)
+                initial = info.max if sattr == "min" else info.min
+        f = _np.minimum if sattr == "min" else _np.maximum
+        r = f.reduce(x, axis=axes, initial=initial)
     elif sattr == "any":
         r = _np.any(x, axis=axes)
     elif sattr == "all":

@@ -622,18 +622,18 @@ def clip_method(a, min=None, max=None, out=None, **kwargs):
                     kwargs.pop("dtype", None), kwargs.get("casting", "same_kind"))
     dt = loop[0]
     x, lo, hi = (v.astype(dt, copy=False) if isinstance(v, ndarray) else v for v in ops)
-    if dt.kind == "f" and not kwargs and not isinstance(lo, ndarray) and \
-            not isinstance(hi, ndarray):
-        # NumPy's loop for scalar bounds: lo > x ? lo : x, then hi < v ? hi :
-        # v (x's own zero where it equals a bound: clip(-0.0, 0.0, 0.0) is
-        # -0.0, clip(-4, 0.0, -0.0) is 0.0); a NaN bound makes every element
-        # NaN. Array bounds are minimum(maximum(x, lo), hi), as there.
-        lo, hi = dt.type(lo), dt.type(hi)
-        if _np.isnan(lo) or _np.isnan(hi):
-            r = g["add"](x, _np.array(_np.nan, dt)[()])
-        else:
-            v = g["where"](g["greater"](lo, x), lo, x)
-            r = g["where"](g["less"](hi, v), hi, v)
+    if dt.kind == "f" and not kwargs and all(
+            not isinstance(v, ndarray) or v.ndim == 0 for v in (lo, hi)):
+        # NumPy's loop for bounds of stride 0 (scalars, 0-d arrays): lo > x ?
+        # lo : x, then hi < v ? hi : v (x's own zero where it equals a bound:
+        # clip(-0.0, 0.0, 0.0) is -0.0, clip(-4, 0.0, -0.0) is 0.0); a NaN
+        # bound makes every element NaN. Array bounds are minimum(maximum(x,
+        # lo), hi), as there.
+        lo, hi = (v if isinstance(v, ndarray) else dt.type(v) for v in (lo, hi))
+        v = g["where"](g["greater"](lo, x), lo, x)
+        r = g["where"](g["less"](hi, v), hi, v)
+        nan_bound = g["logical_or"](g["isnan"](lo), g["isnan"](hi))
+        r = g["where"](nan_bound, dt.type(_np.nan), r)
         return _core.store_out(r.astype(dt, copy=False), out)
     return g["minimum"](g["maximum"](x, lo), hi, out=out, **kwargs)
 

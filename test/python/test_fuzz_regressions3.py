@@ -140,7 +140,9 @@ def test_clip_with_scalar_bounds_keeps_numpys_zeros(dt):
         x = numpy.array([-4, 8, 0, 3])
     x = numpy.tile(x, 200).astype(dt)
     for lo, hi in ((0.0, -0.0), (-0.0, 0.0), (0.0, 0.0), (-0.0, -0.0), (1.0, 0.0),
-                   (numpy.nan, 1.0), (0, 1), (numpy.float32(-1.5), 2)):
+                   (numpy.nan, 1.0), (0, 1), (numpy.float32(-1.5), 2),
+                   (0, numpy.float64(-0.0)), (numpy.array(0.0), numpy.array(-0.0)),
+                   (numpy.array(numpy.nan), 2)):
         with numpy.errstate(all="ignore"):
             want = numpy.clip(x, lo, hi)
             got = numpy.asarray(cp.clip(cp.asarray(x), lo, hi))
@@ -176,5 +178,53 @@ def test_jit_in_place_call_on_a_copy_leaves_the_original(how):
     x = numpy.arange(1500)
     want = body(numpy, x)
     got = cp.jit(lambda a1: body(cp, a1))(cp.asarray(x))
+    for g, w in zip(got, want):
+        same(g, w)
+
+
+@pytest.fixture
+def baseline_tier():
+    """Every window run by the baseline tier (test_patterns.py's fixture)."""
+    old = cp._cpn.set_baseline_work(1 << 62)
+    cp.synchronize()
+    cp.reset_stats()
+    yield
+    cp.synchronize()
+    ran = cp.stats()["baseline_windows"]
+    cp._cpn.set_baseline_work(old)
+    assert ran > 0, "no window ran in the baseline tier"
+
+
+@pytest.mark.usefixtures("baseline_tier")
+def test_baseline_max_over_an_empty_axis_with_initial():
+    # 303:2484: norm(zeros((6, 0)), 1) is max(..., initial=0) over an empty
+    # axis; the baseline tier's NumPy max raised at the next sync, in an
+    # unrelated array's window.
+    x = numpy.ones((6, 0))
+    a = cp.asarray(x)
+    b = cp.ones((3, 700), dtype="int16")
+    r = cp.linalg.norm(a, 1)
+    assert b.tolist() == numpy.ones((3, 700), "int16").tolist()
+    same(r, numpy.linalg.norm(x, 1))
+    for dt in ("float32", "int16", "uint8", "bool"):
+        y = numpy.zeros((4, 0), dt)
+        same(cp.max(cp.asarray(y), axis=1, initial=0 if dt != "bool" else False),
+             numpy.max(y, axis=1, initial=0 if dt != "bool" else False))
+        same(cp.min(cp.asarray(y), axis=1, initial=5 if dt != "bool" else True),
+             numpy.min(y, axis=1, initial=5 if dt != "bool" else True))
+
+
+def test_jit_power_into_an_element_is_a_scalar_power():
+    # 303:3681 (jit): `a4[-1] **= np.uint64(3)` on a bool array is NumPy's
+    # scalar power then a cast into the element, not an in-place power.
+    def body(m, a4):
+        a4 = a4 >= 2.0
+        a4[-1] **= m.uint64(3)
+        b = a4.astype(float)
+        b[0] **= 2
+        return a4, b
+    x = numpy.arange(1500.0)
+    want = body(numpy, x)
+    got = cp.jit(lambda a: body(cp, a))(cp.asarray(x))
     for g, w in zip(got, want):
         same(g, w)
