@@ -18,6 +18,7 @@ namespace cpnrt {
 TaskGraph::TaskGraph(unsigned workers) {
   if (workers == 0)
     workers = 1;
+  maxRunning_ = workers;
   for (unsigned i = 0; i < workers; ++i)
     workers_.emplace_back([this] { workerLoop(); });
 }
@@ -63,6 +64,7 @@ void TaskGraph::afterForkInChild() {
   new (&readyCv_) std::condition_variable();
   new (&doneCv_) std::condition_variable();
   size_t n = workers_.size();
+  running_ = 0;
   new (&workers_) std::vector<std::thread>();
   for (size_t i = 0; i < n; ++i)
     workers_.emplace_back([this] { workerLoop(); });
@@ -124,33 +126,55 @@ void TaskGraph::workerLoop() {
     TaskRef task;
     {
       std::unique_lock<std::mutex> lock(mu_);
-      readyCv_.wait(lock, [&] { return stopping_ || !ready_.empty(); });
+      readyCv_.wait(lock, [&] { return stopping_ || canStart(); });
       if (ready_.empty())
         return;
       task = ready_.front();
       ready_.pop_front();
+      ++running_;
     }
-    bool failed = task->failed_;
-    std::string error = task->error_;
-    // What readers learned about the old elements no longer holds.
-    for (auto &s : task->writes)
-      s->facts.store(0, std::memory_order_relaxed);
-    if (!failed) {
-      try {
-        ProfileScope scope(task->name.compare(0, 6, "kernel") == 0 ? "kernel"
-                                                                   : "task",
-                           task->name);
-        if (task->fn)
-          task->fn();
-      } catch (const std::exception &e) {
-        failed = true;
-        error = task->name + ": " + e.what();
-      } catch (...) {
-        failed = true;
-        error = task->name + ": unknown error";
-      }
+    run(task);
+  }
+}
+
+void TaskGraph::run(const TaskRef &task) {
+  bool failed = task->failed_;
+  std::string error = task->error_;
+  // What readers learned about the old elements no longer holds.
+  for (auto &s : task->writes)
+    s->facts.store(0, std::memory_order_relaxed);
+  if (!failed) {
+    try {
+      ProfileScope scope(task->name.compare(0, 6, "kernel") == 0 ? "kernel"
+                                                                 : "task",
+                         task->name);
+      if (task->fn)
+        task->fn();
+    } catch (const std::exception &e) {
+      failed = true;
+      error = task->name + ": " + e.what();
+    } catch (...) {
+      failed = true;
+      error = task->name + ": unknown error";
     }
-    finish(task, failed, error);
+  }
+  finish(task, failed, error);
+}
+
+template <typename Done>
+void TaskGraph::helpUntil(std::unique_lock<std::mutex> &lock, Done done) {
+  while (!done()) {
+    if (canStart()) {
+      TaskRef task = ready_.front();
+      ready_.pop_front();
+      ++running_;
+      lock.unlock();
+      run(task);
+      lock.lock();
+      continue;
+    }
+    // finish() wakes every waiter: a task done, or its successors ready.
+    doneCv_.wait(lock);
   }
 }
 
@@ -192,7 +216,11 @@ void TaskGraph::finish(const TaskRef &task, bool failed,
     for (auto &s : nowReady)
       ready_.push_back(s);
     --inFlight_;
+    --running_;
     ++tasksRun_;
+    // A task that waited for a free slot (a waiter ran one) may start now.
+    if (nowReady.empty() && !ready_.empty())
+      nowReady.push_back(nullptr);
   }
   for (size_t i = 0; i < nowReady.size(); ++i)
     readyCv_.notify_one();
@@ -201,7 +229,7 @@ void TaskGraph::finish(const TaskRef &task, bool failed,
 
 void TaskGraph::wait(const TaskRef &task) {
   std::unique_lock<std::mutex> lock(mu_);
-  doneCv_.wait(lock, [&] { return task->done_; });
+  helpUntil(lock, [&] { return task->done_; });
 }
 
 void TaskGraph::waitStore(Store &store) {
@@ -225,12 +253,12 @@ bool TaskGraph::storeDone(const Store &store) {
 
 void TaskGraph::waitAll() {
   std::unique_lock<std::mutex> lock(mu_);
-  doneCv_.wait(lock, [&] { return inFlight_ == 0; });
+  helpUntil(lock, [&] { return inFlight_ == 0; });
 }
 
 void TaskGraph::waitInFlightAtMost(uint64_t n) {
   std::unique_lock<std::mutex> lock(mu_);
-  doneCv_.wait(lock, [&] { return inFlight_ <= n; });
+  helpUntil(lock, [&] { return inFlight_ <= n; });
 }
 
 } // namespace cpnrt

@@ -24,3 +24,25 @@ func.func @packed(%a: tensor<3x3xf32>, %b: tensor<3x2xf32>) -> tensor<6xf32> {
   %r = cpn.libcall "solve_f32"(%a, %b) {args = array<i64: 7>} : (tensor<3x3xf32>, tensor<3x2xf32>) -> tensor<6xf32>
   return %r : tensor<6xf32>
 }
+
+// A result stored only as a kernel output is written by the callee into the
+// output's argument (no fresh buffer, no copy at the end), and an operand
+// that is a reshaping cpn.view of its base (np.take's (1, N, 1)) is read in
+// place through a reinterpret_cast, not copied by a gather loop.
+// CHECK-LABEL: func @take_into_output
+// CHECK-NOT: memref.alloc()
+// CHECK-NOT: linalg.generic
+// CHECK: %[[BASE:.+]] = bufferization.to_buffer %{{.+}} read_only : tensor<8xf64> to memref<8xf64>
+// CHECK: %[[V:.+]] = memref.reinterpret_cast %[[BASE]] to offset: [0], sizes: [1, 8, 1], strides: [8, 1, 1]
+// CHECK: memref.cast %[[V]]
+// CHECK: call @cpn_lib_take_f8
+// CHECK-NOT: materialize_in_destination
+// CHECK: return
+func.func @take_into_output(%a: memref<8xf64>, %i: memref<5xi64>, %out: memref<1x5x1xf64>) {
+  %ta = bufferization.to_tensor %a restrict : memref<8xf64> to tensor<8xf64>
+  %ti = bufferization.to_tensor %i restrict : memref<5xi64> to tensor<5xi64>
+  %v = cpn.view %ta {offset = 0 : i64, strides = array<i64: 8, 1, 1>} : tensor<8xf64> -> tensor<1x8x1xf64>
+  %r = cpn.libcall "take_f8"(%v, %ti) {args = array<i64: 2, 0>} : (tensor<1x8x1xf64>, tensor<5xi64>) -> tensor<1x5x1xf64>
+  bufferization.materialize_in_destination %r in restrict writable %out : (tensor<1x5x1xf64>, memref<1x5x1xf64>) -> ()
+  return
+}

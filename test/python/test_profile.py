@@ -49,10 +49,12 @@ def test_environment_variable_writes_one_event_per_kernel(tmp_path):
     assert tasks > 1 and len(kernels) == tasks
     compiles = [e for e in events if e["name"].startswith("compile ")]
     assert compiles and all(e["args"]["ops"] > 0 for e in compiles)
-    # Kernels run on the runtime's worker, named in the metadata.
+    # Kernels run on the runtime's worker, or on the main thread while it
+    # waits for them (the runtime's tasks run by the waiter), each thread
+    # named in the metadata.
     names = {e["tid"]: e["args"]["name"] for e in events
              if e["ph"] == "M" and e["name"] == "thread_name"}
-    assert {names[k["tid"]] for k in kernels} == {"cpn-worker 1"}
+    assert {names[k["tid"]] for k in kernels} <= {"cpn-worker 1", "main"}
     assert any(e["name"] in ("to_numpy", "host_view") for e in events)
 
 

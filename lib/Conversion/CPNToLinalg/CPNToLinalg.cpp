@@ -68,14 +68,16 @@ struct ConvertCPNToLinalgPass
           !(keepUpdates && isa<UpdateOp>(op)))
         ops.push_back(op);
     });
-    // Matmuls first, while their operands are still cpn.view ops: a
-    // transposed operand is then read in place (see lowerMatmul).
-    std::stable_partition(ops.begin(), ops.end(),
-                          [](Operation *op) { return isa<MatmulOp>(op); });
+    // Matmuls and library calls first, while their operands are still
+    // cpn.view ops: a transposed operand is then read in place (see
+    // lowerMatmul), so is a library call's reshaped one (lowerLibcall).
+    std::stable_partition(ops.begin(), ops.end(), [](Operation *op) {
+      return isa<MatmulOp, LibcallOp>(op);
+    });
     IRRewriter rw(&getContext());
     setLibmModule(getOperation());
     for (Operation *op : ops) {
-      // A view only a matmul read (in place, transposed) is dead now.
+      // A view only a matmul or library call read (in place) is dead now.
       if (isa<ViewOp>(op) && op->use_empty()) {
         rw.eraseOp(op);
         continue;

@@ -19,6 +19,45 @@ using namespace mlir::cpn;
 
 namespace mlir::cpn::tolinalg {
 
+/// An operand that is a cpn.view (static offset, non-negative strides: the
+/// reshape to (P, N, Q) that take and the scans get) read in place: the
+/// view's strides over its base's row-major buffer, as `mt`. Null for other
+/// operands, which the callee reads through to_buffer (the view lowered to a
+/// copy: a full pass over the base and a fresh buffer per call).
+static Value viewInPlace(IRRewriter &rw, Location loc, Value v, MemRefType mt) {
+  auto view = v.getDefiningOp<ViewOp>();
+  if (!view || view.getDynOffset())
+    return {};
+  RankedTensorType baseTy = tensorOf(view.getBase());
+  RankedTensorType resTy = tensorOf(view.getResult());
+  if (!baseTy.hasStaticShape() || !resTy.hasStaticShape() ||
+      llvm::any_of(view.getStrides(), [](int64_t s) { return s < 0; }) ||
+      view.getOffset() < 0)
+    return {};
+  auto baseBuf = bufferization::ToBufferOp::create(
+      rw, loc, MemRefType::get(baseTy.getShape(), baseTy.getElementType()),
+      view.getBase());
+  baseBuf.setReadOnly(true);
+  // A rank-1 contiguous buffer of the base's elements, then the view on it.
+  auto flatTy = MemRefType::get({baseTy.getNumElements()}, baseTy.getElementType());
+  SmallVector<ReassociationIndices> all(1);
+  for (int64_t d = 0; d < baseTy.getRank(); ++d)
+    all[0].push_back(d);
+  Value flat = baseBuf.getResult();
+  if (baseTy.getRank() == 0)
+    flat = memref::ExpandShapeOp::create(rw, loc, flatTy, flat,
+                                         ArrayRef<ReassociationIndices>{})
+               .getResult();
+  else if (baseTy.getRank() > 1)
+    flat = memref::CollapseShapeOp::create(rw, loc, flatTy, flat, all).getResult();
+  auto staticTy = MemRefType::get(
+      resTy.getShape(), resTy.getElementType(),
+      StridedLayoutAttr::get(rw.getContext(), view.getOffset(), view.getStrides()));
+  Value r = memref::ReinterpretCastOp::create(
+      rw, loc, staticTy, flat, view.getOffset(), resTy.getShape(), view.getStrides());
+  return memref::CastOp::create(rw, loc, mt, r);
+}
+
 /// cpn.libcall becomes `cpn_lib_<callee>(meta, out, in...)` (see
 /// runtime/include/cpnrt/Lapack.h and emitLibcall): operands are read through
 /// bufferization.to_buffer (any layout), the result is written into a fresh
@@ -31,8 +70,24 @@ LogicalResult lowerLibcall(IRRewriter &rw, LibcallOp op) {
   Location loc = op.getLoc();
   MLIRContext *ctx = rw.getContext();
   RankedTensorType resTy = tensorOf(op.getResult());
-  auto outBuf = memref::AllocOp::create(
-      rw, loc, MemRefType::get(resTy.getShape(), resTy.getElementType()));
+  auto outTy = MemRefType::get(resTy.getShape(), resTy.getElementType());
+  // A result that is only stored as a kernel output (into an argument that
+  // nothing else touches) is written there by the callee: no fresh buffer
+  // and no copy at the end (a take of 10^5 elements spent more time in
+  // the two than in the gather).
+  bufferization::MaterializeInDestinationOp store;
+  if (op.getResult().hasOneUse())
+    store = dyn_cast<bufferization::MaterializeInDestinationOp>(
+        *op.getResult().getUsers().begin());
+  Value outBuf;
+  if (store && store.getDest().getType() == outTy &&
+      isa<BlockArgument>(store.getDest()) && store.getDest().hasOneUse() &&
+      store->getBlock() == op->getBlock()) {
+    outBuf = store.getDest();
+  } else {
+    store = nullptr;
+    outBuf = memref::AllocOp::create(rw, loc, outTy);
+  }
   SmallVector<Value> buffers{outBuf};
   for (Value v : op.getOperands()) {
     RankedTensorType t = tensorOf(v);
@@ -40,11 +95,20 @@ LogicalResult lowerLibcall(IRRewriter &rw, LibcallOp op) {
         ctx, ShapedType::kDynamic,
         SmallVector<int64_t>(t.getRank(), ShapedType::kDynamic));
     auto mt = MemRefType::get(t.getShape(), t.getElementType(), layout);
+    if (Value strided = viewInPlace(rw, loc, v, mt)) {
+      buffers.push_back(strided);
+      continue;
+    }
     auto toBuf = bufferization::ToBufferOp::create(rw, loc, mt, v);
     toBuf.setReadOnly(true);
     buffers.push_back(toBuf);
   }
   emitLibcall(rw, loc, op, buffers);
+  if (store) {
+    rw.eraseOp(store);
+    rw.eraseOp(op);
+    return success();
+  }
   auto result = bufferization::ToTensorOp::create(rw, loc, resTy, outBuf);
   result.setRestrict(true);
   result.setWritable(true);

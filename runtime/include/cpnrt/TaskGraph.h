@@ -44,6 +44,12 @@ using TaskRef = std::shared_ptr<Task>;
 /// (read-after-write) and after the last writer and the readers of every store
 /// it writes (write-after-write, write-after-read). A failed task fails its
 /// successors with the same message; waiting on any store they write throws.
+///
+/// A thread that waits runs ready tasks itself while fewer than `workers`
+/// tasks run: a window submitted and waited for at once (a sync after each
+/// small op) then costs no wake-up of a worker and no wake-up back (two
+/// futex round trips, ~35 us each on a 2-vCPU VM), and no more tasks run at
+/// once than there are workers.
 class TaskGraph {
 public:
   explicit TaskGraph(unsigned workers = 1);
@@ -74,6 +80,16 @@ public:
 
 private:
   void workerLoop();
+  /// Runs `task` (popped from ready_, counted in running_) on this thread.
+  void run(const TaskRef &task);
+  /// Whether a ready task may start now (under mu_).
+  bool canStart() const {
+    return !ready_.empty() && running_ < maxRunning_;
+  }
+  /// Waits (holding `lock` on mu_ between checks) until `done()`, running
+  /// ready tasks meanwhile.
+  template <typename Done>
+  void helpUntil(std::unique_lock<std::mutex> &lock, Done done);
   void finish(const TaskRef &task, bool failed, const std::string &error);
   // fork() (pthread_atfork, for the global graph): the parent waits for
   // every task and holds the lock across the fork; the child, which has
@@ -87,6 +103,8 @@ private:
   std::deque<TaskRef> ready_;
   std::vector<std::thread> workers_;
   uint64_t inFlight_ = 0;
+  size_t running_ = 0;    // tasks running now, on workers or waiters
+  size_t maxRunning_ = 1; // the number of workers
   std::atomic<uint64_t> tasksRun_{0};
   bool stopping_ = false;
 };
