@@ -102,6 +102,18 @@ Value divC(OpBuilder &b, Location loc, Value x, Value y) {
 
 /// NumPy's npy_cpow: z**0 is 1, 0**w is 0 where w's real part is positive
 /// (0 ** (1+1j) too) and NaN otherwise; everything else exp(w log z).
+/// Float arithmetic on one builder and location (the formulas below).
+struct FloatOps {
+  OpBuilder &b;
+  Location loc;
+  Value mul(Value p, Value q) { return arith::MulFOp::create(b, loc, p, q); }
+  Value add(Value p, Value q) { return arith::AddFOp::create(b, loc, p, q); }
+  Value div(Value p, Value q) { return arith::DivFOp::create(b, loc, p, q); }
+  Value cps(Value mag, Value sgn) {
+    return math::CopySignOp::create(b, loc, mag, sgn);
+  }
+};
+
 /// The parts of sinh(x + iy) (cosh when !isSinh) as NumPy's npy_csinh and
 /// npy_ccosh (FreeBSD's msun, C99 Annex G): sinh x cos y + i cosh x sin y
 /// for finite parts, a real argument keeping its zero imaginary part
@@ -112,17 +124,9 @@ Value divC(OpBuilder &b, Location loc, Value x, Value y) {
 std::pair<Value, Value> sinhCoshParts(OpBuilder &b, Location loc, Value x,
                                       Value y, bool isSinh, bool forSin = false) {
   Type ft = x.getType();
+  FloatOps f{b, loc};
   Value zero = cstF(b, loc, ft, 0.0),
         inf = cstF(b, loc, ft, std::numeric_limits<double>::infinity());
-  auto mul = [&](Value p, Value q) -> Value {
-    return arith::MulFOp::create(b, loc, p, q);
-  };
-  auto add = [&](Value p, Value q) -> Value {
-    return arith::AddFOp::create(b, loc, p, q);
-  };
-  auto cps = [&](Value mag, Value sgn) -> Value {
-    return math::CopySignOp::create(b, loc, mag, sgn);
-  };
   auto fin = [&](Value v) {
     return cmpF(b, loc, CmpFPredicate::OLT, math::AbsFOp::create(b, loc, v), inf);
   };
@@ -132,34 +136,34 @@ std::pair<Value, Value> sinhCoshParts(OpBuilder &b, Location loc, Value x,
   Value xf = fin(x), yf = fin(y), xz = eq(x, zero), yz = eq(y, zero);
   Value xinf = eq(math::AbsFOp::create(b, loc, x), inf);
   Value yny = arith::SubFOp::create(b, loc, y, y); // NaN unless y is finite
-  Value xx = mul(x, x);
+  Value xx = f.mul(x, x);
   // Both finite.
-  Value r = mul(isSinh ? sh : ch, c);
-  Value i = sel(b, loc, yz, isSinh ? y : mul(cps(zero, x), y), mul(isSinh ? ch : sh, s));
+  Value r = f.mul(isSinh ? sh : ch, c);
+  Value i = sel(b, loc, yz, isSinh ? y : f.mul(f.cps(zero, x), y), f.mul(isSinh ? ch : sh, s));
   // From the last case of npy_csinh/npy_ccosh to the first: NaN x, y != 0.
-  Value R = mul(xx, yny), I = mul(add(x, x), yny);
+  Value R = f.mul(xx, yny), I = f.mul(f.add(x, x), yny);
   // x infinite, y finite.
-  R = sel(b, loc, xinf, isSinh ? mul(x, c) : mul(inf, c), R);
-  I = sel(b, loc, xinf, isSinh ? mul(inf, s) : mul(x, s), I);
+  R = sel(b, loc, xinf, isSinh ? f.mul(x, c) : f.mul(inf, c), R);
+  I = sel(b, loc, xinf, isSinh ? f.mul(inf, s) : f.mul(x, s), I);
   // x infinite, y infinite or NaN (after the line above: y finite there).
   Value yNotFinite = cmpF(b, loc, CmpFPredicate::UGE,
                           math::AbsFOp::create(b, loc, y), inf);
   Value xiyn = arith::AndIOp::create(b, loc, xinf, yNotFinite);
   R = sel(b, loc, xiyn, forSin ? arith::NegFOp::create(b, loc, xx).getResult() : xx, R);
-  I = sel(b, loc, xiyn, mul(x, yny), I);
+  I = sel(b, loc, xiyn, f.mul(x, yny), I);
   // x finite, y infinite or NaN.
   R = sel(b, loc, xf, yny, R);
-  I = sel(b, loc, xf, mul(x, yny), I);
+  I = sel(b, loc, xf, f.mul(x, yny), I);
   // y zero, x infinite or NaN.
   Value rY0 = isSinh ? x : xx;
   Value iY0 = isSinh ? y
-                     : sel(b, loc, xinf, mul(cps(zero, x), y),
-                           cps(zero, mul(add(x, x), y)));
+                     : sel(b, loc, xinf, f.mul(f.cps(zero, x), y),
+                           f.cps(zero, f.mul(f.add(x, x), y)));
   R = sel(b, loc, yz, rY0, R);
   I = sel(b, loc, yz, iY0, I);
   // x zero, y infinite or NaN.
-  R = sel(b, loc, xz, isSinh ? cps(zero, mul(x, yny)) : yny, R);
-  I = sel(b, loc, xz, isSinh ? yny : cps(zero, mul(x, yny)), I);
+  R = sel(b, loc, xz, isSinh ? f.cps(zero, f.mul(x, yny)) : yny, R);
+  I = sel(b, loc, xz, isSinh ? yny : f.cps(zero, f.mul(x, yny)), I);
   Value both = arith::AndIOp::create(b, loc, xf, yf);
   return {sel(b, loc, both, r, R), sel(b, loc, both, i, I)};
 }
@@ -169,39 +173,28 @@ std::pair<Value, Value> sinhCoshParts(OpBuilder &b, Location loc, Value x,
 /// for infinite or NaN parts and |x| >= 22.
 std::pair<Value, Value> tanhParts(OpBuilder &b, Location loc, Value x, Value y) {
   Type ft = x.getType();
+  FloatOps f{b, loc};
   Value zero = cstF(b, loc, ft, 0.0), one = cstF(b, loc, ft, 1.0),
         inf = cstF(b, loc, ft, std::numeric_limits<double>::infinity());
-  auto mul = [&](Value p, Value q) -> Value {
-    return arith::MulFOp::create(b, loc, p, q);
-  };
-  auto add = [&](Value p, Value q) -> Value {
-    return arith::AddFOp::create(b, loc, p, q);
-  };
-  auto div = [&](Value p, Value q) -> Value {
-    return arith::DivFOp::create(b, loc, p, q);
-  };
-  auto cps = [&](Value mag, Value sgn) -> Value {
-    return math::CopySignOp::create(b, loc, mag, sgn);
-  };
   Value ax = math::AbsFOp::create(b, loc, x), ay = math::AbsFOp::create(b, loc, y);
   Value xf = cmpF(b, loc, CmpFPredicate::OLT, ax, inf);
   Value yf = cmpF(b, loc, CmpFPredicate::OLT, ay, inf);
   Value xnan = isNanF(b, loc, x);
   Value yinf = cmpF(b, loc, CmpFPredicate::OEQ, ay, inf);
   Value yz = cmpF(b, loc, CmpFPredicate::OEQ, y, zero);
-  Value sc = mul(math::SinOp::create(b, loc, y), math::CosOp::create(b, loc, y));
+  Value sc = f.mul(math::SinOp::create(b, loc, y), math::CosOp::create(b, loc, y));
   // General: beta = 1 + t^2, rho = sqrt(1 + s^2), denominator 1 + beta s^2.
   Value tt = math::TanOp::create(b, loc, y);
-  Value beta = add(one, mul(tt, tt));
+  Value beta = f.add(one, f.mul(tt, tt));
   Value sx = callLibm(b, loc, "sinh", x);
-  Value rho = math::SqrtOp::create(b, loc, add(one, mul(sx, sx)));
-  Value den = add(one, mul(beta, mul(sx, sx)));
-  Value r = div(mul(mul(beta, rho), sx), den), i = div(tt, den);
+  Value rho = math::SqrtOp::create(b, loc, f.add(one, f.mul(sx, sx)));
+  Value den = f.add(one, f.mul(beta, f.mul(sx, sx)));
+  Value r = f.div(f.mul(f.mul(beta, rho), sx), den), i = f.div(tt, den);
   // |x| >= 22: tanh x rounds to +-1; 4 sin y cos y exp(-2|x|).
   Value big = cmpF(b, loc, CmpFPredicate::OGE, ax, cstF(b, loc, ft, 22.0));
   Value em = math::ExpOp::create(b, loc, arith::NegFOp::create(b, loc, ax));
-  r = sel(b, loc, big, cps(one, x), r);
-  i = sel(b, loc, big, mul(mul(cstF(b, loc, ft, 4.0), sc), mul(em, em)), i);
+  r = sel(b, loc, big, f.cps(one, x), r);
+  i = sel(b, loc, big, f.mul(f.mul(cstF(b, loc, ft, 4.0), sc), f.mul(em, em)), i);
   // y infinite or NaN (x finite): NaN + i NaN, +-0 + i NaN for x = +-0
   // (C11's DR 471, as glibc's ctanh that NumPy calls).
   Value yny = arith::SubFOp::create(b, loc, y, y);
@@ -209,9 +202,9 @@ std::pair<Value, Value> tanhParts(OpBuilder &b, Location loc, Value x, Value y) 
           sel(b, loc, cmpF(b, loc, CmpFPredicate::OEQ, x, zero), x, yny));
   i = sel(b, loc, yf, i, yny);
   // x infinite or NaN.
-  Value rX = sel(b, loc, xnan, x, cps(one, x));
-  Value iX = sel(b, loc, xnan, sel(b, loc, yz, y, mul(x, y)),
-                 cps(zero, sel(b, loc, yinf, y, sc)));
+  Value rX = sel(b, loc, xnan, x, f.cps(one, x));
+  Value iX = sel(b, loc, xnan, sel(b, loc, yz, y, f.mul(x, y)),
+                 f.cps(zero, sel(b, loc, yinf, y, sc)));
   return {sel(b, loc, xf, r, rX), sel(b, loc, xf, i, iX)};
 }
 

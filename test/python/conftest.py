@@ -29,3 +29,18 @@ def runtime_warnings_are_errors():
     with warnings.catch_warnings():
         warnings.simplefilter("error", RuntimeWarning)
         yield
+
+
+@pytest.fixture
+def baseline():
+    """The baseline tier on for every window (the suite compiles them all);
+    the test fails unless some window ran in it."""
+    import cpnumeric as np
+    old = np._cpn.set_baseline_work(1 << 62)
+    np.synchronize()
+    np.reset_stats()
+    yield
+    np.synchronize()
+    ran = np.stats()["baseline_windows"]
+    np._cpn.set_baseline_work(old)
+    assert ran > 0, "no window ran in the baseline tier"

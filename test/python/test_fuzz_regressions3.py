@@ -182,20 +182,7 @@ def test_jit_in_place_call_on_a_copy_leaves_the_original(how):
         same(g, w)
 
 
-@pytest.fixture
-def baseline_tier():
-    """Every window run by the baseline tier (test_patterns.py's fixture)."""
-    old = cp._cpn.set_baseline_work(1 << 62)
-    cp.synchronize()
-    cp.reset_stats()
-    yield
-    cp.synchronize()
-    ran = cp.stats()["baseline_windows"]
-    cp._cpn.set_baseline_work(old)
-    assert ran > 0, "no window ran in the baseline tier"
-
-
-@pytest.mark.usefixtures("baseline_tier")
+@pytest.mark.usefixtures("baseline")  # conftest.py
 def test_baseline_max_over_an_empty_axis_with_initial():
     # 303:2484: norm(zeros((6, 0)), 1) is max(..., initial=0) over an empty
     # axis; the baseline tier's NumPy max raised at the next sync, in an

@@ -87,19 +87,6 @@ def test_element_write_2d_and_facts():
     numpy.testing.assert_allclose(np.asarray(a.T @ numpy.ones(40)), ref.T @ numpy.ones(40))
 
 
-@pytest.fixture
-def baseline():
-    """The baseline tier on for every window (the suite compiles them all)."""
-    old = np._cpn.set_baseline_work(1 << 62)
-    np.synchronize()
-    np.reset_stats()
-    yield
-    np.synchronize()
-    ran = np.stats()["baseline_windows"]
-    np._cpn.set_baseline_work(old)
-    assert ran > 0, "no window ran in the baseline tier"
-
-
 def _rows(lib, n=120, m=300):
     A = lib.zeros((n, m))
     x = lib.linspace(0, 1, m)

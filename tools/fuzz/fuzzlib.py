@@ -436,6 +436,14 @@ def _arith_exact(info, pre_vals, pre_max, pre_size):
     if not fl:
         return True
     bound = min(EXACT_BOUND[f] for f in fl)
+    return all(_quarter_ok(a, bound) for a in arrays) and \
+        _log2_magnitude(info, pre_max, pre_size) <= math.log2(bound)
+
+
+def _log2_magnitude(info, pre_max, pre_size):
+    """log2 of the largest magnitude a statement's arithmetic can reach: the
+    product of its operands' and constants' magnitudes (each element's, for
+    a product reduction), times the element count of a reduction."""
     prodred = bool(info.ops & PRODUCTS)
     logp = 0.0
     for k in info.reads:
@@ -445,7 +453,7 @@ def _arith_exact(info, pre_vals, pre_max, pre_size):
         logp += math.log2(max(1.0, min(abs(complex(c)), 2.0 ** 1000)))
     if info.ops & REDUCE:
         logp += math.log2(max([1] + list(pre_size.values())))
-    return all(_quarter_ok(a, bound) for a in arrays) and logp <= math.log2(bound)
+    return logp
 
 
 def _quarter_ok(a, bound):
@@ -805,7 +813,6 @@ class Analysis:
         read_scales = sorted(m.scale for m in reads_meta)
         mult = bool(info.ops & MULT)
         red = bool(info.ops & REDUCE)
-        prodred = bool(info.ops & PRODUCTS)
         arith = bool(info.ops & ARITH)
         if mult:
             with numpy.errstate(all="ignore"):
@@ -830,14 +837,7 @@ class Analysis:
                                                      if m.eps]
                 fl = [f for f in fl if f]
                 bound = min(EXACT_BOUND[f] for f in fl) if fl else 2.0 ** 50
-                logp = 0.0
-                for kk in info.reads:
-                    m = math.log2(max(1.0, pre_max.get(kk, 0.0)))
-                    logp += m * (pre_size.get(kk, 1) if prodred else 1)
-                for c in info.consts:
-                    logp += math.log2(max(1.0, min(abs(complex(c)), 2.0 ** 1000)))
-                if red:
-                    logp += math.log2(max([1] + list(pre_size.values())))
+                logp = _log2_magnitude(info, pre_max, pre_size)
                 exact = inputs_exact and not hard and not soft
                 if exact and arith:
                     exact = _quarter_ok(a, bound) and logp <= math.log2(bound)
