@@ -34,6 +34,12 @@ def wrap(result):
     """NumPy's result on eager inputs as our arrays (tuples kept)."""
     if isinstance(result, _np.ndarray):
         if _core.is_supported(result.dtype):
+            # NumPy's fresh results (owning, writeable, C-contiguous: every
+            # library result here is computed, never one of the inputs) are
+            # kept as they are; a view is copied, as its base is NumPy's.
+            if (result.base is None and result.flags.c_contiguous
+                    and result.flags.writeable and type(result) is _np.ndarray):
+                return ndarray._from_eager(result)
             return ndarray._from_eager(_np.array(result))
         return result
     if isinstance(result, tuple):

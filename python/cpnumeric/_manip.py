@@ -5,7 +5,7 @@ import operator as _operator
 import numpy as _np
 from numpy.lib.array_utils import normalize_axis_index, normalize_axis_tuple
 
-from . import _core, _cpn, _jit, _ufuncs
+from . import _core, _cpn, _jit, _library, _ufuncs
 from ._core import c_strides, ndarray, prod, record, statement_end
 
 
@@ -100,6 +100,12 @@ def getitem(a, key):
         off = _element_offset(a, (key,) if t is int else key)
         if off is not None:  # the common a[i], a[i, j]: the element, no view
             return a._element(off)
+    if t is ndarray and key._shape and a._base.np is not None:
+        # One eager index array or mask into an eager array (a[idx], a[m]):
+        # NumPy indexes at once; its result is a fresh copy, kept as it is.
+        k = key._eager()
+        if k is not None:
+            return _library.wrap(a._eager()[k])
     if _is_basic(key):
         v = basic_view(a, key)
         return v._scalar() if _is_element(key, a.ndim) else v
@@ -123,6 +129,14 @@ def setitem(a, key, value):
             and _TRACING["function"] is None
             and _element_set(a, key, value)):
         return
+    if t is ndarray and key._shape and a._base.np is not None and not a._readonly:
+        # One eager index array or mask into an eager array: NumPy assigns.
+        k = key._eager()
+        src = value._eager() if isinstance(value, ndarray) else value
+        if k is not None and src is not None:
+            a._eager()[k] = src
+            statement_end()
+            return
     if not _is_basic(key):
         from . import _indexing
         _indexing.setitem(a, key, value)
