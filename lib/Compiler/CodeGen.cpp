@@ -77,6 +77,46 @@ static llvm::TargetMachine *hostTargetMachine(bool pic = false) {
   return tm.get();
 }
 
+/// Booleans in memory as bytes: `load i1` becomes `load i8` and a compare
+/// with 0, `store i1` a zero-extended `store i8` (the same bytes: an i1 takes
+/// one byte in memory). LLVM's loop vectorizer cannot widen i1 loads (a
+/// vector of i1 in memory is bit-packed), so a loop reading a mask loaded
+/// its bytes one at a time: count_nonzero of 10^6 bools took 0.63 ms against
+/// NumPy's 0.06 ms. The compare also reads any nonzero byte (a uint8 array
+/// viewed as bool) as True, as NumPy does.
+static void boolMemoryAsBytes(llvm::Module &m) {
+  llvm::Type *i1 = llvm::Type::getInt1Ty(m.getContext());
+  llvm::Type *i8 = llvm::Type::getInt8Ty(m.getContext());
+  llvm::SmallVector<llvm::Instruction *> rewrite;
+  for (llvm::Function &f : m)
+    for (llvm::BasicBlock &bb : f)
+      for (llvm::Instruction &inst : bb) {
+        if (auto *ld = llvm::dyn_cast<llvm::LoadInst>(&inst)) {
+          if (ld->getType() == i1 && ld->isSimple())
+            rewrite.push_back(ld);
+        } else if (auto *st = llvm::dyn_cast<llvm::StoreInst>(&inst)) {
+          if (st->getValueOperand()->getType() == i1 && st->isSimple())
+            rewrite.push_back(st);
+        }
+      }
+  for (llvm::Instruction *inst : rewrite) {
+    llvm::IRBuilder<> b(inst);
+    if (auto *ld = llvm::dyn_cast<llvm::LoadInst>(inst)) {
+      llvm::LoadInst *byte =
+          b.CreateAlignedLoad(i8, ld->getPointerOperand(), ld->getAlign());
+      byte->copyMetadata(*ld);
+      ld->replaceAllUsesWith(b.CreateICmpNE(byte, b.getInt8(0)));
+    } else {
+      auto *st = llvm::cast<llvm::StoreInst>(inst);
+      llvm::StoreInst *byte =
+          b.CreateAlignedStore(b.CreateZExt(st->getValueOperand(), i8),
+                               st->getPointerOperand(), st->getAlign());
+      byte->copyMetadata(*st);
+    }
+    inst->eraseFromParent();
+  }
+}
+
 /// LLVM's default pipeline at `optLevel` for the host, with glibc's vector
 /// math library (libmvec) declared, so that loops calling exp/log/sin/pow...
 /// vectorize into calls of their SIMD versions. `tm`: a target machine of
@@ -88,6 +128,7 @@ void optimizeModule(llvm::Module &m, int optLevel, llvm::TargetMachine *tm) {
     m.setDataLayout(tm->createDataLayout());
     m.setTargetTriple(tm->getTargetTriple());
   }
+  boolMemoryAsBytes(m);
   llvm::LoopAnalysisManager lam;
   llvm::FunctionAnalysisManager fam;
   llvm::CGSCCAnalysisManager cgam;
