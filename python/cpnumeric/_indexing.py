@@ -713,24 +713,62 @@ def setitem(a, key, value):
                 _core.complex_warning(v._dtype, a._dtype)
                 put(a, positions, v)
             return
+    if (type(key) is ndarray and key._shape and key._dtype.kind in "iu"
+            and len(a._shape) == 1):
+        _scatter_1d(a, key, value)
+        return
     index = _Key(a, key)
-    v = _as(value)
-    vshape = v._shape
-    while len(vshape) > len(index.shape) and vshape[0] == 1:
-        vshape = vshape[1:]
-    try:
-        ok = _np.broadcast_shapes(vshape, index.shape) == index.shape
-    except ValueError:
-        ok = False
-    if not ok:
-        raise ValueError(f"shape mismatch: value array of shape {_shape_text(v._shape)} "
-                         f"could not be broadcast to indexing result of shape "
-                         f"{_shape_text(index.shape)}")
+    v, vshape = _values_shape(value, index.shape)
     if prod(index.shape) == 0:
         return
     _core.complex_warning(v._dtype, a._dtype)
     values = _manip.broadcast_to(v.reshape(vshape).astype(a._dtype, copy=False), index.shape)
     put(_flat_base(a), index.positions(), values, mode="clip")
+
+
+def _values_shape(value, shape):
+    """value as an array and the shape it takes to broadcast to an indexing
+    result of `shape` (leading 1s dropped); NumPy's ValueError otherwise."""
+    v = _as(value)
+    vshape = v._shape
+    while len(vshape) > len(shape) and vshape[0] == 1:
+        vshape = vshape[1:]
+    try:
+        ok = _np.broadcast_shapes(vshape, shape) == shape
+    except ValueError:
+        ok = False
+    if not ok:
+        raise ValueError(f"shape mismatch: value array of shape {_shape_text(v._shape)} "
+                         f"could not be broadcast to indexing result of shape "
+                         f"{_shape_text(shape)}")
+    return v, vshape
+
+
+def _scatter_1d(a, key, value):
+    """a[idx] = value for one integer index array into a 1-D array, the
+    common scatter: the put call on the positions, without the general key's
+    steps (and without the methods' eager dispatch: the arrays are traced)."""
+    n = a._shape[0]
+    v, vshape = _values_shape(value, key._shape)
+    if prod(key._shape) == 0:
+        return
+    lo = _check_bounds(key, n, 0)  # on the key itself: its bounds are kept
+    pos = key if key._dtype == _np.int64 else _manip.astype(key, _np.int64)
+    if lo is None or lo < 0:
+        pos = _ufuncs.where(_ufuncs.less(pos, 0), _ufuncs.add(pos, n), pos)
+    if a._strides[0] != 1:
+        pos = _ufuncs.multiply(pos, a._strides[0])
+    if a._offset:
+        pos = _ufuncs.add(pos, a._offset)
+    _core.complex_warning(v._dtype, a._dtype)
+    values = _manip.astype(_manip.reshape(v, vshape), a._dtype, copy=False)
+    if values._shape != key._shape:
+        values = _manip.broadcast_to(values, key._shape)
+    if key.ndim != 1:
+        pos, values = _manip.ravel(pos), _manip.ravel(values)
+    flat = a if a._whole else _flat_base(a)
+    r = libcall("put", [flat, pos, values], flat._shape, flat._dtype, [_MODES["clip"]])
+    _manip.setitem(flat, Ellipsis, r)
 
 
 NATIVE = ["take", "take_along_axis", "put", "put_along_axis", "putmask", "place",

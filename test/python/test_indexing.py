@@ -421,3 +421,40 @@ def test_long_take_split_over_threads(mode):
         bad[-7] = n
         with pytest.raises(IndexError, match="out of bounds"):
             cp.take(ca, cp.array(bad))
+
+
+@pytest.mark.parametrize("dtype", ["int16", "uint8", "float32", "float64", "complex128"])
+def test_one_dimensional_scatter_variants(dtype):
+    """a[idx] = v into a 1-D array (the scatter's short path): strided and
+    offset views, negative and unsigned indices, 2-D index arrays, values
+    broadcast or cast, empty keys, and NumPy's errors."""
+    base = data((300,), dtype, 1)
+    idx = numpy.random.default_rng(4).permutation(100)[:40] - 50   # negatives too
+    idx2 = numpy.random.default_rng(5).permutation(100)[:30].reshape(5, 6)
+    vals = data((40,), dtype, 2)
+    for view in (slice(None), slice(3, 203, 2), slice(None, None, -3), slice(150, 250)):
+        ref, ca = base.copy(), cp.array(base)
+        rv, cv = ref[view], ca[view]
+        rv[idx] = vals
+        cv[cp.array(idx)] = cp.array(vals)
+        same(ca, ref)
+        rv[idx2] = vals[:6]                               # a row broadcast over a 2-D key
+        cv[cp.array(idx2)] = cp.array(vals[:6])
+        same(ca, ref)
+        rv[idx2.astype(numpy.uint32)] = vals[0]           # a scalar value, unsigned indices
+        cv[cp.array(idx2.astype(numpy.uint32))] = vals[0]
+        same(ca, ref)
+        rv[idx[:5]] = numpy.array([[1], [2], [3], [4], [5]])[:, 0].astype(numpy.int64)
+        cv[cp.array(idx[:5])] = cp.array(numpy.array([1, 2, 3, 4, 5]))  # cast to the dtype
+        same(ca, ref)
+        rv[idx[:0]] = vals[:0]
+        cv[cp.array(idx[:0])] = cp.array(vals[:0])
+        same(ca, ref)
+    ca = cp.array(base)
+    with pytest.raises(IndexError):
+        ca[cp.array([0, 300])] = 1
+    with pytest.raises(IndexError):
+        ca[cp.array([-301])] = 1
+    with pytest.raises(ValueError):
+        ca[cp.array([0, 1, 2])] = cp.array(vals[:2])
+    same(ca, base)
