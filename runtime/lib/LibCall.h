@@ -118,14 +118,18 @@ inline int64_t threadsFor(int64_t work, int64_t perThread,
   return std::max<int64_t>(1, std::min(cap, work / perThread));
 }
 
+/// Runs fn(ctx, t) for every t < n, t = 0 on the calling thread, the others
+/// on the runtime's worker threads (Threads.cpp).
+void runOnThreads(int64_t n, void (*fn)(void *, int64_t), void *ctx);
+
 /// fn(t) for every t < n, t = 0 on the calling thread.
 template <typename F> void onThreads(int64_t n, F fn) {
-  std::vector<std::thread> pool;
-  for (int64_t t = 1; t < n; ++t)
-    pool.emplace_back([&fn, t] { fn(t); });
-  fn(0);
-  for (std::thread &t : pool)
-    t.join();
+  if (n <= 1) {
+    fn(0);
+    return;
+  }
+  runOnThreads(
+      n, [](void *f, int64_t t) { (*static_cast<F *>(f))(t); }, &fn);
 }
 
 /// Runs fn(b) for every b < n, on several threads when the matrices are
@@ -139,16 +143,10 @@ template <typename F> void forBatch(int64_t n, double flops, F fn) {
     return;
   }
   std::atomic<int64_t> next{0};
-  std::vector<std::thread> pool;
-  for (int64_t t = 1; t < threads; ++t)
-    pool.emplace_back([&] {
-      for (int64_t b; (b = next++) < n;)
-        fn(b);
-    });
-  for (int64_t b; (b = next++) < n;)
-    fn(b);
-  for (std::thread &t : pool)
-    t.join();
+  onThreads(threads, [&](int64_t) {
+    for (int64_t b; (b = next++) < n;)
+      fn(b);
+  });
 }
 } // namespace cpnrt::lib
 

@@ -23,6 +23,10 @@
 #include <hwy/contrib/sort/vqsort.h>
 #include <hwy/targets.h>
 
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+#endif
+
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
@@ -58,88 +62,125 @@ bool before(const hwy::K64V64 &a, const hwy::K64V64 &b) {
   return a.key < b.key;
 }
 
-/// A chunk of a row: [lo, lo + m) sorted, then the elements that go after
-/// every other (NaNs) up to hi.
-struct Run {
-  int64_t lo, m, hi;
-};
-
-/// How many of the first `d` elements of merge(a, b) come from a (ties taken
-/// from a first, which keeps a merge of adjacent runs stable).
-template <typename K>
-int64_t mergeSplit(const K *a, int64_t na, const K *b, int64_t nb, int64_t d) {
-  int64_t lo = std::max<int64_t>(0, d - nb), hi = std::min(d, na);
-  while (lo < hi) {
-    int64_t i = lo + (hi - lo) / 2;
-    if (before(b[d - i - 1], a[i]))
-      hi = i;
-    else
-      lo = i + 1;
-  }
-  return lo;
-}
-
-/// Elements [d0, d1) of merge(a, b) into out + d0.
-template <typename K>
-void mergeRange(const K *a, int64_t na, const K *b, int64_t nb, int64_t d0,
-                int64_t d1, K *out) {
-  int64_t i = mergeSplit(a, na, b, nb, d0), j = d0 - i;
-  int64_t iEnd = mergeSplit(a, na, b, nb, d1), jEnd = d1 - iEnd;
-  K *o = out + d0;
-  while (i < iEnd && j < jEnd) {
-    bool takeB = before(b[j], a[i]);
-    *o++ = takeB ? b[j] : a[i];
-    j += takeB;
-    i += !takeB;
-  }
-  o = std::copy(a + i, a + iEnd, o);
-  std::copy(b + j, b + jEnd, o);
-}
+/// Elements filled at a time by a partition pass (on the thread's stack).
+constexpr int64_t kBlock = 1024;
 
 /// Sorts the n elements that `fill(dst, lo, hi)` writes (elements [lo, hi)
-/// of the row, into dst[lo, hi); it returns how many of them it put first,
-/// in any order, with the rest, which sort after every other, behind them)
-/// into data[0, n). Chunks are filled and sorted on their own threads, then
-/// merged pairwise, the last merge landing in data.
+/// of the row, into dst[0, hi - lo); it returns how many of them it put
+/// first, in any order, with the rest, which sort after every other, behind
+/// them) into data[0, n).
+///
+/// On several threads, a sample sort: splitters from a sorted sample cut the
+/// keys into one bucket per thread, with a region between buckets for the
+/// keys equal to each splitter (they need no sort, and many equal keys do
+/// not pile up in one bucket); every thread counts its chunk's keys per
+/// region, then copies them to their places in data, and each bucket is
+/// sorted in place by its own thread. No merge and no temporary buffer:
+/// merging two sorted halves cost about as much as sorting them did.
 template <typename K, typename Fill>
 void parallelSort(K *data, int64_t n, int64_t threads, Fill fill) {
   int64_t t = std::min(threads, n / kMinPerThread);
-  int64_t rounds = 0;
-  while ((int64_t(2) << rounds) <= t)
-    ++rounds;
-  t = int64_t(1) << rounds;
-  if (t == 1) {
+  if (t <= 1) {
     vqsort(data, fill(data, 0, n));
     return;
   }
-  std::unique_ptr<K[]> tmp(new K[n]);
-  K *src = rounds % 2 ? tmp.get() : data, *dst = rounds % 2 ? data : tmp.get();
-  std::vector<Run> runs(t);
-  onThreads(t, [&](int64_t c) {
-    int64_t lo = n * c / t, hi = n * (c + 1) / t;
-    int64_t m = fill(src + lo, lo, hi);
-    vqsort(src + lo, m);
-    runs[c] = {lo, m, hi};
-  });
-  for (; runs.size() > 1; std::swap(src, dst)) {
-    int64_t pairs = int64_t(runs.size()) / 2, per = t / pairs;
-    onThreads(t, [&](int64_t th) {
-      const Run &a = runs[2 * (th / per)], &b = runs[2 * (th / per) + 1];
-      int64_t part = th % per, total = a.m + b.m;
-      mergeRange(src + a.lo, a.m, src + b.lo, b.m, total * part / per,
-                 total * (part + 1) / per, dst + a.lo);
-      if (part == 0) { // the elements that sort last, behind both runs
-        K *o = std::copy(src + a.lo + a.m, src + a.hi, dst + a.lo + total);
-        std::copy(src + b.lo + b.m, src + b.hi, o);
-      }
-    });
-    std::vector<Run> next(pairs);
-    for (int64_t p = 0; p < pairs; ++p) {
-      const Run &a = runs[2 * p], &b = runs[2 * p + 1];
-      next[p] = {a.lo, a.m + b.m, b.hi};
-    }
-    runs = std::move(next);
+  // Splitters: t - 1 evenly spaced ranks of a sorted, evenly spaced sample.
+  int64_t want = std::min<int64_t>(n / 16, 512 * t);
+  std::vector<K> sample;
+  sample.reserve(want);
+  for (int64_t i = 0; i < want; ++i) {
+    int64_t at = i * n / want;
+    K v;
+    if (fill(&v, at, at + 1) == 1)
+      sample.push_back(v);
   }
+  std::sort(sample.begin(), sample.end(),
+            [](const K &a, const K &b) { return before(a, b); });
+  std::vector<K> split;
+  for (int64_t j = 1; j < t && !sample.empty(); ++j) { // distinct ones
+    const K &v = sample[sample.size() * j / t];
+    if (split.empty() || before(split.back(), v))
+      split.push_back(v);
+  }
+  // Region of a key: 2 j below splitter j, 2 j + 1 equal to it, 2 S above
+  // the last; region 2 S + 1 holds what sorts after every key.
+  const int64_t S = int64_t(split.size()), regions = 2 * S + 2;
+  const K *sp = split.data();
+  auto region = [S, sp](const K &v) -> int64_t {
+    if (S <= 16) { // a count of comparisons, without a branch
+      int64_t r = 0;
+      for (int64_t j = 0; j < S; ++j)
+        r += int64_t(before(sp[j], v)) + int64_t(!before(v, sp[j]));
+      return r;
+    }
+    auto less = [](const K &a, const K &b) { return before(a, b); };
+    return (std::lower_bound(sp, sp + S, v, less) - sp) +
+           (std::upper_bound(sp, sp + S, v, less) - sp);
+  };
+  // Each thread's chunk, a block at a time: fn(block, count, sortable).
+  auto blocks = [&](int64_t c, auto fn) {
+    K buf[kBlock];
+    for (int64_t lo = n * c / t, hi = n * (c + 1) / t; lo < hi;
+         lo += kBlock) {
+      int64_t e = std::min(hi, lo + kBlock);
+      fn(buf, e - lo, fill(buf, lo, e));
+    }
+  };
+  std::vector<int64_t> counts(t * regions);
+  onThreads(t, [&](int64_t c) {
+    // Per splitter, how many keys are below it and how many not above it
+    // (sums of compares, which vectorize; a histogram's increments of one
+    // counter wait on each other), then the regions' counts from those.
+    std::vector<int64_t> lt(S, 0), le(S, 0), cnt(regions, 0);
+    blocks(c, [&](const K *b, int64_t k, int64_t m) {
+      for (int64_t j = 0; j < S; ++j) {
+        const K s = sp[j];
+        int64_t l = 0, e = 0;
+        for (int64_t i = 0; i < m; ++i) {
+          l += int64_t(before(b[i], s));
+          e += int64_t(!before(s, b[i]));
+        }
+        lt[j] += l;
+        le[j] += e;
+      }
+      cnt[regions - 2] += m;
+      cnt[regions - 1] += k - m;
+    });
+    for (int64_t j = 0; j < S; ++j) {
+      cnt[2 * j] = lt[j] - (j ? le[j - 1] : 0);
+      cnt[2 * j + 1] = le[j] - lt[j];
+    }
+    if (S)
+      cnt[regions - 2] -= le[S - 1];
+    std::copy(cnt.begin(), cnt.end(), counts.begin() + c * regions);
+  });
+  std::vector<int64_t> start(regions + 1, 0), offset(t * regions);
+  for (int64_t r = 0; r < regions; ++r) {
+    int64_t at = start[r];
+    for (int64_t c = 0; c < t; ++c) {
+      offset[c * regions + r] = at;
+      at += counts[c * regions + r];
+    }
+    start[r + 1] = at;
+  }
+  onThreads(t, [&](int64_t c) {
+    std::vector<int64_t> at(offset.begin() + c * regions,
+                            offset.begin() + (c + 1) * regions);
+    uint16_t rs[kBlock];
+    blocks(c, [&](const K *b, int64_t k, int64_t m) {
+      for (int64_t i = 0; i < m; ++i) // vectorizes when S is small
+        rs[i] = uint16_t(region(b[i]));
+      for (int64_t i = 0; i < m; ++i)
+        data[at[rs[i]]++] = b[i];
+      for (int64_t i = m; i < k; ++i)
+        data[at[regions - 1]++] = b[i];
+    });
+  });
+  // Bucket c (region 2 c) on thread c (fewer buckets where splitters were
+  // equal).
+  onThreads(S + 1, [&](int64_t c) {
+    vqsort(data + start[2 * c], start[2 * c + 1] - start[2 * c]);
+  });
 }
 
 // -- sort -------------------------------------------------------------------
@@ -211,15 +252,28 @@ template <typename T> void infinitiesBeforeNaNs(T *data, int64_t n) {
   }
 }
 
-/// Where the AVX-512 target runs, 32-bit values are sorted widened to 64 bits
-/// (exactly, order kept): the 32-bit vqsort of Debian's Highway 1.0.3 is
-/// about four times slower per element than its 64-bit one there (measured:
-/// 0.58 s against 0.12 s for 10^7 keys). On AVX2 its 32-bit sort is twice as
-/// fast as the 64-bit one (measured on an AMD EPYC: 6.2 ms against 16.1 ms
-/// for 10^6 keys), so there the values are sorted as they are.
+/// On AMD's Zen 4, 32-bit values are sorted widened to 64 bits (exactly,
+/// order kept): there the 32-bit vqsort of Debian's Highway 1.0.3 is about
+/// four times slower per element than its 64-bit one (measured: 0.58 s
+/// against 0.12 s for 10^7 keys), as Zen 4 runs the compressing stores of
+/// 32-bit lanes that its AVX-512 partition uses slowly. Elsewhere the 32-bit
+/// sort is the faster: on AVX2 (an AMD EPYC: 6.2 ms against 16.1 ms for 10^6
+/// keys) and on Zen 5's AVX-512 (2.7-3.6 ms against 4.2 ms).
 bool widen32() {
-  static const bool wide =
-      (hwy::SupportedTargets() & (HWY_AVX3 | HWY_AVX3_DL)) != 0;
+  static const bool wide = [] {
+    if (!(hwy::SupportedTargets() & (HWY_AVX3 | HWY_AVX3_DL)))
+      return false;
+#if defined(__x86_64__) || defined(__i386__)
+    unsigned a, b, c, d;
+    if (!__get_cpuid(0, &a, &b, &c, &d) || b != 0x68747541) // "Auth"enticAMD
+      return false;
+    __get_cpuid(1, &a, &b, &c, &d);
+    unsigned family = ((a >> 8) & 0xf) + ((a >> 20) & 0xff);
+    return family == 0x19; // Zen 3 and 4; only Zen 4 has AVX-512
+#else
+    return false;
+#endif
+  }();
   return wide;
 }
 

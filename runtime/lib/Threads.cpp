@@ -1,0 +1,124 @@
+//===- Threads.cpp - the library calls' worker threads -------------------===//
+//
+// Part of cpnumeric's runtime (libcpnrt). onThreads (LibCall.h) runs its
+// parts on workers that live as long as the process, not on threads started
+// for each call: starting and joining a thread cost 30-60 us here, and each
+// new thread built its own per-thread state (a vqsort Sorter) again. A sort
+// of 10^5 keys on two threads took 0.57 ms, against 0.34 ms on one.
+//
+// Worker i always runs part i of a job (its thread-local state stays warm).
+// After a job a worker spins for a moment (back-to-back calls, a sort's
+// rounds, find it awake), then sleeps on a condition variable, so idle
+// workers never hold a core that the kernels' OpenMP threads want.
+// One job runs on the workers at a time; a call made while they are busy
+// (from inside a part, or from a second thread) starts threads of its own.
+//
+//===----------------------------------------------------------------------===//
+
+#include "LibCall.h"
+
+#include <chrono>
+#include <memory>
+#include <condition_variable>
+#include <mutex>
+#include <pthread.h>
+
+namespace {
+/// Spins this long for the next job before sleeping.
+constexpr auto kSpin = std::chrono::microseconds(50);
+
+inline void relax() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#endif
+}
+
+/// One worker: its own job slot, posted by the caller.
+struct Worker {
+  std::atomic<uint64_t> posted{0};
+  void (*fn)(void *, int64_t) = nullptr;
+  void *ctx = nullptr;
+  std::mutex m;
+  std::condition_variable wake;
+};
+
+struct Pool {
+  std::mutex busy; // held by the caller whose job the workers run
+  std::vector<std::unique_ptr<Worker>> workers; // part i + 1 on workers[i]
+  std::atomic<int64_t> remaining{0};
+
+  void work(Worker &w, int64_t part) {
+    uint64_t seen = 0;
+    for (;;) {
+      auto until = std::chrono::steady_clock::now() + kSpin;
+      uint64_t g;
+      while ((g = w.posted.load(std::memory_order_acquire)) == seen &&
+             std::chrono::steady_clock::now() < until)
+        for (int i = 0; i < 64; ++i)
+          relax();
+      if (g == seen) {
+        std::unique_lock<std::mutex> lock(w.m);
+        w.wake.wait(lock, [&] {
+          return (g = w.posted.load(std::memory_order_acquire)) != seen;
+        });
+      }
+      seen = g;
+      w.fn(w.ctx, part);
+      remaining.fetch_sub(1, std::memory_order_acq_rel);
+    }
+  }
+
+  void run(int64_t n, void (*fn)(void *, int64_t), void *ctx) {
+    while (int64_t(workers.size()) < n - 1) { // started once, kept
+      Worker *w = workers.emplace_back(new Worker).get();
+      int64_t part = int64_t(workers.size());
+      std::thread([this, w, part] { work(*w, part); }).detach();
+    }
+    remaining.store(n - 1, std::memory_order_relaxed);
+    for (int64_t i = 0; i + 1 < n; ++i) {
+      Worker &w = *workers[i];
+      w.fn = fn; // the worker finished its last job: it reads these after
+      w.ctx = ctx; // it sees the new post
+      {
+        std::lock_guard<std::mutex> lock(w.m);
+        w.posted.fetch_add(1, std::memory_order_release);
+      }
+      w.wake.notify_one();
+    }
+    fn(ctx, 0);
+    // Spin, then yield (with more ranks than cores a worker may be waiting
+    // for this core).
+    for (int spins = 0; remaining.load(std::memory_order_acquire) != 0;)
+      if (++spins < 4096)
+        relax();
+      else
+        std::this_thread::yield();
+  }
+};
+
+/// Never destroyed (workers may still sleep in it at exit); a forked child,
+/// which has none of the parent's threads, starts a pool of its own.
+Pool *pool = new Pool;
+[[maybe_unused]] const int atFork = pthread_atfork(
+    nullptr, nullptr, [] { pool = new Pool; });
+
+void onNewThreads(int64_t n, void (*fn)(void *, int64_t), void *ctx) {
+  std::vector<std::thread> threads;
+  for (int64_t t = 1; t < n; ++t)
+    threads.emplace_back([fn, ctx, t] { fn(ctx, t); });
+  fn(ctx, 0);
+  for (std::thread &t : threads)
+    t.join();
+}
+} // namespace
+
+void cpnrt::lib::runOnThreads(int64_t n, void (*fn)(void *, int64_t),
+                              void *ctx) {
+  Pool *p = pool;
+  std::unique_lock<std::mutex> lock(p->busy, std::try_to_lock);
+  if (!lock.owns_lock()) {
+    onNewThreads(n, fn, ctx);
+    return;
+  }
+  p->run(n, fn, ctx);
+}
