@@ -11,10 +11,14 @@ import numpy as _np
 
 # The OpenBLAS that compiled kernels call (scipy-openblas64, loaded with the
 # runtime below; NumPy's own copy was initialized by the import above and is
-# not affected): its idle threads sleep after 2^4 cycles instead of spinning
-# ~0.1 s, which took the cores from the OpenMP loops between products (LSTM
-# 0.83x -> ~1x NumPy). Set OPENBLAS_THREAD_TIMEOUT to override.
-_os.environ.setdefault("OPENBLAS_THREAD_TIMEOUT", "4")
+# not affected): its idle threads spin 2^20 cycles (~0.3 ms) before they
+# sleep, not ~0.1 s (2^28), which took the cores from the OpenMP loops
+# between products. 2^4 (sleep at once) made every inner BLAS call of a
+# LAPACK routine wake the pool: qr of 1000 x 1000 73 ms against NumPy's
+# 46 ms, eigh of 256 x 256 47-50 ms after the program had slept 0.15 s;
+# with 2^20 42 ms and 6 ms, and the LSTM, logistic regression and GEMM
+# workloads the same. Set OPENBLAS_THREAD_TIMEOUT to override.
+_os.environ.setdefault("OPENBLAS_THREAD_TIMEOUT", "20")
 
 from . import (_config, _core, _cpn, _creation, _extras, _fallback, _indexing, _jit, _library,
                _joining, _manip, _pad, _products, _reductions, _sorting, _sysinfo, _ufuncs)

@@ -134,16 +134,29 @@ void initOnce() {
   std::call_once(once, [] { CPN_BLAS(LAPACKE_set_nancheck)(0); });
 }
 
+/// Below this many flops a factorization runs on its calling thread alone:
+/// its many small inner BLAS calls (eigh's tridiagonal and svd's bidiagonal
+/// reductions are mostly level-2 calls) cost more to hand to OpenBLAS's
+/// pool than they gain. Measured on a 2-core Zen 5 (one thread against the
+/// pool): one thread is the faster at 256 x 256 (svd 9.9 vs 11.3 ms, det
+/// 0.50 vs 0.69 ms) and for getrf/potrf up to 512 (det 3.0 vs 5.2 ms,
+/// cholesky 1.9 vs 2.8 ms); the pool for eigh and qr from 512 (eigh 21 vs
+/// 27 ms). inv's n right-hand sides are a level-3 solve and keep
+/// kOneThreadBlasFlops.
+constexpr double kOneThreadLapackFlops = 2e8;
+
 /// fn(b) for each matrix of a batch (see forBatch); a matrix of fewer flops
-/// than kOneThreadBlasFlops is factored by its thread alone: its LAPACK
-/// routine makes many small BLAS calls, each of which would wake OpenBLAS's
-/// sleeping pool (factorizations of 256 x 256 ran 4-12x slower than
-/// NumPy's). Batches spread over threads are always below that.
-template <typename F> void lapackBatch(int64_t n, double flops, F fn) {
+/// than `oneThreadBelow` is factored by its thread alone. Batches spread
+/// over threads are always below it.
+template <typename F>
+void lapackBatch(int64_t n, double flops, double oneThreadBelow, F fn) {
   cpnrt::lib::forBatch(n, flops, [&](int64_t b) {
-    cpnrt::lib::OneBlasThreadIf one(flops < cpnrt::lib::kOneThreadBlasFlops);
+    cpnrt::lib::OneBlasThreadIf one(flops < oneThreadBelow);
     fn(b);
   });
+}
+template <typename F> void lapackBatch(int64_t n, double flops, F fn) {
+  lapackBatch(n, flops, cpnrt::lib::kOneThreadBlasFlops, fn);
 }
 
 // -- entry points ----------------------------------------------------------
@@ -178,18 +191,19 @@ template <typename T> void solve(const Call &c) {
   int64_t n = a.rows(), k = rhs.cols();
   T *out = c.out.data<T>();
   Status status;
-  lapackBatch(a.batch(), double(n) * n * (n + k), [&](int64_t b) {
-    std::vector<T> lu, x;
-    std::vector<lapack_int> piv(std::max<int64_t>(1, n));
-    gather(a, b, lu);
-    gather(rhs, b, x);
-    T *dst = out + b * n * k;
-    if (gesv<T>(n, k, lu.data(), piv.data(), x.data()) != 0) {
-      status.fail("LinAlgError: Singular matrix");
-      return fillNaN(dst, n * k);
-    }
-    scatter(x.data(), std::max<int64_t>(1, n), n, k, dst);
-  });
+  lapackBatch(a.batch(), double(n) * n * (n + k), kOneThreadLapackFlops,
+              [&](int64_t b) {
+                std::vector<T> lu, x;
+                std::vector<lapack_int> piv(std::max<int64_t>(1, n));
+                gather(a, b, lu);
+                gather(rhs, b, x);
+                T *dst = out + b * n * k;
+                if (gesv<T>(n, k, lu.data(), piv.data(), x.data()) != 0) {
+                  status.fail("LinAlgError: Singular matrix");
+                  return fillNaN(dst, n * k);
+                }
+                scatter(x.data(), std::max<int64_t>(1, n), n, k, dst);
+              });
 }
 
 /// slogdet: out (batch, 3) = sign, log|det|, det of each in0 (..., n, n).
@@ -198,31 +212,32 @@ template <typename T> void slogdet(const Call &c) {
   const Array &a = c.in[0];
   int64_t n = a.rows();
   T *out = c.out.data<T>();
-  lapackBatch(a.batch(), double(n) * n * n, [&](int64_t b) {
-    std::vector<T> lu;
-    std::vector<lapack_int> piv(std::max<int64_t>(1, n));
-    gather(a, b, lu);
-    T *dst = out + 3 * b;
-    lapack_int info = n ? getrf<T>(n, lu.data(), piv.data()) : 0;
-    if (info > 0) {
-      dst[0] = T(0), dst[1] = -std::numeric_limits<T>::infinity(),
-      dst[2] = T(0);
-      return;
-    }
-    T sign = T(1), logdet = T(0), det = T(1);
-    for (int64_t i = 0; i < n; ++i) {
-      T d = lu[i + i * n];
-      if (piv[i] != i + 1)
-        sign = -sign, det = -det;
-      if (d < 0)
-        sign = -sign;
-      logdet += std::log(std::abs(d));
-      det *= d;
-    }
-    // NumPy's sign comes from the pivots and the diagonal's signs only: a
-    // NaN in the factors leaves it +-1 (and log|det| NaN).
-    dst[0] = sign, dst[1] = logdet, dst[2] = det;
-  });
+  lapackBatch(a.batch(), double(n) * n * n, kOneThreadLapackFlops,
+              [&](int64_t b) {
+                std::vector<T> lu;
+                std::vector<lapack_int> piv(std::max<int64_t>(1, n));
+                gather(a, b, lu);
+                T *dst = out + 3 * b;
+                lapack_int info = n ? getrf<T>(n, lu.data(), piv.data()) : 0;
+                if (info > 0) {
+                  dst[0] = T(0), dst[1] = -std::numeric_limits<T>::infinity(),
+                  dst[2] = T(0);
+                  return;
+                }
+                T sign = T(1), logdet = T(0), det = T(1);
+                for (int64_t i = 0; i < n; ++i) {
+                  T d = lu[i + i * n];
+                  if (piv[i] != i + 1)
+                    sign = -sign, det = -det;
+                  if (d < 0)
+                    sign = -sign;
+                  logdet += std::log(std::abs(d));
+                  det *= d;
+                }
+                // NumPy's sign comes from the pivots and the diagonal's signs
+                // only: a NaN in the factors leaves it +-1 (and log|det| NaN).
+                dst[0] = sign, dst[1] = logdet, dst[2] = det;
+              });
 }
 
 /// cholesky: out (..., n, n) = L (args[0] = 0) or L^T (args[0] = 1).
@@ -232,19 +247,20 @@ template <typename T> void cholesky(const Call &c) {
   bool upper = c.arg(0);
   T *out = c.out.data<T>();
   Status status;
-  lapackBatch(a.batch(), double(n) * n * n / 3, [&](int64_t b) {
-    std::vector<T> l;
-    gather(a, b, l);
-    T *dst = out + b * n * n;
-    if (n && potrf<T>(n, l.data()) != 0) {
-      status.fail("LinAlgError: Matrix is not positive definite");
-      return fillNaN(dst, n * n);
-    }
-    for (int64_t i = 0; i < n; ++i)
-      for (int64_t j = 0; j < n; ++j)
-        dst[i * n + j] = upper ? (i <= j ? l[j + i * n] : T(0))
-                               : (j <= i ? l[i + j * n] : T(0));
-  });
+  lapackBatch(a.batch(), double(n) * n * n / 3, kOneThreadLapackFlops,
+              [&](int64_t b) {
+                std::vector<T> l;
+                gather(a, b, l);
+                T *dst = out + b * n * n;
+                if (n && potrf<T>(n, l.data()) != 0) {
+                  status.fail("LinAlgError: Matrix is not positive definite");
+                  return fillNaN(dst, n * n);
+                }
+                for (int64_t i = 0; i < n; ++i)
+                  for (int64_t j = 0; j < n; ++j)
+                    dst[i * n + j] = upper ? (i <= j ? l[j + i * n] : T(0))
+                                           : (j <= i ? l[i + j * n] : T(0));
+              });
 }
 
 /// qr: in0 (..., m, n), k = min(m, n); args[0] = mode (0 reduced, 1
@@ -257,7 +273,7 @@ template <typename T> void qr(const Call &c) {
   int64_t qc = mode == 1 ? m : k, rr = mode == 1 ? m : k;
   T *out = c.out.data<T>();
   T *rOut = mode == 2 ? out : out + batch * m * qc;
-  lapackBatch(batch, 2.0 * m * n * k, [&](int64_t b) {
+  lapackBatch(batch, 2.0 * m * n * k, kOneThreadLapackFlops, [&](int64_t b) {
     int64_t ld = std::max<int64_t>(1, m);
     // Q may need more columns than A has (complete mode, m > n).
     int64_t cols = std::max(n, mode == 1 ? m : int64_t(0));
@@ -288,7 +304,7 @@ template <typename T> void svd(const Call &c) {
   T *uOut = out, *sOut = uv ? out + batch * m * uc : out,
     *vOut = sOut + batch * k;
   Status status;
-  lapackBatch(batch, 4.0 * m * n * k, [&](int64_t b) {
+  lapackBatch(batch, 4.0 * m * n * k, kOneThreadLapackFlops, [&](int64_t b) {
     std::vector<T> h, s(std::max<int64_t>(1, k));
     gather(a, b, h);
     int64_t ldu = std::max<int64_t>(1, m), ldvt = std::max<int64_t>(1, vr);
@@ -327,7 +343,7 @@ template <typename T> void eigh(const Call &c) {
   bool vecs = c.arg(0), upper = c.arg(1);
   T *out = c.out.data<T>();
   Status status;
-  lapackBatch(batch, 9.0 * n * n * n, [&](int64_t b) {
+  lapackBatch(batch, 9.0 * n * n * n, kOneThreadLapackFlops, [&](int64_t b) {
     std::vector<T> h, w(std::max<int64_t>(1, n));
     gather(a, b, h);
     lapack_int info =
@@ -358,44 +374,46 @@ template <typename T> void eig(const Call &c) {
   bool vecs = c.arg(0);
   C *out = c.out.data<C>();
   Status status;
-  lapackBatch(batch, 25.0 * n * n * n, [&](int64_t b) {
-    int64_t n1 = std::max<int64_t>(1, n);
-    std::vector<T> h, wr(n1), wi(n1), vr(vecs ? n1 * n1 : 1);
-    gather(a, b, h);
-    C *w = out + b * n, *v = out + batch * n + b * n * n;
-    auto fail = [&](const char *message) { // NaN results and the error
-      status.fail(message);
-      T nan = std::numeric_limits<T>::quiet_NaN();
-      std::fill(w, w + n, C(nan, nan));
-      if (vecs)
-        std::fill(v, v + n * n, C(nan, nan));
-    };
-    // geev corrupts its workspace on infinities; NumPy refuses them first.
-    if (!std::all_of(h.begin(), h.end(), [](T x) { return std::isfinite(x); }))
-      return fail("LinAlgError: Array must not contain infs or NaNs");
-    lapack_int info = n ? geev<T>(vecs ? 'V' : 'N', n, h.data(), wr.data(),
-                                  wi.data(), vr.data())
-                        : 0;
-    if (info != 0)
-      return fail("LinAlgError: Eigenvalues did not converge");
-    for (int64_t i = 0; i < n; ++i)
-      w[i] = C(wr[i], wi[i]);
-    if (!vecs)
-      return;
-    for (int64_t j = 0; j < n; ++j) {
-      if (wi[j] > 0 && j + 1 < n) {
-        for (int64_t i = 0; i < n; ++i) {
-          C x(vr[i + j * n], vr[i + (j + 1) * n]);
-          v[i * n + j] = x;
-          v[i * n + j + 1] = std::conj(x);
-        }
-        ++j;
-      } else {
+  lapackBatch(
+      batch, 25.0 * n * n * n, kOneThreadLapackFlops, [&](int64_t b) {
+        int64_t n1 = std::max<int64_t>(1, n);
+        std::vector<T> h, wr(n1), wi(n1), vr(vecs ? n1 * n1 : 1);
+        gather(a, b, h);
+        C *w = out + b * n, *v = out + batch * n + b * n * n;
+        auto fail = [&](const char *message) { // NaN results and the error
+          status.fail(message);
+          T nan = std::numeric_limits<T>::quiet_NaN();
+          std::fill(w, w + n, C(nan, nan));
+          if (vecs)
+            std::fill(v, v + n * n, C(nan, nan));
+        };
+        // geev corrupts its workspace on infinities; NumPy refuses them first.
+        if (!std::all_of(h.begin(), h.end(),
+                         [](T x) { return std::isfinite(x); }))
+          return fail("LinAlgError: Array must not contain infs or NaNs");
+        lapack_int info = n ? geev<T>(vecs ? 'V' : 'N', n, h.data(), wr.data(),
+                                      wi.data(), vr.data())
+                            : 0;
+        if (info != 0)
+          return fail("LinAlgError: Eigenvalues did not converge");
         for (int64_t i = 0; i < n; ++i)
-          v[i * n + j] = C(vr[i + j * n], T(0));
-      }
-    }
-  });
+          w[i] = C(wr[i], wi[i]);
+        if (!vecs)
+          return;
+        for (int64_t j = 0; j < n; ++j) {
+          if (wi[j] > 0 && j + 1 < n) {
+            for (int64_t i = 0; i < n; ++i) {
+              C x(vr[i + j * n], vr[i + (j + 1) * n]);
+              v[i * n + j] = x;
+              v[i * n + j + 1] = std::conj(x);
+            }
+            ++j;
+          } else {
+            for (int64_t i = 0; i < n; ++i)
+              v[i * n + j] = C(vr[i + j * n], T(0));
+          }
+        }
+      });
 }
 
 /// lstsq: in0 A (m, n), in1 B (m, k); args[0] = rcond (the bits of a

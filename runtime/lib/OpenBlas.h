@@ -40,8 +40,9 @@ extern "C" int openblas_set_num_threads_local(int num_threads);
 
 namespace cpnrt::lib {
 /// Products of fewer flops than this run on the calling thread alone: waking
-/// OpenBLAS's pool (its threads sleep at once, OPENBLAS_THREAD_TIMEOUT=4,
-/// so that they leave the cores to OpenMP loops) costs more than they do.
+/// OpenBLAS's pool (its threads sleep after ~0.3 ms, OPENBLAS_THREAD_TIMEOUT
+/// =20, so that they leave the cores to OpenMP loops) costs more than they
+/// do.
 constexpr double kOneThreadBlasFlops = 4e7;
 
 /// While alive (when `small`), OpenBLAS runs its calls on the calling
