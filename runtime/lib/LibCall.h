@@ -20,7 +20,7 @@
 /// compare-and-count loops scalar: hot loops of that kind are compiled for
 /// AVX-512 and AVX2 too, the CPU's best chosen when the library loads
 /// (counting the keys above a pivot: 0.56 ms -> 0.015 ms for 2 x 10^5).
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) &&        \
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) &&         \
     __GNUC__ >= 12
 #define CPN_CLONES                                                             \
   __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))

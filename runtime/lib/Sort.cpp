@@ -62,6 +62,12 @@ bool before(const hwy::K64V64 &a, const hwy::K64V64 &b) {
   return a.key < b.key;
 }
 
+/// A sort is split over threads only where each thread gets this many bytes
+/// of keys: below, partitioning costs what the threads save (2-core Zen 5,
+/// one thread against two: 10^5 int32 0.23 vs 0.23-0.32 ms, 10^5 argsort
+/// pairs of int64 1.2-1.3 vs 0.85-1.0 ms, 10^6 int64 4.7-4.9 vs 3.4-4.4 ms).
+constexpr int64_t kMinSortBytesPerThread = int64_t(1) << 19;
+
 /// Elements filled at a time by a partition pass (on the thread's stack).
 constexpr int64_t kBlock = 1024;
 
@@ -115,8 +121,7 @@ public:
         data[at[rs[i]]++] = b[i];
       return;
     }
-    K *p0 = buf_.get(), *p1 = p0 + kBlock, *p2 = p1 + kBlock,
-      *p3 = p2 + kBlock;
+    K *p0 = buf_.get(), *p1 = p0 + kBlock, *p2 = p1 + kBlock, *p3 = p2 + kBlock;
     int64_t c0 = 0, c1 = 0, c2 = 0, c3 = 0;
     for (int64_t i = 0; i < m; ++i) {
       int64_t r = rs[i];
@@ -153,7 +158,8 @@ private:
 /// merging two sorted halves cost about as much as sorting them did.
 template <typename K, typename Fill>
 void parallelSort(K *data, int64_t n, int64_t threads, Fill fill) {
-  int64_t t = std::min(threads, n / kMinPerThread);
+  int64_t t =
+      std::min(threads, n * int64_t(sizeof(K)) / kMinSortBytesPerThread);
   if (t <= 1) {
     vqsort(data, fill(data, 0, n));
     return;
@@ -194,8 +200,7 @@ void parallelSort(K *data, int64_t n, int64_t threads, Fill fill) {
   // Each thread's chunk, a block at a time: fn(block, count, sortable).
   auto blocks = [&](int64_t c, auto fn) {
     K buf[kBlock];
-    for (int64_t lo = n * c / t, hi = n * (c + 1) / t; lo < hi;
-         lo += kBlock) {
+    for (int64_t lo = n * c / t, hi = n * (c + 1) / t; lo < hi; lo += kBlock) {
       int64_t e = std::min(hi, lo + kBlock);
       fn(buf, e - lo, fill(buf, lo, e));
     }
@@ -293,8 +298,8 @@ int64_t copyNaNLast(const T *src, int64_t stride, int64_t lo, int64_t hi,
 /// padding). The infinities go behind the numbers with the NaNs; sortRow
 /// then puts them before the NaNs (infinitiesBeforeNaNs).
 template <typename W, typename T>
-int64_t copyUnsortableLast(const T *src, int64_t stride, int64_t lo,
-                           int64_t hi, W *dst) {
+int64_t copyUnsortableLast(const T *src, int64_t stride, int64_t lo, int64_t hi,
+                           W *dst) {
   if constexpr (!std::is_floating_point_v<T>) {
     return copyNaNLast(src, stride, lo, hi, dst);
   } else {

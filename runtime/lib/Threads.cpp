@@ -18,8 +18,8 @@
 #include "LibCall.h"
 
 #include <chrono>
-#include <memory>
 #include <condition_variable>
+#include <memory>
 #include <mutex>
 #include <pthread.h>
 
@@ -77,7 +77,7 @@ struct Pool {
     remaining.store(n - 1, std::memory_order_relaxed);
     for (int64_t i = 0; i + 1 < n; ++i) {
       Worker &w = *workers[i];
-      w.fn = fn; // the worker finished its last job: it reads these after
+      w.fn = fn;   // the worker finished its last job: it reads these after
       w.ctx = ctx; // it sees the new post
       {
         std::lock_guard<std::mutex> lock(w.m);
@@ -99,8 +99,8 @@ struct Pool {
 /// Never destroyed (workers may still sleep in it at exit); a forked child,
 /// which has none of the parent's threads, starts a pool of its own.
 Pool *pool = new Pool;
-[[maybe_unused]] const int atFork = pthread_atfork(
-    nullptr, nullptr, [] { pool = new Pool; });
+[[maybe_unused]] const int atFork =
+    pthread_atfork(nullptr, nullptr, [] { pool = new Pool; });
 
 void onNewThreads(int64_t n, void (*fn)(void *, int64_t), void *ctx) {
   std::vector<std::thread> threads;
