@@ -170,6 +170,32 @@ func.func @reduce_outer_prime(%x: tensor<1031x5xf64>) -> tensor<5xf64> {
   return %0 : tensor<5xf64>
 }
 
+// A whole 1-D array of 2 MB or more is reduced in blocks, as many as divide
+// it (64 here, of 4096 elements): each block into its own partial (parallel
+// over blocks), then the partials into the result.
+// CHECK-LABEL: func @reduce_1d_blocks
+// CHECK: tensor.expand_shape %{{.+}} {{\[\[}}0, 1]] output_shape [64, 4096]
+// CHECK: linalg.generic
+// CHECK-SAME: iterator_types = ["parallel", "reduction"]
+// CHECK-SAME: outs(%{{.+}} : tensor<64xf64>)
+// CHECK: linalg.generic
+// CHECK-SAME: iterator_types = ["reduction"]
+// CHECK-SAME: outs(%{{.+}} : tensor<f64>)
+func.func @reduce_1d_blocks(%x: tensor<262144xf64>) -> tensor<f64> {
+  %0 = cpn.reduce %x {kind = "sum", axes = array<i64: 0>} : tensor<262144xf64> -> tensor<f64>
+  return %0 : tensor<f64>
+}
+
+// Below 2 MB (and for a length no block count divides) one loop.
+// CHECK-LABEL: func @reduce_1d_small
+// CHECK-NOT: tensor.expand_shape
+// CHECK: linalg.generic
+// CHECK-SAME: iterator_types = ["reduction"]
+func.func @reduce_1d_small(%x: tensor<65536xf64>) -> tensor<f64> {
+  %0 = cpn.reduce %x {kind = "max", axes = array<i64: 0>} : tensor<65536xf64> -> tensor<f64>
+  return %0 : tensor<f64>
+}
+
 // x.T @ v on a tall, narrow x is no linalg.matmul (no BLAS call): a row-block
 // sum over x's rows, as x.sum(axis=0) (BLAS's transposed gemv reads such an x
 // at a fraction of the bandwidth).

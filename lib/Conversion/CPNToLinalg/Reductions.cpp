@@ -205,9 +205,24 @@ static int64_t outerBlocks(ReduceOp op) {
   RankedTensorType inTy = tensorOf(op.getX());
   RankedTensorType resTy = tensorOf(op.getResult());
   if (op.getKind().starts_with("arg") || !inTy.hasStaticShape() ||
-      inTy.getRank() < 2 || op.getAxes() != ArrayRef<int64_t>{0} ||
-      isOrderedProduct(op))
+      op.getAxes() != ArrayRef<int64_t>{0} || isOrderedProduct(op))
     return 0;
+  if (inTy.getRank() == 1) {
+    // A whole 1-D array (`x.sum()`, a mask's count) of 2 MB or more: as
+    // many blocks as divide it, 4 to 64 of 4096+ elements each, so that
+    // every core reduces a part (one loop ran on one thread). Measured on 2
+    // cores, one loop against blocks: count_nonzero of 10^7 bools 647 vs
+    // 322 us, max of 10^7 float64 5.6 vs 3.3 ms; below ~2 MB starting the
+    // threads cost more (sum of 10^5 float64 20 vs 50 us). No slice for a
+    // remainder: it would keep x's producer from fusing into the loop.
+    int64_t n = inTy.getDimSize(0);
+    if (n * elementBytes(inTy.getElementType()) < (2 << 20))
+      return 0;
+    for (int64_t blocks = 64; blocks >= 4; --blocks)
+      if (n % blocks == 0 && n / blocks >= 4096)
+        return blocks;
+    return 0;
+  }
   int64_t rows = inTy.getDimSize(0);
   int64_t bytes = elementBytes(resTy.getElementType());
   if (!rows)
