@@ -275,6 +275,9 @@ def _quantile(a, q, axis, method, keepdims, nan_skip, out):
     if n == 0:
         from ._creation import full
         res = full(qs.shape + lead, _np.nan, dt)
+    elif qs.size == 0:  # no quantiles asked for: an empty result
+        from ._creation import empty
+        res = empty(qs.shape + lead, dt)
     else:
         skip_nan = nan_skip and two._dtype.kind == "f"
         if skip_nan:  # the positions depend on the data

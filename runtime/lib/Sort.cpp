@@ -144,6 +144,24 @@ private:
   std::unique_ptr<K[]> buf_;
 };
 
+/// From t threads' counts per region (counts[c * regions + r]): where each
+/// region starts (start, regions + 1 entries) and where thread c writes its
+/// part of region r (offset[c * regions + r]), threads in order.
+void regionOffsets(const std::vector<int64_t> &counts, int64_t t,
+                   int64_t regions, std::vector<int64_t> &start,
+                   std::vector<int64_t> &offset) {
+  start.assign(regions + 1, 0);
+  offset.assign(t * regions, 0);
+  for (int64_t r = 0; r < regions; ++r) {
+    int64_t at = start[r];
+    for (int64_t c = 0; c < t; ++c) {
+      offset[c * regions + r] = at;
+      at += counts[c * regions + r];
+    }
+    start[r + 1] = at;
+  }
+}
+
 /// Sorts the n elements that `fill(dst, lo, hi)` writes (elements [lo, hi)
 /// of the row, into dst[0, hi - lo); it returns how many of them it put
 /// first, in any order, with the rest, which sort after every other, behind
@@ -225,15 +243,8 @@ void parallelSort(K *data, int64_t n, int64_t threads, Fill fill) {
       cnt[regions - 2] -= le[S - 1];
     std::copy(cnt.begin(), cnt.end(), counts.begin() + c * regions);
   });
-  std::vector<int64_t> start(regions + 1, 0), offset(t * regions);
-  for (int64_t r = 0; r < regions; ++r) {
-    int64_t at = start[r];
-    for (int64_t c = 0; c < t; ++c) {
-      offset[c * regions + r] = at;
-      at += counts[c * regions + r];
-    }
-    start[r + 1] = at;
-  }
+  std::vector<int64_t> start, offset;
+  regionOffsets(counts, t, regions, start, offset);
   onThreads(t, [&](int64_t c) {
     std::vector<int64_t> at(offset.begin() + c * regions,
                             offset.begin() + (c + 1) * regions);
@@ -527,6 +538,8 @@ constexpr int64_t kSelectBrackets = int64_t(1) << 14;
 template <typename T>
 bool selectByBrackets(const T *src, int64_t stride, int64_t n, T *out,
                       const std::vector<int64_t> &kth, int64_t threads) {
+  if (kth.empty()) // no pivots to count against
+    return false;
   // A sample of evenly spaced elements (NaNs left out), sorted.
   int64_t want = std::clamp<int64_t>(n / 64, 1024, 8192);
   std::vector<T> sample;
@@ -601,15 +614,8 @@ bool selectByBrackets(const T *src, int64_t stride, int64_t n, T *out,
     std::copy(cnt.begin(), cnt.end(), counts.begin() + c * regions);
   });
   // Region starts, and each thread's offset inside each region.
-  std::vector<int64_t> start(regions + 1, 0), offset(t * regions);
-  for (int64_t r = 0; r < regions; ++r) {
-    int64_t at = start[r];
-    for (int64_t c = 0; c < t; ++c) {
-      offset[c * regions + r] = at;
-      at += counts[c * regions + r];
-    }
-    start[r + 1] = at;
-  }
+  std::vector<int64_t> start, offset;
+  regionOffsets(counts, t, regions, start, offset);
   // Every kth inside a bracket (odd regions) or in the NaN tail.
   for (int64_t k : kth) {
     bool inside = k >= start[P + 1];

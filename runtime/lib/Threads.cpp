@@ -70,9 +70,13 @@ struct Pool {
 
   void run(int64_t n, void (*fn)(void *, int64_t), void *ctx) {
     while (int64_t(workers.size()) < n - 1) { // started once, kept
-      Worker *w = workers.emplace_back(new Worker).get();
-      int64_t part = int64_t(workers.size());
-      std::thread([this, w, part] { work(*w, part); }).detach();
+      // Kept only once its thread runs (a thread that could not start must
+      // not be waited for).
+      auto w = std::make_unique<Worker>();
+      int64_t part = int64_t(workers.size()) + 1;
+      std::thread thread([this, wp = w.get(), part] { work(*wp, part); });
+      workers.push_back(std::move(w));
+      thread.detach();
     }
     remaining.store(n - 1, std::memory_order_relaxed);
     for (int64_t i = 0; i + 1 < n; ++i) {
@@ -85,9 +89,18 @@ struct Pool {
       }
       w.wake.notify_one();
     }
-    fn(ctx, 0);
-    // Spin, then yield (with more ranks than cores a worker may be waiting
-    // for this core).
+    try {
+      fn(ctx, 0);
+    } catch (...) { // the other parts still use the caller's frame
+      waitForParts();
+      throw;
+    }
+    waitForParts();
+  }
+
+  /// Spins, then yields (with more ranks than cores a worker may be waiting
+  /// for this core).
+  void waitForParts() {
     for (int spins = 0; remaining.load(std::memory_order_acquire) != 0;)
       if (++spins < 4096)
         relax();
@@ -98,9 +111,16 @@ struct Pool {
 
 /// Never destroyed (workers may still sleep in it at exit); a forked child,
 /// which has none of the parent's threads, starts a pool of its own.
-Pool *pool = new Pool;
-[[maybe_unused]] const int atFork =
-    pthread_atfork(nullptr, nullptr, [] { pool = new Pool; });
+Pool *&pool() {
+  static Pool *p = [] {
+    pthread_atfork(nullptr, nullptr, [] { pool() = new Pool; });
+    return new Pool;
+  }();
+  return p;
+}
+
+/// Whether this thread is running part 0 of a pool job (it holds `busy`).
+thread_local bool inPoolJob = false;
 
 void onNewThreads(int64_t n, void (*fn)(void *, int64_t), void *ctx) {
   std::vector<std::thread> threads;
@@ -114,11 +134,20 @@ void onNewThreads(int64_t n, void (*fn)(void *, int64_t), void *ctx) {
 
 void cpnrt::lib::runOnThreads(int64_t n, void (*fn)(void *, int64_t),
                               void *ctx) {
-  Pool *p = pool;
-  std::unique_lock<std::mutex> lock(p->busy, std::try_to_lock);
-  if (!lock.owns_lock()) {
+  if (n <= 1) {
+    if (n == 1)
+      fn(ctx, 0);
+    return;
+  }
+  Pool *p = pool();
+  std::unique_lock<std::mutex> lock(p->busy, std::defer_lock);
+  if (inPoolJob || !lock.try_lock()) { // nested, or another caller's job
     onNewThreads(n, fn, ctx);
     return;
   }
+  inPoolJob = true;
+  struct Reset {
+    ~Reset() { inPoolJob = false; }
+  } reset;
   p->run(n, fn, ctx);
 }

@@ -307,6 +307,11 @@ def test_partition_and_quantiles_select_on_long_rows(dtype):
     for method in ("lower", "higher", "nearest", "midpoint"):
         both("quantile", a, 0.37, axis=1, method=method)
     both("percentile", a[1], [1, 25, 50, 75, 99], axis=0)
+    # No ranks at all: the row comes back whole, and no quantile is empty.
+    p = numpy.asarray(cp.partition(cp.array(a[0]), numpy.array([], numpy.int64)))
+    assert numpy.array_equal(numpy.sort(p), numpy.sort(a[0]))
+    both("quantile", a[0], [])
+    both("quantile", a, [], axis=1)
     if dtype[0] == "f":
         b = a.copy()
         b[1, 1234] = numpy.nan

@@ -12,6 +12,7 @@
 #include "cpnrt/Store.h"
 #include "cpnrt/TaskGraph.h"
 
+#include "LibCall.h"
 #include "Sort.h"
 #include "Symmetry.h"
 
@@ -110,14 +111,20 @@ TEST(TaskGraph, ReadAfterWriteRunsInOrder) {
 
 TEST(Pool, LimitReturnsFreedBuffersToTheSystem) {
   uint64_t old = setPoolLimit(uint64_t(1) << 30);
-  { auto s = std::make_shared<Store>(DType::f64, std::vector<int64_t>{300000}); }
+  {
+    auto s = std::make_shared<Store>(DType::f64, std::vector<int64_t>{300000});
+  }
   EXPECT_GE(poolStats().bytesCached, 300000u * 8);
   setPoolLimit(0); // what is cached above the limit goes at once
   EXPECT_EQ(poolStats().bytesCached, 0u);
   uint64_t allocations = poolStats().allocations;
-  { auto s = std::make_shared<Store>(DType::f64, std::vector<int64_t>{300000}); }
+  {
+    auto s = std::make_shared<Store>(DType::f64, std::vector<int64_t>{300000});
+  }
   EXPECT_EQ(poolStats().bytesCached, 0u); // freed beyond the limit
-  { auto s = std::make_shared<Store>(DType::f64, std::vector<int64_t>{300000}); }
+  {
+    auto s = std::make_shared<Store>(DType::f64, std::vector<int64_t>{300000});
+  }
   EXPECT_EQ(poolStats().allocations, allocations + 2); // none reused
   setPoolLimit(old);
 }
@@ -551,7 +558,34 @@ TEST(Partition, KthInPlaceSortedAndConstantRows) {
   std::reverse(up.begin(), up.end());
   checkPartition(up);
   checkPartition(flat);
-  checkPartition(sortInput<float>(5000, 14)); // one thread
+  checkPartition(sortInput<float>(5000, 14)); // one thread, nth_element
+  // One thread, through brackets (2^14 elements or more, below 2 x 2^15).
+  checkPartition(sortInput<double>(20000, 15));
+  checkPartition(sortInput<int32_t>(40000, 16));
+}
+
+// A sample sort's splitters all equal (one distinct key, or two): the
+// buckets collapse into the regions of equal keys, and the sort still
+// covers every element.
+TEST(Sort, FewDistinctKeysOnManyThreads) {
+  fourSortThreads();
+  const int64_t n = 400003;
+  for (int64_t distinct : {1, 2, 3}) {
+    std::vector<int64_t> in(n), out(n), idx(n);
+    for (int64_t i = 0; i < n; ++i)
+      in[i] = (i * 7919) % distinct;
+    cpnrt::sortRows(in.data(), n, 1, 1, n, out.data());
+    cpnrt::argsortRows(in.data(), n, 1, 1, n, idx.data());
+    std::vector<int64_t> want(in);
+    std::sort(want.begin(), want.end());
+    ASSERT_EQ(out, want) << distinct << " distinct keys";
+    for (int64_t j = 1; j < n; ++j) {
+      ASSERT_LE(in[idx[j - 1]], in[idx[j]]) << "position " << j;
+      if (in[idx[j - 1]] == in[idx[j]]) {
+        ASSERT_LT(idx[j - 1], idx[j]) << "stable at " << j;
+      }
+    }
+  }
 }
 
 TEST(Blas, SmallProductsOnManyThreadsLeaveThePoolAsFound) {
@@ -587,4 +621,29 @@ TEST(Random, PhiloxKnownAnswerAndCounterWrap) {
   EXPECT_EQ(wrapped[1], first[0]);
   EXPECT_EQ(wrapped[2], first[1]);
   EXPECT_NE(wrapped[0], wrapped[1]);
+}
+
+// The runtime's worker threads (Threads.cpp): every part of a job runs once,
+// whatever the part count (the pool grows), from inside a part (a nested job
+// gets threads of its own) and from two callers at once.
+TEST(Threads, EveryPartRunsOnceNestedAndFromTwoCallers) {
+  for (int64_t n : {1, 2, 3, 5, 8, 2}) {
+    std::vector<std::atomic<int>> hits(n);
+    cpnrt::lib::onThreads(n, [&](int64_t t) { ++hits[t]; });
+    for (int64_t t = 0; t < n; ++t)
+      ASSERT_EQ(hits[t].load(), 1) << n << " parts, part " << t;
+  }
+  std::atomic<int> inner{0};
+  cpnrt::lib::onThreads(
+      3, [&](int64_t) { cpnrt::lib::onThreads(4, [&](int64_t) { ++inner; }); });
+  EXPECT_EQ(inner.load(), 12);
+  std::atomic<int64_t> sum{0};
+  auto caller = [&] {
+    for (int i = 0; i < 300; ++i)
+      cpnrt::lib::onThreads(4, [&](int64_t t) { sum += t + 1; });
+  };
+  std::thread a(caller), b(caller);
+  a.join();
+  b.join();
+  EXPECT_EQ(sum.load(), 2 * 300 * (1 + 2 + 3 + 4));
 }
