@@ -476,8 +476,10 @@ def matmul(a, b, out=None, **kwargs):
         return _core.store_out(r, out)
     if a.ndim > 2 or b.ndim > 2:
         return _core.store_out(_batched_matmul(a, b, dt), out)
-    a2 = a if a.ndim == 2 else a.reshape(1, -1)
-    b2 = b if b.ndim == 2 else b.reshape(-1, 1)
+    # The module's functions, not the methods: a method on a traced array
+    # goes through the eager dispatch first (a few us each).
+    a2 = a if a.ndim == 2 else reshape(a, 1, -1)
+    b2 = b if b.ndim == 2 else reshape(b, -1, 1)
     if a2._shape[1] != b2._shape[0]:
         raise ValueError(f"matmul: Input operand 1 has a mismatch in its core "
                          f"dimension 0, with gufunc signature (n?,k),(k,m?)->(n?,m?) "
@@ -488,7 +490,7 @@ def matmul(a, b, out=None, **kwargs):
     r = ndarray._from_node(node, shape, dt)
     final = tuple(([a._shape[0]] if a.ndim == 2 else []) +
                   ([b._shape[1]] if b.ndim == 2 else []))
-    return _core.store_out(r.reshape(final), out)
+    return _core.store_out(reshape(r, final), out)
 
 
 # Stacks of at most this many products are one BLAS call each; bigger stacks

@@ -147,8 +147,7 @@ template <typename F> void onThreads(int64_t n, F fn) {
 /// Runs fn(b) for every b < n, on several threads when the matrices are
 /// small (`flops` per matrix); a big matrix uses OpenBLAS's threads instead.
 template <typename F> void forBatch(int64_t n, double flops, F fn) {
-  unsigned hw = std::max(1u, std::thread::hardware_concurrency());
-  int64_t threads = std::min<int64_t>(n, hw);
+  int64_t threads = std::min<int64_t>(n, maxThreads()); // CPN_THREADS
   if (threads <= 1 || flops > 2e6 || n * flops < 1e6) {
     for (int64_t b = 0; b < n; ++b)
       fn(b);
