@@ -112,7 +112,7 @@ def _apply_mode(x, n, mode, message):
 def _three(a, axis):
     """a as (P, N, Q) around `axis`."""
     shape = a._shape
-    return a.reshape(prod(shape[:axis]), shape[axis], prod(shape[axis + 1:]))
+    return _manip.reshape(a, prod(shape[:axis]), shape[axis], prod(shape[axis + 1:]))
 
 
 def take(a, indices, axis=None, out=None, mode="raise"):
@@ -134,9 +134,11 @@ def take(a, indices, axis=None, out=None, mode="raise"):
     if prod(shape) == 0:
         from ._creation import zeros
         return _core.store_out(zeros(shape, a._dtype), out)
-    r = libcall("take", [_three(a, axis), _manip.ravel(ind)],
-                (prod(a._shape[:axis]), ind.size, prod(a._shape[axis + 1:])), a._dtype,
-                [_MODES[mode], axis]).reshape(shape)
+    # _manip's functions on these traced arrays, not the methods (whose eager
+    # dispatch costs a few us each).
+    r = _manip.reshape(libcall("take", [_three(a, axis), _manip.ravel(ind)],
+                               (prod(a._shape[:axis]), ind.size, prod(a._shape[axis + 1:])),
+                               a._dtype, [_MODES[mode], axis]), shape)
     if scalar and not shape:
         return r
     return _core.store_out(r, out)
@@ -165,7 +167,8 @@ def take_along_axis(arr, indices, axis=-1):
     if prod(ishape) == 0:
         from ._creation import zeros
         return zeros(ishape, arr._dtype)
-    return libcall("take_along", [a3, i3], i3._shape, arr._dtype, [axis]).reshape(ishape)
+    return _manip.reshape(libcall("take_along", [a3, i3], i3._shape, arr._dtype, [axis]),
+                          ishape)
 
 
 def _put_flat(flat, ind, values, mode):
@@ -194,7 +197,7 @@ def put(a, ind, v, mode="raise", copy=False):
         if ind.size:
             raise IndexError("cannot replace elements of an empty array")
         return a if copy else None
-    r = _put_flat(_manip.ravel(a), ind, v, mode).reshape(a._shape)
+    r = _manip.reshape(_put_flat(_manip.ravel(a), ind, v, mode), a._shape)
     if copy:
         return r
     a[...] = r
