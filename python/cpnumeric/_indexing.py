@@ -334,7 +334,7 @@ def compress(condition, a, axis=None, out=None):
     if cond.size > flat.size and bool(_reductions.any(cond[flat.size:])):
         raise IndexError(f"index {flat.size} is out of bounds for axis 0 with size "
                          f"{flat.size}")
-    cond = cond[:n].astype(bool, copy=False)
+    cond = _manip.astype(cond[:n], bool, copy=False)  # traced: not the method
     count = int(_reductions.count_nonzero(cond))
     if count == 0:
         from ._creation import zeros
