@@ -204,13 +204,8 @@ void parallelSort(K *data, int64_t n, int64_t threads, Fill fill) {
   // the last; region 2 S + 1 holds what sorts after every key.
   const int64_t S = int64_t(split.size()), regions = 2 * S + 2;
   const K *sp = split.data();
-  auto region = [S, sp](const K &v) -> int64_t {
-    if (S <= 16) { // a count of comparisons, without a branch
-      int64_t r = 0;
-      for (int64_t j = 0; j < S; ++j)
-        r += int64_t(before(sp[j], v)) + int64_t(!before(v, sp[j]));
-      return r;
-    }
+  // Past 16 splitters (regionsOf counts compares below that), by bisection.
+  auto bisectRegion = [S, sp](const K &v) -> int64_t {
     auto less = [](const K &a, const K &b) { return before(a, b); };
     return (std::lower_bound(sp, sp + S, v, less) - sp) +
            (std::upper_bound(sp, sp + S, v, less) - sp);
@@ -255,7 +250,7 @@ void parallelSort(K *data, int64_t n, int64_t threads, Fill fill) {
         regionsOf(b, m, sp, S, rs);
       else
         for (int64_t i = 0; i < m; ++i)
-          rs[i] = uint16_t(region(b[i]));
+          rs[i] = uint16_t(bisectRegion(b[i]));
       std::fill(rs + m, rs + k, uint16_t(regions - 1)); // the unsortable
       scatter(b, rs, k, at.data(), data);
     });
@@ -493,6 +488,25 @@ void selectRange(T *out, int64_t lo, int64_t hi, const int64_t *kth,
   }
 }
 
+/// fn(v, m) for each block of m <= kBlock of src's elements [lo, hi), in
+/// order, v pointing at them contiguously: into src itself when stride
+/// is 1, else into a copy on the stack.
+template <typename T, typename F>
+void forContiguousBlocks(const T *src, int64_t stride, int64_t lo, int64_t hi,
+                         F fn) {
+  T buf[kBlock];
+  for (int64_t b = lo; b < hi; b += kBlock) {
+    int64_t m = std::min(hi - b, kBlock);
+    const T *v = src + b * stride;
+    if (stride != 1) {
+      for (int64_t i = 0; i < m; ++i)
+        buf[i] = src[(b + i) * stride];
+      v = buf;
+    }
+    fn(v, m);
+  }
+}
+
 /// How many of v[0, m) are above p (strict) or at least p; NaNs neither.
 template <typename T>
 CPN_CLONES int64_t countPassing(const T *v, int64_t m, T p, bool strict) {
@@ -592,20 +606,12 @@ bool selectByBrackets(const T *src, int64_t stride, int64_t n, T *out,
   onThreads(t, [&](int64_t c) {
     std::vector<int64_t> passed(P, 0), cnt(regions, 0);
     int64_t lo = n * c / t, hi = n * (c + 1) / t, nans = 0;
-    T buf[kBlock];
-    for (int64_t b = lo; b < hi; b += kBlock) {
-      int64_t m = std::min(hi - b, kBlock);
-      const T *v = src + b * stride;
-      if (stride != 1) {
-        for (int64_t i = 0; i < m; ++i)
-          buf[i] = src[(b + i) * stride];
-        v = buf;
-      }
+    forContiguousBlocks(src, stride, lo, hi, [&](const T *v, int64_t m) {
       for (int64_t j = 0; j < P; ++j)
         passed[j] += countPassing(v, m, piv[j], j % 2 == 1);
       if constexpr (std::is_floating_point_v<T>)
         nans += countNaN(v, m);
-    }
+    });
     cnt[0] = (hi - lo) - nans - passed[0];
     for (int64_t r = 1; r < P; ++r)
       cnt[r] = passed[r - 1] - passed[r];
@@ -628,19 +634,16 @@ bool selectByBrackets(const T *src, int64_t stride, int64_t n, T *out,
     std::vector<int64_t> at(offset.begin() + c * regions,
                             offset.begin() + (c + 1) * regions);
     RegionScatter<T> scatter(regions);
-    T buf[kBlock];
     uint16_t rs[kBlock];
-    for (int64_t b = n * c / t, hi = n * (c + 1) / t; b < hi; b += kBlock) {
-      int64_t m = std::min(hi - b, kBlock);
-      for (int64_t i = 0; i < m; ++i)
-        buf[i] = src[(b + i) * stride];
-      if (P == 2)
-        bracketRegions(buf, m, piv[0], piv[1], rs);
-      else
-        for (int64_t i = 0; i < m; ++i)
-          rs[i] = uint16_t(region(buf[i]));
-      scatter(buf, rs, m, at.data(), out);
-    }
+    forContiguousBlocks(src, stride, n * c / t, n * (c + 1) / t,
+                        [&](const T *v, int64_t m) {
+                          if (P == 2)
+                            bracketRegions(v, m, piv[0], piv[1], rs);
+                          else
+                            for (int64_t i = 0; i < m; ++i)
+                              rs[i] = uint16_t(region(v[i]));
+                          scatter(v, rs, m, at.data(), out);
+                        });
   });
   for (int64_t r = 1; r < P; r += 2)
     selectRange(out, start[r], start[r + 1], kth.data(), int64_t(kth.size()));
