@@ -295,6 +295,10 @@ def method(name, cpm):
     npm = getattr(_NPND, name)
 
     def m(self, *args, **kwargs):
+        # A traced array never takes NumPy's method: straight to ours (asking
+        # the C path, then _call, cost 2-5 us per call: x.sum() 8.5 -> 3.6 us).
+        if self._base.np is None:
+            return cpm(self, *args, **kwargs)
         r = _eager_call(npm, (self,) + args, kwargs)
         if r is DECLINED:
             try:
