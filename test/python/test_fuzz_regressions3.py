@@ -215,3 +215,22 @@ def test_jit_power_into_an_element_is_a_scalar_power():
     got = cp.jit(lambda a: body(cp, a))(cp.asarray(x))
     for g, w in zip(got, want):
         same(g, w)
+
+
+@pytest.mark.parametrize("dt", ["uint16", "float64"])
+def test_jit_library_call_does_not_see_a_later_update_of_its_operand(dt):
+    # 407:337 (jit): the masked update of a4 was fused into the loop that
+    # computes a2 == a4, before the argsort, and bufferized into the buffer
+    # of a4 (a take's result) that the argsort reads directly: the argsort
+    # sorted the updated values.
+    def body(m, a2):
+        a4 = a2[m.array([0, 0, 0, -1])]
+        a9 = a2 == a4
+        a14 = a4.argsort(axis=None, kind="stable")
+        a4[a9] = 1
+        return a9, a14, a4
+    x = numpy.array([[1, 0, 5, 5, 4]], dtype=dt)
+    want = body(numpy, x.copy())
+    got = cp.jit(lambda a: body(cp, a))(cp.asarray(x))
+    for g, w in zip(got, want):
+        same(g, w)

@@ -109,9 +109,21 @@ LogicalResult lowerLibcall(IRRewriter &rw, LibcallOp op) {
     rw.eraseOp(op);
     return success();
   }
+  // Writable (later updates of the result may bufferize into its buffer)
+  // only if no other library call reads it: those read the buffer itself
+  // (to_buffer of this to_tensor folds away in canonicalize), a read that
+  // one-shot analysis cannot see, so an update that fusion moved before the
+  // reader would be written under it (fuzz 407:337).
+  bool readByCall = llvm::any_of(op.getResult().getUsers(), [](Operation *u) {
+    if (isa<LibcallOp, bufferization::ToBufferOp>(u))
+      return true;
+    auto view = dyn_cast<ViewOp>(u);
+    return view && llvm::any_of(view.getResult().getUsers(),
+                                [](Operation *w) { return isa<LibcallOp>(w); });
+  });
   auto result = bufferization::ToTensorOp::create(rw, loc, resTy, outBuf);
   result.setRestrict(true);
-  result.setWritable(true);
+  result.setWritable(!readByCall);
   rw.replaceOp(op, result.getResult());
   return success();
 }
