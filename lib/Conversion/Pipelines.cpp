@@ -114,6 +114,10 @@ void addStage(Adder &add, llvm::StringRef stage,
       add(createConvertOpenMPToLLVMPass());
     add(createConvertComplexToLLVMPass());
     add(createReconcileUnrealizedCastsPass());
+    // Bare pointers only: a descriptor's two pointers (allocated, aligned)
+    // are one store, and would get two scopes.
+    if (o.barePtr)
+      add(cpn::createKernelAliasScopes());
   }
 }
 

@@ -47,7 +47,7 @@ template <typename T> struct Operand {
 /// float64) run on the calling thread alone: waking OpenBLAS's pool costs
 /// about as long as one core takes to read that much (1000 x 1000: 0.9-1.8
 /// ms on two threads, NumPy's warm pool 0.3 ms).
-constexpr double kOneThreadMatvecElements = double(1 << 21);
+constexpr double kOneThreadMatvecElements = double(1 << 14);
 
 /// Square matrices at least this big are checked for symmetry when a kernel
 /// multiplies the same stored one by a vector a second time.
