@@ -127,8 +127,7 @@ def flush():
 def synchronize():
     """Wait until all submitted work has finished; reports the floating-point
     errors it found (np.errstate)."""
-    _cpn.flush()
-    _cpn.wait_all()
+    _cpn.flush_and_wait()
     _errstate.report()
 
 

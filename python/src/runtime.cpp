@@ -32,6 +32,8 @@ std::string dtypeKey(const py::dtype &dt) {
 /// pending, then waits for the task that writes it. Releases the GIL while
 /// waiting.
 cpnrt::StoreRef materialize(const NodeRef &node) {
+  // This thread waits next: the window's kernel runs here, no worker woken.
+  cpnrt::TaskGraph::WaitFollows waitFollows;
   if (!node->store && node->error.empty())
     cpn::Engine::global().flush();
   if (!node->store && !node->error.empty())
@@ -182,4 +184,15 @@ void initRuntime(py::module_ &m) {
     py::gil_scoped_release release;
     cpnrt::TaskGraph::global().waitAll();
   });
+  m.def(
+      "flush_and_wait",
+      [] {
+        // The window's kernel runs on this thread, which waits at once.
+        cpnrt::TaskGraph::WaitFollows waitFollows;
+        cpn::Engine::global().flush();
+        py::gil_scoped_release release;
+        cpnrt::TaskGraph::global().waitAll();
+      },
+      "flush(), then wait_all(): the flushed window's kernel runs on the "
+      "calling thread.");
 }

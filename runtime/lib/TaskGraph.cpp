@@ -15,6 +15,11 @@
 
 namespace cpnrt {
 
+namespace {
+/// WaitFollows scopes alive on this thread.
+thread_local int waitFollows = 0;
+} // namespace
+
 TaskGraph::TaskGraph(unsigned workers) {
   if (workers == 0)
     workers = 1;
@@ -114,10 +119,30 @@ TaskRef TaskGraph::submit(std::string name, std::function<void()> fn,
   }
   if (task->pendingDeps_ == 0) {
     ready_.push_back(task);
+    if (waitFollows > 0) {
+      wakesDeferred_ = true;
+      return task;
+    }
     lock.unlock();
     readyCv_.notify_one();
   }
   return task;
+}
+
+TaskGraph::WaitFollows::WaitFollows(TaskGraph &graph) : graph_(graph) {
+  ++waitFollows;
+}
+
+TaskGraph::WaitFollows::~WaitFollows() {
+  --waitFollows;
+  std::unique_lock<std::mutex> lock(graph_.mu_);
+  if (!graph_.wakesDeferred_)
+    return;
+  graph_.wakesDeferred_ = false;
+  bool any = !graph_.ready_.empty();
+  lock.unlock();
+  if (any)
+    graph_.readyCv_.notify_all();
 }
 
 void TaskGraph::workerLoop() {
@@ -162,7 +187,19 @@ void TaskGraph::run(const TaskRef &task) {
 }
 
 template <typename Done>
-void TaskGraph::helpUntil(std::unique_lock<std::mutex> &lock, Done done) {
+void TaskGraph::helpUntil(std::unique_lock<std::mutex> &lock, Done done,
+                          bool settleDeferred) {
+  // Ready tasks that a WaitFollows submission told no worker of: this
+  // thread runs one now; the rest may start on workers beside it (their
+  // wake-up costs only where there is more than one to run). A
+  // backpressure wait (settleDeferred false) leaves them to the wait that
+  // follows.
+  if (wakesDeferred_ && settleDeferred) {
+    wakesDeferred_ = false;
+    size_t mine = !done() && canStart() ? 1 : 0;
+    if (ready_.size() > mine)
+      readyCv_.notify_all();
+  }
   while (!done()) {
     if (canStart()) {
       TaskRef task = ready_.front();
@@ -175,6 +212,11 @@ void TaskGraph::helpUntil(std::unique_lock<std::mutex> &lock, Done done) {
     }
     // finish() wakes every waiter: a task done, or its successors ready.
     doneCv_.wait(lock);
+  }
+  // What is still ready (this wait did not need it) goes to the workers.
+  if (settleDeferred && wakesDeferred_ && !ready_.empty()) {
+    wakesDeferred_ = false;
+    readyCv_.notify_all();
   }
 }
 
@@ -258,7 +300,7 @@ void TaskGraph::waitAll() {
 
 void TaskGraph::waitInFlightAtMost(uint64_t n) {
   std::unique_lock<std::mutex> lock(mu_);
-  helpUntil(lock, [&] { return inFlight_ <= n; });
+  helpUntil(lock, [&] { return inFlight_ <= n; }, false);
 }
 
 } // namespace cpnrt

@@ -109,6 +109,34 @@ TEST(TaskGraph, ReadAfterWriteRunsInOrder) {
   EXPECT_EQ(data(b)[0], 43);
 }
 
+TEST(TaskGraph, WaitFollowsRunsTheTaskOnTheWaiterAndStarvesNothing) {
+  TaskGraph g(1);
+  // Ready at once under WaitFollows: no worker is woken, the waiting
+  // thread runs it.
+  auto a = store(1);
+  std::thread::id ranOn;
+  {
+    TaskGraph::WaitFollows follows(g);
+    g.submit("mine", [&] { ranOn = std::this_thread::get_id(); }, {}, {a});
+    g.waitStore(*a);
+  }
+  EXPECT_EQ(ranOn, std::this_thread::get_id());
+  // A wait that needs none of what was deferred (the store has no writer)
+  // and the scope's end hand the deferred task to a worker: it finishes
+  // with nobody waiting for it.
+  auto b = store(1), c = store(1);
+  std::atomic<bool> done{false};
+  {
+    TaskGraph::WaitFollows follows(g);
+    g.submit("deferred", [&] { done = true; }, {}, {b});
+    g.waitStore(*c);
+  }
+  for (int i = 0; i < 2000 && !done; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  EXPECT_TRUE(done.load());
+  g.waitAll();
+}
+
 TEST(Pool, LimitReturnsFreedBuffersToTheSystem) {
   uint64_t old = setPoolLimit(uint64_t(1) << 30);
   {

@@ -62,6 +62,24 @@ public:
   TaskRef submit(std::string name, std::function<void()> fn,
                  std::vector<StoreRef> reads, std::vector<StoreRef> writes);
 
+  /// While alive, tasks this thread submits that are ready at once wake no
+  /// worker: the thread is about to wait and runs them itself (a sync after
+  /// each op: the wake-up of a worker that then finds nothing to do, or that
+  /// takes the task and is waited for, is a futex round trip, 10-35 us on a
+  /// 2-vCPU VM). The first wait after it wakes the workers for whatever it
+  /// left ready, and so does its end (the wait needed none of it), so that
+  /// no task waits on a thread that does not wait: keep the wait inside.
+  class WaitFollows {
+  public:
+    explicit WaitFollows(TaskGraph &graph = TaskGraph::global());
+    ~WaitFollows();
+    WaitFollows(const WaitFollows &) = delete;
+    WaitFollows &operator=(const WaitFollows &) = delete;
+
+  private:
+    TaskGraph &graph_;
+  };
+
   /// Blocks until `task` has finished (successfully or not).
   void wait(const TaskRef &task);
   /// Blocks until the last writer of `store` has finished; throws
@@ -87,9 +105,11 @@ private:
     return !ready_.empty() && running_ < maxRunning_;
   }
   /// Waits (holding `lock` on mu_ between checks) until `done()`, running
-  /// ready tasks meanwhile.
+  /// ready tasks meanwhile; `settleDeferred`: hands the tasks a WaitFollows
+  /// submission told no worker of to this thread and the workers.
   template <typename Done>
-  void helpUntil(std::unique_lock<std::mutex> &lock, Done done);
+  void helpUntil(std::unique_lock<std::mutex> &lock, Done done,
+                 bool settleDeferred = true);
   void finish(const TaskRef &task, bool failed, const std::string &error);
   // fork() (pthread_atfork, for the global graph): the parent waits for
   // every task and holds the lock across the fork; the child, which has
@@ -106,6 +126,7 @@ private:
   size_t running_ = 0;    // tasks running now, on workers or waiters
   size_t maxRunning_ = 1; // the number of workers
   std::atomic<uint64_t> tasksRun_{0};
+  bool wakesDeferred_ = false; // ready tasks no worker was told of (under mu_)
   bool stopping_ = false;
 };
 
