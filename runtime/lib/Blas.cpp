@@ -43,10 +43,13 @@ template <typename T> struct Operand {
   }
 };
 
-/// Matrix-vector products of fewer matrix elements than this (16 MiB of
-/// float64) run on the calling thread alone: waking OpenBLAS's pool costs
-/// about as long as one core takes to read that much (1000 x 1000: 0.9-1.8
-/// ms on two threads, NumPy's warm pool 0.3 ms).
+/// Matrix-vector products of fewer matrix elements than this (128 KiB of
+/// float64) run on the calling thread alone, about where OpenBLAS's own gemv
+/// stops splitting. It was 2^21 while OpenBLAS's pool slept at once
+/// (OPENBLAS_THREAD_TIMEOUT=4, waking it cost more than a one-core pass);
+/// with the pool spinning ~0.3 ms (20) two threads win from here on: matvec
+/// 512 x 512 126 -> 60 us, 1000 x 1000 330 -> 245 us back to back, no worse
+/// after a 0.15 s pause (session 26, Intel Xeon, 2 vCPUs).
 constexpr double kOneThreadMatvecElements = double(1 << 14);
 
 /// Square matrices at least this big are checked for symmetry when a kernel
