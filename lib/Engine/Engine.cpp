@@ -64,6 +64,14 @@ static bool callsLibrary(const Trace &trace) {
   return false;
 }
 
+/// Whether the trace has any product or library call (see
+/// Executable::callsRuntime).
+static bool callsRuntime(const Trace &trace) {
+  return llvm::any_of(trace.ops(), [](const TraceOp &op) {
+    return op.name == "libcall" || op.name == "matmul";
+  });
+}
+
 namespace {
 std::mutex fpReportsMutex;
 std::vector<FpReport> fpReports;
@@ -147,7 +155,7 @@ void runKernel(const std::shared_ptr<Executable> &exe,
         if (std::string error = cpnrt::takeKernelError(); !error.empty())
           throw std::runtime_error(error);
       },
-      reads, writes);
+      reads, writes, /*mayDefer=*/!exe->callsRuntime);
   // At most a few windows ahead of execution.
   cpnrt::TaskGraph::global().waitInFlightAtMost(kMaxWindowsAhead);
 }
@@ -487,6 +495,7 @@ CompileResult detail::compileWindow(const Trace &trace,
   r.exe = compile(trace, outputs, donors, options, key, r.mlirSeconds);
   r.exe->name = "kernel " + name;
   r.exe->callsLibrary = callsLibrary(trace);
+  r.exe->callsRuntime = callsRuntime(trace);
   if (!text.empty())
     r.diskWritten = storeCached(
         options.cacheDir, options.cacheMaxBytes, key, options.optLevel, text,
@@ -545,6 +554,7 @@ std::shared_ptr<Executable> Engine::obtain(const std::vector<int32_t> &outputs,
     if (exe) {
       exe->name = "kernel " + keyHex(key);
       exe->callsLibrary = callsLibrary(trace_);
+      exe->callsRuntime = callsRuntime(trace_);
       ++stats_.diskHits;
       stats_.diskLoadSeconds +=
           std::chrono::duration<double>(std::chrono::steady_clock::now() - t0)

@@ -77,7 +77,7 @@ void TaskGraph::afterForkInChild() {
 
 TaskRef TaskGraph::submit(std::string name, std::function<void()> fn,
                           std::vector<StoreRef> reads,
-                          std::vector<StoreRef> writes) {
+                          std::vector<StoreRef> writes, bool mayDefer) {
   auto task = std::make_shared<Task>();
   task->name = std::move(name);
   task->fn = std::move(fn);
@@ -119,7 +119,7 @@ TaskRef TaskGraph::submit(std::string name, std::function<void()> fn,
   }
   if (task->pendingDeps_ == 0) {
     ready_.push_back(task);
-    if (waitFollows > 0) {
+    if (waitFollows > 0 && mayDefer) {
       wakesDeferred_ = true;
       return task;
     }

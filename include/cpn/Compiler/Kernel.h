@@ -51,6 +51,9 @@ public:
   /// A product or library call of the trace runs on threads other than
   /// OpenMP's (OpenBLAS's, the runtime's sorts and gathers).
   bool callsLibrary = false;
+  /// The kernel calls into the runtime at all (any product, matrix-vector
+  /// ones included, or library call), which may wake threads of its own.
+  bool callsRuntime = false;
 };
 
 namespace detail {

@@ -59,14 +59,21 @@ public:
   static TaskGraph &global();
 
   /// Adds a task; returns at once. The task may start immediately.
+  /// `mayDefer`: under WaitFollows, it wakes no worker (see there).
   TaskRef submit(std::string name, std::function<void()> fn,
-                 std::vector<StoreRef> reads, std::vector<StoreRef> writes);
+                 std::vector<StoreRef> reads, std::vector<StoreRef> writes,
+                 bool mayDefer = true);
 
   /// While alive, tasks this thread submits that are ready at once wake no
   /// worker: the thread is about to wait and runs them itself (a sync after
   /// each op: the wake-up of a worker that then finds nothing to do, or that
   /// takes the task and is waited for, is a futex round trip, 10-35 us on a
-  /// 2-vCPU VM). The first wait after it wakes the workers for whatever it
+  /// 2-vCPU VM). Tasks that start threads of their own (a kernel with BLAS
+  /// or library calls: submit's mayDefer false) wake a worker all the same:
+  /// with no wake-up the other vCPU was idle when OpenBLAS's thread needed
+  /// it (matvec 1000 x 1000: 0.19 -> 0.7-1.0 ms back to back, measured; the
+  /// worker's wake-up gets the vCPU going in parallel with the caller).
+  /// The first wait after it wakes the workers for whatever it
   /// left ready, and so does its end (the wait needed none of it), so that
   /// no task waits on a thread that does not wait: keep the wait inside.
   class WaitFollows {
