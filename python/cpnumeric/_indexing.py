@@ -662,6 +662,12 @@ def getitem(a, key):
         return wrap(a._eager()[np_key])
     if a._part is not None:  # .real/.imag of complex: index a copy
         return getitem(a.copy(), key)
+    if (type(key) is ndarray and key._shape and key._dtype.kind in "iu"
+            and a._shape):
+        # One integer index array: a take along axis 0 (its bounds checked
+        # and negative indices wrapped there), without the general key's
+        # steps (a[idx] of 64000 elements: 43 -> 40 us of recording).
+        return take(a, key, axis=0)
     if not isinstance(key, tuple):
         k = _as(key) if isinstance(key, (ndarray, _np.ndarray)) else None
         if k is not None and k._dtype.kind == "b" and k._shape == a._shape and k.ndim:
