@@ -513,9 +513,14 @@ def _batched_matmul(a, b, dt):
         raise ValueError(f"matmul: Input operand 1 has a mismatch in its core "
                          f"dimension 0, with gufunc signature (n?,k),(k,m?)->(n?,m?) "
                          f"(size {k2} is different from {k})")
-    batch = _np.broadcast_shapes(a2._shape[:-2], b2._shape[:-2])
-    a2 = broadcast_to(a2, batch + (n, k)).astype(dt, copy=False)
-    b2 = broadcast_to(b2, batch + (k, m)).astype(dt, copy=False)
+    if a2._shape[:-2] == b2._shape[:-2]:  # the usual stack: no broadcast
+        batch = a2._shape[:-2]
+    else:
+        batch = _np.broadcast_shapes(a2._shape[:-2], b2._shape[:-2])
+        a2 = broadcast_to(a2, batch + (n, k))
+        b2 = broadcast_to(b2, batch + (k, m))
+    a2 = astype(a2, dt, copy=False)
+    b2 = astype(b2, dt, copy=False)
     count = _core.prod(batch)
     if (count > _MATMUL_LOOP_LIMIT and dt in (_np.float32, _np.float64)
             and n * k * m >= _MATMUL_BLAS_MIN):
@@ -532,9 +537,13 @@ def _batched_matmul(a, b, dt):
         r = stack([matmul(x, y) for x, y in zip(flat_a, flat_b)]).reshape(
             batch + (n, m))
     else:
+        # (..., n, k, m): a[..., i, l] * b[..., l, j], summed over l; the
+        # two broadcast views made directly (stride 0 on the axis each lacks).
         from . import _reductions
-        r = _reductions.sum(_ufuncs.multiply(expand_dims(a2, -1), expand_dims(b2, -3)),
-                            axis=-2, dtype=dt)
+        lhs = a2._view(batch + (n, k, m), a2._strides + (0,), a2._offset)
+        rhs = b2._view(batch + (n, k, m), b2._strides[:-2] + (0,) + b2._strides[-2:],
+                       b2._offset)
+        r = _reductions.sum(_ufuncs.multiply(lhs, rhs), axis=-2, dtype=dt)
     if a.ndim == 1:
         r = squeeze(r, -2)
     if b.ndim == 1:

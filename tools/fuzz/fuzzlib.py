@@ -180,6 +180,11 @@ ARITH = {"Add", "Sub", "Mult", "MatMult", "add", "subtract", "multiply",
          "sum", "nansum", "cumsum", "nancumsum", "prod", "cumprod", "nanprod",
          "square", "trace", "diff", "reduce", "accumulate", "at", "cross",
          "kron", "convolve", "correlate", "gradient", "ptp"}
+# Sums whose float16 partial sums NumPy rounds to float16 as its loops go
+# (between the blocks of a multi-axis or strided reduction): where the
+# partial sums can pass float16's largest value, the order decides between
+# inf, -inf and NaN (cpnumeric sums float16 in float64 and rounds once).
+F16_SUMS = REDUCE - PRODUCTS - {"det", "slogdet", "norm", "at"}
 
 
 _CONST_NAMES = {"np", "numpy", "float", "complex", "int"}
@@ -782,6 +787,17 @@ class Analysis:
                     # inf * 0 parts (also of products that overflow): NaN
                     # or inf as the BLAS kernel computes
                     ill = f"non-finite complex {k} in a matrix product"
+                    break
+        if err is None and ill is None and (info.ops & F16_SUMS):
+            for k, v in pre_vals.items():
+                a = _as_array(v)
+                if a is None or a.dtype != numpy.float16 or not a.size:
+                    continue
+                with numpy.errstate(all="ignore"):
+                    mags = numpy.abs(a.astype(numpy.float64))
+                    total = float(mags[numpy.isfinite(mags)].sum())
+                if total > float(numpy.finfo(numpy.float16).max):
+                    ill = f"float16 sum over {k} whose partial sums can overflow (the order decides)"
                     break
         if err is None and ill is None and (info.ops & CASTS):
             ill = self._bad_cast(info, changed, pre_vals)
