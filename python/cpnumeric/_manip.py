@@ -466,7 +466,7 @@ def matmul(a, b, out=None, **kwargs):
     a, b = _core.asndarray(a), _core.asndarray(b)
     if a.ndim == 0 or b.ndim == 0:
         raise ValueError("matmul: Input operand does not have enough dimensions")
-    dt = _np.result_type(a._dtype, b._dtype)
+    dt = a._dtype if a._dtype == b._dtype else _np.result_type(a._dtype, b._dtype)
     if dt.kind == "b" or kwargs:
         from . import _fallback
         return _fallback.call_numpy("matmul", (a, b), dict(kwargs, out=out))
@@ -478,8 +478,9 @@ def matmul(a, b, out=None, **kwargs):
         return _core.store_out(_batched_matmul(a, b, dt), out)
     # The module's functions, not the methods: a method on a traced array
     # goes through the eager dispatch first (a few us each).
-    a2 = a if a.ndim == 2 else reshape(a, 1, -1)
-    b2 = b if b.ndim == 2 else reshape(b, -1, 1)
+    # A vector operand as a (1, k) or (k, 1) view of itself.
+    a2 = a if a.ndim == 2 else a._view((1,) + a._shape, (0,) + a._strides, a._offset)
+    b2 = b if b.ndim == 2 else b._view(b._shape + (1,), b._strides + (0,), b._offset)
     if a2._shape[1] != b2._shape[0]:
         raise ValueError(f"matmul: Input operand 1 has a mismatch in its core "
                          f"dimension 0, with gufunc signature (n?,k),(k,m?)->(n?,m?) "
