@@ -217,7 +217,12 @@ Value powC(OpBuilder &b, Location loc, Value z, Value w) {
         b, loc, cmpF(b, loc, CmpFPredicate::OEQ, re(b, loc, v), zero),
         cmpF(b, loc, CmpFPredicate::OEQ, im(b, loc, v), zero));
   };
-  Value general = complex::PowOp::create(b, loc, z, w);
+  // glibc's cpow, which NumPy calls: cexp(w clog z). complex.pow's own
+  // lowering multiplies |z|^c by cos/sin of the angle, so a real result
+  // that overflows got a NaN imaginary part (1e10 ** 1e10: inf+nanj where
+  // NumPy gives inf+0j; fuzz 410:132).
+  Value general = complex::ExpOp::create(
+      b, loc, mulC(b, loc, w, complex::LogOp::create(b, loc, z)));
   // An integral real exponent n with |n| < 100: NumPy multiplies (n = 1, 2,
   // 3 unrolled, else by squaring from 1; 1 / that for n < 0), so 1j ** 2
   // is exactly -1 and z ** 1 is z.

@@ -234,3 +234,19 @@ def test_jit_library_call_does_not_see_a_later_update_of_its_operand(dt):
     got = cp.jit(lambda a: body(cp, a))(cp.asarray(x))
     for g, w in zip(got, want):
         same(g, w)
+
+
+def test_complex_power_overflowing_to_a_real_infinity():
+    # 410:132: 1e10 ** 1e10 in complex128 is inf+0j in NumPy (glibc's
+    # cexp(w clog z)); complex.pow's lowering gave inf+nanj.
+    for z, w in [(1e10 + 0j, 1e10 + 0j), (400 + 0j, 400 + 0j), (-3 + 0j, 0.5 + 0j),
+                 (2 + 3j, 2.5 + 1j), (1e300 + 1e300j, 1.5 + 0j)]:
+        # Above the eager threshold, so that the compiled kernel computes it.
+        a, b = numpy.full(40000, z), numpy.full(40000, w)
+        with numpy.errstate(all="ignore"):
+            want = numpy.power(a, b)
+            got = cp.power(cp.asarray(a), cp.asarray(b))
+            same(got, want)
+            c = cp.asarray(a)
+            c **= cp.asarray(b)
+            same(c, want)
