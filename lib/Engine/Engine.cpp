@@ -64,10 +64,11 @@ static bool callsLibrary(const Trace &trace) {
   return false;
 }
 
-/// Whether the trace has any product or library call (see
-/// Executable::callsRuntime).
-static bool callsRuntime(const Trace &trace) {
-  return llvm::any_of(trace.ops(), [](const TraceOp &op) {
+/// What a kernel of `trace` calls (Executable::callsLibrary, callsRuntime),
+/// set on every executable the Engine obtains, compiled or loaded.
+static void setCallFacts(Executable &exe, const Trace &trace) {
+  exe.callsLibrary = callsLibrary(trace);
+  exe.callsRuntime = llvm::any_of(trace.ops(), [](const TraceOp &op) {
     return op.name == "libcall" || op.name == "matmul";
   });
 }
@@ -494,8 +495,7 @@ CompileResult detail::compileWindow(const Trace &trace,
                             "{\"ops\": " + std::to_string(trace.size()) + "}");
   r.exe = compile(trace, outputs, donors, options, key, r.mlirSeconds);
   r.exe->name = "kernel " + name;
-  r.exe->callsLibrary = callsLibrary(trace);
-  r.exe->callsRuntime = callsRuntime(trace);
+  setCallFacts(*r.exe, trace);
   if (!text.empty())
     r.diskWritten = storeCached(
         options.cacheDir, options.cacheMaxBytes, key, options.optLevel, text,
@@ -553,8 +553,7 @@ std::shared_ptr<Executable> Engine::obtain(const std::vector<int32_t> &outputs,
                      cacheText(trace_, outputs, donors));
     if (exe) {
       exe->name = "kernel " + keyHex(key);
-      exe->callsLibrary = callsLibrary(trace_);
-      exe->callsRuntime = callsRuntime(trace_);
+      setCallFacts(*exe, trace_);
       ++stats_.diskHits;
       stats_.diskLoadSeconds +=
           std::chrono::duration<double>(std::chrono::steady_clock::now() - t0)

@@ -135,14 +135,16 @@ TaskGraph::WaitFollows::WaitFollows(TaskGraph &graph) : graph_(graph) {
 
 TaskGraph::WaitFollows::~WaitFollows() {
   --waitFollows;
-  std::unique_lock<std::mutex> lock(graph_.mu_);
-  if (!graph_.wakesDeferred_)
+  std::lock_guard<std::mutex> lock(graph_.mu_);
+  graph_.wakeDeferred(0);
+}
+
+void TaskGraph::wakeDeferred(size_t mine) {
+  if (!wakesDeferred_)
     return;
-  graph_.wakesDeferred_ = false;
-  bool any = !graph_.ready_.empty();
-  lock.unlock();
-  if (any)
-    graph_.readyCv_.notify_all();
+  wakesDeferred_ = false;
+  if (ready_.size() > mine)
+    readyCv_.notify_all();
 }
 
 void TaskGraph::workerLoop() {
@@ -193,13 +195,10 @@ void TaskGraph::helpUntil(std::unique_lock<std::mutex> &lock, Done done,
   // thread runs one now; the rest may start on workers beside it (their
   // wake-up costs only where there is more than one to run). A
   // backpressure wait (settleDeferred false) leaves them to the wait that
-  // follows.
-  if (wakesDeferred_ && settleDeferred) {
-    wakesDeferred_ = false;
-    size_t mine = !done() && canStart() ? 1 : 0;
-    if (ready_.size() > mine)
-      readyCv_.notify_all();
-  }
+  // follows; what a wait did not need goes to the workers when the
+  // WaitFollows scope ends.
+  if (settleDeferred)
+    wakeDeferred(!done() && canStart() ? 1 : 0);
   while (!done()) {
     if (canStart()) {
       TaskRef task = ready_.front();
@@ -212,11 +211,6 @@ void TaskGraph::helpUntil(std::unique_lock<std::mutex> &lock, Done done,
     }
     // finish() wakes every waiter: a task done, or its successors ready.
     doneCv_.wait(lock);
-  }
-  // What is still ready (this wait did not need it) goes to the workers.
-  if (settleDeferred && wakesDeferred_ && !ready_.empty()) {
-    wakesDeferred_ = false;
-    readyCv_.notify_all();
   }
 }
 

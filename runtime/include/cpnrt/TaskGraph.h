@@ -118,6 +118,10 @@ private:
   void helpUntil(std::unique_lock<std::mutex> &lock, Done done,
                  bool settleDeferred = true);
   void finish(const TaskRef &task, bool failed, const std::string &error);
+  /// Under mu_: if a WaitFollows submission left ready tasks no worker was
+  /// told of, wakes the workers when there are more than `mine` (those the
+  /// calling thread runs itself).
+  void wakeDeferred(size_t mine);
   // fork() (pthread_atfork, for the global graph): the parent waits for
   // every task and holds the lock across the fork; the child, which has
   // none of the parent's threads, starts workers of its own.
