@@ -53,14 +53,21 @@ Value lessC(OpBuilder &b, Location loc, Value x, Value y, bool orEqual) {
 
 /// NumPy's complex multiply: (ac - bd) + (ad + bc)i, without C99's recovery
 /// of infinite results from NaN parts (complex.mul's lowering has it:
-/// inf+infj where NumPy gives nan+nanj).
-Value mulC(OpBuilder &b, Location loc, Value x, Value y) {
+/// inf+infj where NumPy gives nan+nanj). `fused`: as NumPy's array loop
+/// (its SIMD kernel's fmaddsub: fma(a, c, -bd) + i fma(a, d, bc)), so a
+/// product whose ac and bd both overflow is -inf where the unfused
+/// difference is NaN (fuzz 412:543); npy_cpow's products are unfused.
+Value mulC(OpBuilder &b, Location loc, Value x, Value y, bool fused = false) {
   Value a = re(b, loc, x), bb = im(b, loc, x), c = re(b, loc, y),
         d = im(b, loc, y);
-  Value r = arith::SubFOp::create(b, loc, arith::MulFOp::create(b, loc, a, c),
-                                  arith::MulFOp::create(b, loc, bb, d));
-  Value i = arith::AddFOp::create(b, loc, arith::MulFOp::create(b, loc, a, d),
-                                  arith::MulFOp::create(b, loc, bb, c));
+  Value bd = arith::MulFOp::create(b, loc, bb, d);
+  Value bc = arith::MulFOp::create(b, loc, bb, c);
+  if (fused)
+    return mkC(b, loc, x.getType(),
+               math::FmaOp::create(b, loc, a, c, arith::NegFOp::create(b, loc, bd)),
+               math::FmaOp::create(b, loc, a, d, bc));
+  Value r = arith::SubFOp::create(b, loc, arith::MulFOp::create(b, loc, a, c), bd);
+  Value i = arith::AddFOp::create(b, loc, arith::MulFOp::create(b, loc, a, d), bc);
   return mkC(b, loc, x.getType(), r, i);
 }
 
@@ -100,19 +107,160 @@ Value divC(OpBuilder &b, Location loc, Value x, Value y) {
   return mkC(b, loc, x.getType(), r, i);
 }
 
-/// NumPy's npy_cpow: z**0 is 1, 0**w is 0 where w's real part is positive
-/// (0 ** (1+1j) too) and NaN otherwise; everything else exp(w log z).
 /// Float arithmetic on one builder and location (the formulas below).
 struct FloatOps {
   OpBuilder &b;
   Location loc;
   Value mul(Value p, Value q) { return arith::MulFOp::create(b, loc, p, q); }
   Value add(Value p, Value q) { return arith::AddFOp::create(b, loc, p, q); }
+  Value sub(Value p, Value q) { return arith::SubFOp::create(b, loc, p, q); }
   Value div(Value p, Value q) { return arith::DivFOp::create(b, loc, p, q); }
   Value cps(Value mag, Value sgn) {
     return math::CopySignOp::create(b, loc, mag, sgn);
   }
+  Value abs(Value v) { return math::AbsFOp::create(b, loc, v); }
+  Value eq(Value p, Value q) { return cmpF(b, loc, CmpFPredicate::OEQ, p, q); }
+  Value lt(Value p, Value q) { return cmpF(b, loc, CmpFPredicate::OLT, p, q); }
+  Value isInf(Value v) {
+    Type t = v.getType();
+    return eq(abs(v), cstF(b, loc, t, std::numeric_limits<double>::infinity()));
+  }
+  Value isFinite(Value v) {
+    Type t = v.getType();
+    return lt(abs(v), cstF(b, loc, t, std::numeric_limits<double>::infinity()));
+  }
+  Value both(Value p, Value q) { return arith::AndIOp::create(b, loc, p, q); }
+  Value either(Value p, Value q) { return arith::OrIOp::create(b, loc, p, q); }
 };
+
+/// exp(x + iy) as glibc's cexp, which NumPy calls: e^x (cos y + i sin y)
+/// with e^x split past e^709 (a finite result there stays finite),
+/// y = 0 keeping its zero (exp(800+0j) is inf+0j, not inf+nanj), and C99
+/// Annex G's values for infinite and NaN parts (complex.exp's lowering
+/// multiplies: exp(-inf+nanj) was nan+nanj where glibc gives 0+0j).
+Value expC(OpBuilder &b, Location loc, Value z) {
+  Type t = z.getType();
+  Value x = re(b, loc, z), y = im(b, loc, z);
+  Type ft = x.getType();
+  FloatOps f{b, loc};
+  Value zero = cstF(b, loc, ft, 0.0),
+        inf = cstF(b, loc, ft, std::numeric_limits<double>::infinity());
+  // Past t = (max exponent - 1) ln 2, e^t goes into cos y and sin y and
+  // e^(x - t) is taken, as glibc does.
+  double tv = ft.isF32() ? 127 * std::log(2.0) : 1023 * std::log(2.0);
+  Value tBig = cmpF(b, loc, CmpFPredicate::OGT, x, cstF(b, loc, ft, tv));
+  Value et = sel(b, loc, tBig, cstF(b, loc, ft, std::exp(tv)), cstF(b, loc, ft, 1.0));
+  Value ex = math::ExpOp::create(
+      b, loc, sel(b, loc, tBig, f.sub(x, cstF(b, loc, ft, tv)), x));
+  Value r = f.mul(ex, f.mul(math::CosOp::create(b, loc, y), et));
+  Value i = f.mul(ex, f.mul(math::SinOp::create(b, loc, y), et));
+  // y = 0: e^x + i y (NaN x too).
+  Value yz = f.eq(y, zero);
+  r = sel(b, loc, yz, math::ExpOp::create(b, loc, x), r);
+  i = sel(b, loc, yz, y, i);
+  // x = -inf, y infinite or NaN: +0 + i copysign(0, y); x = +inf: inf + i NaN
+  // (finite y: the formula's +-0 and +-inf by cos y and sin y).
+  Value yBad = arith::XOrIOp::create(b, loc, f.isFinite(y),
+                                     cstI(b, loc, b.getI1Type(), 1));
+  Value xInf = f.isInf(x), xNeg = f.lt(x, zero);
+  Value special = f.both(xInf, yBad);
+  r = sel(b, loc, special, sel(b, loc, xNeg, zero, inf), r);
+  i = sel(b, loc, special, sel(b, loc, xNeg, f.cps(zero, y), f.sub(y, y)), i);
+  return mkC(b, loc, t, r, i);
+}
+
+/// log(x + iy) as glibc's clog: log|z| + i atan2(y, x), |z| near 1 through
+/// log1p so that log(0.6+0.8j) is not a rounding error, an infinite part
+/// making the real part +inf whatever the other (NaN included).
+Value logC(OpBuilder &b, Location loc, Value z) {
+  Type t = z.getType();
+  Value x = re(b, loc, z), y = im(b, loc, z);
+  Type ft = x.getType();
+  FloatOps f{b, loc};
+  Value ax = f.abs(x), ay = f.abs(y);
+  Value big = arith::MaximumFOp::create(b, loc, ax, ay);
+  Value small = arith::MinimumFOp::create(b, loc, ax, ay);
+  Value one = cstF(b, loc, ft, 1.0), half = cstF(b, loc, ft, 0.5);
+  // |z| = big sqrt(1 + (small / big)^2) (vectorized, where libm's hypot
+  // is a call per element); big = 0 gives log 0 = -inf.
+  Value q = f.div(small, big);
+  Value mag = f.mul(big, math::SqrtOp::create(b, loc, math::FmaOp::create(
+                                                          b, loc, q, q, one)));
+  mag = sel(b, loc, f.eq(big, cstF(b, loc, ft, 0.0)), big, mag);
+  // Near |z| = 1 (0.5 <= big < 2, small < 1), where log|z| is small: half
+  // log1p(u) of u = |z|^2 - 1 = (big - 1)(big + 1) + small^2, as
+  // log(w) u / (w - 1) with w = 1 + u (Goldberg's; a few ulps, vectorized
+  // where libm's log1p is a call per element), u where w rounds to 1. One
+  // log of w or of |z|.
+  Value u = math::FmaOp::create(b, loc, small, small,
+                                f.mul(f.sub(big, one), f.add(big, one)));
+  Value near1 = f.both(f.both(cmpF(b, loc, CmpFPredicate::OGE, big, half),
+                              f.lt(big, cstF(b, loc, ft, 2.0))),
+                       f.lt(small, one));
+  Value w = f.add(one, u);
+  Value l = math::LogOp::create(b, loc, sel(b, loc, near1, w, mag));
+  Value l1p = sel(b, loc, f.eq(w, one), u, f.div(f.mul(l, u), f.sub(w, one)));
+  Value r = sel(b, loc, near1, f.mul(half, l1p), l);
+  Value anyInf = f.either(f.isInf(x), f.isInf(y));
+  r = sel(b, loc, anyInf,
+          cstF(b, loc, ft, std::numeric_limits<double>::infinity()), r);
+  return mkC(b, loc, t, r, math::Atan2Op::create(b, loc, y, x));
+}
+
+/// sqrt(x + iy) as glibc's csqrt (Kahan's): with d = |z|, for x > 0
+/// r = sqrt((d + x) / 2) and i = y / 2r, else |y| / 2s + i copysign(s, y)
+/// with s = sqrt((d - x) / 2), scaled by 1/4 near the largest float; a real
+/// negative x gives an exact 0 real part (complex.sqrt's lowering left a
+/// rounding error there), and C99 Annex G's values for infinite and NaN
+/// parts.
+Value sqrtC(OpBuilder &b, Location loc, Value z) {
+  Type t = z.getType();
+  Value x = re(b, loc, z), y = im(b, loc, z);
+  Type ft = x.getType();
+  FloatOps f{b, loc};
+  Value zero = cstF(b, loc, ft, 0.0), half = cstF(b, loc, ft, 0.5),
+        inf = cstF(b, loc, ft, std::numeric_limits<double>::infinity()),
+        nan = cstF(b, loc, ft, std::numeric_limits<double>::quiet_NaN());
+  double limit = ft.isF32() ? 1e37 : 1e307;
+  Value ax = f.abs(x), ay = f.abs(y);
+  Value huge = f.either(cmpF(b, loc, CmpFPredicate::OGT, ax, cstF(b, loc, ft, limit)),
+                        cmpF(b, loc, CmpFPredicate::OGT, ay, cstF(b, loc, ft, limit)));
+  Value k = sel(b, loc, huge, cstF(b, loc, ft, 0.25), cstF(b, loc, ft, 1.0));
+  Value back = sel(b, loc, huge, cstF(b, loc, ft, 2.0), cstF(b, loc, ft, 1.0));
+  Value sx = f.mul(x, k), sy = f.mul(y, k);
+  Value d = callLibm(b, loc, "hypot", {sx, sy});
+  Value pos = cmpF(b, loc, CmpFPredicate::OGT, x, zero);
+  // x > 0.
+  Value r1 = math::SqrtOp::create(b, loc, f.mul(half, f.add(d, sx)));
+  Value i1 = f.div(f.mul(half, sy), r1);
+  // x <= 0 (y = 0 too: s = sqrt(-x), 0 / s = 0).
+  Value s2 = math::SqrtOp::create(b, loc, f.mul(half, f.sub(d, sx)));
+  Value r2 = f.abs(f.div(f.mul(half, sy), s2));
+  Value i2 = f.cps(s2, y);
+  Value r = f.mul(sel(b, loc, pos, r1, r2), back);
+  Value i = f.mul(sel(b, loc, pos, i1, i2), back);
+  // y = 0: sqrt(x) + i y for x >= 0 (r2's 0 / s2 is NaN at x = 0).
+  Value yz = f.eq(y, zero);
+  Value xNonNeg = cmpF(b, loc, CmpFPredicate::OGE, x, zero);
+  r = sel(b, loc, f.both(yz, xNonNeg), math::SqrtOp::create(b, loc, x), r);
+  i = sel(b, loc, yz, f.cps(zero, y), i);
+  i = sel(b, loc, f.both(yz, f.lt(x, zero)),
+          f.cps(math::SqrtOp::create(b, loc, f.abs(x)), y), i);
+  // Infinite and NaN parts: y = +-inf: inf + i y; x = -inf: 0 + i copysign(
+  // inf, y) (NaN + i inf for NaN y); x = +inf: inf + i copysign(0, y) (inf +
+  // i NaN for NaN y); any other NaN: NaN + i NaN.
+  Value yNan = isNanF(b, loc, y), xNan = isNanF(b, loc, x);
+  Value xInf = f.isInf(x), yInf = f.isInf(y), xNeg = f.lt(x, zero);
+  r = sel(b, loc, f.either(xNan, yNan), nan, r);
+  i = sel(b, loc, f.either(xNan, yNan), nan, i);
+  Value rXi = sel(b, loc, xNeg, sel(b, loc, yNan, nan, zero), inf);
+  Value iXi = sel(b, loc, xNeg, f.cps(inf, y), sel(b, loc, yNan, nan, f.cps(zero, y)));
+  r = sel(b, loc, xInf, rXi, r);
+  i = sel(b, loc, xInf, iXi, i);
+  r = sel(b, loc, yInf, inf, r);
+  i = sel(b, loc, yInf, y, i);
+  return mkC(b, loc, t, r, i);
+}
 
 /// The parts of sinh(x + iy) (cosh when !isSinh) as NumPy's npy_csinh and
 /// npy_ccosh (FreeBSD's msun, C99 Annex G): sinh x cos y + i cosh x sin y
@@ -208,6 +356,8 @@ std::pair<Value, Value> tanhParts(OpBuilder &b, Location loc, Value x, Value y) 
   return {sel(b, loc, xf, r, rX), sel(b, loc, xf, i, iX)};
 }
 
+/// NumPy's npy_cpow: z**0 is 1, 0**w is 0 where w's real part is positive
+/// (0 ** (1+1j) too) and NaN otherwise; everything else exp(w log z).
 Value powC(OpBuilder &b, Location loc, Value z, Value w) {
   Type t = z.getType();
   Type ft = cast<ComplexType>(t).getElementType();
@@ -221,8 +371,7 @@ Value powC(OpBuilder &b, Location loc, Value z, Value w) {
   // lowering multiplies |z|^c by cos/sin of the angle, so a real result
   // that overflows got a NaN imaginary part (1e10 ** 1e10: inf+nanj where
   // NumPy gives inf+0j; fuzz 410:132).
-  Value general = complex::ExpOp::create(
-      b, loc, mulC(b, loc, w, complex::LogOp::create(b, loc, z)));
+  Value general = expC(b, loc, mulC(b, loc, w, logC(b, loc, z)));
   // An integral real exponent n with |n| < 100: NumPy multiplies (n = 1, 2,
   // 3 unrolled, else by squaring from 1; 1 / that for n < 0), so 1j ** 2
   // is exactly -1 and z ** 1 is z.
@@ -323,11 +472,11 @@ Value scalar::emitComplexUnary(OpBuilder &b, Location loc, StringRef name,
     return mkC(b, loc, t, sel(b, loc, an, nan, r), sel(b, loc, an, nan, i));
   }
   if (name == "sqrt")
-    return complex::SqrtOp::create(b, loc, z);
+    return sqrtC(b, loc, z);
   if (name == "exp")
-    return complex::ExpOp::create(b, loc, z);
+    return expC(b, loc, z);
   if (name == "exp2")
-    return complex::ExpOp::create(b, loc, scaleC(b, loc, z, std::log(2.0)));
+    return expC(b, loc, scaleC(b, loc, z, std::log(2.0)));
   if (name == "rint") // each part to the nearest even integer, as NumPy's
     return mkC(b, loc, t, math::RoundEvenOp::create(b, loc, re(b, loc, z)),
                math::RoundEvenOp::create(b, loc, im(b, loc, z)));
@@ -349,7 +498,7 @@ Value scalar::emitComplexUnary(OpBuilder &b, Location loc, StringRef name,
     return mkC(b, loc, t, r, i);
   }
   if (name == "log")
-    return complex::LogOp::create(b, loc, z);
+    return logC(b, loc, z);
   if (name == "log1p") {
     // NumPy's nc_log1p: log(hypot(x + 1, y)) + i atan2(y, x + 1)
     // (complex.log1p gives 0 at -1+0j, NumPy -inf+0j).
@@ -360,7 +509,7 @@ Value scalar::emitComplexUnary(OpBuilder &b, Location loc, StringRef name,
                math::Atan2Op::create(b, loc, y, x1));
   }
   if (name == "log2" || name == "log10")
-    return scaleC(b, loc, complex::LogOp::create(b, loc, z),
+    return scaleC(b, loc, logC(b, loc, z),
                   1.0 / std::log(name == "log2" ? 2.0 : 10.0));
   if (name == "tanh" || name == "tan") {
     // tan z = -i tanh(iz), as npy_ctan.
@@ -394,7 +543,7 @@ Value scalar::emitComplexBinary(OpBuilder &b, Location loc, StringRef name,
   if (name == "subtract")
     return complex::SubOp::create(b, loc, x, y);
   if (name == "multiply")
-    return mulC(b, loc, x, y);
+    return mulC(b, loc, x, y, /*fused=*/true);
   if (name == "divide")
     return divC(b, loc, x, y);
   if (name == "power")

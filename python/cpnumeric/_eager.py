@@ -64,11 +64,12 @@ def _root(a):
 class _Args:
     """The arguments of one call with cpnumeric arrays replaced by NumPy views
     of their eager elements (_Traced when one is not eager)."""
-    __slots__ = ("views", "budget")
+    __slots__ = ("views", "budget", "fresh")
 
     def __init__(self):
         self.views = []  # (cpnumeric array or None, its NumPy view)
         self.budget = _EAGER["threshold"]
+        self.fresh = None  # id of an array NumPy made -> it held eager
 
     def unwrap(self, x):
         t = type(x)
@@ -134,7 +135,29 @@ class _Args:
             # concatenation): cpnumeric's path makes it, traced, where it
             # fuses with what reads it (a copy into a store would cost more).
             raise _Traced
+        if r.base is not None:
+            v = self._fresh_view(r)
+            if v is not None:
+                return v
         return _wrap_eager(r)
+
+    def _fresh_view(self, r):
+        """r, a view of an array NumPy made in this call (argwhere's
+        transpose, nonzero's columns of one (count, ndim) array), as the
+        same view of that array held eager: its layout is NumPy's, so what
+        copies or aliases (a reshape of it) does as NumPy's; None when its
+        root cannot be held (not C-contiguous and owning, another dtype)."""
+        root = _root(r)
+        if (type(root) is not _NPND or root.dtype != r.dtype
+                or not root.flags.c_contiguous or not root.flags.owndata
+                or root.size >= _EAGER["threshold"]):
+            return None
+        if self.fresh is None:
+            self.fresh = {}
+        x = self.fresh.get(id(root))
+        if x is None:
+            x = self.fresh[id(root)] = _wrap_eager(root)
+        return _cpn.eager_view_of(x, r)
 
 
 def _view_of(x, r):

@@ -287,14 +287,19 @@ def select(condlist, choicelist, default=0):
     return _manip.broadcast_to(_as(r), shape).astype(dt)
 
 
-def _nonzero_rows(a):
+def _nonzero_rows(a, by_dim=False):
     """(count, ndim) int64 multi-indices of a's nonzero elements (a sync:
-    the count)."""
+    the count); by_dim: the transpose of a C-contiguous (ndim, count) array,
+    NumPy's layout for argwhere (whose reshape copies)."""
     count = int(_reductions.count_nonzero(a))
     if count == 0 or a.ndim == 0:
         from ._creation import zeros
-        return zeros((count, a.ndim), _np.int64)
-    return libcall("nonzero", [a], (count, a.ndim), _np.int64)
+        r = zeros((a.ndim, count) if by_dim else (count, a.ndim), _np.int64)
+    elif by_dim:
+        r = libcall("nonzero", [a], (a.ndim, count), _np.int64, (1,))
+    else:
+        return libcall("nonzero", [a], (count, a.ndim), _np.int64)
+    return r.T if by_dim else r
 
 
 def nonzero(a):
@@ -303,8 +308,14 @@ def nonzero(a):
         raise ValueError("Calling nonzero on 0d arrays is not allowed. Use "
                          "np.atleast_1d(scalar).nonzero() instead.")
     if eager([a]):
-        return wrap(_np.nonzero(a._eager()))
-    r = _nonzero_rows(a)
+        cols = _np.nonzero(a._eager())
+        rows = cols[0].base
+        if rows is None or rows.shape != (cols[0].size, a.ndim):
+            return wrap(cols)
+        # NumPy's columns of one (count, ndim) array, strided as theirs
+        r = wrap(rows)
+    else:
+        r = _nonzero_rows(a)
     return tuple(r[:, d] for d in range(a.ndim))
 
 
@@ -315,10 +326,10 @@ def flatnonzero(a):
 def argwhere(a):
     a = _as(a)
     if a.ndim == 0:
-        return _nonzero_rows(a.reshape(1))[:, :0]
-    if eager([a]):
-        return wrap(_np.argwhere(a._eager()))
-    return _nonzero_rows(a)
+        return _nonzero_rows(a.reshape(1), by_dim=True)[:, :0]
+    if eager([a]):  # NumPy's layout: the transpose of (ndim, count)
+        return wrap(_np.ascontiguousarray(_np.argwhere(a._eager()).T)).T
+    return _nonzero_rows(a, by_dim=True)
 
 
 def compress(condition, a, axis=None, out=None):

@@ -235,12 +235,16 @@ template <typename T> void compress(const Args &a) {
 }
 
 /// nonzero: in0 a (any shape) -> out (count, ndim) int64: the multi-indices
-/// of the nonzero elements in row-major order.
+/// of the nonzero elements in row-major order; with arg0 = 1 out is
+/// (ndim, count), one row per dimension (argwhere's transposed layout).
 template <typename T> void nonzero(const Args &a) {
   const View &x = a.in[0];
   int64_t *out = a.out.data<int64_t>();
   int64_t nd = static_cast<int64_t>(x.sizes.size()), n = x.count();
-  int64_t limit = a.out.size(0);
+  bool byDim = a.arg(0) != 0;
+  int64_t limit = byDim ? a.out.size(1) : a.out.size(0);
+  // element (k, d) of the (count, ndim) result
+  int64_t kStride = byDim ? 1 : nd, dStride = byDim ? limit : 1;
   const T *xp = x.data<const T>(); // 1-D: read through a pointer
   int64_t xs = nd == 1 ? x.strides[0] : 0;
   selectInChunks(
@@ -265,7 +269,7 @@ template <typename T> void nonzero(const Args &a) {
             continue;
           int64_t rest = i;
           for (int64_t d = nd - 1; d >= 0; --d) {
-            out[k * nd + d] = rest % x.sizes[d];
+            out[k * kStride + d * dStride] = rest % x.sizes[d];
             rest /= x.sizes[d];
           }
           ++k;

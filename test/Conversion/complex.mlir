@@ -88,3 +88,28 @@ func.func @trig(%a: tensor<4xcomplex<f64>>, %b: tensor<4xcomplex<f32>>) -> (tens
   %l = cpn.log1p %b : tensor<4xcomplex<f32>> -> tensor<4xcomplex<f32>>
   return %s, %t, %l : tensor<4xcomplex<f64>>, tensor<4xcomplex<f64>>, tensor<4xcomplex<f32>>
 }
+
+// exp, log and sqrt are glibc's cexp, clog and csqrt on the parts (which
+// NumPy calls), not the complex dialect's ops: exp splits e^x past e^709 and
+// keeps a zero imaginary part; log takes one math.log (of 1 + u near |z| = 1,
+// for log1p(u), else of |z|); sqrt is Kahan's with libm's hypot. Each selects
+// C99 Annex G's values for infinite and NaN parts.
+// CHECK-LABEL: func @exp_log_sqrt
+// CHECK-NOT: complex.exp
+// CHECK: math.exp
+// CHECK: math.cos
+// CHECK: math.sin
+// CHECK-NOT: complex.log
+// CHECK: math.log
+// CHECK-NOT: math.log
+// CHECK: math.atan2
+// CHECK-NOT: complex.sqrt
+// CHECK: call @hypot
+// CHECK: math.sqrt
+func.func @exp_log_sqrt(%a: tensor<4xcomplex<f64>>) -> (tensor<4xcomplex<f64>>, tensor<4xcomplex<f64>>, tensor<4xcomplex<f32>>) {
+  %e = cpn.exp %a : tensor<4xcomplex<f64>> -> tensor<4xcomplex<f64>>
+  %l = cpn.log %a : tensor<4xcomplex<f64>> -> tensor<4xcomplex<f64>>
+  %f = cpn.cast %a : tensor<4xcomplex<f64>> -> tensor<4xcomplex<f32>>
+  %s = cpn.sqrt %f : tensor<4xcomplex<f32>> -> tensor<4xcomplex<f32>>
+  return %e, %l, %s : tensor<4xcomplex<f64>>, tensor<4xcomplex<f64>>, tensor<4xcomplex<f32>>
+}

@@ -24,10 +24,13 @@ def _close_or_same_nan(got, want, rtol):
 
 
 @pytest.mark.parametrize("dt", ["complex64", "complex128"])
-@pytest.mark.parametrize("f", ["sin", "cos", "sinh", "cosh", "tan", "tanh", "log1p"])
+@pytest.mark.parametrize("f", ["sin", "cos", "sinh", "cosh", "tan", "tanh", "log1p",
+                               "exp", "exp2", "log", "log2", "log10", "sqrt"])
 def test_complex_functions_at_special_values(dt, f):
     # 202:2352: sin(0 + 1e300j) is infj (NumPy's -i sinh(iz)), was nan+infj;
-    # 202:138: log1p(-1+0j) is -inf+0j (NumPy's log(hypot(x + 1, y))), was 0j.
+    # 202:138: log1p(-1+0j) is -inf+0j (NumPy's log(hypot(x + 1, y))), was 0j;
+    # 413:308: exp(-inf + nanj) is 0j (glibc's cexp), was nan+nanj, and
+    # sqrt(-2+0j) had a rounding error for its real part 0.
     z = numpy.array([complex(a, b) for a, b in itertools.product(SPECIAL, SPECIAL)])
     z = numpy.tile(z, 8).astype(dt)  # 1568 elements: traced at 1024 too
     with numpy.errstate(all="ignore"):
@@ -250,3 +253,76 @@ def test_complex_power_overflowing_to_a_real_infinity():
             c = cp.asarray(a)
             c **= cp.asarray(b)
             same(c, want)
+
+
+@pytest.mark.parametrize("jit", [False, True])
+def test_complex_power_with_an_infinite_real_part(jit):
+    # 413:308: z ** z of complex64 with z = -inf + 3j is 0j in NumPy
+    # (cexp(-inf + nan j) of glibc's cpow); the compiled kernel gave nan+nanj.
+    inf = numpy.inf
+    z = numpy.array([complex(-inf, 3), complex(inf, 3), complex(-inf, -2.5),
+                     complex(inf, 0), complex(-inf, 0), complex(2, 0.5)] * 7000,
+                    numpy.complex64)
+
+    def body(a):
+        a **= a
+        return a
+    with numpy.errstate(all="ignore"):
+        want = body(z.copy())
+        got = (cp.jit(body) if jit else body)(cp.asarray(z))
+        _close_or_same_nan(numpy.asarray(got), want, 1e-5)
+
+
+def test_complex_log_and_sqrt_near_the_unit_circle_and_the_largest_float():
+    rng = numpy.random.default_rng(5)
+    th = rng.uniform(0, 6.3, 40000)
+    near = numpy.exp(1j * th) * (1 + rng.standard_normal(40000) * 1e-9)
+    huge = (rng.standard_normal(40000) + 1j * rng.standard_normal(40000)) * 1e307
+    for z in (near, huge):
+        for f, tol in (("log", 4e-15), ("sqrt", 4e-16)):
+            want = getattr(numpy, f)(z)
+            got = numpy.asarray(getattr(cp, f)(cp.asarray(z)))
+            err = numpy.abs(got - want) / numpy.abs(want)
+            assert err.max() < tol, (f, err.max())
+
+
+@pytest.mark.parametrize("shape", [(3, 4), (5,), (2, 3, 4), (2, 0, 3), (300, 400)])
+def test_argwhere_and_nonzero_have_numpys_layout(shape):
+    # 413:640: argwhere's result is the transpose of an (ndim, count) array in
+    # NumPy, so its reshape copies; cpnumeric's was C-contiguous and a write
+    # through the reshape changed it. nonzero's are columns of one array.
+    x = numpy.random.default_rng(0).integers(0, 2, shape)
+    a = cp.asarray(x)
+    got, want = cp.argwhere(a), numpy.argwhere(x)
+    same(got, want)
+    if want.size:
+        assert got.strides == want.strides
+    r, rn = got.reshape(-1), want.reshape(-1)
+    if r.size:
+        r[0], rn[0] = 99, 99
+    same(got, want)
+    for g, w in zip(cp.nonzero(a), numpy.nonzero(x)):
+        same(g, w)
+        if w.size:
+            assert g.strides == w.strides
+
+
+@pytest.mark.parametrize("dt", ["complex64", "complex128"])
+def test_complex_multiply_is_numpys_fused_array_loop(dt):
+    # 412:543: (2.4e213 - 3.1e213j) ** 2 by multiply is -inf-infj in NumPy's
+    # array loop (fmaddsub: fma(a, c, -bd)), was nan-infj (ac - bd = inf - inf).
+    inf, nan = numpy.inf, numpy.nan
+    parts = [0.0, -0.0, 1.5, -2.0, inf, -inf, nan, 3e200, -2.5e200, 1e-200,
+             3e30, -2e30, 1.7e308]
+    vals = numpy.array([complex(a, b) for a, b in itertools.product(parts, parts)])
+    with numpy.errstate(all="ignore"):
+        x = numpy.repeat(vals, len(vals)).astype(dt)
+        y = numpy.tile(vals, len(vals)).astype(dt)
+        for want, got in [(x * y, cp.asarray(x) * cp.asarray(y)),
+                          (numpy.square(x), cp.square(cp.asarray(x)))]:
+            # (NumPy's loop for other strides is unfused: a complex64
+            # x[::-3] * y[::-3] differs from its contiguous product there)
+            got = numpy.asarray(got)
+            for p in ("real", "imag"):
+                g, w = getattr(got, p), getattr(want, p)
+                assert ((numpy.isnan(g) & numpy.isnan(w)) | (g == w)).all(), p

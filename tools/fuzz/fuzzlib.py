@@ -161,6 +161,8 @@ LEXICOGRAPHIC = SORTS | {"max", "min", "amax", "amin", "maximum", "minimum",
 # Matrix products, which BLAS computes (complex infinities: kernel-specific).
 BLAS_PRODUCTS = {"MatMult", "matmul", "dot", "vdot", "inner", "tensordot",
                  "einsum", "multi_dot", "matrix_power", "kron", "outer"}
+# Elementwise complex products (NumPy's loops for them differ by layout).
+ELEMENT_PRODUCTS = {"Mult", "multiply", "square"}
 # Products of many factors: their magnitude bound is max|x| ** count.
 PRODUCTS = {"prod", "cumprod", "nanprod", "matrix_power", "Pow", "power",
             "float_power", "accumulate"}
@@ -220,7 +222,7 @@ def _constants(tree):
 
 
 class StmtInfo:
-    __slots__ = ("reads", "rebinds", "writes", "ops", "op", "consts")
+    __slots__ = ("reads", "rebinds", "writes", "ops", "op", "consts", "at_targets")
 
     def __init__(self, text):
         tree = ast.parse(text)
@@ -230,6 +232,7 @@ class StmtInfo:
         self.ops = set()
         self.op = None
         self.consts = _constants(tree)
+        self.at_targets = set()  # names given to ufunc.at as its array
         for node in ast.walk(tree):
             if isinstance(node, ast.keyword) and node.arg:
                 self.ops.add("kw:" + node.arg)
@@ -262,6 +265,8 @@ class StmtInfo:
                     f.attr if isinstance(f, ast.Attribute) else None)
                 if name:
                     self.ops.add(name)
+                if name == "at" and node.args and isinstance(node.args[0], ast.Name):
+                    self.at_targets.add(node.args[0].id)
             elif isinstance(node, ast.Attribute):
                 self.ops.add(node.attr)
         body = tree.body[0] if tree.body else None
@@ -731,6 +736,13 @@ class Analysis:
                             c = math.inf
                     if not (c <= COND_LIMIT):
                         ill = f"condition number {c:.3g} of {k}"
+        for k in info.at_targets:
+            v = self.ns.get(k)
+            if isinstance(v, numpy.ndarray) and not v.flags.writeable:
+                # NumPy's ufunc.at writes into read-only arrays (its check is
+                # missing: `a.imag` of a real array); cpnumeric raises, as
+                # NumPy's setitem and in-place operators do
+                ill = f"ufunc.at into the read-only array {k}"
         code = compile(text, f"<stmt {i}>", "exec")
         err, out = run_statement(code, self.ns)
         if err:
@@ -788,6 +800,24 @@ class Analysis:
                     # or inf as the BLAS kernel computes
                     ill = f"non-finite complex {k} in a matrix product"
                     break
+        if err is None and ill is None and (info.ops & ELEMENT_PRODUCTS):
+            for k, v in pre_vals.items():
+                a = _as_array(v)
+                if a is None or a.dtype.kind != "c" or not a.size:
+                    continue
+                with numpy.errstate(all="ignore"):
+                    parts = numpy.abs(numpy.concatenate([a.real.ravel(), a.imag.ravel()]))
+                    m = float(parts[numpy.isfinite(parts)].max(initial=0.0))
+                big = m > 0 and 2 * math.log(m) > math.log(float(numpy.finfo(a.dtype).max))
+                strided = "[" in text or not (isinstance(v, numpy.ndarray) and
+                                              v.flags.c_contiguous)
+                if big and strided:
+                    # NumPy's complex multiply loops differ where a part's
+                    # products overflow: its SIMD loop (contiguous operands,
+                    # which cpnumeric's kernels follow) fuses ac - bd, its
+                    # loop for other strides does not (-inf or NaN)
+                    ill = f"complex products of {k} overflow on strided operands"
+                    break
         if err is None and ill is None and (info.ops & F16_SUMS):
             for k, v in pre_vals.items():
                 a = _as_array(v)
@@ -806,6 +836,16 @@ class Analysis:
                 if _value_kind(self.ns[k]) == "int" and \
                         numpy.asarray(self.ns[k]).dtype.kind in "iu":
                     ill = f"integer result {k} of an inexact operation"
+                    break
+        if err is None and ill is None:
+            for k in changed:
+                a = self.ns[k]
+                if isinstance(a, numpy.ndarray) and a.dtype == numpy.bool_ and \
+                        a.size and a.view(numpy.uint8).max() > 1:
+                    # a byte other than 0 or 1 written into a bool array
+                    # through an integer view: cpnumeric's bools are truth
+                    # values (docs/numpy-api.md), NumPy keeps the byte
+                    ill = f"bool array {k} holds a byte other than 0 and 1"
                     break
         if err is None and ill is None:
             for k in changed:
