@@ -4,19 +4,22 @@
 // Complex elements lower to the complex dialect inside the generic body; the
 // parts are complex.re / complex.im, and cpn.complex builds a value from them.
 // In the JIT's pipeline they end as LLVM struct {f64, f64} loads, stores and
-// float arithmetic on the parts. A product is NumPy's (ac - bd) + (ad + bc)i
-// on the parts (complex.mul's lowering would recover infinities from NaNs).
+// float arithmetic on the parts. A product is NumPy's array loop on the
+// parts, fma(a, c, -bd) + i fma(a, d, bc) (complex.mul's lowering would
+// recover infinities from NaNs).
 // CHECK-LABEL: func @mul_conj
 // CHECK: linalg.generic
 // CHECK: complex.conj
 // CHECK-NOT: complex.mul
-// CHECK: arith.mulf
-// CHECK: arith.subf
+// CHECK: %[[BD:.*]] = arith.mulf
+// CHECK: math.fma
+// CHECK: arith.negf %[[BD]]
+// CHECK: math.fma
 // CHECK: complex.create
 // LLVM-LABEL: llvm.func @mul_conj
 // LLVM-NOT: complex.
 // LLVM: llvm.load %{{.*}} : !llvm.ptr -> !llvm.struct<(f64, f64)>
-// LLVM: llvm.fmul
+// LLVM: llvm.intr.fma
 // LLVM: llvm.store %{{.*}} : !llvm.struct<(f64, f64)>, !llvm.ptr
 func.func @mul_conj(%a: memref<8xcomplex<f64>>, %b: memref<8xcomplex<f64>>, %out: memref<8xcomplex<f64>>) {
   %ta = bufferization.to_tensor %a restrict : memref<8xcomplex<f64>> to tensor<8xcomplex<f64>>
