@@ -172,6 +172,23 @@ Value scalar::emitFloatUnary(OpBuilder &b, Location loc, StringRef name,
   return {};
 }
 
+Value scalar::floatMinMax(OpBuilder &b, Location loc, StringRef name, Value x,
+                          Value y, bool tiesToFirst) {
+  bool isMax = name == "maximum" || name == "fmax";
+  bool nanWins = name == "maximum" || name == "minimum";
+  // x wins when it is strictly on the right side of y (or equal, for
+  // tiesToFirst), or when it is the NaN that propagates (maximum/minimum)
+  // or y is the NaN that is skipped (fmax/fmin). Equal values are +-0 or
+  // the same value: the winner decides the sign of a zero.
+  CmpFPredicate p = isMax ? (tiesToFirst ? CmpFPredicate::OGE : CmpFPredicate::OGT)
+                          : (tiesToFirst ? CmpFPredicate::OLE : CmpFPredicate::OLT);
+  Value side = cmpF(b, loc, p, x, y);
+  Value nan = nanWins ? cmpF(b, loc, CmpFPredicate::UNO, x, x)
+                      : cmpF(b, loc, CmpFPredicate::UNO, y, y);
+  Value wins = arith::OrIOp::create(b, loc, side, nan);
+  return sel(b, loc, wins, x, y);
+}
+
 Value scalar::emitFloatBinary(OpBuilder &b, Location loc, StringRef name,
                               Value x, Value y) {
   if (name == "add")
@@ -190,14 +207,9 @@ Value scalar::emitFloatBinary(OpBuilder &b, Location loc, StringRef name,
     return arith::RemFOp::create(b, loc, x, y);
   if (name == "power")
     return math::PowFOp::create(b, loc, x, y);
-  if (name == "maximum")
-    return arith::MaximumFOp::create(b, loc, x, y);
-  if (name == "minimum")
-    return arith::MinimumFOp::create(b, loc, x, y);
-  if (name == "fmax")
-    return arith::MaxNumFOp::create(b, loc, x, y);
-  if (name == "fmin")
-    return arith::MinNumFOp::create(b, loc, x, y);
+  if (name == "maximum" || name == "minimum" || name == "fmax" ||
+      name == "fmin")
+    return floatMinMax(b, loc, name, x, y, /*tiesToFirst=*/false);
   if (name == "copysign")
     return callLibm(b, loc, "copysign", {x, y});
   if (name == "arctan2")

@@ -119,6 +119,10 @@ Value mlir::cpn::emitScalarUfunc(OpBuilder &b, Location loc, StringRef name,
     return cmpI(b, loc, CmpIPredicate::slt, bits, cstI(b, loc, it, 0));
   }
   Value r;
+  if (t.isF16() && args.size() == 2 &&
+      (name == "maximum" || name == "minimum" || name == "fmax" ||
+       name == "fmin")) // NumPy's half loops: the first operand on a tie
+    return floatMinMax(b, loc, name, x, args[1], /*tiesToFirst=*/true);
   if (t.isF16() && isa<FloatType>(resultType)) {
     // NumPy's half loops: compute in float32, round the result to half.
     Type f32 = b.getF32Type();
@@ -318,6 +322,20 @@ Value mlir::cpn::emitReductionCombine(OpBuilder &b, Location loc,
     return arith::OrIOp::create(b, loc, acc, truthy(b, loc, x));
   if (kind == "all")
     return arith::AndIOp::create(b, loc, acc, truthy(b, loc, x));
+  if ((kind == "min" || kind == "max") && isa<FloatType>(t)) {
+    // IEEE's maximum/minimum (NaN propagates, -0 < +0), which LLVM
+    // vectorizes as a reduction; a select's ties (floatMinMax, the
+    // elementwise ufuncs) would keep the loop scalar. NumPy's own
+    // reductions leave a tie of +-0 to their lane order.
+    Value a = acc, v = x;
+    if (t.isF16()) {
+      a = arith::ExtFOp::create(b, loc, b.getF32Type(), acc);
+      v = arith::ExtFOp::create(b, loc, b.getF32Type(), x);
+    }
+    Value r = kind == "min" ? (Value)arith::MinimumFOp::create(b, loc, a, v)
+                            : (Value)arith::MaximumFOp::create(b, loc, a, v);
+    return t.isF16() ? (Value)arith::TruncFOp::create(b, loc, t, r) : r;
+  }
   StringRef ufunc = kind == "sum"    ? "add"
                     : kind == "prod" ? "multiply"
                     : kind == "min"  ? "minimum"

@@ -63,6 +63,12 @@ Value callLibm(OpBuilder &b, Location loc, StringRef name, ValueRange args);
 Value emitFloatUnary(OpBuilder &b, Location loc, StringRef name, Value x);
 Value emitFloatBinary(OpBuilder &b, Location loc, StringRef name, Value x,
                       Value y);
+/// NumPy's elementwise maximum/minimum/fmax/fmin of floats: a select, whose
+/// tie (+-0) gives the second operand as NumPy's float32/float64 loops (their
+/// SIMD max/min) or the first (`tiesToFirst`) as its float16 loops; NaN
+/// propagates (maximum/minimum) or is skipped (fmax/fmin).
+Value floatMinMax(OpBuilder &b, Location loc, StringRef name, Value x, Value y,
+                  bool tiesToFirst);
 
 // ScalarIntOps.cpp: integer and bool operands, unsigned when `isUnsigned`.
 Value emitIntUnary(OpBuilder &b, Location loc, StringRef name, Value x,

@@ -290,3 +290,23 @@ func.func @reciprocal_int(%x: tensor<4xi64>) -> tensor<4xi64> {
   %r = cpn.reciprocal %x : tensor<4xi64> -> tensor<4xi64>
   return %r : tensor<4xi64>
 }
+
+// -----
+
+// Elementwise maximum/minimum of floats are NumPy's selects: a tie (+-0)
+// gives the second operand for float64 (its SIMD loops), the first for
+// float16 (its half loops); NaN propagates. A max reduction combines with
+// IEEE's maximumf, which LLVM vectorizes.
+// CHECK-LABEL: func @min_max_ties
+// CHECK: arith.cmpf ogt
+// CHECK: arith.cmpf uno
+// CHECK: arith.select
+// CHECK: arith.cmpf ole
+// CHECK: arith.select
+// CHECK: arith.maximumf
+func.func @min_max_ties(%a: tensor<8xf64>, %b: tensor<8xf64>, %h: tensor<8xf16>, %g: tensor<8xf16>) -> (tensor<8xf64>, tensor<8xf16>, tensor<f64>) {
+  %m = cpn.maximum %a, %b : tensor<8xf64>, tensor<8xf64> -> tensor<8xf64>
+  %n = cpn.minimum %h, %g : tensor<8xf16>, tensor<8xf16> -> tensor<8xf16>
+  %r = cpn.reduce %a {kind = "max", axes = array<i64: 0>} : tensor<8xf64> -> tensor<f64>
+  return %m, %n, %r : tensor<8xf64>, tensor<8xf16>, tensor<f64>
+}
