@@ -231,6 +231,78 @@ def store_out(result, out):
     return out
 
 
+def _permuted_contiguous(arr):
+    """The axis order (outermost first) in which the exact NumPy array
+    `arr` is C-contiguous with positive strides, when it is not in C order
+    but a transpose of such an array; else None."""
+    if type(arr) is not _np.ndarray or arr.ndim < 2 or arr.size <= 1 \
+            or not is_supported(arr.dtype):
+        return None
+    order = tuple(sorted(range(arr.ndim), key=lambda k: -arr.strides[k]))
+    t = arr.transpose(order)
+    return order if t.flags.c_contiguous and min(t.strides) > 0 else None
+
+
+def _inverse_axes(order):
+    inv = [0] * len(order)
+    for i, k in enumerate(order):
+        inv[k] = i
+    return inv
+
+
+def k_order(arrays, shape):
+    """NumPy's order='K' for an elementwise result of `shape` computed from
+    `arrays` (our arrays, broadcast to shape): the axis order, outermost first,
+    that NumPy's iterator chooses (axes moved inward only where every operand
+    with strides on both agrees that they should be, as its
+    find_best_axis_ordering), or None for C order (the common case: whole
+    arrays, operands that disagree, or size-1 axes only)."""
+    nd = len(shape)
+    if nd < 2:
+        return None
+    for a in arrays:
+        if type(a) is ndarray and not a._whole:
+            break
+    else:
+        return None  # whole arrays (and scalars): C order
+    strides = []
+    for a in arrays:
+        if type(a) is not ndarray or a._part is not None:
+            continue
+        sh = a._shape
+        st = list(c_strides(sh) if a._whole else a._strides)
+        lead = nd - len(sh)  # broadcast leading axes: no stride
+        strides.append([0 if k < lead or sh[k - lead] == 1 else abs(st[k - lead])
+                        for k in range(nd)])
+    # NumPy's insertion sort, innermost axis first: axis `cur` moves inward
+    # past `inner` while the first operand with strides on both says so and
+    # none says otherwise; an operand without strides on both is no vote.
+    perm = list(range(nd - 1, -1, -1))
+    for i in range(1, nd):
+        cur = perm[i]
+        pos = i
+        for j in range(i - 1, -1, -1):
+            inner = perm[j]
+            ambig, swap = True, False
+            for st in strides:
+                if st[cur] and st[inner]:
+                    if st[inner] <= st[cur]:
+                        swap = False
+                    elif ambig:
+                        swap = True
+                    ambig = False
+            if not ambig:
+                if swap:
+                    pos = j
+                else:
+                    break
+        if pos != i:
+            del perm[i]
+            perm.insert(pos, cur)
+    order = tuple(reversed(perm))
+    return None if order == tuple(range(nd)) else order
+
+
 def _uint(itemsize):
     return _np.dtype(f"u{itemsize}")
 
@@ -333,11 +405,25 @@ class ndarray(_cpn.ArrayBase):
 
     @staticmethod
     def _from_eager(arr):
-        """An eager array holding `arr` (a fresh NumPy array it now owns)."""
+        """An eager array holding `arr` (a fresh NumPy array it now owns).
+        A fresh array in another axis order (NumPy's order='K' result of
+        transposed operands) keeps its layout: its C-contiguous transpose is
+        held and the array is the transposed view of it."""
         r = _cpn.wrap_eager(arr)
         if r is None:  # not C-contiguous, or a subclass
-            r = _cpn.wrap_eager(_np.ascontiguousarray(arr))
+            order = _permuted_contiguous(arr)
+            if order is None:
+                return _cpn.wrap_eager(_np.ascontiguousarray(arr))
+            held = _cpn.wrap_eager(arr.transpose(order))
+            if held is None:
+                return _cpn.wrap_eager(_np.ascontiguousarray(arr))
+            return held._axes_view(_inverse_axes(order))
         return r
+
+    def _axes_view(self, axes):
+        """The view of self with its axes in the order `axes` (transpose)."""
+        return self._view([self._shape[i] for i in axes],
+                          [self._strides[i] for i in axes], self._offset)
 
     def _eager(self):
         """This view's elements as a NumPy view of the eager base, or None when

@@ -127,7 +127,8 @@ ascontiguousarray = asarray
 
 
 def copy(a, order="K", subok=False):
-    return _core.asndarray(a).copy()
+    from . import _manip
+    return _manip.copy_array(_core.asndarray(a), order)
 
 
 def arange(start, stop=None, step=None, dtype=None, *, like=None):

@@ -447,14 +447,41 @@ def astype(a, dtype, order="K", casting="unsafe", subok=True, copy=True):
         return a
     _core.supported_dtype(dt)
     _core.complex_warning(a._dtype, dt)
-    node = a._node()
-    node = record("cast" if dt != a._dtype else "copy", [node], a._shape, dt)
-    return ndarray._from_node(node, a._shape, dt)
+    return _copy_in_order(a, "cast" if dt != a._dtype else "copy", dt, order)
 
 
-def copy_array(a, order="K"):
-    return ndarray._from_node(record("copy", [a._node()], a._shape, a._dtype),
-                              a._shape, a._dtype)
+def _axis_order(a, order):
+    """The axis order (outermost first) of a copy of `a` in NumPy's memory
+    `order` ('C', 'F', 'A' or 'K'), None for C order."""
+    nd = len(a._shape)
+    if nd < 2 or order in ("C", None):
+        return None
+    if order == "F":
+        return tuple(range(nd - 1, -1, -1))
+    if order == "A":
+        f = tuple(range(nd - 1, -1, -1))
+        t = a._axes_view(f)
+        return f if (not a._whole and t._part is None
+                     and list(t._strides) == list(_core.c_strides(t._shape))) else None
+    if order == "K":
+        return _core.k_order([a], a._shape)
+    raise ValueError(f"order must be one of 'C', 'F', 'A', or 'K' (got {order!r})")
+
+
+def _copy_in_order(a, op, dt, order):
+    """`op` (copy or cast to dt) of `a`, its result laid out in NumPy's
+    memory `order` (a transposed view of a C-contiguous result)."""
+    axes = _axis_order(a, order)
+    if axes is None:
+        return ndarray._from_node(record(op, [a._node()], a._shape, dt), a._shape, dt)
+    t = a._axes_view(axes)
+    r = ndarray._from_node(record(op, [t._node()], t._shape, dt), t._shape, dt)
+    return r._axes_view(_core._inverse_axes(axes))
+
+
+def copy_array(a, order="C"):
+    """ndarray.copy (order 'C' by default; np.copy passes NumPy's 'K')."""
+    return _copy_in_order(a, "copy", a._dtype, order)
 
 
 def fill(a, value):

@@ -62,6 +62,22 @@ def _is_py_scalar(x):
     return isinstance(x, (bool, int, float, complex)) and not isinstance(x, _np.generic)
 
 
+def _k_operands(args, shape, order):
+    """The operands (our arrays broadcast to `shape`, scalars) of an
+    elementwise op computed in the axis order `order` (NumPy's order='K',
+    _core.k_order), and that permuted shape; the result, C-contiguous in
+    it, is returned as its transpose back to `shape`."""
+    from . import _manip
+    res = []
+    for a in args:
+        if isinstance(a, ndarray):
+            b = a if a._shape == shape else _manip.broadcast_to(a, shape)
+            res.append(b._axes_view(order))
+        else:
+            res.append(a)
+    return res, tuple(shape[k] for k in order)
+
+
 def _in_type(x):
     """What resolve_dtypes takes for an operand: a dtype, or a Python scalar
     type for NEP 50's weak scalars."""
@@ -278,13 +294,17 @@ class ufunc(_cpn.UfuncBase):
             c = _decided_comparison(self._op, args, loop)
             if c is not None:
                 return ndarray._from_node(_constant_bool(c, shape), shape, out_dt)
+        order = _core.k_order(args, shape) if len(shape) > 1 else None
+        if order is not None:
+            args, shape = _k_operands(args, shape, order)
         nodes = []
         for a, dt in zip(args, loop):
             if type(a) is ndarray:
                 nodes.append(a._node() if dt == a._dtype else a._node_as(shape, dt))
             else:
                 nodes.append(_core.splat(a, shape, dt))
-        return ndarray._from_node(record(self._op, nodes, shape, out_dt), shape, out_dt)
+        r = ndarray._from_node(record(self._op, nodes, shape, out_dt), shape, out_dt)
+        return r if order is None else r._axes_view(_core._inverse_axes(order))
 
     def _call(self, args, out, where, casting, dtype, kwargs):
         if len(args) != self.nin:
@@ -352,6 +372,14 @@ class ufunc(_cpn.UfuncBase):
         shape = full
         if self._op == "power" and loop[1].kind == "i":
             _check_int_power(args[1], shape)  # after the casting check, as NumPy's loop
+        order = None
+        if out is None and len(shape) > 1:
+            # NumPy's order='K': the result's axes in its operands' order
+            order = _core.k_order(args if w is None else list(args) + [w], shape)
+            if order is not None:
+                if w is not None:
+                    w = _k_operands([w], shape, order)[0][0]
+                args, shape = _k_operands(args, shape, order)
         c = _decided_comparison(self._op, args, loop)
         if c is not None:
             res = _constant_bool(c, shape)
@@ -367,7 +395,8 @@ class ufunc(_cpn.UfuncBase):
             if w is not None:
                 res = record("select", [w._node_as(shape), res,
                                         _core.splat(0, shape, out_dt)], shape, out_dt)
-            return ndarray._from_node(res, shape, out_dt)
+            r = ndarray._from_node(res, shape, out_dt)
+            return r if order is None else r._axes_view(_core._inverse_axes(order))
         if out_dt != out._dtype:
             res = record("cast", [res], shape, out._dtype)
         if w is not None:
@@ -657,10 +686,14 @@ def where(condition, x=None, y=None):
     dt = _np.result_type(*[v if _is_py_scalar(v) else _in_type(v) for v in (x, y)])
     xs, ys = (_where_operand(v, dt) for v in (x, y))
     shape = _np.broadcast_shapes(c._shape, xs._shape, ys._shape)
+    order = _core.k_order((c, xs, ys), shape) if len(shape) > 1 else None
+    if order is not None:  # NumPy's order='K'
+        (c, xs, ys), shape = _k_operands((c, xs, ys), shape, order)
     cn = c._node_as(shape, _np.dtype(bool))
     node = record("select", [cn, xs._node_as(shape, dt), ys._node_as(shape, dt)],
                   shape, dt)
-    return ndarray._from_node(node, shape, dt)
+    r = ndarray._from_node(node, shape, dt)
+    return r if order is None else r._axes_view(_core._inverse_axes(order))
 
 
 def dispatch_numpy_ufunc(npufunc, method, inputs, kwargs):

@@ -231,8 +231,11 @@ def test_fast_path_results_are_independent_arrays(eager):
     y[0] = 42.0
     assert float(x[0]) == 0.0
     assert y._base is not x._base and y._whole and y._strides == (1,) and y._offset == 0
-    z = cp.asarray(numpy.arange(6.0).reshape(2, 3)).T * 1.0  # F-ordered NumPy result
-    assert z._base.np.flags.c_contiguous and z._strides == (2, 1)
+    # An F-ordered NumPy result keeps NumPy's layout (order='K'): a transposed
+    # view of a C-contiguous base, so that its reshape copies as NumPy's does.
+    z = cp.asarray(numpy.arange(6.0).reshape(2, 3)).T * 1.0
+    assert z._base.np.flags.c_contiguous and z._strides == (1, 3)
+    assert z.strides == (numpy.arange(6.0).reshape(2, 3).T * 1.0).strides
     numpy.testing.assert_array_equal(cp.asnumpy(z), numpy.arange(6.0).reshape(2, 3).T)
 
 

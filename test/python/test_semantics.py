@@ -819,3 +819,45 @@ def test_signed_zero_constants_keep_their_sign():
     for g, r in zip(got, ref):
         same(g, r)
         assert (numpy.signbit(numpy.asarray(g).real) == numpy.signbit(r.real)).all()
+
+
+def _k_cases(m):
+    base = m.arange(60.0).reshape(4, 5, 3)
+    t = m.moveaxis(base, 2, 0)               # (3, 4, 5), axes (1, 2, 0) outermost
+    c = m.ones((3, 4, 5))
+    f = m.arange(24.0).reshape(2, 3, 4).T   # F order
+    return {
+        "T + 1": lambda: t + 1,
+        "sqrt(T)": lambda: m.sqrt(t),
+        "T + row": lambda: t + m.ones(5),
+        "T + C (C wins a conflict)": lambda: t + c,
+        "C + T": lambda: c + t,
+        "T <= T": lambda: m.less_equal(t, t),
+        "where": lambda: m.where(t > 3, t, 0),
+        "clip": lambda: m.clip(t, 3, 30),
+        "astype": lambda: t.astype(m.float32),
+        "astype C": lambda: t.astype(m.float32, order="C"),
+        "copy (C)": lambda: t.copy(),
+        "np.copy (K)": lambda: m.copy(t),
+        "copy F": lambda: t.copy(order="F"),
+        "copy A of F": lambda: f.copy(order="A"),
+        "F * 2": lambda: f * 2,
+        "negative slice": lambda: c[:, ::2, ::-1] + 1,
+        "add where=": lambda: m.add(t, 1, where=t > 3, out=m.zeros((3, 4, 5))),
+    }
+
+
+@pytest.mark.parametrize("case", sorted(_k_cases(numpy)))
+def test_elementwise_results_keep_numpys_order_k_layout(case):
+    # fuzz 414:119: NumPy lays an elementwise result out in its operands'
+    # axis order (order='K'), so `result.reshape(...)` of a transposed
+    # operand's result copies; cpnumeric's were C-contiguous and the reshape
+    # was a view that a later write to the result changed.
+    want = _k_cases(numpy)[case]()
+    got = _k_cases(cp)[case]()
+    numpy.testing.assert_array_equal(numpy.asarray(got), want)
+    assert got.strides == want.strides
+    rw, rg = want.reshape(-1), got.reshape(-1)
+    want[...] = -7
+    got[...] = -7
+    numpy.testing.assert_array_equal(numpy.asarray(rg), rw)
