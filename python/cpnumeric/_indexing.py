@@ -327,8 +327,8 @@ def argwhere(a):
     a = _as(a)
     if a.ndim == 0:
         return _nonzero_rows(a.reshape(1), by_dim=True)[:, :0]
-    if eager([a]):  # NumPy's layout: the transpose of (ndim, count)
-        return wrap(_np.ascontiguousarray(_np.argwhere(a._eager()).T)).T
+    if eager([a]):  # NumPy's layout (the transpose of (ndim, count)) kept
+        return wrap(_np.argwhere(a._eager()))
     return _nonzero_rows(a, by_dim=True)
 
 

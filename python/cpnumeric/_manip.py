@@ -153,6 +153,10 @@ def setitem(a, key, value):
             v._eager()[...] = src
             return
     if isinstance(value, ndarray):
+        extra = len(value._shape) - len(v._shape)
+        if extra > 0 and all(d == 1 for d in value._shape[:extra]):
+            # NumPy's assignment drops a value's leading unit axes
+            value = reshape(value, value._shape[extra:])
         if _np.broadcast_shapes(value._shape, v._shape) != v._shape:
             raise ValueError(f"could not broadcast input array from shape "
                              f"{value._shape} into shape {v._shape}")

@@ -343,3 +343,22 @@ def test_min_max_of_signed_zeros_and_nans_pick_numpys_operand(dt, f):
         got = numpy.asarray(getattr(cp, f)(cp.asarray(a), cp.asarray(b)))
         assert (numpy.signbit(got) == numpy.signbit(want)).all()
         assert ((got == want) | (numpy.isnan(got) & numpy.isnan(want))).all()
+
+
+@pytest.mark.parametrize("jit", [False, True])
+def test_assignment_drops_the_values_leading_unit_axes(jit):
+    # 415:1854 (jit): np.copyto(a1, a2) of a (1, 1) a2 into a (1,) a1 raised
+    # "could not broadcast"; NumPy's assignment drops leading unit axes.
+    def body(m, x):
+        a = m.zeros((2, 3))
+        a[...] = x
+        b = m.zeros(3)
+        m.copyto(b, x[:, :, :1, :])
+        c = m.ones((1,))
+        m.copyto(c, m.ones((1, 1)) * 9)
+        return a, b, c
+    x = numpy.arange(6.0).reshape(1, 1, 2, 3)
+    want = body(numpy, x)
+    f = cp.jit(lambda v: body(cp, v)) if jit else (lambda v: body(cp, v))
+    for g, w in zip(f(cp.asarray(x)), want):
+        same(g, w)

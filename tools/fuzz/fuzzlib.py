@@ -161,6 +161,25 @@ LEXICOGRAPHIC = SORTS | {"max", "min", "amax", "amin", "maximum", "minimum",
 # Matrix products, which BLAS computes (complex infinities: kernel-specific).
 BLAS_PRODUCTS = {"MatMult", "matmul", "dot", "vdot", "inner", "tensordot",
                  "einsum", "multi_dot", "matrix_power", "kron", "outer"}
+# Ops that skip NaNs (a signaling NaN is not skipped by NumPy's).
+NAN_SKIPPING = {"fmin", "fmax", "nanmin", "nanmax", "nanargmin", "nanargmax"}
+_QUIET_BIT = {2: 0x200, 4: 0x400000, 8: 1 << 51}
+
+
+def _has_signaling_nan(a):
+    """Whether the float or complex array a holds a signaling NaN."""
+    if a is None or a.dtype.kind not in "fc" or not a.size:
+        return False
+    if a.dtype.kind == "c":
+        return _has_signaling_nan(a.real) or _has_signaling_nan(a.imag)
+    nan = numpy.isnan(a)
+    if not nan.any():
+        return False
+    n = a.dtype.itemsize
+    bits = numpy.ascontiguousarray(a[nan]).view(f"u{n}").astype(numpy.uint64)
+    return bool(((bits & numpy.uint64(_QUIET_BIT[n])) == 0).any())
+
+
 # Elementwise complex products (NumPy's loops for them differ by layout).
 ELEMENT_PRODUCTS = {"Mult", "multiply", "square"}
 # Products of many factors: their magnitude bound is max|x| ** count.
@@ -817,6 +836,14 @@ class Analysis:
                     # which cpnumeric's kernels follow) fuses ac - bd, its
                     # loop for other strides does not (-inf or NaN)
                     ill = f"complex products of {k} overflow on strided operands"
+                    break
+        if err is None and ill is None and (info.ops & NAN_SKIPPING):
+            for k, v in pre_vals.items():
+                if _has_signaling_nan(_as_array(v)):
+                    # NumPy's float16 casts can leave a signaling NaN
+                    # (0x7c01); its fmin/fmax return NaN for one, IEEE's
+                    # quiet NaN is skipped
+                    ill = f"{k} holds a signaling NaN, given to a NaN-skipping op"
                     break
         if err is None and ill is None and (info.ops & F16_SUMS):
             for k, v in pre_vals.items():
