@@ -241,7 +241,8 @@ def _constants(tree):
 
 
 class StmtInfo:
-    __slots__ = ("reads", "rebinds", "writes", "ops", "op", "consts", "at_targets")
+    __slots__ = ("reads", "rebinds", "writes", "ops", "op", "consts", "at_targets",
+                 "index_writes")
 
     def __init__(self, text):
         tree = ast.parse(text)
@@ -252,6 +253,8 @@ class StmtInfo:
         self.op = None
         self.consts = _constants(tree)
         self.at_targets = set()  # names given to ufunc.at as its array
+        # (array written through a subscript, names in its key)
+        self.index_writes = []
         for node in ast.walk(tree):
             if isinstance(node, ast.keyword) and node.arg:
                 self.ops.add("kw:" + node.arg)
@@ -260,6 +263,12 @@ class StmtInfo:
             if isinstance(node, ast.Assign) and any(
                     isinstance(t, ast.Subscript) for t in node.targets):
                 self.ops.add("setitem")
+            for t in (node.targets if isinstance(node, ast.Assign) else
+                      [node.target] if isinstance(node, ast.AugAssign) else []):
+                if isinstance(t, ast.Subscript) and isinstance(t.value, ast.Name):
+                    self.index_writes.append(
+                        (t.value.id, {n.id for n in ast.walk(t.slice)
+                                      if isinstance(n, ast.Name)}))
             if isinstance(node, ast.Name) and VAR_RE.match(node.id):
                 if isinstance(node.ctx, ast.Load):
                     self.reads.add(node.id)
@@ -755,6 +764,17 @@ class Analysis:
                             c = math.inf
                     if not (c <= COND_LIMIT):
                         ill = f"condition number {c:.3g} of {k}"
+        for k, names in info.index_writes:
+            v = self.ns.get(k)
+            for n in names:
+                key = self.ns.get(n)
+                if n != k and isinstance(v, numpy.ndarray) and \
+                        isinstance(key, numpy.ndarray) and key.dtype.kind in "biu" \
+                        and key.size and numpy.shares_memory(v, key):
+                    # an index array in the memory it indexes for writing:
+                    # NumPy's loop reads it as it writes (the order of its
+                    # iteration decides), cpnumeric's reads it first
+                    ill = f"index {n} shares memory with {k}, written through it"
         for k in info.at_targets:
             v = self.ns.get(k)
             if isinstance(v, numpy.ndarray) and not v.flags.writeable:
