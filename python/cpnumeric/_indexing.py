@@ -112,7 +112,7 @@ def _apply_mode(x, n, mode, message):
 def _three(a, axis):
     """a as (P, N, Q) around `axis`."""
     shape = a._shape
-    return _manip.reshape(a, prod(shape[:axis]), shape[axis], prod(shape[axis + 1:]))
+    return _manip.reshape_to(a, (prod(shape[:axis]), shape[axis], prod(shape[axis + 1:])))
 
 
 def take(a, indices, axis=None, out=None, mode="raise"):
@@ -136,9 +136,10 @@ def take(a, indices, axis=None, out=None, mode="raise"):
         return _core.store_out(zeros(shape, a._dtype), out)
     # _manip's functions on these traced arrays, not the methods (whose eager
     # dispatch costs a few us each).
-    r = _manip.reshape(libcall("take", [_three(a, axis), _manip.ravel(ind)],
-                               (prod(a._shape[:axis]), ind.size, prod(a._shape[axis + 1:])),
-                               a._dtype, [_MODES[mode], axis]), shape)
+    flat_ind = ind if ind.ndim == 1 else _manip.ravel(ind)
+    r = _manip.reshape_to(libcall("take", [_three(a, axis), flat_ind],
+                                  (prod(a._shape[:axis]), ind.size, prod(a._shape[axis + 1:])),
+                                  a._dtype, [_MODES[mode], axis]), shape)
     if scalar and not shape:
         return r
     return _core.store_out(r, out)

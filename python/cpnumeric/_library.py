@@ -58,9 +58,9 @@ def rows(a, axis):
     lead = moved._shape[:-1]
     # _manip's functions, not the methods (their eager dispatch costs a few
     # us on a traced array).
-    two = _manip.reshape(moved, prod(lead), moved._shape[-1])
+    two = _manip.reshape_to(moved, (prod(lead), moved._shape[-1]))
 
     def back(r):  # C-contiguous, as NumPy's results (a copy if axis moved)
         return _core.fresh(
-            _manip.moveaxis(_manip.reshape(r, lead + (r._shape[-1],)), -1, axis))
+            _manip.moveaxis(_manip.reshape_to(r, lead + (r._shape[-1],)), -1, axis))
     return two, back

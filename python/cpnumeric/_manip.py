@@ -211,6 +211,15 @@ def _reshape_order(a, order):
     return o
 
 
+def reshape_to(a, shape):
+    """reshape(a, shape) for callers inside the package: `shape` a tuple of
+    ints of a's size. A whole array (C-contiguous) is viewed at once,
+    without reshape's argument parsing (a few us a call)."""
+    if a._whole:
+        return a._view(shape, c_strides(shape), 0)
+    return reshape(a, shape)
+
+
 def reshape(a, *shape, order="C", copy=None):
     a = _core.asndarray(a)
     shape = _shape_arg(shape)
