@@ -17,6 +17,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Sort.h"
+#include "SortInternal.h"
 
 #include "LibCall.h"
 
@@ -37,13 +38,10 @@
 #include <vector>
 
 namespace {
+using namespace cpnrt::sortdetail;
 using cpnrt::lib::maxThreads;
 using cpnrt::lib::onThreads;
 using cpnrt::lib::threadsFor;
-
-/// Below this many elements per thread a sort stays on one thread (starting
-/// a thread costs about as much as sorting this many elements).
-constexpr int64_t kMinPerThread = int64_t(1) << 15;
 
 /// One sorter per thread (a hwy::Sorter is not shared between threads).
 const hwy::Sorter &sorter() {
@@ -70,9 +68,6 @@ bool before(const hwy::K64V64 &a, const hwy::K64V64 &b) {
 /// one thread against two: float64 535 vs 410 us, float32 340 vs 303 us,
 /// int32 305 vs 260 us; 5 x 10^4 float64 250 vs 220-300 us (session 26).
 constexpr int64_t kMinSortBytesPerThread = int64_t(1) << 17;
-
-/// Elements filled at a time by a partition pass (on the thread's stack).
-constexpr int64_t kBlock = 1024;
 
 /// lt += how many of b[0, m) sort before s, le += how many not after it.
 template <typename K>
@@ -103,65 +98,6 @@ CPN_CLONES void regionsOf(const K *b, int64_t m, const K *sp, int64_t S,
     for (int64_t j = 0; j < S; ++j)
       r += int64_t(before(sp[j], b[i])) + int64_t(!before(b[i], sp[j]));
     rs[i] = uint16_t(r);
-  }
-}
-
-/// Copies keys to the write cursors of their regions (`at`, advanced), for
-/// one thread. With at most four regions each key is written to all four of
-/// the thread's own buffers and only its region's count moves on, then the
-/// buffers are copied out: without branches (random keys mispredicted half
-/// of them) and without a cursor in memory (each write waited on the last
-/// one's cursor). 10^6 int64 on two threads: 3.2 ms -> 1.6 ms.
-template <typename K> class RegionScatter {
-public:
-  explicit RegionScatter(int64_t regions)
-      : buf_(regions <= 4 ? new K[4 * kBlock] : nullptr) {}
-  /// b[0, m) (m <= kBlock), key i to region rs[i].
-  void operator()(const K *b, const uint16_t *rs, int64_t m, int64_t *at,
-                  K *data) {
-    if (!buf_) {
-      for (int64_t i = 0; i < m; ++i)
-        data[at[rs[i]]++] = b[i];
-      return;
-    }
-    K *p0 = buf_.get(), *p1 = p0 + kBlock, *p2 = p1 + kBlock, *p3 = p2 + kBlock;
-    int64_t c0 = 0, c1 = 0, c2 = 0, c3 = 0;
-    for (int64_t i = 0; i < m; ++i) {
-      int64_t r = rs[i];
-      p0[c0] = p1[c1] = p2[c2] = p3[c3] = b[i];
-      c0 += int64_t(r == 0);
-      c1 += int64_t(r == 1);
-      c2 += int64_t(r == 2);
-      c3 += int64_t(r == 3);
-    }
-    const K *from[4] = {p0, p1, p2, p3};
-    const int64_t got[4] = {c0, c1, c2, c3};
-    for (int r = 0; r < 4; ++r)
-      if (got[r]) {
-        std::copy(from[r], from[r] + got[r], data + at[r]);
-        at[r] += got[r];
-      }
-  }
-
-private:
-  std::unique_ptr<K[]> buf_;
-};
-
-/// From t threads' counts per region (counts[c * regions + r]): where each
-/// region starts (start, regions + 1 entries) and where thread c writes its
-/// part of region r (offset[c * regions + r]), threads in order.
-void regionOffsets(const std::vector<int64_t> &counts, int64_t t,
-                   int64_t regions, std::vector<int64_t> &start,
-                   std::vector<int64_t> &offset) {
-  start.assign(regions + 1, 0);
-  offset.assign(t * regions, 0);
-  for (int64_t r = 0; r < regions; ++r) {
-    int64_t at = start[r];
-    for (int64_t c = 0; c < t; ++c) {
-      offset[c * regions + r] = at;
-      at += counts[c * regions + r];
-    }
-    start[r + 1] = at;
   }
 }
 
@@ -283,25 +219,6 @@ void countingSort(const T *src, int64_t stride, int64_t n, T *out) {
   }
 }
 
-/// Copies src[lo, hi) (strided) to dst[0, hi - lo) as W: the numbers first,
-/// in order, and the NaNs from the end; returns how many numbers.
-template <typename W, typename T>
-int64_t copyNaNLast(const T *src, int64_t stride, int64_t lo, int64_t hi,
-                    W *dst) {
-  int64_t m = 0, last = hi - lo;
-  for (int64_t i = lo; i < hi; ++i) {
-    T v = src[i * stride];
-    if constexpr (std::is_floating_point_v<T>) {
-      if (std::isnan(v)) {
-        dst[--last] = W(v);
-        continue;
-      }
-    }
-    dst[m++] = W(v);
-  }
-  return m;
-}
-
 /// As copyNaNLast, for Highway's sort, which must not see +inf either:
 /// Debian's Highway 1.0.3 returns +inf as the largest finite value (its
 /// padding). The infinities go behind the numbers with the NaNs; sortRow
@@ -364,8 +281,11 @@ using Wide = std::conditional_t<
     std::is_same_v<T, float>, double,
     std::conditional_t<std::is_signed_v<T>, int64_t, uint64_t>>;
 
+} // namespace
+
 template <typename T>
-void sortRow(const T *src, int64_t stride, int64_t n, T *out, int64_t threads) {
+void cpnrt::sortdetail::sortRow(const T *src, int64_t stride, int64_t n, T *out,
+                                int64_t threads) {
   if constexpr (sizeof(T) == 1) {
     countingSort(src, stride, n, out);
   } else {
@@ -393,6 +313,7 @@ void sortRow(const T *src, int64_t stride, int64_t n, T *out, int64_t threads) {
   }
 }
 
+namespace {
 // -- argsort ----------------------------------------------------------------
 
 /// The unsigned integer with the same order as v under NumPy's sort (equal
@@ -468,223 +389,6 @@ void argsortRow(const T *src, int64_t stride, int64_t n, int64_t *out,
   });
 }
 
-// -- partition (selection) ----------------------------------------------------
-
-/// NumPy's order for selections: NaN after every number.
-template <typename T> bool selectLess(T a, T b) {
-  if constexpr (std::is_floating_point_v<T>)
-    return a < b || (std::isnan(b) && !std::isnan(a));
-  return a < b;
-}
-
-/// out[lo, hi) partitioned so that each kth in [lo, hi) (ascending) holds the
-/// element a sort would put there, smaller ones before it and larger after.
-template <typename T>
-void selectRange(T *out, int64_t lo, int64_t hi, const int64_t *kth,
-                 int64_t nk) {
-  for (int64_t i = 0; i < nk; ++i) {
-    int64_t k = kth[i];
-    if (k < lo || k >= hi)
-      continue;
-    std::nth_element(out + lo, out + k, out + hi, selectLess<T>);
-    lo = k + 1;
-  }
-}
-
-/// fn(v, m) for each block of m <= kBlock of src's elements [lo, hi), in
-/// order, v pointing at them contiguously: into src itself when stride
-/// is 1, else into a copy on the stack.
-template <typename T, typename F>
-void forContiguousBlocks(const T *src, int64_t stride, int64_t lo, int64_t hi,
-                         F fn) {
-  T buf[kBlock];
-  for (int64_t b = lo; b < hi; b += kBlock) {
-    int64_t m = std::min(hi - b, kBlock);
-    const T *v = src + b * stride;
-    if (stride != 1) {
-      for (int64_t i = 0; i < m; ++i)
-        buf[i] = src[(b + i) * stride];
-      v = buf;
-    }
-    fn(v, m);
-  }
-}
-
-/// How many of v[0, m) are above p (strict) or at least p; NaNs neither.
-template <typename T>
-CPN_CLONES int64_t countPassing(const T *v, int64_t m, T p, bool strict) {
-  int64_t k = 0;
-  if (strict)
-    for (int64_t i = 0; i < m; ++i)
-      k += int64_t(v[i] > p);
-  else
-    for (int64_t i = 0; i < m; ++i)
-      k += int64_t(v[i] >= p);
-  return k;
-}
-
-/// rs[i] = the region of v[i] around one bracket [lo, hi]: 0 below it, 1
-/// inside, 2 above, 3 NaN.
-template <typename T>
-CPN_CLONES void bracketRegions(const T *v, int64_t m, T lo, T hi,
-                               uint16_t *rs) {
-  for (int64_t i = 0; i < m; ++i) {
-    uint16_t r = uint16_t(int(v[i] >= lo) + int(v[i] > hi));
-    rs[i] = v[i] != v[i] ? uint16_t(3) : r;
-  }
-}
-
-template <typename T> CPN_CLONES int64_t countNaN(const T *v, int64_t m) {
-  int64_t k = 0;
-  for (int64_t i = 0; i < m; ++i)
-    k += int64_t(v[i] != v[i]);
-  return k;
-}
-
-/// Rows at least this long are selected around brackets from a sample (on
-/// one thread too: two vectorized passes and a selection inside a small
-/// bracket beat std::nth_element over the whole row).
-constexpr int64_t kSelectBrackets = int64_t(1) << 14;
-
-/// Brackets around the kth ranks, from a sorted sample: every element falls
-/// in one region (below the first pivot, inside a bracket [lo, hi], between
-/// brackets, above the last), counted per thread, then copied to its region
-/// by every thread at once; only the brackets are then selected in. False
-/// when a kth does not land inside its bracket (a sample that misled), and
-/// nothing is written.
-template <typename T>
-bool selectByBrackets(const T *src, int64_t stride, int64_t n, T *out,
-                      const std::vector<int64_t> &kth, int64_t threads) {
-  if (kth.empty()) // no pivots to count against
-    return false;
-  // A sample of evenly spaced elements (NaNs left out), sorted.
-  int64_t want = std::clamp<int64_t>(n / 64, 1024, 8192);
-  std::vector<T> sample;
-  sample.reserve(want);
-  for (int64_t i = 0; i < want; ++i) {
-    T v = src[(i * n / want) * stride];
-    if constexpr (std::is_floating_point_v<T>)
-      if (std::isnan(v))
-        continue;
-    sample.push_back(v);
-  }
-  if (sample.size() < 64)
-    return false;
-  std::sort(sample.begin(), sample.end());
-  int64_t S = int64_t(sample.size());
-  // Pivots: [lo, hi] around each kth's sample rank, 3 sqrt(S) either side;
-  // overlapping brackets are joined.
-  int64_t margin = 3 * int64_t(std::sqrt(double(S))) + 2;
-  std::vector<T> pivots; // lo0, hi0, lo1, hi1, ...
-  for (int64_t k : kth) {
-    int64_t j = int64_t(double(k) / double(n) * double(S));
-    T lo = sample[std::clamp<int64_t>(j - margin, 0, S - 1)];
-    T hi = sample[std::clamp<int64_t>(j + margin, 0, S - 1)];
-    if (!pivots.empty() && !(pivots.back() < lo)) {
-      pivots.back() = std::max(pivots.back(), hi);
-      continue;
-    }
-    pivots.push_back(lo);
-    pivots.push_back(hi);
-  }
-  int64_t P = int64_t(pivots.size()), regions = P + 2; // + above, + NaN
-  // Below pivots[0]: 0; in [p0, p1]: 1; (p1, p2): 2; ... NaN: P + 1. The
-  // pivots are sorted, so the region is a count of comparisons, without a
-  // branch (random data made a loop of branches cost ~10 ns per element).
-  const T *piv = pivots.data();
-  auto region = [P, piv](T v) -> int64_t {
-    int64_t r = 0;
-    for (int64_t j = 0; j < P; j += 2)
-      r += int64_t(!(v < piv[j])) + int64_t(v > piv[j + 1]);
-    if constexpr (std::is_floating_point_v<T>)
-      r = std::isnan(v) ? P + 1 : r;
-    return r;
-  };
-  int64_t t = threadsFor(n, kMinPerThread, threads);
-  std::vector<int64_t> counts(t * regions, 0);
-  // Per pivot, how many elements pass it (sums of compares, which
-  // vectorize; a histogram's increments of one counter wait on each other):
-  // an element in region r passed pivots 0 .. r - 1, so region r holds
-  // passed[r - 1] - passed[r] of them. NaNs pass none.
-  onThreads(t, [&](int64_t c) {
-    std::vector<int64_t> passed(P, 0), cnt(regions, 0);
-    int64_t lo = n * c / t, hi = n * (c + 1) / t, nans = 0;
-    forContiguousBlocks(src, stride, lo, hi, [&](const T *v, int64_t m) {
-      for (int64_t j = 0; j < P; ++j)
-        passed[j] += countPassing(v, m, piv[j], j % 2 == 1);
-      if constexpr (std::is_floating_point_v<T>)
-        nans += countNaN(v, m);
-    });
-    cnt[0] = (hi - lo) - nans - passed[0];
-    for (int64_t r = 1; r < P; ++r)
-      cnt[r] = passed[r - 1] - passed[r];
-    cnt[P] = passed[P - 1];
-    cnt[P + 1] = nans;
-    std::copy(cnt.begin(), cnt.end(), counts.begin() + c * regions);
-  });
-  // Region starts, and each thread's offset inside each region.
-  std::vector<int64_t> start, offset;
-  regionOffsets(counts, t, regions, start, offset);
-  // Every kth inside a bracket (odd regions) or in the NaN tail.
-  for (int64_t k : kth) {
-    bool inside = k >= start[P + 1];
-    for (int64_t r = 1; r < P && !inside; r += 2)
-      inside = k >= start[r] && k < start[r + 1];
-    if (!inside)
-      return false;
-  }
-  onThreads(t, [&](int64_t c) {
-    std::vector<int64_t> at(offset.begin() + c * regions,
-                            offset.begin() + (c + 1) * regions);
-    RegionScatter<T> scatter(regions);
-    uint16_t rs[kBlock];
-    forContiguousBlocks(src, stride, n * c / t, n * (c + 1) / t,
-                        [&](const T *v, int64_t m) {
-                          if (P == 2)
-                            bracketRegions(v, m, piv[0], piv[1], rs);
-                          else
-                            for (int64_t i = 0; i < m; ++i)
-                              rs[i] = uint16_t(region(v[i]));
-                          scatter(v, rs, m, at.data(), out);
-                        });
-  });
-  for (int64_t r = 1; r < P; r += 2)
-    selectRange(out, start[r], start[r + 1], kth.data(), int64_t(kth.size()));
-  return true;
-}
-
-template <typename T>
-void partitionRow(const T *src, int64_t stride, int64_t n, T *out,
-                  const std::vector<int64_t> &kth, int64_t threads) {
-  if (kth.size() > 16) { // many ranks (percentiles): a sort is cheaper
-    sortRow(src, stride, n, out, threads);
-    return;
-  }
-  if (n >= kSelectBrackets && kth.size() <= 8 &&
-      selectByBrackets(src, stride, n, out, kth, threads))
-    return;
-  // One thread: NaNs to the end, then selections among the numbers.
-  int64_t m = copyNaNLast(src, stride, 0, n, out);
-  selectRange(out, 0, m, kth.data(), int64_t(kth.size()));
-}
-
-/// fn(p) for each of `rows` rows of n elements: rows of a big array are
-/// shared out between threads, and a long row gets the threads itself
-/// (`inner` says how many a row may use).
-template <typename F> void forRows(int64_t rows, int64_t n, F fn) {
-  int64_t threads = maxThreads();
-  if (rows == 1 || n >= 2 * kMinPerThread || rows * n < 2 * kMinPerThread ||
-      threads == 1) {
-    for (int64_t p = 0; p < rows; ++p)
-      fn(p, threads);
-    return;
-  }
-  int64_t t = std::min(threads, rows);
-  onThreads(t, [&](int64_t c) {
-    for (int64_t p = rows * c / t; p < rows * (c + 1) / t; ++p)
-      fn(p, int64_t(1));
-  });
-}
 } // namespace
 
 template <typename T>
@@ -704,26 +408,13 @@ void cpnrt::argsortRows(const T *src, int64_t rowStride, int64_t stride,
   });
 }
 
-template <typename T>
-void cpnrt::partitionRows(const T *src, int64_t rowStride, int64_t stride,
-                          int64_t rows, int64_t n, const int64_t *kth,
-                          int64_t nk, T *out) {
-  std::vector<int64_t> ks(kth, kth + nk);
-  std::sort(ks.begin(), ks.end());
-  ks.erase(std::unique(ks.begin(), ks.end()), ks.end());
-  forRows(rows, n, [&](int64_t p, int64_t threads) {
-    partitionRow(src + p * rowStride, stride, n, out + p * n, ks, threads);
-  });
-}
-
 #define CPN_SORT_TYPE(T)                                                       \
   template void cpnrt::sortRows<T>(const T *, int64_t, int64_t, int64_t,       \
                                    int64_t, T *);                              \
   template void cpnrt::argsortRows<T>(const T *, int64_t, int64_t, int64_t,    \
                                       int64_t, int64_t *);                     \
-  template void cpnrt::partitionRows<T>(const T *, int64_t, int64_t, int64_t,  \
-                                        int64_t, const int64_t *, int64_t,     \
-                                        T *);
+  template void cpnrt::sortdetail::sortRow<T>(const T *, int64_t, int64_t,     \
+                                              T *, int64_t);
 CPN_SORT_TYPE(uint8_t)
 CPN_SORT_TYPE(int8_t)
 CPN_SORT_TYPE(int16_t)

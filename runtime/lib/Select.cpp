@@ -1,0 +1,252 @@
+//===- Select.cpp - partition (selection) split over the cores -----------===//
+//
+// Part of cpnumeric's runtime (libcpnrt). np.partition's rows: long rows are
+// cut around brackets taken from a sorted sample (every thread counts and
+// scatters its chunk by region at once), and only the brackets are selected
+// in; short rows and many ranks use std::nth_element or a sort. NaN last,
+// as NumPy's.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Sort.h"
+#include "SortInternal.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <vector>
+
+namespace {
+using namespace cpnrt::sortdetail;
+using cpnrt::lib::onThreads;
+using cpnrt::lib::threadsFor;
+
+// -- partition (selection) ----------------------------------------------------
+
+/// NumPy's order for selections: NaN after every number.
+template <typename T> bool selectLess(T a, T b) {
+  if constexpr (std::is_floating_point_v<T>)
+    return a < b || (std::isnan(b) && !std::isnan(a));
+  return a < b;
+}
+
+/// out[lo, hi) partitioned so that each kth in [lo, hi) (ascending) holds the
+/// element a sort would put there, smaller ones before it and larger after.
+template <typename T>
+void selectRange(T *out, int64_t lo, int64_t hi, const int64_t *kth,
+                 int64_t nk) {
+  for (int64_t i = 0; i < nk; ++i) {
+    int64_t k = kth[i];
+    if (k < lo || k >= hi)
+      continue;
+    std::nth_element(out + lo, out + k, out + hi, selectLess<T>);
+    lo = k + 1;
+  }
+}
+
+/// fn(v, m) for each block of m <= kBlock of src's elements [lo, hi), in
+/// order, v pointing at them contiguously: into src itself when stride
+/// is 1, else into a copy on the stack.
+template <typename T, typename F>
+void forContiguousBlocks(const T *src, int64_t stride, int64_t lo, int64_t hi,
+                         F fn) {
+  T buf[kBlock];
+  for (int64_t b = lo; b < hi; b += kBlock) {
+    int64_t m = std::min(hi - b, kBlock);
+    const T *v = src + b * stride;
+    if (stride != 1) {
+      for (int64_t i = 0; i < m; ++i)
+        buf[i] = src[(b + i) * stride];
+      v = buf;
+    }
+    fn(v, m);
+  }
+}
+
+/// How many of v[0, m) are above p (strict) or at least p; NaNs neither.
+template <typename T>
+CPN_CLONES int64_t countPassing(const T *v, int64_t m, T p, bool strict) {
+  int64_t k = 0;
+  if (strict)
+    for (int64_t i = 0; i < m; ++i)
+      k += int64_t(v[i] > p);
+  else
+    for (int64_t i = 0; i < m; ++i)
+      k += int64_t(v[i] >= p);
+  return k;
+}
+
+/// rs[i] = the region of v[i] around one bracket [lo, hi]: 0 below it, 1
+/// inside, 2 above, 3 NaN.
+template <typename T>
+CPN_CLONES void bracketRegions(const T *v, int64_t m, T lo, T hi,
+                               uint16_t *rs) {
+  for (int64_t i = 0; i < m; ++i) {
+    uint16_t r = uint16_t(int(v[i] >= lo) + int(v[i] > hi));
+    rs[i] = v[i] != v[i] ? uint16_t(3) : r;
+  }
+}
+
+template <typename T> CPN_CLONES int64_t countNaN(const T *v, int64_t m) {
+  int64_t k = 0;
+  for (int64_t i = 0; i < m; ++i)
+    k += int64_t(v[i] != v[i]);
+  return k;
+}
+
+/// Rows at least this long are selected around brackets from a sample (on
+/// one thread too: two vectorized passes and a selection inside a small
+/// bracket beat std::nth_element over the whole row).
+constexpr int64_t kSelectBrackets = int64_t(1) << 14;
+
+/// Brackets around the kth ranks, from a sorted sample: every element falls
+/// in one region (below the first pivot, inside a bracket [lo, hi], between
+/// brackets, above the last), counted per thread, then copied to its region
+/// by every thread at once; only the brackets are then selected in. False
+/// when a kth does not land inside its bracket (a sample that misled), and
+/// nothing is written.
+template <typename T>
+bool selectByBrackets(const T *src, int64_t stride, int64_t n, T *out,
+                      const std::vector<int64_t> &kth, int64_t threads) {
+  if (kth.empty()) // no pivots to count against
+    return false;
+  // A sample of evenly spaced elements (NaNs left out), sorted.
+  int64_t want = std::clamp<int64_t>(n / 64, 1024, 8192);
+  std::vector<T> sample;
+  sample.reserve(want);
+  for (int64_t i = 0; i < want; ++i) {
+    T v = src[(i * n / want) * stride];
+    if constexpr (std::is_floating_point_v<T>)
+      if (std::isnan(v))
+        continue;
+    sample.push_back(v);
+  }
+  if (sample.size() < 64)
+    return false;
+  std::sort(sample.begin(), sample.end());
+  int64_t S = int64_t(sample.size());
+  // Pivots: [lo, hi] around each kth's sample rank, 3 sqrt(S) either side;
+  // overlapping brackets are joined.
+  int64_t margin = 3 * int64_t(std::sqrt(double(S))) + 2;
+  std::vector<T> pivots; // lo0, hi0, lo1, hi1, ...
+  for (int64_t k : kth) {
+    int64_t j = int64_t(double(k) / double(n) * double(S));
+    T lo = sample[std::clamp<int64_t>(j - margin, 0, S - 1)];
+    T hi = sample[std::clamp<int64_t>(j + margin, 0, S - 1)];
+    if (!pivots.empty() && !(pivots.back() < lo)) {
+      pivots.back() = std::max(pivots.back(), hi);
+      continue;
+    }
+    pivots.push_back(lo);
+    pivots.push_back(hi);
+  }
+  int64_t P = int64_t(pivots.size()), regions = P + 2; // + above, + NaN
+  // Below pivots[0]: 0; in [p0, p1]: 1; (p1, p2): 2; ... NaN: P + 1. The
+  // pivots are sorted, so the region is a count of comparisons, without a
+  // branch (random data made a loop of branches cost ~10 ns per element).
+  const T *piv = pivots.data();
+  auto region = [P, piv](T v) -> int64_t {
+    int64_t r = 0;
+    for (int64_t j = 0; j < P; j += 2)
+      r += int64_t(!(v < piv[j])) + int64_t(v > piv[j + 1]);
+    if constexpr (std::is_floating_point_v<T>)
+      r = std::isnan(v) ? P + 1 : r;
+    return r;
+  };
+  int64_t t = threadsFor(n, kMinPerThread, threads);
+  std::vector<int64_t> counts(t * regions, 0);
+  // Per pivot, how many elements pass it (sums of compares, which
+  // vectorize; a histogram's increments of one counter wait on each other):
+  // an element in region r passed pivots 0 .. r - 1, so region r holds
+  // passed[r - 1] - passed[r] of them. NaNs pass none.
+  onThreads(t, [&](int64_t c) {
+    std::vector<int64_t> passed(P, 0), cnt(regions, 0);
+    int64_t lo = n * c / t, hi = n * (c + 1) / t, nans = 0;
+    forContiguousBlocks(src, stride, lo, hi, [&](const T *v, int64_t m) {
+      for (int64_t j = 0; j < P; ++j)
+        passed[j] += countPassing(v, m, piv[j], j % 2 == 1);
+      if constexpr (std::is_floating_point_v<T>)
+        nans += countNaN(v, m);
+    });
+    cnt[0] = (hi - lo) - nans - passed[0];
+    for (int64_t r = 1; r < P; ++r)
+      cnt[r] = passed[r - 1] - passed[r];
+    cnt[P] = passed[P - 1];
+    cnt[P + 1] = nans;
+    std::copy(cnt.begin(), cnt.end(), counts.begin() + c * regions);
+  });
+  // Region starts, and each thread's offset inside each region.
+  std::vector<int64_t> start, offset;
+  regionOffsets(counts, t, regions, start, offset);
+  // Every kth inside a bracket (odd regions) or in the NaN tail.
+  for (int64_t k : kth) {
+    bool inside = k >= start[P + 1];
+    for (int64_t r = 1; r < P && !inside; r += 2)
+      inside = k >= start[r] && k < start[r + 1];
+    if (!inside)
+      return false;
+  }
+  onThreads(t, [&](int64_t c) {
+    std::vector<int64_t> at(offset.begin() + c * regions,
+                            offset.begin() + (c + 1) * regions);
+    RegionScatter<T> scatter(regions);
+    uint16_t rs[kBlock];
+    forContiguousBlocks(src, stride, n * c / t, n * (c + 1) / t,
+                        [&](const T *v, int64_t m) {
+                          if (P == 2)
+                            bracketRegions(v, m, piv[0], piv[1], rs);
+                          else
+                            for (int64_t i = 0; i < m; ++i)
+                              rs[i] = uint16_t(region(v[i]));
+                          scatter(v, rs, m, at.data(), out);
+                        });
+  });
+  for (int64_t r = 1; r < P; r += 2)
+    selectRange(out, start[r], start[r + 1], kth.data(), int64_t(kth.size()));
+  return true;
+}
+
+template <typename T>
+void partitionRow(const T *src, int64_t stride, int64_t n, T *out,
+                  const std::vector<int64_t> &kth, int64_t threads) {
+  if (kth.size() > 16) { // many ranks (percentiles): a sort is cheaper
+    sortRow(src, stride, n, out, threads);
+    return;
+  }
+  if (n >= kSelectBrackets && kth.size() <= 8 &&
+      selectByBrackets(src, stride, n, out, kth, threads))
+    return;
+  // One thread: NaNs to the end, then selections among the numbers.
+  int64_t m = copyNaNLast(src, stride, 0, n, out);
+  selectRange(out, 0, m, kth.data(), int64_t(kth.size()));
+}
+
+} // namespace
+
+template <typename T>
+void cpnrt::partitionRows(const T *src, int64_t rowStride, int64_t stride,
+                          int64_t rows, int64_t n, const int64_t *kth,
+                          int64_t nk, T *out) {
+  std::vector<int64_t> ks(kth, kth + nk);
+  std::sort(ks.begin(), ks.end());
+  ks.erase(std::unique(ks.begin(), ks.end()), ks.end());
+  forRows(rows, n, [&](int64_t p, int64_t threads) {
+    partitionRow(src + p * rowStride, stride, n, out + p * n, ks, threads);
+  });
+}
+
+#define CPN_SELECT_TYPE(T)                                                     \
+  template void cpnrt::partitionRows<T>(const T *, int64_t, int64_t, int64_t,  \
+                                        int64_t, const int64_t *, int64_t,     \
+                                        T *);
+CPN_SELECT_TYPE(uint8_t)
+CPN_SELECT_TYPE(int8_t)
+CPN_SELECT_TYPE(int16_t)
+CPN_SELECT_TYPE(int32_t)
+CPN_SELECT_TYPE(int64_t)
+CPN_SELECT_TYPE(uint16_t)
+CPN_SELECT_TYPE(uint32_t)
+CPN_SELECT_TYPE(uint64_t)
+CPN_SELECT_TYPE(float)
+CPN_SELECT_TYPE(double)
+#undef CPN_SELECT_TYPE
