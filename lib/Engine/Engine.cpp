@@ -8,8 +8,10 @@
 // compile), running a window that failed to compile in parts (recoverWindow),
 // @jit's capture and CapturedTrace::call, submitting kernels to the runtime's
 // task graph (runKernel, at most kMaxWindowsAhead windows ahead) and
-// collecting np.errstate's reports. The baseline tier's side (the cost model,
-// runBaseline) is in Baseline.cpp.
+// np.errstate's state. The baseline tier's side (the cost model,
+// runBaseline) is in Baseline.cpp, the compiler thread in
+// BackgroundCompile.cpp, a window's kernel (cache keys' text, the memory
+// cache, compileWindow) in Kernels.cpp, the fp report queue in FpReports.cpp.
 //
 // Calls the compiler's public API only (Compiler.h: planDonations; Kernel.h:
 // compile, openmpRuntime, cacheDirUsable, cachedEntryPresent, loadCached,
@@ -44,55 +46,6 @@ using namespace detail;
 
 /// How many windows the Engine may submit before their kernels have run.
 constexpr uint64_t kMaxWindowsAhead = 2;
-
-/// Whether the trace has a matrix-matrix product (a BLAS gemm of 16+ rows
-/// and columns) or a runtime library call (LAPACK, sorting, gathers, which
-/// start threads of their own): its kernel lets OpenMP's idle threads sleep
-/// at once (see runKernel), or they spin beside the library's threads (a
-/// scatter's kernel spent a quarter of its samples in their sched_yield).
-/// Matrix-vector products are left out: they are short, and the loops
-/// around them want the threads awake (logistic regression measured 5-10%
-/// slower).
-static bool callsLibrary(const Trace &trace) {
-  for (const TraceOp &op : trace.ops()) {
-    if (op.name == "libcall")
-      return true;
-    if (op.name == "matmul" && op.shape.size() == 2 && op.shape[0] >= 16 &&
-        op.shape[1] >= 16)
-      return true;
-  }
-  return false;
-}
-
-/// What a kernel of `trace` calls (Executable::callsLibrary, callsRuntime),
-/// set on every executable the Engine obtains, compiled or loaded.
-static void setCallFacts(Executable &exe, const Trace &trace) {
-  exe.callsLibrary = callsLibrary(trace);
-  exe.callsRuntime = llvm::any_of(trace.ops(), [](const TraceOp &op) {
-    return op.name == "libcall" || op.name == "matmul";
-  });
-}
-
-namespace {
-std::mutex fpReportsMutex;
-std::vector<FpReport> fpReports;
-} // namespace
-
-void detail::reportFpErrors(const FpSites &fp,
-                            const std::vector<int32_t> &status) {
-  std::lock_guard<std::mutex> lock(fpReportsMutex);
-  for (size_t k = 0; k < fp.names.size(); ++k) {
-    auto bits = static_cast<uint8_t>((status[k / ::cpn::kFpSitesPerWord] >>
-                                      (3 * (k % ::cpn::kFpSitesPerWord))) &
-                                     7);
-    if (bits) {
-      FpReport r{fp.names[k], bits, fp.actions};
-      if (k < fp.locations.size())
-        std::tie(r.file, r.line) = fp.locations[k];
-      fpReports.push_back(std::move(r));
-    }
-  }
-}
 
 namespace {
 /// Submits `exe` on the runtime's task graph: it reads `reads` and writes
@@ -161,18 +114,6 @@ void runKernel(const std::shared_ptr<Executable> &exe,
   cpnrt::TaskGraph::global().waitInFlightAtMost(kMaxWindowsAhead);
 }
 } // namespace
-
-std::vector<FpReport> takeFpReports() {
-  std::lock_guard<std::mutex> lock(fpReportsMutex);
-  std::vector<FpReport> out;
-  out.swap(fpReports);
-  return out;
-}
-
-bool hasFpReports() {
-  std::lock_guard<std::mutex> lock(fpReportsMutex);
-  return !fpReports.empty();
-}
 
 void Engine::setFpState(uint8_t checks, std::array<uint8_t, 3> actions) {
   fpChecks_ = checks & FpAll;
@@ -356,11 +297,11 @@ uint64_t Engine::chooseOffsetArgs(uint64_t shapeKey) {
     }
     const std::vector<int64_t> &sizes =
         op.name == "update" ? trace_.operandShape(op.operands[1]) : op.shape;
-    bool box = decomposeView(trace_.operandShape(op.operands[0]), offsets[i],
-                             std::vector<int64_t>(op.iattrs.begin() + 1,
-                                                  op.iattrs.end()),
-                             sizes)
-                   .has_value();
+    bool box =
+        decomposeView(
+            trace_.operandShape(op.operands[0]), offsets[i],
+            std::vector<int64_t>(op.iattrs.begin() + 1, op.iattrs.end()), sizes)
+            .has_value();
     key = hashMix(hashMix(key, 0xa4600000ull + box), ~static_cast<uint64_t>(i));
   }
   return key;
@@ -445,69 +386,6 @@ void Engine::recoverWindow() {
     }
 }
 
-std::string detail::cacheText(const Trace &trace,
-                              const std::vector<int32_t> &outputs,
-                              const std::vector<int32_t> &donors) {
-  std::string text = trace.str() + "\noutputs:";
-  for (size_t j = 0; j < outputs.size(); ++j)
-    text += " " + std::to_string(outputs[j]) + ":" + std::to_string(donors[j]);
-  return text;
-}
-
-std::string detail::diskCacheText(const Trace &trace,
-                                  const std::vector<int32_t> &outputs,
-                                  const std::vector<int32_t> &donors,
-                                  const CompilerOptions &options) {
-  if (options.cacheDir.empty() || !cacheDirUsable(options.cacheDir))
-    return "";
-  return cacheText(trace, outputs, donors);
-}
-
-std::string detail::keyHex(uint64_t key) {
-  char text[24];
-  snprintf(text, sizeof(text), "%016llx", static_cast<unsigned long long>(key));
-  return text;
-}
-
-std::unordered_map<uint64_t, std::shared_ptr<Executable>> &
-detail::kernelCache() {
-  // Leaked on purpose: tearing down JIT'd code during static destruction,
-  // after the libraries it links against may be gone, hangs in ORC.
-  static auto &cache =
-      *new std::unordered_map<uint64_t, std::shared_ptr<Executable>>();
-  return cache;
-}
-
-CompileResult detail::compileWindow(const Trace &trace,
-                                    const std::vector<int32_t> &outputs,
-                                    const std::vector<int32_t> &donors,
-                                    const CompilerOptions &options,
-                                    uint64_t key, const std::string &text,
-                                    const char *what) {
-  // The whole compile and its disk-cache write, timed once the lock is ours
-  // (not the wait for the other thread's compile).
-  auto lock = lockCompiler();
-  auto t0 = std::chrono::steady_clock::now();
-  CompileResult r;
-  r.ops = trace.size();
-  std::string name = keyHex(key);
-  cpnrt::ProfileScope scope("compile", what + name,
-                            "{\"ops\": " + std::to_string(trace.size()) + "}");
-  r.exe = compile(trace, outputs, donors, options, key, r.mlirSeconds);
-  r.exe->name = "kernel " + name;
-  setCallFacts(*r.exe, trace);
-  if (!text.empty())
-    r.diskWritten = storeCached(
-        options.cacheDir, options.cacheMaxBytes, key, options.optLevel, text,
-        llvm::StringRef(r.exe->object.data(), r.exe->object.size()),
-        r.exe->checks.get());
-  std::vector<char>().swap(r.exe->object); // written; not kept in memory
-  r.seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0)
-          .count();
-  return r;
-}
-
 void Engine::recordCompile(const CompileResult &r) {
   stats_.compileSeconds += r.seconds;
   stats_.compileMlirSeconds += r.mlirSeconds;
@@ -571,10 +449,9 @@ std::shared_ptr<Executable> Engine::obtain(const std::vector<int32_t> &outputs,
     // of the trace (flush runs it in parts, @jit drops it).
     exe = takeCompile(key);
     if (!exe) {
-      CompileResult r =
-          compileWindow(trace_, outputs, donors, options_, key,
-                        diskCacheText(trace_, outputs, donors, options_),
-                        "compile ");
+      CompileResult r = compileWindow(
+          trace_, outputs, donors, options_, key,
+          diskCacheText(trace_, outputs, donors, options_), "compile ");
       recordCompile(r);
       exe = r.exe;
     }

@@ -48,6 +48,9 @@ std::string diskCacheText(const Trace &trace,
                           const CompilerOptions &options);
 /// "%016llx" of a key.
 std::string keyHex(uint64_t key);
+/// Sets what a kernel of `trace` calls (Executable::callsLibrary,
+/// callsRuntime) on every executable the Engine obtains, compiled or loaded.
+void setCallFacts(Executable &exe, const Trace &trace);
 
 /// Queues a report for each site of `fp` whose bits are set in `status` (a
 /// kernel's fp status words, or the baseline tier's), for takeFpReports.
