@@ -70,6 +70,19 @@ def reduce(kind, a, axis=None, dtype=None, out=None, keepdims=False, initial=Non
            where=True):
     a = _core.asndarray(a)
     axes = _axes(a, axis, ufunc=True)
+    if out is None and where is True and a.ndim - len(axes) >= 2:
+        order = _core.k_order([a], a._shape)
+        rest = [d for d in (order or ()) if d not in axes]
+        if order is not None and rest != sorted(rest):
+            # NumPy's order='K': the result's axes in the operand's order
+            # (t.sum(axis=1) of a transposed t is not C-contiguous). Reduce
+            # the transposed view, whose result is C-contiguous, and return
+            # that result's transpose.
+            r = reduce(kind, a._axes_view(order), tuple(order.index(d) for d in axes),
+                       dtype, None, keepdims, initial, True)
+            if keepdims:
+                return r._axes_view(_core._inverse_axes(order))
+            return r._axes_view([rest.index(d) for d in sorted(rest)])
     if kind in ("any", "all"):
         rdt = _np.dtype(bool)
         acc = a._node()

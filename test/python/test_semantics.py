@@ -844,6 +844,11 @@ def _k_cases(m):
         "F * 2": lambda: f * 2,
         "negative slice": lambda: c[:, ::2, ::-1] + 1,
         "add where=": lambda: m.add(t, 1, where=t > 3, out=m.zeros((3, 4, 5))),
+        "sum axis 1": lambda: t.sum(axis=1),
+        "sum keepdims": lambda: t.sum(axis=1, keepdims=True),
+        "max axis 0": lambda: m.max(t, axis=0),
+        "mean axis 2": lambda: t.mean(axis=2),
+        "std axis 1": lambda: t.std(axis=1),
     }
 
 
