@@ -185,6 +185,13 @@ def _scan(name, a, axis, dtype, out):
         a, axis = _manip.ravel(a), 0
     if a.ndim == 0:
         a = a.reshape(1)
+    order = _core.k_order([a], a._shape) if out is None else None
+    if order is not None:
+        # NumPy's order='K': the scan of the transposed view, transposed
+        # back (cumsum of a transposed array keeps its layout)
+        axis = order.index(_manip.normalize_axis_index(axis, a.ndim))
+        r = _scan(name, a._axes_view(order), axis, dtype, None)
+        return r._axes_view(_core._inverse_axes(order))
     r = _sort_rows(a.astype(dt, copy=False), axis, scan_name(name, dt), dt)
     return _core.store_out(r, out)
 

@@ -849,6 +849,8 @@ def _k_cases(m):
         "max axis 0": lambda: m.max(t, axis=0),
         "mean axis 2": lambda: t.mean(axis=2),
         "std axis 1": lambda: t.std(axis=1),
+        "cumsum axis 1": lambda: m.cumsum(t, axis=1),
+        "cumprod axis 0": lambda: t.cumprod(axis=0),
     }
 
 
