@@ -139,7 +139,12 @@ class _Args:
             v = self._fresh_view(r)
             if v is not None:
                 return v
-        return _wrap_eager(r)
+        w = _wrap_eager(r)
+        if not r.size and not r.flags.writeable:
+            # an empty view of a read-only argument (its elements are a
+            # stand-in, not the base's memory): read-only as NumPy's view is
+            w = w._view(w._shape, w._strides, w._offset, readonly=True)
+        return w
 
     def _fresh_view(self, r):
         """r, a view of an array NumPy made in this call (argwhere's

@@ -56,6 +56,7 @@ def basic_view(a, key):
         else:
             i = int(k)
             if i < -d or i >= d:
+                _check_intp(i)
                 raise IndexError(f"index {i} is out of bounds for axis {dim} with "
                                  f"size {d}")
             offset += (i % d) * s
@@ -85,9 +86,20 @@ def _element_offset(a, key):
         if type(i) is not int:
             return None
         if i < -d or i >= d:
+            _check_intp(i)
             raise IndexError(f"index {i} is out of bounds for axis {axis} with size {d}")
         off += (i % d) * s
     return off
+
+
+def _check_intp(i):
+    """NumPy's errors for an integer index outside int64: OverflowError up
+    to 2**64 (it tries an unsigned long), IndexError beyond."""
+    if (1 << 63) <= i < (1 << 64):
+        raise OverflowError("Python int too large to convert to C long")
+    if not -(1 << 63) <= i < (1 << 63):
+        raise IndexError("only integers, slices (`:`), ellipsis (`...`), numpy.newaxis "
+                         "(`None`) and integer or boolean arrays are valid indices")
 
 
 def getitem(a, key):
@@ -108,7 +120,13 @@ def getitem(a, key):
             return _library.wrap(a._eager()[k])
     if _is_basic(key):
         v = basic_view(a, key)
-        return v._scalar() if _is_element(key, a.ndim) else v
+        if _is_element(key, a.ndim):
+            return v._scalar()
+        if any(isinstance(k, ndarray) for k in (key if t is tuple else (key,))):
+            # a 0-d integer array is an advanced index in NumPy: its result
+            # is a copy (a[np.array(1)] of a 2-D array), not a view
+            return copy_array(v)
+        return v
     from . import _indexing
     return _indexing.getitem(a, key)
 

@@ -161,6 +161,10 @@ LEXICOGRAPHIC = SORTS | {"max", "min", "amax", "amin", "maximum", "minimum",
 # Matrix products, which BLAS computes (complex infinities: kernel-specific).
 BLAS_PRODUCTS = {"MatMult", "matmul", "dot", "vdot", "inner", "tensordot",
                  "einsum", "multi_dot", "matrix_power", "kron", "outer"}
+# Arrays past this many elements (a broadcast or an outer product of two
+# long ones) make the statement ill: the programs stay small and fast.
+MAX_ELEMENTS = 1 << 24
+
 # Ops that skip NaNs (a signaling NaN is not skipped by NumPy's).
 NAN_SKIPPING = {"fmin", "fmax", "nanmin", "nanmax", "nanargmin", "nanargmax"}
 _QUIET_BIT = {2: 0x200, 4: 0x400000, 8: 1 << 51}
@@ -788,6 +792,13 @@ class Analysis:
             self.outcomes[i] = err
         if out:
             self.prints[i] = out
+        for k, v in self.ns.items():
+            if is_var(k) and isinstance(v, numpy.ndarray) and v.size > MAX_ELEMENTS:
+                # (the analysis' float64 copies of it would not fit either)
+                ill = f"{k} has {v.size} elements, more than the fuzzer's bound"
+                if self.ill is None:
+                    self.ill = (i, ill)
+                return err, ill
         reads_meta = [self.meta[k] for k in info.reads if k in self.meta]
         inputs_exact = all(m.exact for m in reads_meta)
         hard = bool(info.ops & HARD) or (
