@@ -362,3 +362,46 @@ def test_assignment_drops_the_values_leading_unit_axes(jit):
     f = cp.jit(lambda v: body(cp, v)) if jit else (lambda v: body(cp, v))
     for g, w in zip(f(cp.asarray(x)), want):
         same(g, w)
+
+
+def test_zero_d_integer_array_key_gives_a_copy():
+    # 500:8506, 500:12175: a[np.array(-2)] of a 3-D array is advanced
+    # indexing in NumPy (a copy); cpnumeric gave a view, and `v /= 2` then
+    # changed a.
+    a0, a = numpy.ones((2, 3, 4)), cp.ones((2, 3, 4))
+    for key in [lambda m: m.array(-2), lambda m: (m.array(1), 2),
+                lambda m: (0, slice(1, None), m.array(-1))]:
+        v0, v = a0[key(numpy)], a[key(cp)]
+        v0 *= 3
+        v *= 3
+        same(a, a0)
+        same(v, v0)
+    assert type(a[cp.array(1), cp.array(1), cp.array(1)]) is numpy.float64
+
+
+@pytest.mark.parametrize("key", [2 ** 63, 2 ** 64, -2 ** 63 - 1, "u8", "u8-0d"])
+def test_integer_index_outside_int64_raises_numpys_error(key):
+    # 500:6104: NumPy raises OverflowError for indices in [2**63, 2**64)
+    # (it tries an unsigned long) and IndexError beyond; cpnumeric raised
+    # IndexError "out of bounds" for all.
+    def k(m):
+        if key == "u8":
+            return numpy.uint64(2 ** 63 + 5)
+        if key == "u8-0d":
+            return m.array(2 ** 63 + 5, dtype="uint64")
+        return key
+    for shape in [(3,), (2, 3)]:
+        with pytest.raises(Exception) as want:
+            numpy.ones(shape)[k(numpy)]
+        with pytest.raises(want.type):
+            cp.ones(shape)[k(cp)]
+
+
+def test_empty_view_of_a_read_only_array_stays_read_only():
+    # 500:13271: np.positive(a, out=a) for a = broadcast_to(...).T of an
+    # empty eager array did not raise NumPy's "output array is read-only".
+    for x in [cp.broadcast_to(cp.zeros((6, 0)), (3, 6, 0)).T,
+              cp.broadcast_to(cp.zeros((6, 0)), (3, 6, 0))[1:],
+              cp.broadcast_to(cp.ones(3), (2, 3)).T]:
+        with pytest.raises(ValueError, match="read-only"):
+            cp.positive(x, out=x)
