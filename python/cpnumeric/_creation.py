@@ -78,31 +78,44 @@ def _like(a, dtype, shape):
     return (a._shape if shape is None else shape), (a._dtype if dtype is None else dtype)
 
 
-def full_like(a, fill_value, dtype=None, order="K", subok=True, shape=None):
+def _full_like(a, value, dtype, order, shape):
+    """full(...) shaped and laid out as NumPy's *_like make it: the
+    prototype's axis order for order='K' (and 'A' of an F-ordered one), F
+    order for 'F', C order for 'C' or a new shape."""
     s, d = _like(a, dtype, shape)
-    return full(s, fill_value, d)
+    if shape is None and order != "C":
+        from . import _manip
+        axes = _manip._axis_order(_core.asndarray(a), order)
+        if axes is not None:
+            r = full(tuple(s[k] for k in axes), value, d)
+            return r._axes_view(_core._inverse_axes(axes))
+    return full(s, value, d)
+
+
+def full_like(a, fill_value, dtype=None, order="K", subok=True, shape=None):
+    return _full_like(a, fill_value, dtype, order, shape)
 
 
 def zeros_like(a, dtype=None, order="K", subok=True, shape=None):
-    s, d = _like(a, dtype, shape)
-    return full(s, 0, d)
+    return _full_like(a, 0, dtype, order, shape)
 
 
 def ones_like(a, dtype=None, order="K", subok=True, shape=None):
-    s, d = _like(a, dtype, shape)
-    return full(s, 1, d)
+    return _full_like(a, 1, dtype, order, shape)
 
 
 def empty_like(a, dtype=None, order="K", subok=True, shape=None):
-    s, d = _like(a, dtype, shape)
-    return full(s, 0, d)
+    return _full_like(a, 0, dtype, order, shape)
 
 
 def array(obj, dtype=None, copy=True, order="K", subok=False, ndmin=0, like=None):
     """An array from data. Our arrays are copied (or cast) in the trace; other
     data goes through NumPy's conversion rules and is copied into a store."""
     if isinstance(obj, ndarray):
-        r = obj.astype(dtype if dtype is not None else obj._dtype, copy=copy is not False)
+        r = obj.astype(dtype if dtype is not None else obj._dtype,
+                       order="K" if order is None else order, copy=copy is not False)
+        if copy is False or r is obj:
+            r = _in_order(r, order)
     else:
         if dtype is not None:
             _core.check_dtype(dtype)
@@ -116,14 +129,41 @@ def array(obj, dtype=None, copy=True, order="K", subok=False, ndmin=0, like=None
     return r
 
 
+def _in_order(a, order):
+    """a, or its copy in memory order 'C' or 'F' when it is not laid out so
+    (NumPy's asarray(order=...))."""
+    if order in ("C", "F") and a.ndim > 1 and not (
+            a.flags.c_contiguous if order == "C" else a.flags.f_contiguous):
+        from . import _manip
+        return _manip.copy_array(a, order)
+    return a
+
+
 def asarray(a, dtype=None, order=None, *, like=None, copy=None):
     if isinstance(a, ndarray):
-        return a if dtype is None or _np.dtype(dtype) == a._dtype else a.astype(dtype)
-    return array(a, dtype=dtype)
+        r = a if dtype is None or _np.dtype(dtype) == a._dtype else a.astype(dtype)
+        if copy and r is a:
+            from . import _manip
+            return _manip.copy_array(a, "K" if order is None else order)
+        return _in_order(r, order)
+    return array(a, dtype=dtype, order=order)
 
 
 asanyarray = asarray
-ascontiguousarray = asarray
+
+
+def ascontiguousarray(a, dtype=None, *, like=None):
+    """a as a C-contiguous array (of at least one dimension), a copy when it
+    is not one."""
+    r = asarray(a, dtype=dtype, order="C")
+    return r.reshape(1) if r.ndim == 0 else r
+
+
+def asfortranarray(a, dtype=None, *, like=None):
+    """a as an F-contiguous array (of at least one dimension), a copy when it
+    is not one."""
+    r = asarray(a, dtype=dtype, order="F")
+    return r.reshape(1) if r.ndim == 0 else r
 
 
 def copy(a, order="K", subok=False):
@@ -249,5 +289,6 @@ def identity(n, dtype=None, *, like=None):
 
 
 NATIVE = ["full", "zeros", "ones", "empty", "full_like", "zeros_like", "ones_like",
-          "empty_like", "array", "asarray", "asanyarray", "ascontiguousarray", "copy",
+          "empty_like", "array", "asarray", "asanyarray", "ascontiguousarray", "asfortranarray",
+          "copy",
           "arange", "linspace", "eye", "identity"]

@@ -851,6 +851,10 @@ def _k_cases(m):
         "std axis 1": lambda: t.std(axis=1),
         "cumsum axis 1": lambda: m.cumsum(t, axis=1),
         "cumprod axis 0": lambda: t.cumprod(axis=0),
+        "zeros_like": lambda: m.zeros_like(t),
+        "ones_like F": lambda: m.ones_like(c, order="F"),
+        "full_like": lambda: m.full_like(t, 2.5),
+        "empty_like C": lambda: m.zeros_like(t, order="C"),
     }
 
 
