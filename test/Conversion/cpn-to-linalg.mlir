@@ -310,3 +310,19 @@ func.func @min_max_ties(%a: tensor<8xf64>, %b: tensor<8xf64>, %h: tensor<8xf16>,
   %r = cpn.reduce %a {kind = "max", axes = array<i64: 0>} : tensor<8xf64> -> tensor<f64>
   return %m, %n, %r : tensor<8xf64>, tensor<8xf16>, tensor<f64>
 }
+
+// -----
+
+// A float32 sum of a few elements per result (8 here: a stack of 8 x 8
+// products' contractions) stays in float32, in order, as NumPy's pairwise
+// sum below 8 elements; a longer one accumulates in float64.
+// CHECK-LABEL: func @f32_sums
+// CHECK-NOT: arith.extf
+// CHECK: arith.addf %{{.*}} : f32
+// CHECK: arith.extf %{{.*}} : f32 to f64
+// CHECK: arith.truncf %{{.*}} : f64 to f32
+func.func @f32_sums(%a: tensor<100x8xf32>, %b: tensor<100x64xf32>) -> (tensor<100xf32>, tensor<100xf32>) {
+  %s = cpn.reduce %a {kind = "sum", axes = array<i64: 1>} : tensor<100x8xf32> -> tensor<100xf32>
+  %t = cpn.reduce %b {kind = "sum", axes = array<i64: 1>} : tensor<100x64xf32> -> tensor<100xf32>
+  return %s, %t : tensor<100xf32>, tensor<100xf32>
+}
