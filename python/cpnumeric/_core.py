@@ -261,10 +261,19 @@ def k_order(arrays, shape):
     if nd < 2:
         return None
     for a in arrays:
-        if type(a) is ndarray and not a._whole:
+        if type(a) is ndarray and not a._whole and a._part is None:
+            prev = None  # C order already (strides not growing inward)?
+            for st in a._strides:
+                st = st if st >= 0 else -st
+                if st:
+                    if prev is not None and st > prev:
+                        break
+                    prev = st
+            else:
+                continue
             break
     else:
-        return None  # whole arrays (and scalars): C order
+        return None  # whole arrays, C-ordered views, scalars: C order
     strides = []
     for a in arrays:
         if type(a) is not ndarray or a._part is not None:
