@@ -119,10 +119,16 @@ def array(obj, dtype=None, copy=True, order="K", subok=False, ndmin=0, like=None
     else:
         if dtype is not None:
             _core.check_dtype(dtype)
-        a = _np.array(obj, dtype=dtype, copy=True, ndmin=ndmin)
+        a = _np.array(obj, dtype=dtype, copy=True, ndmin=ndmin,
+                      order="K" if order is None else order)
         _core.supported_dtype(a.dtype)
         if a.size < _core.EAGER["threshold"]:
             return ndarray._from_eager(a)
+        axes = _core._permuted_contiguous(a)
+        if axes is not None:  # NumPy's layout kept (an F-ordered array stays F)
+            t = a.transpose(axes)
+            r = ndarray._from_node(_cpn.from_numpy(t), t.shape, t.dtype)
+            return r._axes_view(_core._inverse_axes(axes))
         return ndarray._from_node(_cpn.from_numpy(a), a.shape, a.dtype)
     while r.ndim < ndmin:
         r = r[None]
