@@ -272,7 +272,10 @@ class StmtInfo:
                 if isinstance(t, ast.Subscript) and isinstance(t.value, ast.Name):
                     self.index_writes.append(
                         (t.value.id, {n.id for n in ast.walk(t.slice)
-                                      if isinstance(n, ast.Name)}))
+                                      if isinstance(n, ast.Name)},
+                         ast.unparse(t.slice),
+                         {n.id for n in ast.walk(node.value)
+                          if isinstance(n, ast.Name)}))
             if isinstance(node, ast.Name) and VAR_RE.match(node.id):
                 if isinstance(node.ctx, ast.Load):
                     self.reads.add(node.id)
@@ -768,8 +771,24 @@ class Analysis:
                             c = math.inf
                     if not (c <= COND_LIMIT):
                         ill = f"condition number {c:.3g} of {k}"
-        for k, names in info.index_writes:
+        for k, names, key_text, value_names in info.index_writes:
             v = self.ns.get(k)
+            if isinstance(v, numpy.ndarray) and v.size and any(
+                    isinstance(self.ns.get(n), numpy.ndarray) and
+                    numpy.shares_memory(v, self.ns[n]) for n in value_names):
+                try:
+                    with warnings.catch_warnings(), numpy.errstate(all="ignore"):
+                        warnings.simplefilter("ignore")
+                        key = eval(key_text, dict(self.ns))
+                except Exception:
+                    key = None
+                keys = key if isinstance(key, tuple) else (key,)
+                if any(isinstance(x, numpy.ndarray) and x.dtype == numpy.bool_
+                       for x in keys):
+                    # NumPy's boolean assignment does not copy a value in
+                    # the memory it writes (a6[m] = a6[::-1] reads values
+                    # already written); cpnumeric's reads it first
+                    ill = f"a mask assignment into {k} of a value in its memory"
             for n in names:
                 key = self.ns.get(n)
                 if n != k and isinstance(v, numpy.ndarray) and \
