@@ -62,6 +62,9 @@ def _is_py_scalar(x):
     return isinstance(x, (bool, int, float, complex)) and not isinstance(x, _np.generic)
 
 
+_LOGICAL = frozenset(("logical_and", "logical_or", "logical_xor"))
+
+
 def _k_operands(args, shape, order):
     """The operands (our arrays broadcast to `shape`, scalars) of an
     elementwise op computed in the axis order `order` (NumPy's order='K',
@@ -247,6 +250,10 @@ class ufunc(_cpn.UfuncBase):
 
     def _general(self, *args, out=None, where=True, casting="same_kind",
                  dtype=None, **kwargs):
+        if self._op in _LOGICAL:
+            for a in args:  # NumPy's logical loops take Python ints as C longs
+                if type(a) is int and not -(1 << 63) <= a < (1 << 63):
+                    raise OverflowError("Python int too large to convert to C long")
         if out is None and where is True and dtype is None and not kwargs \
                 and casting == "same_kind" and len(args) == self.nin:
             r = self._quick(args)

@@ -405,3 +405,35 @@ def test_empty_view_of_a_read_only_array_stays_read_only():
               cp.broadcast_to(cp.ones(3), (2, 3)).T]:
         with pytest.raises(ValueError, match="read-only"):
             cp.positive(x, out=x)
+
+
+@pytest.mark.parametrize("f", ["log", "log2", "log10", "log1p"])
+def test_complex_log_of_constant_zeros(f):
+    # 500:15280: log2(zeros(4, bool) > 0, dtype=complex64) is -inf+0j; the
+    # kernel's input was a constant, and MLIR folds math.atan2(0, 0) to NaN.
+    for dt in ("complex64", "complex128"):
+        z = numpy.zeros(4, bool)
+        want = getattr(numpy, f)(z > z, dtype=dt)
+        a = cp.asarray(z)
+        got = getattr(cp, f)(a > a, dtype=dt)
+        same(got, want)
+        for v in (complex(-0.0, 0.0), complex(-0.0, -0.0), complex(0.0, -0.0)):
+            x = numpy.full(4, v, dt) - (1 if f == "log1p" else 0)
+            with numpy.errstate(all="ignore"):
+                w = getattr(numpy, f)(x)
+                g = numpy.asarray(getattr(cp, f)(cp.full(4, v, dt) - (1 if f == "log1p" else 0)))
+            assert numpy.array_equal(numpy.signbit(g.imag), numpy.signbit(w.imag))
+            numpy.testing.assert_allclose(g.imag, w.imag, rtol=1e-6)
+
+
+@pytest.mark.parametrize("f", ["logical_and", "logical_or", "logical_xor"])
+def test_logical_ufuncs_refuse_python_ints_outside_int64(f):
+    # 500:9834, 500:16503: NumPy's logical loops take a Python int as a C
+    # long: OverflowError for 2**63 and beyond; cpnumeric computed.
+    a = cp.ones(3, "float32")
+    for v in (2 ** 63, 2 ** 64, -2 ** 63 - 1):
+        with pytest.raises(OverflowError):
+            getattr(numpy, f)(numpy.ones(3, "float32"), v)
+        with pytest.raises(OverflowError):
+            getattr(cp, f)(a, v)
+    same(getattr(cp, f)(a, 2 ** 62), getattr(numpy, f)(numpy.ones(3, "float32"), 2 ** 62))
