@@ -246,7 +246,7 @@ def _constants(tree):
 
 class StmtInfo:
     __slots__ = ("reads", "rebinds", "writes", "ops", "op", "consts", "at_targets",
-                 "index_writes")
+                 "index_writes", "aug_expr")
 
     def __init__(self, text):
         tree = ast.parse(text)
@@ -319,12 +319,16 @@ class StmtInfo:
                 if base is not t and isinstance(base, ast.Name):
                     self.reads.add(base.id)
                     self.writes.add(base.id)
+        self.aug_expr = None  # `t op= v` of a subscript t, as `(t) op (v)`
         if isinstance(body, ast.AugAssign):
             base = body.target
             while isinstance(base, (ast.Subscript, ast.Attribute)):
                 base = base.value
             if isinstance(base, ast.Name):
                 self.writes.add(base.id)
+            if isinstance(body.target, ast.Subscript) and isinstance(base, ast.Name):
+                self.aug_expr = (base.id, ast.unparse(ast.BinOp(
+                    body.target, body.op, body.value)))
         self.op = stmt_op(body) if body is not None else "?"
 
 
@@ -798,6 +802,27 @@ class Analysis:
                     # NumPy's loop reads it as it writes (the order of its
                     # iteration decides), cpnumeric's reads it first
                     ill = f"index {n} shares memory with {k}, written through it"
+        if info.aug_expr is not None and ill is None:
+            k, expr = info.aug_expr
+            v = self.ns.get(k)
+            if isinstance(v, numpy.ndarray) and v.dtype.kind in "iu":
+                try:
+                    with warnings.catch_warnings(), numpy.errstate(all="ignore"):
+                        warnings.simplefilter("ignore")
+                        x = numpy.asarray(eval(expr, dict(self.ns)))
+                except Exception:
+                    x = None
+                if x is not None and x.dtype.kind in "fc" and x.size:
+                    it = numpy.iinfo(v.dtype)
+                    with numpy.errstate(all="ignore"):
+                        x = numpy.real(x).astype(numpy.float64).ravel()
+                        bad = not numpy.all(numpy.isfinite(x)) or \
+                            float(numpy.trunc(x).min()) < it.min or \
+                            float(numpy.trunc(x).max()) > it.max
+                    if bad:
+                        # `a[k] /= b` of integers: a float result written
+                        # back by setitem, NaN or out of range (undefined)
+                        ill = f"float to {it.dtype} conversion out of range into {k}"
         for k in info.at_targets:
             v = self.ns.get(k)
             if isinstance(v, numpy.ndarray) and not v.flags.writeable:
@@ -847,6 +872,15 @@ class Analysis:
                     if _value_kind(self.ns[k]) == "int":
                         ill = f"integer/bool result {k} from inexact input"
                         break
+        if err is None and ill is None and inputs_exact and not shape_only and \
+                info.ops & ARITH and not _arith_exact(info, pre_vals, pre_max, pre_size):
+            # exact inputs, but arithmetic that rounds (`int(a.sum())` of a
+            # complex64 array of 2**30-sized values): an integer made of it
+            # depends on the summation order
+            for k in changed:
+                if _value_kind(self.ns[k]) == "int":
+                    ill = f"integer/bool result {k} of rounded arithmetic"
+                    break
         if err is None and ill is None and not inputs_exact and \
                 info.ops & LEXICOGRAPHIC and any(
                     _as_array(v) is not None and _as_array(v).dtype.kind == "c"
@@ -955,6 +989,14 @@ class Analysis:
             v = self.ns[k]
             a = _as_array(v)
             own = _float_dtypes_of(v)
+            if hard or soft:
+                # NumPy's float loop for small integer inputs is float16
+                # (bool, int8, uint8) or float32 (int16, uint16), also when
+                # out= or a cast widens the result afterwards
+                for x in pre_vals.values():
+                    xa = _as_array(x)
+                    if xa is not None and xa.dtype.kind in "biu" and xa.dtype.itemsize <= 2:
+                        own = own + ["float16" if xa.dtype.itemsize == 1 else "float32"]
             eps_c = own + [m.eps for m in reads_meta if m.eps]
             eps = min(eps_c, key=lambda d: PRECISION[d]) if eps_c else None
             scale = max([_maxabs(a)] + read_scales[-1:])
