@@ -16,6 +16,7 @@
 #include "AlgorithmsInternal.h"
 #include "LibCall.h"
 #include "Sort.h"
+#include "SortInternal.h"
 
 #include <algorithm>
 #include <cmath>
@@ -31,9 +32,7 @@ using cpnrt::lib::View;
 
 /// NumPy's order: NaN after every number.
 template <typename T> bool less(T a, T b) {
-  if constexpr (std::is_floating_point_v<T>)
-    return a < b || (std::isnan(b) && !std::isnan(a));
-  return a < b;
+  return cpnrt::sortdetail::nanLastLess(a, b);
 }
 /// NumPy's complex sort order: by real part, then imaginary part, with NaN
 /// parts last ([R + Rj, R + nanj, nan + Rj, nan + nanj]; npysort's CLT).

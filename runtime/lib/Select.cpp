@@ -23,13 +23,6 @@ using cpnrt::lib::threadsFor;
 
 // -- partition (selection) ----------------------------------------------------
 
-/// NumPy's order for selections: NaN after every number.
-template <typename T> bool selectLess(T a, T b) {
-  if constexpr (std::is_floating_point_v<T>)
-    return a < b || (std::isnan(b) && !std::isnan(a));
-  return a < b;
-}
-
 /// out[lo, hi) partitioned so that each kth in [lo, hi) (ascending) holds the
 /// element a sort would put there, smaller ones before it and larger after.
 template <typename T>
@@ -39,7 +32,7 @@ void selectRange(T *out, int64_t lo, int64_t hi, const int64_t *kth,
     int64_t k = kth[i];
     if (k < lo || k >= hi)
       continue;
-    std::nth_element(out + lo, out + k, out + hi, selectLess<T>);
+    std::nth_element(out + lo, out + k, out + hi, nanLastLess<T>);
     lo = k + 1;
   }
 }

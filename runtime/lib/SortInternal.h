@@ -123,6 +123,13 @@ template <typename F> void forRows(int64_t rows, int64_t n, F fn) {
   });
 }
 
+/// NumPy's order for sorts and selections: NaN after every number.
+template <typename T> bool nanLastLess(T a, T b) {
+  if constexpr (std::is_floating_point_v<T>)
+    return a < b || (std::isnan(b) && !std::isnan(a));
+  return a < b;
+}
+
 /// Sorts one row (src[j * stride], n elements) into out on up to `threads`
 /// threads (Sort.cpp; for the types of Sort.h).
 template <typename T>
