@@ -489,11 +489,9 @@ def _axis_order(a, order):
         return None
     if order == "F":
         return tuple(range(nd - 1, -1, -1))
-    if order == "A":
-        f = tuple(range(nd - 1, -1, -1))
-        t = a._axes_view(f)
-        return f if (not a._whole and t._part is None
-                     and list(t._strides) == list(_core.c_strides(t._shape))) else None
+    if order == "A":  # F for an array that is F- and not C-contiguous
+        f = a.flags
+        return tuple(range(nd - 1, -1, -1)) if f.f_contiguous and not f.c_contiguous else None
     if order == "K":
         return _core.k_order([a], a._shape)
     raise ValueError(f"order must be one of 'C', 'F', 'A', or 'K' (got {order!r})")

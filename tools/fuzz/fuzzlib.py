@@ -170,6 +170,14 @@ NAN_SKIPPING = {"fmin", "fmax", "nanmin", "nanmax", "nanargmin", "nanargmax"}
 _QUIET_BIT = {2: 0x200, 4: 0x400000, 8: 1 << 51}
 
 
+def _complex_inputs(pre_vals):
+    """(name, value, array) of the non-empty complex arrays a statement read."""
+    for k, v in pre_vals.items():
+        a = _as_array(v)
+        if a is not None and a.dtype.kind == "c" and a.size:
+            yield k, v, a
+
+
 def _has_signaling_nan(a):
     """Whether the float or complex array a holds a signaling NaN."""
     if a is None or a.dtype.kind not in "fc" or not a.size:
@@ -889,10 +897,7 @@ class Analysis:
             # parts swaps elements whose imaginary parts differ by anything
             ill = "inexact complex values ordered"
         if err is None and ill is None and (info.ops & BLAS_PRODUCTS):
-            for k, v in pre_vals.items():
-                a = _as_array(v)
-                if a is None or a.dtype.kind != "c" or not a.size:
-                    continue
+            for k, v, a in _complex_inputs(pre_vals):
                 with numpy.errstate(all="ignore"):
                     m = float(numpy.nanmax(numpy.abs(a))) if \
                         not numpy.isnan(a).all() else 0.0
@@ -904,10 +909,7 @@ class Analysis:
                     ill = f"non-finite complex {k} in a matrix product"
                     break
         if err is None and ill is None and (info.ops & ELEMENT_PRODUCTS):
-            for k, v in pre_vals.items():
-                a = _as_array(v)
-                if a is None or a.dtype.kind != "c" or not a.size:
-                    continue
+            for k, v, a in _complex_inputs(pre_vals):
                 with numpy.errstate(all="ignore"):
                     parts = numpy.abs(numpy.concatenate([a.real.ravel(), a.imag.ravel()]))
                     m = float(parts[numpy.isfinite(parts)].max(initial=0.0))
