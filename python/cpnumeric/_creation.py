@@ -119,13 +119,22 @@ def array(obj, dtype=None, copy=True, order="K", subok=False, ndmin=0, like=None
     else:
         if dtype is not None:
             _core.check_dtype(dtype)
-        a = _np.array(obj, dtype=dtype, copy=True, ndmin=ndmin,
-                      order="K" if order is None else order)
-        _core.supported_dtype(a.dtype)
-        if a.size < _core.EAGER["threshold"]:
-            return ndarray._from_eager(a)
-        axes = _core._permuted_contiguous(a)
-        if axes is not None:  # NumPy's layout kept (an F-ordered array stays F)
+        axes = _copied_once(obj, dtype, order, ndmin)
+        if axes is not None:
+            # A big NumPy array already laid out as the result: one copy,
+            # into the store, on several threads (not NumPy's copy, then ours).
+            a = obj
+        else:
+            a = _np.array(obj, dtype=dtype, copy=True, ndmin=ndmin,
+                          order="K" if order is None else order)
+            _core.supported_dtype(a.dtype)
+            if not a.dtype.isnative:  # stores hold native elements
+                a = a.astype(a.dtype.newbyteorder("="), order="K")
+            if a.size < _core.EAGER["threshold"]:
+                return ndarray._from_eager(a)
+            axes = _core._permuted_contiguous(a)
+        if axes is not None and axes != tuple(range(a.ndim)):
+            # NumPy's layout kept (an F-ordered array stays F)
             t = a.transpose(axes)
             r = ndarray._from_node(_cpn.from_numpy(t), t.shape, t.dtype)
             return r._axes_view(_core._inverse_axes(axes))
@@ -133,6 +142,25 @@ def array(obj, dtype=None, copy=True, order="K", subok=False, ndmin=0, like=None
     while r.ndim < ndmin:
         r = r[None]
     return r
+
+
+def _copied_once(obj, dtype, order, ndmin):
+    """The axis order (outermost first) in which the NumPy array `obj` lies
+    contiguously, when copying its bytes as they lie gives NumPy's
+    array(obj, dtype, order=order, ndmin=ndmin) and it is big enough to be
+    traced; else None."""
+    if type(obj) is not _np.ndarray or obj.size < _core.EAGER["threshold"] \
+            or ndmin > obj.ndim or not obj.dtype.isnative \
+            or (dtype is not None and _np.dtype(dtype) != obj.dtype) \
+            or not _core.is_supported(obj.dtype):
+        return None
+    c, f = obj.flags.c_contiguous, obj.flags.f_contiguous
+    if order == "C" and not c or order == "F" and not f \
+            or order == "A" and not (c or f):
+        return None
+    if c and order != "F":
+        return tuple(range(obj.ndim))
+    return _core._permuted_contiguous(obj)
 
 
 def _in_order(a, order):

@@ -80,8 +80,12 @@ void initRuntime(py::module_ &m) {
           node->shape.push_back(c.shape(i));
         node->store = std::make_shared<cpnrt::Store>(node->dtype, node->shape);
         cpnrt::ProfileScope scope("copy", "from_numpy", bytesArgs(node));
-        if (node->store->nbytes())
-          std::memcpy(node->store->data(), c.data(), node->store->nbytes());
+        {
+          // `c` stays referenced by this frame while the GIL is released.
+          py::gil_scoped_release release;
+          cpnrt::copyBytes(node->store->data(), c.data(),
+                           node->store->nbytes());
+        }
         return node;
       },
       "A materialized value holding a copy of a NumPy array.");
@@ -93,8 +97,11 @@ void initRuntime(py::module_ &m) {
         py::dtype dt(key == "b1" ? std::string("?") : "<" + key);
         py::array out(dt, node->shape);
         cpnrt::ProfileScope scope("copy", "to_numpy", bytesArgs(node));
-        if (store->nbytes())
-          std::memcpy(out.mutable_data(), store->data(), store->nbytes());
+        void *dst = out.mutable_data();
+        {
+          py::gil_scoped_release release;
+          cpnrt::copyBytes(dst, store->data(), store->nbytes());
+        }
         return out;
       },
       "A NumPy copy of a value; a sync point.");

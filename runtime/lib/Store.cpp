@@ -10,8 +10,10 @@
 #include "cpnrt/Store.h"
 #include "cpnrt/Facts.h"
 #include "cpnrt/TaskGraph.h"
+#include "LibCall.h"
 
 #include <cstdlib>
+#include <cstring>
 #include <map>
 #include <stdexcept>
 #include <sys/mman.h>
@@ -229,6 +231,25 @@ std::atomic<uint32_t> *readOnlyFacts(const void *data, size_t nbytes) {
         s->distribution() == Distribution::Replicated)
       return &s->facts;
   return nullptr;
+}
+
+void copyBytes(void *dst, const void *src, size_t nbytes) {
+  // Parts of at least 1 MiB, cut at 4 KiB so that no two threads share a page.
+  constexpr size_t kPart = size_t(1) << 20, kPage = 4096;
+  int64_t threads = lib::threadsFor(int64_t(nbytes / kPart), 1);
+  if (threads <= 1) {
+    if (nbytes)
+      std::memcpy(dst, src, nbytes);
+    return;
+  }
+  size_t per = (nbytes / threads + kPage - 1) / kPage * kPage;
+  lib::onThreads(threads, [&](int64_t t) {
+    size_t lo = std::min(nbytes, size_t(t) * per);
+    size_t hi = std::min(nbytes, lo + per);
+    if (hi > lo)
+      std::memcpy(static_cast<char *>(dst) + lo,
+                  static_cast<const char *>(src) + lo, hi - lo);
+  });
 }
 
 PoolStats poolStats() { return pool().stats(); }

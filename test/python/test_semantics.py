@@ -872,3 +872,46 @@ def test_elementwise_results_keep_numpys_order_k_layout(case):
     want[...] = -7
     got[...] = -7
     numpy.testing.assert_array_equal(numpy.asarray(rg), rw)
+
+
+def _numpy_sources():
+    base = numpy.arange(2 * 40 * 30, dtype=numpy.float64).reshape(2, 40, 30)
+    return {
+        "C": base,
+        "F": numpy.asfortranarray(base),
+        "permuted": numpy.moveaxis(base, 2, 0),
+        "strided": base[:, ::2, 1:],
+        "reversed": base[:, ::-1],
+        "1-d": base.ravel(),
+        "1-d reversed": base.ravel()[::-1],
+        "big-endian": base.astype(">f8"),
+        "int32": base.astype(numpy.int32),
+        "read-only": numpy.frombuffer(base.tobytes()).reshape(base.shape),
+    }
+
+
+@pytest.mark.parametrize("src", sorted(_numpy_sources()))
+@pytest.mark.parametrize("how", ["asarray", "array", "array C", "array F",
+                                 "array A", "asarray f4", "array ndmin"])
+def test_numpy_arrays_come_in_with_numpys_layout_and_values(src, how):
+    # A big NumPy array already laid out as the result is copied once into
+    # the store (not by NumPy first); any other goes through NumPy's rules.
+    def make(m, a):
+        return {"asarray": lambda: m.asarray(a),
+                "array": lambda: m.array(a),
+                "array C": lambda: m.array(a, order="C"),
+                "array F": lambda: m.array(a, order="F"),
+                "array A": lambda: m.array(a, order="A"),
+                "asarray f4": lambda: m.asarray(a, dtype=numpy.float32),
+                "array ndmin": lambda: m.array(a, ndmin=a.ndim + 1)}[how]()
+    a = _numpy_sources()[src]
+    want, got = make(numpy, a.copy(order="K")), make(cp, a)
+    # Stores hold native elements: a big-endian array comes in as native.
+    assert got.dtype == want.dtype.newbyteorder("=") and got.shape == want.shape
+    assert [s for s, n in zip(got.strides, got.shape) if n > 1] == \
+        [s for s, n in zip(want.strides, want.shape) if n > 1]
+    numpy.testing.assert_array_equal(numpy.asarray(got), want)
+    if a.flags.writeable:  # ours is a copy: a later write to the source stays there
+        keep = numpy.asarray(got).copy()
+        a[...] = -1
+        numpy.testing.assert_array_equal(numpy.asarray(got + 0), keep)

@@ -111,6 +111,10 @@ void trimPool();
 /// it returns what is cached above the new limit. Returns the old limit.
 uint64_t setPoolLimit(uint64_t bytes);
 
+/// memcpy(dst, src, nbytes) on several threads when it is large (a NumPy
+/// array brought in or out: one thread moves ~5 GB/s here, two ~9).
+void copyBytes(void *dst, const void *src, size_t nbytes);
+
 /// STREAM triad a[i] = b[i] + s * c[i] over `n` doubles on `threads` threads,
 /// best of `reps`, in GB/s counted as STREAM does (24 bytes per element): the
 /// memory-bandwidth bound the benchmarks report against.
