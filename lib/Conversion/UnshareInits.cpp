@@ -65,9 +65,13 @@ bool isDestination(OpOperand &use) {
 /// clone costs no more than the copy bufferization would make.
 /// Each result of a multi-result generic (a horizontally fused pair of
 /// splats) is treated alike, its clones giving the same result. An
-/// insert_slice (`movesOnly`) whose result two updates write into is
-/// unshared the same way.
-void unshareDestinations(Operation *op, bool movesOnly) {
+/// insert_slice whose result two updates write into, or that is stored and
+/// updated, is unshared the same way; one beside other readers is not
+/// (`besideReaders` false): bufferization orders a read before the update
+/// in place and copies only where a read comes after it, where a clone
+/// would copy the whole destination and insert again for every update (a
+/// stencil's `v[1:-1, 1:-1] = f(u)` in a loop that swaps u and v).
+void unshareDestinations(Operation *op, bool besideReaders) {
   for (OpResult result : op->getResults()) {
     SmallVector<OpOperand *> dests;
     bool stored = false, otherReaders = false;
@@ -79,7 +83,7 @@ void unshareDestinations(Operation *op, bool movesOnly) {
       else
         otherReaders = true;
     }
-    size_t keep = (stored || (otherReaders && movesOnly)) ? 0 : 1;
+    size_t keep = (stored || (otherReaders && besideReaders)) ? 0 : 1;
     if (dests.size() <= keep)
       continue;
     for (OpOperand *use : llvm::drop_begin(dests, keep)) {
@@ -135,7 +139,7 @@ struct UnshareInitsPass : public cpn::impl::UnshareInitsBase<UnshareInitsPass> {
         inserts.push_back(op);
     });
     for (tensor::InsertSliceOp op : llvm::reverse(inserts))
-      unshareDestinations(op, /*movesOnly=*/true);
+      unshareDestinations(op, /*besideReaders=*/false);
     SmallVector<linalg::GenericOp> generics;
     getOperation().walk([&](linalg::GenericOp op) {
       if (op.hasPureTensorSemantics() && op->getNumResults() >= 1)
@@ -150,8 +154,9 @@ struct UnshareInitsPass : public cpn::impl::UnshareInitsBase<UnshareInitsPass> {
     for (linalg::LinalgOp op : costly)
       copyStoredDestinations(op);
     for (linalg::GenericOp op : generics)
-      unshareDestinations(op, /*movesOnly=*/op.getBody()->getOperations().size() ==
-                                  1); // only the yield
+      unshareDestinations(op, /*besideReaders=*/op.getBody()
+                                      ->getOperations()
+                                      .size() == 1); // moves only
     // Fills next: their clones add uses to the empties they fill.
     SmallVector<Operation *> fills, empties;
     getOperation().walk([&](Operation *op) {

@@ -178,3 +178,31 @@ func.func @in_place_call_beside_a_stored_output(%x: memref<3xi64>, %i: memref<1x
   bufferization.materialize_in_destination %a in restrict writable %o2 : (tensor<3xi64>, memref<3xi64>) -> ()
   return
 }
+
+// A swapped pair of stencil buffers: `v[1:3] = f(u)`, then `u[1:3] = g(v)`
+// reads the updated v before v is updated again. The update that a later
+// update writes into is read first by a slice: bufferization orders that
+// read before the write in place, so it is not cloned (a clone copied the
+// whole of v and inserted again for every update of a loop).
+// CHECK-LABEL: func @read_then_updated
+// CHECK-COUNT-3: tensor.insert_slice
+// CHECK-NOT: tensor.insert_slice
+// Bufferized, every update is one copy of its slice into its argument, in
+// place (no whole-buffer copy, no temporary):
+// BUF-LABEL: func @read_then_updated
+// BUF-NOT: memref.alloc
+// BUF-COUNT-3: memref.copy %{{.+}}, %subview
+// BUF-NOT: memref.alloc
+// BUF: return
+func.func @read_then_updated(%u: memref<4xf64>, %v: memref<4xf64>, %f: tensor<2xf64>,
+                             %h: tensor<2xf64>) {
+  %ut = bufferization.to_tensor %u restrict writable : memref<4xf64> to tensor<4xf64>
+  %vt = bufferization.to_tensor %v restrict writable : memref<4xf64> to tensor<4xf64>
+  %v1 = tensor.insert_slice %f into %vt[1] [2] [1] : tensor<2xf64> into tensor<4xf64>
+  %r = tensor.extract_slice %v1[0] [2] [1] : tensor<4xf64> to tensor<2xf64>
+  %u1 = tensor.insert_slice %r into %ut[1] [2] [1] : tensor<2xf64> into tensor<4xf64>
+  %v2 = tensor.insert_slice %h into %v1[1] [2] [1] : tensor<2xf64> into tensor<4xf64>
+  bufferization.materialize_in_destination %u1 in restrict writable %u : (tensor<4xf64>, memref<4xf64>) -> ()
+  bufferization.materialize_in_destination %v2 in restrict writable %v : (tensor<4xf64>, memref<4xf64>) -> ()
+  return
+}
