@@ -199,6 +199,9 @@ static std::string summaryText(const Trace &trace,
                 std::to_string(outputs[j]) + ") is written into the buffer " +
                 "of input " + std::to_string(donors[j]) +
                 " (no reference to its old value is left)\n";
+  for (size_t j = outputs.size(); j < donors.size(); ++j)
+    reused += "  input " + std::to_string(donors[j]) +
+              " is updated in place (no reference to it is left)\n";
   line("buffers reused: " +
        std::to_string(donors.size() -
                       std::count(donors.begin(), donors.end(), -1)));

@@ -331,6 +331,8 @@ OwningOpRef<ModuleOp> buildModule(const Trace &trace,
   if (offsetArgs)
     argTypes.push_back(MemRefType::get({offsetArgs}, b.getI64Type()));
   std::vector<bool> donated(trace.inputs().size(), false);
+  for (size_t j = outputs.size(); j < donors.size(); ++j)
+    donated[donors[j]] = true; // updated in place, no output
   for (size_t j = 0; j < outputs.size(); ++j) {
     if (donors[j] >= 0)
       donated[donors[j]] = true;

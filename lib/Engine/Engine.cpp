@@ -406,6 +406,8 @@ std::shared_ptr<Executable> Engine::obtain(const std::vector<int32_t> &outputs,
       key =
           hashMix(key, static_cast<uint64_t>(static_cast<int64_t>(donors[j])));
     }
+    for (size_t j = outputs.size(); j < donors.size(); ++j) // updated inputs
+      key = hashMix(key, 0x5c7a7c400000ull + static_cast<uint64_t>(donors[j]));
     return key;
   };
   uint64_t key = windowKey(trace_.hash());
@@ -490,6 +492,10 @@ void Engine::submit(const std::shared_ptr<Executable> &exe,
     writes.push_back(node->store);
     ++stats_.valuesMaterialized;
   }
+  // Dead inputs the kernel updates in place: written, so ordered after the
+  // tasks that still read them.
+  for (size_t j = outputs.size(); j < donors.size(); ++j)
+    writes.push_back(trace_.inputs()[donors[j]]->store);
   std::shared_ptr<const FpSites> fp = fpSites();
   trace_.clear();
   if (exe)

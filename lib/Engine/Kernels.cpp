@@ -53,6 +53,8 @@ std::string detail::cacheText(const Trace &trace,
   std::string text = trace.str() + "\noutputs:";
   for (size_t j = 0; j < outputs.size(); ++j)
     text += " " + std::to_string(outputs[j]) + ":" + std::to_string(donors[j]);
+  for (size_t j = outputs.size(); j < donors.size(); ++j)
+    text += " updated:" + std::to_string(donors[j]);
   return text;
 }
 

@@ -158,6 +158,9 @@ int kernelThreads();
 /// handles died, as the old value of `u` after `u[1:-1] = f(u)`). An update
 /// chain's root input goes to the chain's result, so the update can be done in
 /// place; other outputs take any remaining donatable input of their type.
+/// After the outputs' entries come the donatable inputs left that an update
+/// writes into (`update %inK`, a chain no output keeps: the last window of a
+/// loop that swaps two buffers): the kernel may update them in place too.
 std::vector<int32_t> planDonations(const Trace &trace,
                                    const std::vector<int32_t> &outputs);
 
