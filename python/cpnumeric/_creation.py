@@ -227,11 +227,13 @@ def arange(start, stop=None, step=None, dtype=None, *, like=None):
     r = i.astype(calc)
     # start + i * step, as NumPy fills it; with step 1 and start 0 that is i
     # itself (exact, and +0.0 first as there), without two ops and their
-    # temporaries.
+    # temporaries. A start of +0 is added when the step is not positive:
+    # 0 * -0.5 is -0.0, and NumPy's first element is 0 + -0.0 = +0.0.
     if not (type(step) in (int, float) and step == 1):
         r = _ufuncs.multiply(r, step)
     if not (type(start) in (int, float) and start == 0
-            and _np.copysign(1.0, start) > 0):
+            and _np.copysign(1.0, start) > 0
+            and type(step) in (int, float) and step > 0):
         r = _ufuncs.add(r, start)
     return r.astype(dt) if r._dtype != dt else r
 

@@ -437,3 +437,21 @@ def test_logical_ufuncs_refuse_python_ints_outside_int64(f):
         with pytest.raises(OverflowError):
             getattr(cp, f)(a, v)
     same(getattr(cp, f)(a, 2 ** 62), getattr(numpy, f)(numpy.ones(3, "float32"), 2 ** 62))
+
+
+@pytest.mark.parametrize("args", [(0, -4, -0.5), (0, -3), (0.0, -2.0, -1), (0, 4, 0.5),
+                                  (0, -1e-3, -1e-4), (5, 0, -1)])
+def test_arange_starting_at_zero_with_a_negative_step(args):
+    # 604:545: arange(0, -4, -0.5) began with -0.0 (0 * -0.5, the +0 start
+    # not added), so 3.25 / a began with -inf; NumPy's is +0.0.
+    from cpnumeric import _core
+    old = _core.EAGER["threshold"]
+    _core.EAGER["threshold"] = 0
+    try:
+        got, want = cp.arange(*args), numpy.arange(*args)
+        g = numpy.asarray(got)
+        assert g.dtype == want.dtype
+        numpy.testing.assert_array_equal(g, want)
+        assert (numpy.signbit(g) == numpy.signbit(want)).all()
+    finally:
+        _core.EAGER["threshold"] = old
