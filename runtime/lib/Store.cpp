@@ -60,14 +60,12 @@ constexpr size_t kAlign = 64;
 constexpr size_t kHugeThreshold = 2u << 20;
 
 /// Size classes: powers of two up to 64 KiB, then multiples of 64 KiB, so
-/// that same-shaped temporaries always hit the same class; from 2 MiB on,
-/// multiples of 2 MiB (aligned_alloc wants a multiple of its alignment, and
-/// those buffers are huge pages anyway).
+/// that same-shaped temporaries always hit the same class. Buffers from
+/// 2 MiB on start on a huge page and are huge pages but for their last
+/// partial one (4 KiB pages: a 122 MiB array resides in 122 MiB, not 124).
 size_t sizeClass(size_t n) {
   if (n <= 64)
     return 64;
-  if (n >= kHugeThreshold)
-    return (n + kHugeThreshold - 1) & ~(kHugeThreshold - 1);
   if (n <= (64u << 10)) {
     size_t c = 64;
     while (c < n)
@@ -93,12 +91,17 @@ public:
       return p;
     }
     ++stats_.allocations;
-    void *p =
-        std::aligned_alloc(c >= kHugeThreshold ? kHugeThreshold : kAlign, c);
-    if (!p)
+    void *p = nullptr;
+    if (c < kHugeThreshold)
+      p = std::aligned_alloc(kAlign, c); // c is a multiple of kAlign
+    else if (posix_memalign(&p, kHugeThreshold, c) != 0)
+      p = nullptr;
+    if (!p) {
+      stats_.bytesLive -= c;
       throw std::bad_alloc();
+    }
     if (c >= kHugeThreshold)
-      madvise(p, c, MADV_HUGEPAGE);
+      madvise(p, c & ~(kHugeThreshold - 1), MADV_HUGEPAGE);
     return p;
   }
   void give(void *p, size_t n) {
@@ -205,10 +208,22 @@ Store::Store(DType dtype, std::vector<int64_t> shape)
     numel_ *= d;
   }
   nbytes_ = static_cast<size_t>(numel_) * dtypeSize(dtype_);
-  data_ = pool().take(nbytes_ ? nbytes_ : 1);
 }
 
-Store::~Store() { pool().give(data_, nbytes_ ? nbytes_ : 1); }
+void *Store::allocate() {
+  std::lock_guard<std::mutex> lock(allocating_);
+  void *p = data_.load(std::memory_order_relaxed);
+  if (!p) {
+    p = pool().take(nbytes_ ? nbytes_ : 1);
+    data_.store(p, std::memory_order_release);
+  }
+  return p;
+}
+
+Store::~Store() {
+  if (void *p = data_.load(std::memory_order_acquire))
+    pool().give(p, nbytes_ ? nbytes_ : 1);
+}
 
 void Store::wait() { TaskGraph::global().waitStore(*this); }
 

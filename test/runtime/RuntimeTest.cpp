@@ -137,10 +137,27 @@ TEST(TaskGraph, WaitFollowsRunsTheTaskOnTheWaiterAndStarvesNothing) {
   g.waitAll();
 }
 
+TEST(Pool, StoresTakeTheirMemoryAtTheFirstAccess) {
+  // A window's outputs are made when it is submitted, their memory taken
+  // when its kernel first touches them.
+  PoolStats before = poolStats();
+  auto s = std::make_shared<Store>(DType::f64, std::vector<int64_t>{300000});
+  EXPECT_EQ(poolStats().bytesLive, before.bytesLive);
+  void *p = s->data();
+  EXPECT_GE(poolStats().bytesLive, before.bytesLive + 300000u * 8);
+  EXPECT_EQ(s->data(), p);
+  s.reset();
+  EXPECT_EQ(poolStats().bytesLive, before.bytesLive);
+  // Never touched: nothing to give back.
+  { Store unused(DType::f64, std::vector<int64_t>{300000}); }
+  EXPECT_EQ(poolStats().bytesLive, before.bytesLive);
+}
+
 TEST(Pool, LimitReturnsFreedBuffersToTheSystem) {
   uint64_t old = setPoolLimit(uint64_t(1) << 30);
   {
     auto s = std::make_shared<Store>(DType::f64, std::vector<int64_t>{300000});
+    s->data();
   }
   EXPECT_GE(poolStats().bytesCached, 300000u * 8);
   setPoolLimit(0); // what is cached above the limit goes at once
@@ -148,10 +165,12 @@ TEST(Pool, LimitReturnsFreedBuffersToTheSystem) {
   uint64_t allocations = poolStats().allocations;
   {
     auto s = std::make_shared<Store>(DType::f64, std::vector<int64_t>{300000});
+    s->data();
   }
   EXPECT_EQ(poolStats().bytesCached, 0u); // freed beyond the limit
   {
     auto s = std::make_shared<Store>(DType::f64, std::vector<int64_t>{300000});
+    s->data();
   }
   EXPECT_EQ(poolStats().allocations, allocations + 2); // none reused
   setPoolLimit(old);

@@ -39,7 +39,10 @@ class Task;
 /// A buffer with a shape and a dtype. Reference-counted through shared_ptr by
 /// Python handles and by tasks that read or write it. Memory comes from a
 /// process-wide pool of size classes, so a freed temporary's pages are reused
-/// instead of faulted in again.
+/// instead of faulted in again. It is taken at the first data(), not at
+/// construction: a window's outputs are made when it is submitted, up to a
+/// few windows before it runs, and a loop's outputs that die before their
+/// window runs would otherwise all hold memory at once.
 class Store {
 public:
   Store(DType dtype, std::vector<int64_t> shape);
@@ -51,8 +54,11 @@ public:
   const std::vector<int64_t> &shape() const { return shape_; }
   int64_t numel() const { return numel_; }
   size_t nbytes() const { return nbytes_; }
-  void *data() { return data_; }
-  const void *data() const { return data_; }
+  void *data() {
+    void *p = data_.load(std::memory_order_acquire);
+    return p ? p : allocate();
+  }
+  const void *data() const { return const_cast<Store *>(this)->data(); }
   Distribution distribution() const { return dist_; }
 
   /// Blocks until the last task that writes this store has finished; throws
@@ -74,7 +80,9 @@ private:
   std::vector<int64_t> shape_;
   int64_t numel_;
   size_t nbytes_;
-  void *data_;
+  std::atomic<void *> data_{nullptr};
+  std::mutex allocating_;
+  void *allocate();
   Distribution dist_ = Distribution::Replicated;
 };
 
