@@ -394,15 +394,21 @@ def require(a, dtype=None, requirements=None, *, like=None):
 
 
 def copyto(dst, src, casting="same_kind", where=True):
+    writeable = getattr(getattr(dst, "flags", None), "writeable", True)
     if isinstance(src, (int, float, complex)):  # weak scalars (NEP 50):
-        # NumPy's own check (0 into uint32 is fine, -1 an OverflowError)
-        _np.copyto(_np.empty((), dst.dtype), src, casting=casting)
+        # NumPy's own checks, in its order (0 into uint32 is fine, -1 an
+        # OverflowError, then a read-only destination, then the casting)
+        stand_in = _np.empty((), dst.dtype)
+        stand_in.flags.writeable = writeable
+        _np.copyto(stand_in, src, casting=casting)
         src = _as(_np.asarray(src, dst.dtype))
     src = _as(src)
     if isinstance(dst, ndarray) and src._base is dst._base and (
             src._shape, src._strides, src._offset, src._dtype, src._part) == (
             dst._shape, dst._strides, dst._offset, dst._dtype, dst._part) and where is True:
         return None  # the same elements: NumPy copies nothing (read-only too)
+    if not writeable:  # before the casting check, as NumPy's (600:4576)
+        raise ValueError("assignment destination is read-only")
     if not _np.can_cast(src._dtype, dst.dtype, casting):
         raise TypeError(f"Cannot cast scalar from {src._dtype!r} to {dst.dtype!r} "
                         f"according to the rule {casting!r}")

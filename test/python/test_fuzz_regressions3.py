@@ -455,3 +455,25 @@ def test_arange_starting_at_zero_with_a_negative_step(args):
         assert (numpy.signbit(g) == numpy.signbit(want)).all()
     finally:
         _core.EAGER["threshold"] = old
+
+
+def test_copyto_checks_in_numpys_order():
+    # 600:4576: a read-only destination is a ValueError before the casting
+    # check's TypeError; a Python int out of bounds is an OverflowError first.
+    def outcomes(m):
+        ro16 = m.broadcast_to(m.zeros(2, m.float16), (1, 2))
+        ro8 = m.broadcast_to(m.zeros(2, m.uint8), (1, 2))
+        cases = [(ro16, numpy.complex64(-1)), (ro16, 1j), (ro16, -1), (ro8, -1),
+                 (ro8, 300), (ro8, 1.5), (m.zeros(2, m.uint8), 1.5),
+                 (m.zeros(2, m.float16), 1j), (m.zeros(2, m.float16), numpy.complex64(1)),
+                 (ro16, m.zeros(2, m.complex64))]
+        out = []
+        for d, v in cases:
+            try:
+                m.copyto(d, v)
+                out.append("ok")
+            except Exception as e:  # noqa: BLE001 - the type is compared
+                out.append(type(e).__name__)
+        return out
+    with numpy.errstate(all="ignore"):
+        assert outcomes(cp) == outcomes(numpy)

@@ -167,6 +167,9 @@ MAX_ELEMENTS = 1 << 24
 
 # Ops that skip NaNs (a signaling NaN is not skipped by NumPy's).
 NAN_SKIPPING = {"fmin", "fmax", "nanmin", "nanmax", "nanargmin", "nanargmax"}
+# Ops whose result shows a NaN's sign bit, which IEEE leaves to the operation
+# that made the NaN (x86's 0/0 sets it; a compiled kernel's NaN need not).
+NAN_SIGN = {"signbit", "copysign"}
 _QUIET_BIT = {2: 0x200, 4: 0x400000, 8: 1 << 51}
 
 
@@ -783,6 +786,7 @@ class Analysis:
                             c = math.inf
                     if not (c <= COND_LIMIT):
                         ill = f"condition number {c:.3g} of {k}"
+        cond_ill = ill
         for k, names, key_text, value_names in info.index_writes:
             v = self.ns.get(k)
             if isinstance(v, numpy.ndarray) and v.size and any(
@@ -931,6 +935,12 @@ class Analysis:
                     # quiet NaN is skipped
                     ill = f"{k} holds a signaling NaN, given to a NaN-skipping op"
                     break
+        if err is None and ill is None and (info.ops & NAN_SIGN):
+            for k, v in pre_vals.items():
+                a = _as_array(v)
+                if a is not None and a.dtype.kind in "fc" and numpy.isnan(a).any():
+                    ill = f"the sign of a NaN in {k} (600:4367)"
+                    break
         if err is None and ill is None and (info.ops & F16_SUMS):
             for k, v in pre_vals.items():
                 a = _as_array(v)
@@ -968,6 +978,12 @@ class Analysis:
                     break
         if err is not None:
             ill = None
+            if cond_ill and err.get("type") == "LinAlgError":
+                # whether LAPACK meets an exact zero pivot in a matrix of
+                # NaN/inf or of a huge condition number depends on its
+                # order of operations (600:3467: NumPy's sgesv raised
+                # "Singular matrix")
+                ill = cond_ill
             # NumPy's in-place loops stop at the error: what they wrote
             # before it (a0 **= a0, the first elements) is theirs alone.
             if any(k in before for k in changed):
@@ -1021,6 +1037,11 @@ class Analysis:
                 if exact and info.ops & SORTS and _both_zeros(a):
                     # -0.0 and 0.0 are equal keys: a sort leaves them in
                     # an order of its own (NumPy's and cpnumeric's differ)
+                    exact = False
+                if exact and "unique" in info.ops and any(
+                        _both_zeros(_as_array(x)) for x in pre_vals.values()):
+                    # unique keeps the first of its sort's equal keys: of
+                    # -0.0 and 0.0, either (600:7342)
                     exact = False
             else:
                 exact = True    # integers are exact (inexact inputs: ill-posed)
