@@ -58,8 +58,16 @@ _cpn.configure(_config.get("CPN_DUMP_IR"), _config.get_int("CPN_TRACE_LIMIT"),
 
 _cpn.set_pool_limit(_config.get_int("CPN_POOL_LIMIT"))
 
-# The compiler thread's running compile finishes before LLVM's statics go.
-__import__("atexit").register(_cpn.stop_compiles)
+def _at_exit():
+    # The compiler thread's running compile finishes before LLVM's statics
+    # go, and the kernels already submitted finish before the OpenMP runtime
+    # and OpenBLAS do (a window still running at exit crashed in libomp's
+    # teardown).
+    _cpn.stop_compiles()
+    _cpn.wait_all()
+
+
+__import__("atexit").register(_at_exit)
 
 _core.EAGER["threshold"] = _config.get_int("CPN_EAGER_THRESHOLD")
 _core.LOCATIONS = bool(_config.get("CPN_DUMP_IR"))

@@ -518,3 +518,24 @@ def test_a_dead_input_updated_in_place_waits_for_its_readers(threshold):
             numpy.testing.assert_array_equal(numpy.asarray(y), want_y)
     finally:
         _core.EAGER["threshold"] = old
+
+
+def test_exit_waits_for_the_kernels_in_flight():
+    # Windows still running when the interpreter exits crashed in libomp's
+    # teardown (SIGSEGV or an OMP assertion, mostly with CPN_THREADS=1): at
+    # exit cpnumeric waits for the kernels it submitted.
+    prog = textwrap.dedent("""
+        import numpy, cpnumeric as np
+        n = 100_000
+        a = np.asarray(numpy.random.rand(n))
+        i = np.asarray(numpy.random.default_rng(0).integers(0, n, n))
+        np.synchronize()
+        for _ in range(400):
+            r = a[i] * 2.0 + 1.0
+    """)
+    env = dict(os.environ, CPN_THREADS="1", CPN_EAGER_THRESHOLD="0",
+               PYTHONPATH=os.path.join(ROOT, "python"))
+    for _ in range(4):
+        r = subprocess.run([sys.executable, "-c", prog], env=env,
+                           capture_output=True, text=True, timeout=300)
+        assert r.returncode == 0, r.stderr[-2000:]
