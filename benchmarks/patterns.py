@@ -1,6 +1,7 @@
 """Ordinary NumPy code that cpnumeric was not tuned on: element loops, row
 and column loops, many sizes, growing arrays, scatter loops, varying
-scalars, tiny arrays, iteration, linear algebra in a loop (issue 22).
+scalars, tiny arrays, iteration, linear algebra in a loop, and a Monte Carlo
+program's memory (issue 22).
 
     python benchmarks/patterns.py [--only NAME,...] [--json FILE] [--markdown FILE]
 
@@ -127,9 +128,25 @@ def tolist_item(np):
     return s
 
 
+def monte_carlo(np):
+    # Issue 22's memory case: 200,000 paths x 64 steps of geometric Brownian
+    # motion (NumPy's normal draws, brought in), cumulated along the rows;
+    # means, percentiles and a histogram of the final prices.
+    import numpy
+    z = np.asarray(numpy.random.default_rng(7).standard_normal((200_000, 64)))
+    dt, mu, sigma = 1.0 / 64, 0.05, 0.2
+    log_paths = np.cumsum((mu - 0.5 * sigma ** 2) * dt + sigma * dt ** 0.5 * z, axis=1)
+    paths = 100.0 * np.exp(log_paths)
+    final = paths[:, -1]
+    mean_path = paths.mean(axis=0)
+    pct = np.percentile(final, [5.0, 50.0, 95.0])
+    hist, _ = np.histogram(final, bins=50, range=(50.0, 200.0))
+    return np.concatenate([mean_path, pct, hist.astype(float)])
+
+
 CASES = {f.__name__: f for f in (elem_loop, iterate, row_loop, column_loop, many_sizes,
                                  growing, scatter_loop, varying_scalar, tiny, stencil_sizes,
-                                 linalg_loop, tolist_item)}
+                                 linalg_loop, tolist_item, monte_carlo)}
 
 
 # -- one process -------------------------------------------------------------

@@ -393,12 +393,15 @@ static std::vector<std::unique_ptr<llvm::Module>> partition(llvm::Module &m,
 /// the split. The result is one object, or a bundle of them (bundleObjects).
 /// `llText`: the optimized IR, parts one after another.
 std::vector<char> optimizeAndEmit(llvm::Module &m, int optLevel,
-                                  std::string *llText) {
+                                  std::string *llText,
+                                  std::vector<std::string> *scalarCalls) {
   unsigned n = compileParts(m);
   if (n <= 1) {
     optimizeModule(m, optLevel);
     if (llText)
       *llText = llvmText(m);
+    if (scalarCalls)
+      *scalarCalls = scalarMathInLoops(m);
     return emitObject(m);
   }
   {
@@ -418,6 +421,7 @@ std::vector<char> optimizeAndEmit(llvm::Module &m, int optLevel,
   size_t parts = bitcode.size();
   std::vector<std::vector<char>> objects(parts);
   std::vector<std::string> texts(parts), errors(parts);
+  std::vector<std::vector<std::string>> calls(parts);
   auto work = [&](size_t i, llvm::TargetMachine *tm) {
     try {
       llvm::LLVMContext ctx;
@@ -432,6 +436,8 @@ std::vector<char> optimizeAndEmit(llvm::Module &m, int optLevel,
       optimizeModule(**part, optLevel, tm);
       if (llText)
         texts[i] = "; part " + std::to_string(i) + "\n" + llvmText(**part);
+      if (scalarCalls)
+        calls[i] = scalarMathInLoops(**part);
       objects[i] = emitObject(**part, false, tm);
     } catch (const std::exception &e) {
       errors[i] = e.what();
@@ -457,6 +463,9 @@ std::vector<char> optimizeAndEmit(llvm::Module &m, int optLevel,
   if (llText)
     for (const std::string &t : texts)
       *llText += t;
+  if (scalarCalls)
+    for (const std::vector<std::string> &c : calls)
+      scalarCalls->insert(scalarCalls->end(), c.begin(), c.end());
   return bundleObjects(objects);
 }
 

@@ -87,10 +87,14 @@ std::shared_ptr<Executable> compile(const Trace &trace,
   std::unique_ptr<llvm::Module> llvmModule =
       toLLVM(*module, llvmContext, checks.get());
   std::string llText;
+  std::vector<std::string> scalarCalls;
   std::vector<char> object = optimizeAndEmit(
-      *llvmModule, opts.optLevel, dumpDir.empty() ? nullptr : &llText);
-  if (!dumpDir.empty())
+      *llvmModule, opts.optLevel, dumpDir.empty() ? nullptr : &llText,
+      dumpDir.empty() ? nullptr : &scalarCalls);
+  if (!dumpDir.empty()) {
     writeFile(dumpDir / "llvm.ll", llText);
+    appendScalarMath(dumpDir / "summary.txt", scalarCalls);
+  }
   std::string error;
   auto exe =
       loadObject(llvm::MemoryBuffer::getMemBufferCopy(
@@ -143,8 +147,10 @@ std::vector<char> compileObject(const Trace &trace,
   for (llvm::GlobalVariable &g : m->globals())
     if (!g.isDeclaration())
       g.setLinkage(llvm::GlobalValue::InternalLinkage);
-  if (!dumpDir.empty())
+  if (!dumpDir.empty()) {
     writeFile(dumpDir / "llvm.ll", llvmText(*m));
+    appendScalarMath(dumpDir / "summary.txt", scalarMathInLoops(*m));
+  }
   return emitObject(*m, /*pic=*/true);
 }
 
@@ -180,18 +186,27 @@ std::vector<int32_t> planDonations(const Trace &trace,
               inputs[i]->store->nbytes() > 0;
   // A runtime call (libcall) reads its operands' buffers outside the tensor
   // SSA that bufferization checks: an output written into a donor it reads
-  // (directly or through views) could overwrite it first (a copy's result
-  // donated into np.put's indices). Such inputs are not donated. An in-place
-  // call (cpnrt::updatesFirstInput) reads and writes its operands as tensors
-  // until one-shot bufferization, which sees every use.
-  for (const TraceOp &op : trace.ops())
-    if (op.name == "libcall" && !cpnrt::updatesFirstInput(op.sattr))
-      for (int32_t r : op.operands) {
-        while (r >= 0 && trace.ops()[r].name == "view")
-          r = trace.ops()[r].operands[0];
-        if (r < 0)
-          free[-r - 1] = false;
-      }
+  // could overwrite it first (a copy's result donated into np.put's
+  // indices). It may read an input through views, and through any op that
+  // canonicalization folds to its operand (a copy, a cast to the same type,
+  // `x * 1.0`): no input that a call's operands are computed from is
+  // donated (`c = a.copy(); a[0] = 1; sort(c)` with `a` dead read the
+  // update). An in-place call (cpnrt::updatesFirstInput) reads and writes
+  // its operands as tensors until one-shot bufferization, which sees every
+  // use.
+  std::vector<bool> feedsCall(trace.ops().size(), false);
+  for (size_t i = trace.ops().size(); i-- > 0;) {
+    const TraceOp &op = trace.ops()[i];
+    bool call = op.name == "libcall" && !cpnrt::updatesFirstInput(op.sattr);
+    if (!call && !feedsCall[i])
+      continue;
+    for (int32_t r : op.operands) {
+      if (r < 0)
+        free[-r - 1] = false;
+      else
+        feedsCall[r] = true;
+    }
+  }
   std::vector<int32_t> donors(outputs.size(), -1);
   auto sameType = [&](int32_t in, const TraceOp &op) {
     return inputs[in]->shape == op.shape && inputs[in]->dtype == op.dtype;

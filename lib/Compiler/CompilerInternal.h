@@ -89,12 +89,23 @@ std::vector<char> emitObject(llvm::Module &m, bool pic = false,
 std::string llvmText(const llvm::Module &m);
 std::vector<llvm::StringRef> unbundleObjects(llvm::StringRef data);
 std::vector<char> optimizeAndEmit(llvm::Module &m, int optLevel,
-                                  std::string *llText);
+                                  std::string *llText,
+                                  std::vector<std::string> *scalarCalls = nullptr);
 std::unique_ptr<llvm::Module> toLLVM(mlir::ModuleOp module,
                                      llvm::LLVMContext &ctx,
                                      const LazyChecks *checks = nullptr);
 std::unique_ptr<llvm::Module>
 toOptimizedLLVM(mlir::ModuleOp module, llvm::LLVMContext &ctx, int optLevel);
+
+// -- Reports.cpp (LLVM IR) ----------------------------------------------------
+
+/// The calls to scalar math functions (libm's exp, pow, sin, ..., and
+/// fmod's frem) left inside loops of an optimized module, as "name in
+/// function" (a vectorized loop calls libmvec's _ZGV variants instead).
+std::vector<std::string> scalarMathInLoops(const llvm::Module &m);
+/// Appends summary.txt's line about them (none: says so).
+void appendScalarMath(const std::filesystem::path &summary,
+                      const std::vector<std::string> &calls);
 
 // -- Jit.cpp ------------------------------------------------------------------
 

@@ -4,8 +4,9 @@
 //
 // Owns reading lowered IR back for people: traceCost (kernels, temporaries,
 // bytes moved and peak bytes of the bufferized IR), the summary.txt of a dumped
-// compilation (summaryWriter, a StageHook for lower) and stageText, a trace's
-// IR at any stage.
+// compilation (summaryWriter, a StageHook for lower; scalarMathInLoops adds
+// the scalar libm calls the optimized code kept in loops) and stageText, a
+// trace's IR at any stage.
 //
 // Calls TraceImport.cpp (buildModule), Lowering.cpp (lower, printOp, writeFile)
 // and CodeGen.cpp (toOptimizedLLVM, llvmText).
@@ -21,10 +22,15 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "llvm/Analysis/LoopInfo.h"
+#include "llvm/IR/Dominators.h"
+#include "llvm/IR/Instructions.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
 
 #include <algorithm>
+#include <fstream>
+#include <map>
 #include <set>
 #include <stdexcept>
 
@@ -212,6 +218,71 @@ static std::string summaryText(const Trace &trace,
        " + the most temporaries live at "
        "once)");
   return s;
+}
+
+std::vector<std::string> scalarMathInLoops(const llvm::Module &m) {
+  static const std::set<std::string> libm = {
+      "exp",   "exp2",  "expm1", "exp10", "log",   "log2",  "log10",
+      "log1p", "pow",   "sin",   "cos",   "tan",   "asin",  "acos",
+      "atan",  "atan2", "sinh",  "cosh",  "tanh",  "asinh", "acosh",
+      "atanh", "cbrt",  "hypot", "fmod",  "erf",   "erfc",  "tgamma",
+      "lgamma", "sincos"};
+  // libm's name of a callee: exp, expf, llvm.exp.f64 -> "exp"; or "".
+  auto mathName = [&](llvm::StringRef name, llvm::Type *ret) -> std::string {
+    if (ret->isVectorTy())
+      return "";
+    if (name.consume_front("llvm.")) {
+      name = name.take_until([](char c) { return c == '.'; });
+      return libm.count(name.str()) ? name.str() : "";
+    }
+    if (libm.count(name.str()))
+      return name.str();
+    if (name.consume_back("f") && libm.count(name.str()))
+      return name.str() + "f";
+    return "";
+  };
+  std::vector<std::string> found;
+  for (const llvm::Function &cf : m) {
+    if (cf.isDeclaration())
+      continue;
+    auto &f = const_cast<llvm::Function &>(cf);
+    llvm::DominatorTree dt(f);
+    llvm::LoopInfo loops(dt);
+    std::map<std::string, int> counts;
+    for (llvm::BasicBlock &bb : f) {
+      if (!loops.getLoopFor(&bb))
+        continue;
+      for (llvm::Instruction &inst : bb) {
+        std::string name;
+        if (auto *call = llvm::dyn_cast<llvm::CallInst>(&inst)) {
+          if (const llvm::Function *callee = call->getCalledFunction())
+            name = mathName(callee->getName(), call->getType());
+        } else if (inst.getOpcode() == llvm::Instruction::FRem) {
+          name = "fmod"; // vector frem too: code generation calls fmod per lane
+        }
+        if (!name.empty())
+          ++counts[name];
+      }
+    }
+    for (const auto &[name, n] : counts)
+      found.push_back(name + (n > 1 ? " x" + std::to_string(n) : "") +
+                      " in " + f.getName().str());
+  }
+  return found;
+}
+
+void appendScalarMath(const std::filesystem::path &summary,
+                      const std::vector<std::string> &calls) {
+  std::string text = "scalar libm calls in loops: ";
+  if (calls.empty())
+    text += "none (every math function in a loop is vectorized)\n";
+  else {
+    text += std::to_string(calls.size()) +
+            " (a call per element, not a vector routine)\n";
+    for (const std::string &c : calls)
+      text += "  " + c + "\n";
+  }
+  std::ofstream(summary, std::ios::app) << text;
 }
 
 StageHook summaryWriter(const Trace &trace, const std::vector<int32_t> &outputs,

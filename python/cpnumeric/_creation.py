@@ -149,7 +149,8 @@ def _copied_once(obj, dtype, order, ndmin):
     contiguously, when copying its bytes as they lie gives NumPy's
     array(obj, dtype, order=order, ndmin=ndmin) and it is big enough to be
     traced; else None."""
-    if type(obj) is not _np.ndarray or obj.size < _core.EAGER["threshold"] \
+    if type(obj) is not _np.ndarray or order not in (None, "K", "A", "C", "F") \
+            or obj.size < _core.EAGER["threshold"] \
             or ndmin > obj.ndim or not obj.dtype.isnative \
             or (dtype is not None and _np.dtype(dtype) != obj.dtype) \
             or not _core.is_supported(obj.dtype):

@@ -539,3 +539,55 @@ def test_exit_waits_for_the_kernels_in_flight():
         r = subprocess.run([sys.executable, "-c", prog], env=env,
                            capture_output=True, text=True, timeout=300)
         assert r.returncode == 0, r.stderr[-2000:]
+
+
+def test_summary_names_scalar_libm_calls_in_loops(tmp_path):
+    # summary.txt says which math functions a kernel still calls once per
+    # element in a loop (issue 22): exp vectorizes (libmvec), atan2 and
+    # fmod do not here.
+    prog = textwrap.dedent("""
+        import cpnumeric as np
+        x = np.linspace(0.1, 1.0, 5000)
+        print(float((np.exp(x) + np.sin(x)).sum()))
+        print(float(np.arctan2(x, x + 1.0).sum()), float(np.fmod(x * 7.0, 0.3).sum()))
+    """)
+    env = dict(os.environ, CPN_DUMP_IR=str(tmp_path), CPN_CACHE_DIR="off",
+               PYTHONPATH=os.path.join(ROOT, "python"))
+    subprocess.run([sys.executable, "-c", prog], env=env, check=True,
+                   capture_output=True, text=True)
+    lines = {}
+    for d in sorted(tmp_path.iterdir()):
+        text = (d / "summary.txt").read_text()
+        assert "scalar libm calls in loops: " in text, text
+        lines[(d / "000-trace.txt").read_text()] = text.split("scalar libm calls in loops: ")[1]
+    exp_only = [v for k, v in lines.items() if " exp " in k and "arctan2" not in k]
+    assert exp_only and all(v.startswith("none") for v in exp_only)
+    scalar = " ".join(v for k, v in lines.items() if "arctan2" in k or "fmod" in k)
+    assert re.search(r"atan2( x\d+)? in ", scalar) and "fmod" in scalar, scalar
+
+
+@pytest.mark.parametrize("make", ["copy", "astype", "times one", "view"])
+@pytest.mark.parametrize("call", ["sort", "svd"])
+def test_a_library_call_reads_an_input_before_its_update_in_place(make, call):
+    # A library call reads its operand's buffer outside what bufferization
+    # checks; an operand that folds to an input (a copy, a same-type cast,
+    # x * 1.0) read the input after the window's update of it in place.
+    from cpnumeric import _core
+    old = _core.EAGER["threshold"]
+    _core.EAGER["threshold"] = 0
+    try:
+        def program(m):
+            a = m.asarray(numpy.random.default_rng(0).random((60, 60)))
+            c = {"copy": lambda: a.copy(), "astype": lambda: a.astype(numpy.float64),
+                 "times one": lambda: a * 1.0, "view": lambda: a[::-1]}[make]()
+            a[0, 0] = 1e6  # a view (c = a[::-1]) sees it, as NumPy's does
+            t = a.sum()
+            del a
+            r = m.sort(c, axis=None) if call == "sort" else m.linalg.svd(c, compute_uv=False)
+            del c
+            return numpy.asarray(r), float(t)
+        got, want = program(cp), program(numpy)
+        numpy.testing.assert_allclose(got[0], want[0], rtol=1e-12)
+        assert got[1] == pytest.approx(want[1], rel=1e-12)
+    finally:
+        _core.EAGER["threshold"] = old

@@ -892,7 +892,7 @@ def _numpy_sources():
 
 @pytest.mark.parametrize("src", sorted(_numpy_sources()))
 @pytest.mark.parametrize("how", ["asarray", "array", "array C", "array F",
-                                 "array A", "asarray f4", "array ndmin"])
+                                 "array A", "array f", "asarray f4", "array ndmin"])
 def test_numpy_arrays_come_in_with_numpys_layout_and_values(src, how):
     # A big NumPy array already laid out as the result is copied once into
     # the store (not by NumPy first); any other goes through NumPy's rules.
@@ -902,6 +902,7 @@ def test_numpy_arrays_come_in_with_numpys_layout_and_values(src, how):
                 "array C": lambda: m.array(a, order="C"),
                 "array F": lambda: m.array(a, order="F"),
                 "array A": lambda: m.array(a, order="A"),
+                "array f": lambda: m.array(a, order="f"),  # NumPy's lowercase
                 "asarray f4": lambda: m.asarray(a, dtype=numpy.float32),
                 "array ndmin": lambda: m.array(a, ndmin=a.ndim + 1)}[how]()
     a = _numpy_sources()[src]
