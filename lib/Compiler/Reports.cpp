@@ -250,14 +250,21 @@ std::vector<std::string> scalarMathInLoops(const llvm::Module &m) {
     llvm::LoopInfo loops(dt);
     std::map<std::string, int> counts;
     for (llvm::BasicBlock &bb : f) {
-      if (!loops.getLoopFor(&bb))
+      llvm::Loop *loop = loops.getLoopFor(&bb);
+      if (!loop)
         continue;
+      // A vectorized loop and its scalar remainder (its last few elements)
+      // are both marked vectorized: their scalar calls are the remainder's.
+      bool vectorized =
+          llvm::getBooleanLoopAttribute(loop, "llvm.loop.isvectorized");
       for (llvm::Instruction &inst : bb) {
         std::string name;
         if (auto *call = llvm::dyn_cast<llvm::CallInst>(&inst)) {
-          if (const llvm::Function *callee = call->getCalledFunction())
+          if (const llvm::Function *callee = call->getCalledFunction();
+              callee && !vectorized)
             name = mathName(callee->getName(), call->getType());
-        } else if (inst.getOpcode() == llvm::Instruction::FRem) {
+        } else if (inst.getOpcode() == llvm::Instruction::FRem &&
+                   (!vectorized || inst.getType()->isVectorTy())) {
           name = "fmod"; // vector frem too: code generation calls fmod per lane
         }
         if (!name.empty())

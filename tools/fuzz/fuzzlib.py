@@ -273,6 +273,10 @@ class StmtInfo:
         for node in ast.walk(tree):
             if isinstance(node, ast.keyword) and node.arg:
                 self.ops.add("kw:" + node.arg)
+                if node.arg == "out":  # out=a (or a tuple): written in place
+                    for n in ast.walk(node.value):
+                        if isinstance(n, ast.Name) and VAR_RE.match(n.id):
+                            self.writes.add(n.id)
             if isinstance(node, ast.AugAssign):
                 self.ops.add("augassign")
             if isinstance(node, ast.Assign) and any(
