@@ -80,13 +80,18 @@ bool outlinable(Operation *op) {
          });
 }
 
-/// What must agree for two ops to be the same op of two periods, operands
-/// aside: attributes are compared later (an op that differs only in them
+/// What must agree for two ops to be the same op of two periods, operand
+/// values aside (their types agree): attributes are compared later (an op that differs only in them
 /// may stay in the kernel).
 llvm::hash_code shapeOf(Operation *op) {
   llvm::hash_code h = llvm::hash_combine(op->getName().getAsOpaquePointer(),
                                          op->getNumOperands());
   for (Type t : op->getResultTypes())
+    h = llvm::hash_combine(h, t.getAsOpaquePointer());
+  // Operand types too: a cast of a bool and a cast of a float16 to the same
+  // type are not the same op (the function's parameter has one type; jit
+  // 710:3732 called it with the other).
+  for (Type t : op->getOperandTypes())
     h = llvm::hash_combine(h, t.getAsOpaquePointer());
   return h;
 }

@@ -447,13 +447,18 @@ class ndarray(_cpn.ArrayBase):
         (a C-contiguous NumPy array of the base's shape and dtype)."""
         if self._whole:
             return buf
-        if 0 in self._shape:  # no elements: its offset may lie past the buffer
-            return _np.empty(self._shape, self._dtype)
         at = self._offset * self._base.dtype.itemsize
         if self._part == "imag":
             at += self._dtype.itemsize
         elif isinstance(self._part, int):
             at += self._part
+        if 0 in self._shape:
+            # No elements: its offset may lie past the buffer. Still a view of
+            # it (at most at its end), so that two views of the same empty
+            # elements are the same memory to NumPy (np.copyto(d, d[:]) of a
+            # read-only empty diagonal copies nothing; 700:15147).
+            return _np.ndarray(self._shape, self._dtype, buffer=buf,
+                               offset=min(at, buf.nbytes), strides=self.strides)
         return _np.ndarray(self._shape, self._dtype, buffer=buf, offset=at,
                            strides=self.strides)
 

@@ -105,12 +105,16 @@ def _resolve(npufunc, in_types, dtype, casting):
     return r
 
 
-def _check_int_power(e, shape):
+def _check_int_power(e, shape, dt=None):
     """NumPy's ValueError for integers to negative integer powers (of a
     result of `shape`: none when it is empty), at the call: a scalar exponent
     is checked here; an exponent array computed by pending work costs a sync
     (its least value), as index bounds do. Under @jit (no sync) it is not
     checked."""
+    if type(e) is int and dt is not None:
+        info = _np.iinfo(dt)  # NEP 50's check comes first, as in NumPy's call
+        if not info.min <= e <= info.max:
+            raise OverflowError(f"Python integer {e} out of bounds for {dt}")
     if shape is not None and 0 in shape:
         return
     if isinstance(e, ndarray):
@@ -291,7 +295,7 @@ class ufunc(_cpn.UfuncBase):
             if not native_loop(self._op, loop):
                 return None
             if self._op == "power" and loop[1].kind == "i":
-                _check_int_power(args[1], shape)  # each call checks: not cached
+                _check_int_power(args[1], shape, loop[1])  # each call checks: not cached
             else:
                 _fast_loops[key] = loop
         if shape is None:
@@ -378,7 +382,7 @@ class ufunc(_cpn.UfuncBase):
                                  f"broadcast shape {_shape_text(full)}")
         shape = full
         if self._op == "power" and loop[1].kind == "i":
-            _check_int_power(args[1], shape)  # after the casting check, as NumPy's loop
+            _check_int_power(args[1], shape, loop[1])  # after the casting check, as NumPy's loop
         order = None
         if out is None and len(shape) > 1:
             # NumPy's order='K': the result's axes in its operands' order

@@ -309,3 +309,44 @@ func.func @empty_products(%a: tensor<6x0x2xi16>) -> (tensor<0x0xi16>, tensor<0x0
   %m5 = cpn.matmul %l5, %r5 : tensor<0x2xi16>, tensor<2x0xi16> -> tensor<0x0xi16>
   return %m0, %m1, %m2, %m3, %m4, %m5 : tensor<0x0xi16>, tensor<0x0xi16>, tensor<0x0xi16>, tensor<0x0xi16>, tensor<0x0xi16>, tensor<0x0xi16>
 }
+
+// -----
+
+// `a2 @ a4` and `a4 @ a4` of a bool and a float16 vector (jit 710:3732):
+// the same ops with the same result types, but the first casts a bool where
+// the second casts a float16. They are not periods of one function (its
+// parameter has one type: the call did not verify).
+// CHECK-LABEL: func.func @operand_types_differ(
+// CHECK: cpn.matmul
+// CHECK: cpn.matmul
+// CHECK: return
+func.func @operand_types_differ(%arg0: memref<3xi64> {llvm.noalias}, %arg1: memref<3xi1> {llvm.noalias}, %arg2: memref<i1> {llvm.noalias}, %arg3: memref<1xf16> {llvm.noalias}, %arg4: memref<f16> {llvm.noalias}, %arg5: memref<f16> {llvm.noalias}, %arg6: memref<1xi1> {llvm.noalias}, %arg7: memref<1xi32> {cpn.fp_status, llvm.noalias}) {
+  %0 = bufferization.to_tensor %arg0 restrict : memref<3xi64> to tensor<3xi64>
+  %1 = cpn.isnan %0 : tensor<3xi64> -> tensor<3xi1>
+  %2 = cpn.reduce %1 {axes = array<i64: 0>, kind = "any"} : tensor<3xi1> -> tensor<i1>
+  %3 = cpn.view %2 {offset = 0 : i64, strides = array<i64: 1>} : tensor<i1> -> tensor<1xi1>
+  %4 = cpn.cast %3 {cpn.fpcheck = 7 : i64, cpn.fpsite = 0 : i64} : tensor<1xi1> -> tensor<1xf16>
+  %5 = cpn.view %2 {offset = 0 : i64, strides = array<i64: 1>} : tensor<i1> -> tensor<1xi1>
+  %6 = cpn.cast %5 {cpn.fpcheck = 7 : i64, cpn.fpsite = 0 : i64} : tensor<1xi1> -> tensor<1xf32>
+  %7 = cpn.cast %4 {cpn.fpcheck = 7 : i64, cpn.fpsite = 0 : i64} : tensor<1xf16> -> tensor<1xf32>
+  %8 = cpn.view %6 {offset = 0 : i64, strides = array<i64: 0, 1>} : tensor<1xf32> -> tensor<1x1xf32>
+  %9 = cpn.view %7 {offset = 0 : i64, strides = array<i64: 1, 0>} : tensor<1xf32> -> tensor<1x1xf32>
+  %10 = cpn.matmul %8, %9 : tensor<1x1xf32>, tensor<1x1xf32> -> tensor<1x1xf32>
+  %11 = cpn.view %10 {offset = 0 : i64, strides = array<i64>} : tensor<1x1xf32> -> tensor<f32>
+  %12 = cpn.cast %11 {cpn.fpcheck = 7 : i64, cpn.fpsite = 0 : i64} : tensor<f32> -> tensor<f16>
+  %13 = cpn.cast %4 {cpn.fpcheck = 7 : i64, cpn.fpsite = 0 : i64} : tensor<1xf16> -> tensor<1xf32>
+  %14 = cpn.cast %4 {cpn.fpcheck = 7 : i64, cpn.fpsite = 0 : i64} : tensor<1xf16> -> tensor<1xf32>
+  %15 = cpn.view %13 {offset = 0 : i64, strides = array<i64: 0, 1>} : tensor<1xf32> -> tensor<1x1xf32>
+  %16 = cpn.view %14 {offset = 0 : i64, strides = array<i64: 1, 0>} : tensor<1xf32> -> tensor<1x1xf32>
+  %17 = cpn.matmul %15, %16 : tensor<1x1xf32>, tensor<1x1xf32> -> tensor<1x1xf32>
+  %18 = cpn.view %17 {offset = 0 : i64, strides = array<i64>} : tensor<1x1xf32> -> tensor<f32>
+  %19 = cpn.cast %18 {cpn.fpcheck = 7 : i64, cpn.fpsite = 0 : i64} : tensor<f32> -> tensor<f16>
+  %20 = cpn.view %2 {offset = 0 : i64, strides = array<i64: 1>} : tensor<i1> -> tensor<1xi1>
+  bufferization.materialize_in_destination %1 in restrict writable %arg1 : (tensor<3xi1>, memref<3xi1>) -> ()
+  bufferization.materialize_in_destination %2 in restrict writable %arg2 : (tensor<i1>, memref<i1>) -> ()
+  bufferization.materialize_in_destination %4 in restrict writable %arg3 : (tensor<1xf16>, memref<1xf16>) -> ()
+  bufferization.materialize_in_destination %12 in restrict writable %arg4 : (tensor<f16>, memref<f16>) -> ()
+  bufferization.materialize_in_destination %19 in restrict writable %arg5 : (tensor<f16>, memref<f16>) -> ()
+  bufferization.materialize_in_destination %20 in restrict writable %arg6 : (tensor<1xi1>, memref<1xi1>) -> ()
+  return
+}

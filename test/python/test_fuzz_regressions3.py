@@ -477,3 +477,36 @@ def test_copyto_checks_in_numpys_order():
         return out
     with numpy.errstate(all="ignore"):
         assert outcomes(cp) == outcomes(numpy)
+
+
+def test_copyto_between_the_same_empty_read_only_elements():
+    # 700:15147: d = a.diagonal(-1) of a (1, 1) array is empty and read-only;
+    # np.copyto(d, d[:]) copies nothing in NumPy (the same memory). Eager
+    # views of no elements were fresh buffers, so NumPy saw two arrays and
+    # raised for the read-only destination.
+    for m in (numpy, cp):
+        d = m.sort(m.zeros((1, 1)), axis=-1).diagonal(-1)
+        m.copyto(d, d[:])
+    d = cp.zeros((3, 3)).diagonal()
+    cp.copyto(d, d[:])
+    with pytest.raises(ValueError, match="read-only"):
+        cp.copyto(d, d[::-1])
+
+
+@pytest.mark.parametrize("dt,e", [("int8", -129), ("int8", -1), ("uint8", -1),
+                                  ("int8", 200), ("int16", -129), ("uint8", 300)])
+def test_integer_power_checks_the_python_int_first(dt, e):
+    # 700:6017: a **= -129 on int8 is NumPy's OverflowError (-129 does not
+    # fit int8) before the negative-power ValueError.
+    def outcome(m, inplace):
+        a = m.ones(3, dtype=dt)
+        try:
+            if inplace:
+                a **= e
+            else:
+                m.power(a, e)
+            return "ok"
+        except Exception as ex:  # noqa: BLE001 - the type is compared
+            return type(ex).__name__
+    for inplace in (True, False):
+        assert outcome(cp, inplace) == outcome(numpy, inplace)

@@ -167,6 +167,8 @@ MAX_ELEMENTS = 1 << 24
 
 # Ops that skip NaNs (a signaling NaN is not skipped by NumPy's).
 NAN_SKIPPING = {"fmin", "fmax", "nanmin", "nanmax", "nanargmin", "nanargmax"}
+# Variances: squares of deviations from a computed mean.
+VARIANCES = {"var", "std", "nanvar", "nanstd"}
 # Ops whose result shows a NaN's sign bit, which IEEE leaves to the operation
 # that made the NaN (x86's 0/0 sets it; a compiled kernel's NaN need not).
 NAN_SIGN = {"signbit", "copysign"}
@@ -938,6 +940,21 @@ class Analysis:
                     # (0x7c01); its fmin/fmax return NaN for one, IEEE's
                     # quiet NaN is skipped
                     ill = f"{k} holds a signaling NaN, given to a NaN-skipping op"
+                    break
+        if err is None and ill is None and (info.ops & VARIANCES):
+            for k, v in pre_vals.items():
+                a = _as_array(v)
+                if a is None or a.dtype.kind not in "fc" or not a.size:
+                    continue
+                with numpy.errstate(all="ignore"):
+                    m = float(numpy.nanmax(numpy.abs(a), initial=0.0)) \
+                        if not numpy.isnan(a).all() else 0.0
+                fi = numpy.finfo(a.dtype)
+                if math.isfinite(m) and float(fi.eps) * m > math.sqrt(float(fi.max)):
+                    # a deviation of one rounding of the mean squares to
+                    # inf: NumPy's 0 or inf depends on its summation order
+                    # (jit 710:1999: std of 1100 x 1e300)
+                    ill = f"the squared deviations of {k} can overflow"
                     break
         if err is None and ill is None and (info.ops & NAN_SIGN):
             for k, v in pre_vals.items():
