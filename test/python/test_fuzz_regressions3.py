@@ -510,3 +510,24 @@ def test_integer_power_checks_the_python_int_first(dt, e):
             return type(ex).__name__
     for inplace in (True, False):
         assert outcome(cp, inplace) == outcome(numpy, inplace)
+
+
+def test_a_sorted_copy_of_an_array_whose_buffer_an_output_takes():
+    # 700:8531 (eager 0): a0 = a0.copy(); a0.sort() with a0's old value
+    # dead: its buffer was donated to a same-typed output of the window
+    # (a1.astype(int8)), and the sort, reading the copy that folded to the
+    # old value, read that output instead (all zeros).
+    from cpnumeric import _core
+    old = _core.EAGER["threshold"]
+    _core.EAGER["threshold"] = 0
+    try:
+        def program(m):
+            a0 = m.array([8, 6, 3, 7], dtype="int8")
+            a2 = m.less(a0, a0).astype("int8")
+            a0 = a0.copy()
+            a0.sort(axis=-1)
+            return numpy.asarray(a0), numpy.asarray(a2)
+        for g, w in zip(program(cp), program(numpy)):
+            numpy.testing.assert_array_equal(g, w)
+    finally:
+        _core.EAGER["threshold"] = old

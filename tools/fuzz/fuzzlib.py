@@ -1054,7 +1054,13 @@ class Analysis:
                 logp = _log2_magnitude(info, pre_max, pre_size)
                 exact = inputs_exact and not hard and not soft
                 if exact and arith:
-                    exact = _quarter_ok(a, bound) and logp <= math.log2(bound)
+                    # the inputs too: 0.1f * 0.1f summed 50 times may land
+                    # on a quarter (0.5) in one order and not in another
+                    # (700:5931)
+                    exact = _quarter_ok(a, bound) and logp <= math.log2(bound) \
+                        and all(_quarter_ok(x, bound) for x in
+                                (_as_array(v) for v in pre_vals.values())
+                                if x is not None)
                 if exact and info.ops & SORTS and _both_zeros(a):
                     # -0.0 and 0.0 are equal keys: a sort leaves them in
                     # an order of its own (NumPy's and cpnumeric's differ)
