@@ -351,6 +351,11 @@ class ufunc(_cpn.UfuncBase):
             for a in args:
                 if isinstance(a, int) and not isinstance(a, bool):
                     _np.array(a, dtype=dtype)
+        if dtype is not None and _np.dtype(dtype).kind == "b":
+            # a bool loop takes a Python int as a C long first (720:17256)
+            for a in args:
+                if type(a) is int and not -(1 << 63) <= a < (1 << 63):
+                    raise OverflowError("Python int too large to convert to C long")
         in_types = [_in_type(a) for a in args]
         loop = _resolve(self._np, in_types, dtype, casting)
         in_dts, out_dt = loop[:self.nin], loop[self.nin]

@@ -531,3 +531,17 @@ def test_a_sorted_copy_of_an_array_whose_buffer_an_output_takes():
             numpy.testing.assert_array_equal(g, w)
     finally:
         _core.EAGER["threshold"] = old
+
+
+@pytest.mark.parametrize("v", [2 ** 70, -2 ** 70, 2 ** 63, 5])
+@pytest.mark.parametrize("dtype", [None, "bool", "float64", "int64"])
+def test_ufunc_dtype_with_a_python_int_beyond_c_long(v, dtype):
+    # 720:17256: np.minimum(int64_array, 2**70, dtype='bool') is NumPy's
+    # OverflowError (the int as a C long) before the casting check.
+    def outcome(m):
+        try:
+            m.minimum(m.arange(5), v, **({} if dtype is None else {"dtype": dtype}))
+            return "ok"
+        except Exception as ex:  # noqa: BLE001 - the type is compared
+            return "TypeError" if isinstance(ex, TypeError) else type(ex).__name__
+    assert outcome(cp) == outcome(numpy)
