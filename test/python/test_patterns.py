@@ -114,7 +114,13 @@ def test_column_loop_and_sizes(baseline):
         y = (x * x + 1.0).astype(numpy.float64).cumsum()
         r = numpy.arange(n, dtype=numpy.float32) * 0.5
         numpy.testing.assert_allclose(np.asarray(y), (r * r + 1.0).astype(numpy.float64).cumsum())
-    assert np.stats()["compilations"] == 0
+    # Nothing compiled that the program waited for. A window that repeated
+    # may have been compiled on the compiler thread meanwhile: on a loaded
+    # machine the baseline tier's time on it can pay for that compile (a
+    # suite run beside two fuzz jobs saw one).
+    s = np.stats()
+    assert s["compilations"] == s["background_compiles"]
+    assert s["compile_wait_seconds"] == 0
 
 
 def test_repeated_window_compiles_once_and_agrees_bit_for_bit(baseline):

@@ -918,6 +918,15 @@ class Analysis:
                     # or inf as the BLAS kernel computes
                     ill = f"non-finite complex {k} in a matrix product"
                     break
+            if ill is None and any(True for _ in _complex_inputs(pre_vals)):
+                # a real operand's inf times a complex one's parts (promoted:
+                # inf * 0j parts; 720:11256)
+                for k, v in pre_vals.items():
+                    a = _as_array(v)
+                    if a is not None and a.dtype.kind == "f" and a.size and \
+                            not numpy.isfinite(a).all():
+                        ill = f"non-finite {k} times complex values in a matrix product"
+                        break
         if err is None and ill is None and (info.ops & ELEMENT_PRODUCTS):
             for k, v, a in _complex_inputs(pre_vals):
                 with numpy.errstate(all="ignore"):
@@ -941,6 +950,17 @@ class Analysis:
                     # quiet NaN is skipped
                     ill = f"{k} holds a signaling NaN, given to a NaN-skipping op"
                     break
+        if err is None and ill is None and info.ops & {"power", "Pow", "iPow", "float_power"}:
+            for k, v, a in _complex_inputs(pre_vals):
+                with numpy.errstate(all="ignore"):
+                    if (numpy.isnan(a.real) | numpy.isnan(a.imag)).any() and \
+                            (numpy.isinf(a.real) | numpy.isinf(a.imag)).any():
+                        # exp(w log z) of NaN and infinite parts: C99's
+                        # complex product recovers infinities, NumPy's does
+                        # not; which of 0, inf or NaN comes out is the
+                        # formula's (720:4579: (inf+nanj)**(-inf+nanj))
+                        ill = f"a complex power of {k} holding NaN and infinite parts"
+                        break
         if err is None and ill is None and (info.ops & VARIANCES):
             for k, v in pre_vals.items():
                 a = _as_array(v)
