@@ -545,3 +545,22 @@ def test_ufunc_dtype_with_a_python_int_beyond_c_long(v, dtype):
         except Exception as ex:  # noqa: BLE001 - the type is compared
             return "TypeError" if isinstance(ex, TypeError) else type(ex).__name__
     assert outcome(cp) == outcome(numpy)
+
+
+@pytest.mark.parametrize("dt", ["complex64", "complex128"])
+def test_absolute_of_an_infinite_part_beside_a_nan(dt):
+    # 730:1471 (eager 0): |inf + nan i| is +inf (C99's hypot, NumPy's);
+    # the complex dialect's abs gave NaN.
+    from cpnumeric import _core
+    old = _core.EAGER["threshold"]
+    _core.EAGER["threshold"] = 0
+    try:
+        inf, nan = numpy.inf, numpy.nan
+        z = numpy.array([complex(inf, nan), complex(nan, -inf), complex(-inf, 0),
+                         complex(nan, 1), 3 + 4j, complex(0, -inf)] * 3, dtype=dt)
+        with numpy.errstate(all="ignore"):
+            want = numpy.absolute(z)
+            got = numpy.asarray(cp.absolute(cp.asarray(z)))
+        numpy.testing.assert_array_equal(got, want)
+    finally:
+        _core.EAGER["threshold"] = old
