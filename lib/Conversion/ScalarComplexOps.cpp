@@ -451,14 +451,10 @@ Value scalar::emitComplexUnary(OpBuilder &b, Location loc, StringRef name,
     // C99's hypot: an infinite part gives +inf even beside a NaN
     // (|inf + nan i| = inf, as NumPy's; the complex dialect's gave NaN).
     Value x = re(b, loc, z), y = im(b, loc, z);
-    Value inf = cstF(b, loc, x.getType(),
-                     std::numeric_limits<double>::infinity());
-    auto isInf = [&](Value v) {
-      return cmpF(b, loc, CmpFPredicate::OEQ, math::AbsFOp::create(b, loc, v),
-                  inf);
-    };
-    Value anyInf = arith::OrIOp::create(b, loc, isInf(x), isInf(y));
-    return sel(b, loc, anyInf, inf, complex::AbsOp::create(b, loc, z));
+    FloatOps f{b, loc};
+    return sel(b, loc, f.either(f.isInf(x), f.isInf(y)),
+               cstF(b, loc, x.getType(), std::numeric_limits<double>::infinity()),
+               complex::AbsOp::create(b, loc, z));
   }
   if (name == "real")
     return re(b, loc, z);

@@ -105,6 +105,13 @@ def _resolve(npufunc, in_types, dtype, casting):
     return r
 
 
+def _check_c_long(args):
+    """NumPy's OverflowError for a Python int operand that is no C long."""
+    for a in args:
+        if type(a) is int and not -(1 << 63) <= a < (1 << 63):
+            raise OverflowError("Python int too large to convert to C long")
+
+
 def _check_int_power(e, shape, dt=None):
     """NumPy's ValueError for integers to negative integer powers (of a
     result of `shape`: none when it is empty), at the call: a scalar exponent
@@ -254,10 +261,8 @@ class ufunc(_cpn.UfuncBase):
 
     def _general(self, *args, out=None, where=True, casting="same_kind",
                  dtype=None, **kwargs):
-        if self._op in _LOGICAL:
-            for a in args:  # NumPy's logical loops take Python ints as C longs
-                if type(a) is int and not -(1 << 63) <= a < (1 << 63):
-                    raise OverflowError("Python int too large to convert to C long")
+        if self._op in _LOGICAL:  # NumPy's logical loops take Python ints as C longs
+            _check_c_long(args)
         if out is None and where is True and dtype is None and not kwargs \
                 and casting == "same_kind" and len(args) == self.nin:
             r = self._quick(args)
@@ -352,10 +357,7 @@ class ufunc(_cpn.UfuncBase):
                 if isinstance(a, int) and not isinstance(a, bool):
                     _np.array(a, dtype=dtype)
         if dtype is not None and _np.dtype(dtype).kind == "b":
-            # a bool loop takes a Python int as a C long first (720:17256)
-            for a in args:
-                if type(a) is int and not -(1 << 63) <= a < (1 << 63):
-                    raise OverflowError("Python int too large to convert to C long")
+            _check_c_long(args)  # a bool loop takes them as C longs first (720:17256)
         in_types = [_in_type(a) for a in args]
         loop = _resolve(self._np, in_types, dtype, casting)
         in_dts, out_dt = loop[:self.nin], loop[self.nin]
