@@ -1,19 +1,21 @@
 //===- Select.cpp - partition (selection) split over the cores -----------===//
 //
 // Part of cpnumeric's runtime (libcpnrt). np.partition's rows: long rows are
-// cut around brackets taken from a sorted sample (every thread counts and
+// cut around brackets taken from a sample (every thread counts and
 // scatters its chunk by region at once), and only the brackets are selected
 // in; short rows and many ranks use std::nth_element or a sort. NaN last,
 // as NumPy's.
 //
 //===----------------------------------------------------------------------===//
 
+#include "BracketSplit.h"
 #include "Sort.h"
 #include "SortInternal.h"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 namespace {
@@ -74,10 +76,10 @@ CPN_CLONES int64_t countPassing(const T *v, int64_t m, T p, bool strict) {
 template <typename T>
 CPN_CLONES void bracketRegions(const T *v, int64_t m, T lo, T hi,
                                uint16_t *rs) {
-  for (int64_t i = 0; i < m; ++i) {
-    uint16_t r = uint16_t(int(v[i] >= lo) + int(v[i] > hi));
-    rs[i] = v[i] != v[i] ? uint16_t(3) : r;
-  }
+  // Without a branch, so that the loop vectorizes: a NaN fails both
+  // comparisons (0) and gets 3 added.
+  for (int64_t i = 0; i < m; ++i)
+    rs[i] = uint16_t(int(v[i] >= lo) + int(v[i] > hi) + 3 * int(v[i] != v[i]));
 }
 
 template <typename T> CPN_CLONES int64_t countNaN(const T *v, int64_t m) {
@@ -92,7 +94,7 @@ template <typename T> CPN_CLONES int64_t countNaN(const T *v, int64_t m) {
 /// bracket beat std::nth_element over the whole row).
 constexpr int64_t kSelectBrackets = int64_t(1) << 14;
 
-/// Brackets around the kth ranks, from a sorted sample: every element falls
+/// Brackets around the kth ranks, from a sample: every element falls
 /// in one region (below the first pivot, inside a bracket [lo, hi], between
 /// brackets, above the last), counted per thread, then copied to its region
 /// by every thread at once; only the brackets are then selected in. False
@@ -103,8 +105,12 @@ bool selectByBrackets(const T *src, int64_t stride, int64_t n, T *out,
                       const std::vector<int64_t> &kth, int64_t threads) {
   if (kth.empty()) // no pivots to count against
     return false;
-  // A sample of evenly spaced elements (NaNs left out), sorted.
-  int64_t want = std::clamp<int64_t>(n / 64, 1024, 8192);
+  // A sample of evenly spaced elements (NaNs left out). Its size balances
+  // the selections in the sample (~S) against the selection inside the
+  // brackets (~n / sqrt(S)): S ~ 1.5 n^(2/3).
+  int64_t want = std::clamp<int64_t>(
+      int64_t(1.5 * std::cbrt(double(n) * double(n))), 1024, int64_t(1) << 17);
+  want = std::min(want, n);
   std::vector<T> sample;
   sample.reserve(want);
   for (int64_t i = 0; i < want; ++i) {
@@ -116,16 +122,37 @@ bool selectByBrackets(const T *src, int64_t stride, int64_t n, T *out,
   }
   if (sample.size() < 64)
     return false;
-  std::sort(sample.begin(), sample.end());
   int64_t S = int64_t(sample.size());
-  // Pivots: [lo, hi] around each kth's sample rank, 3 sqrt(S) either side;
-  // overlapping brackets are joined.
-  int64_t margin = 3 * int64_t(std::sqrt(double(S))) + 2;
-  std::vector<T> pivots; // lo0, hi0, lo1, hi1, ...
+  // Brackets [lo, hi] around each kth's rank in the sample, 3.5 standard
+  // deviations of that rank either side (binomial: sqrt(S p (1 - p))), so a
+  // sample misleads about once in 2000 rows; overlapping brackets are
+  // joined. The sample's elements at the bracket ranks are selected in
+  // ascending order, each in what the last selection left after it.
+  std::vector<int64_t> ranks;
   for (int64_t k : kth) {
-    int64_t j = int64_t(double(k) / double(n) * double(S));
-    T lo = sample[std::clamp<int64_t>(j - margin, 0, S - 1)];
-    T hi = sample[std::clamp<int64_t>(j + margin, 0, S - 1)];
+    double p = (double(k) + 0.5) / double(n);
+    int64_t j = int64_t(p * double(S));
+    int64_t margin = int64_t(3.5 * std::sqrt(double(S) * p * (1 - p))) + 4;
+    ranks.push_back(std::clamp<int64_t>(j - margin, 0, S - 1));
+    ranks.push_back(std::clamp<int64_t>(j + margin, 0, S - 1));
+  }
+  // Both ends ascending (a margin can shrink faster than the rank grows
+  // near the ends), widening brackets where needed: pivots in order.
+  for (size_t i = 2; i < ranks.size(); i += 2)
+    ranks[i + 1] = std::max(ranks[i + 1], ranks[i - 1]);
+  for (size_t i = ranks.size() - 2; i >= 2; i -= 2)
+    ranks[i - 2] = std::min(ranks[i - 2], ranks[i]);
+  std::vector<int64_t> picked(ranks);
+  std::sort(picked.begin(), picked.end());
+  picked.erase(std::unique(picked.begin(), picked.end()), picked.end());
+  int64_t from = 0;
+  for (int64_t r : picked) {
+    std::nth_element(sample.begin() + from, sample.begin() + r, sample.end());
+    from = r + 1;
+  }
+  std::vector<T> pivots; // lo0, hi0, lo1, hi1, ...
+  for (size_t i = 0; i < ranks.size(); i += 2) {
+    T lo = sample[ranks[i]], hi = sample[ranks[i + 1]];
     if (!pivots.empty() && !(pivots.back() < lo)) {
       pivots.back() = std::max(pivots.back(), hi);
       continue;
@@ -182,6 +209,25 @@ bool selectByBrackets(const T *src, int64_t stride, int64_t n, T *out,
   onThreads(t, [&](int64_t c) {
     std::vector<int64_t> at(offset.begin() + c * regions,
                             offset.begin() + (c + 1) * regions);
+    if constexpr (cpnrt::simd::kHasBracketSplit<T>) {
+      if (P == 2) { // one bracket: split by the vector unit's compress
+        constexpr int64_t cap = kBlock + cpnrt::simd::kSplitSlack;
+        std::unique_ptr<T[]> buf(new T[4 * cap]);
+        T *const parts[4] = {buf.get(), buf.get() + cap, buf.get() + 2 * cap,
+                             buf.get() + 3 * cap};
+        forContiguousBlocks(
+            src, stride, n * c / t, n * (c + 1) / t,
+            [&](const T *v, int64_t m) {
+              int64_t got[4];
+              cpnrt::simd::splitByBracket(v, m, piv[0], piv[1], parts, got);
+              for (int r = 0; r < 4; ++r) {
+                std::copy(parts[r], parts[r] + got[r], out + at[r]);
+                at[r] += got[r];
+              }
+            });
+        return;
+      }
+    }
     RegionScatter<T> scatter(regions);
     uint16_t rs[kBlock];
     forContiguousBlocks(src, stride, n * c / t, n * (c + 1) / t,

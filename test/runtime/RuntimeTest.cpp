@@ -12,6 +12,7 @@
 #include "cpnrt/Store.h"
 #include "cpnrt/TaskGraph.h"
 
+#include "BracketSplit.h"
 #include "LibCall.h"
 #include "Sort.h"
 #include "Symmetry.h"
@@ -609,6 +610,47 @@ TEST(Partition, KthInPlaceSortedAndConstantRows) {
   // One thread, through brackets (2^14 elements or more, below 2 x 2^15).
   checkPartition(sortInput<double>(20000, 15));
   checkPartition(sortInput<int32_t>(40000, 16));
+}
+
+namespace {
+/// splitByBracket against a scalar loop: every length up to a few vectors
+/// (the masked tail), NaNs, keys at the bracket's ends.
+template <typename T> void checkBracketSplit() {
+  const T lo = T(10), hi = T(20);
+  std::mt19937_64 rng(21);
+  for (int64_t m = 0; m <= 70; ++m) {
+    std::vector<T> v(m);
+    for (auto &x : v) {
+      x = T(rng() % 31);
+      if constexpr (std::is_floating_point_v<T>)
+        if (rng() % 7 == 0)
+          x = std::numeric_limits<T>::quiet_NaN();
+    }
+    std::vector<std::vector<T>> want(4), got(4, std::vector<T>(
+                                                 m + cpnrt::simd::kSplitSlack));
+    for (T x : v)
+      want[x != x ? 3 : x < lo ? 0 : x > hi ? 2 : 1].push_back(x);
+    T *const parts[4] = {got[0].data(), got[1].data(), got[2].data(),
+                         got[3].data()};
+    int64_t count[4];
+    cpnrt::simd::splitByBracket(v.data(), m, lo, hi, parts, count);
+    for (int r = 0; r < 4; ++r) {
+      ASSERT_EQ(count[r], int64_t(want[r].size())) << "m " << m << " part " << r;
+      for (int64_t i = 0; i < count[r]; ++i)
+        ASSERT_TRUE(got[r][i] == want[r][i] || (r == 3 && got[r][i] != got[r][i]))
+            << "m " << m << " part " << r << " at " << i;
+    }
+  }
+}
+} // namespace
+
+TEST(Partition, BracketSplitMatchesAScalarLoop) {
+  checkBracketSplit<double>();
+  checkBracketSplit<float>();
+  checkBracketSplit<int32_t>();
+  checkBracketSplit<int64_t>();
+  checkBracketSplit<uint32_t>();
+  checkBracketSplit<uint64_t>();
 }
 
 // A sample sort's splitters all equal (one distinct key, or two): the

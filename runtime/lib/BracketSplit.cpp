@@ -1,0 +1,126 @@
+//===- BracketSplit.cpp - a block split around a bracket, vectorized -----===//
+//
+// Part of cpnumeric's runtime (libcpnrt). Compiled once per vector unit by
+// Highway's foreach_target (this file includes itself); the CPU's best is
+// chosen at the first call.
+//
+//===----------------------------------------------------------------------===//
+
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "BracketSplit.cpp"
+#include <hwy/foreach_target.h> // IWYU pragma: keep
+
+#include <hwy/highway.h>
+
+#include "BracketSplit.h"
+
+#include <cstddef>
+#include <type_traits>
+
+HWY_BEFORE_NAMESPACE();
+namespace cpnrt {
+namespace HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+/// Stores the lanes of x in m, in order, at p; a whole vector is written.
+/// With AVX-512 the compress instruction into a register (Highway 1.0's
+/// Compress of 64-bit lanes copies a 2 KiB table to the stack each call,
+/// and a compress straight to memory is several times slower).
+template <class D, class V, class M>
+HWY_INLINE size_t compressTo(D d, V x, M m, hn::TFromD<D> *p) {
+#if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
+  using T = hn::TFromD<D>;
+  if constexpr (std::is_same_v<T, double>)
+    hn::StoreU(V{_mm512_maskz_compress_pd(m.raw, x.raw)}, d, p);
+  else if constexpr (std::is_same_v<T, float>)
+    hn::StoreU(V{_mm512_maskz_compress_ps(m.raw, x.raw)}, d, p);
+  else if constexpr (sizeof(T) == 8)
+    hn::StoreU(V{_mm512_maskz_compress_epi64(m.raw, x.raw)}, d, p);
+  else
+    hn::StoreU(V{_mm512_maskz_compress_epi32(m.raw, x.raw)}, d, p);
+  return hn::CountTrue(d, m);
+#else
+  return hn::CompressStore(x, m, d, p);
+#endif
+}
+
+/// One vector x of keys (lanes outside `valid` ignored) appended to the
+/// four parts.
+template <class D, class V, class M>
+HWY_INLINE void splitVector(D d, V x, M valid, V vlo, V vhi,
+                            hn::TFromD<D> *const o[4],
+                            size_t c[4]) {
+  using T = hn::TFromD<D>;
+  const M below = hn::And(hn::Lt(x, vlo), valid);
+  const M above = hn::And(hn::Gt(x, vhi), valid);
+  // NaN compares false with everything: neither below nor above, and not
+  // equal to itself (Ne is an ordered compare: false for NaN too).
+  const M nan = hn::AndNot(hn::Eq(x, x), valid);
+  const M inside = hn::AndNot(hn::Or(hn::Or(below, above), nan), valid);
+  c[0] += compressTo(d, x, below, o[0] + c[0]);
+  c[1] += compressTo(d, x, inside, o[1] + c[1]);
+  c[2] += compressTo(d, x, above, o[2] + c[2]);
+  if constexpr (std::is_floating_point_v<T>) {
+    c[3] += compressTo(d, x, nan, o[3] + c[3]);
+  }
+}
+
+template <typename T>
+void splitImpl(const T *HWY_RESTRICT v, int64_t m, T lo, T hi,
+               T *const out[4], int64_t count[4]) {
+  const hn::ScalableTag<T> d;
+  const auto vlo = hn::Set(d, lo), vhi = hn::Set(d, hi);
+  const size_t N = hn::Lanes(d);
+  size_t c[4] = {0, 0, 0, 0};
+  const auto all = hn::FirstN(d, N);
+  size_t i = 0, n = size_t(m);
+  for (; i + N <= n; i += N)
+    splitVector(d, hn::LoadU(d, v + i), all, vlo, vhi, out, c);
+  if (i < n) {
+    const auto valid = hn::FirstN(d, n - i);
+    splitVector(d, hn::MaskedLoad(valid, d, v + i), valid, vlo, vhi, out, c);
+  }
+  for (int r = 0; r < 4; ++r)
+    count[r] = int64_t(c[r]);
+}
+
+#define CPN_SPLIT_ONE(T, NAME)                                                 \
+  void NAME(const T *v, int64_t m, T lo, T hi, T *const out[4],                \
+            int64_t count[4]) {                                                \
+    splitImpl<T>(v, m, lo, hi, out, count);                                    \
+  }
+CPN_SPLIT_ONE(float, SplitF32)
+CPN_SPLIT_ONE(double, SplitF64)
+CPN_SPLIT_ONE(int32_t, SplitI32)
+CPN_SPLIT_ONE(int64_t, SplitI64)
+CPN_SPLIT_ONE(uint32_t, SplitU32)
+CPN_SPLIT_ONE(uint64_t, SplitU64)
+#undef CPN_SPLIT_ONE
+
+} // namespace HWY_NAMESPACE
+} // namespace cpnrt
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+namespace cpnrt {
+HWY_EXPORT(SplitF32);
+HWY_EXPORT(SplitF64);
+HWY_EXPORT(SplitI32);
+HWY_EXPORT(SplitI64);
+HWY_EXPORT(SplitU32);
+HWY_EXPORT(SplitU64);
+
+#define CPN_SPLIT_DISPATCH(T, NAME)                                            \
+  void simd::splitByBracket(const T *v, int64_t m, T lo, T hi,                 \
+                            T *const out[4], int64_t count[4]) {               \
+    HWY_DYNAMIC_DISPATCH(NAME)(v, m, lo, hi, out, count);                      \
+  }
+CPN_SPLIT_DISPATCH(float, SplitF32)
+CPN_SPLIT_DISPATCH(double, SplitF64)
+CPN_SPLIT_DISPATCH(int32_t, SplitI32)
+CPN_SPLIT_DISPATCH(int64_t, SplitI64)
+CPN_SPLIT_DISPATCH(uint32_t, SplitU32)
+CPN_SPLIT_DISPATCH(uint64_t, SplitU64)
+#undef CPN_SPLIT_DISPATCH
+} // namespace cpnrt
+#endif // HWY_ONCE
