@@ -12,10 +12,12 @@
 #include "cpnrt/Lapack.h"
 
 #include "AlgorithmsInternal.h"
+#include "Compress.h"
 #include "LibCall.h"
 
 #include <algorithm>
 #include <atomic>
+#include <limits>
 #include <numeric>
 #include <optional>
 #include <string>
@@ -174,8 +176,9 @@ template <typename T> void take_along(const Args &a) {
 
 /// The selected elements of [0, n) written in order by several threads when
 /// n is large: count(lo, hi) says how many chunk [lo, hi) selects, and
-/// write(lo, hi, k) writes them from output position k (the counts of the
-/// chunks before it).
+/// write(lo, hi, k, end) writes them from output position k (the counts of
+/// the chunks before it) to end (the next chunk's k; INT64_MAX for the
+/// last chunk).
 template <typename Count, typename Write>
 void selectInChunks(int64_t n, Count count, Write write) {
   int64_t t = cpnrt::lib::threadsFor(n, 4 * kGatherPerThread);
@@ -185,8 +188,10 @@ void selectInChunks(int64_t n, Count count, Write write) {
       start[c + 1] = count(n * c / t, n * (c + 1) / t);
     });
   std::partial_sum(start.begin(), start.end(), start.begin());
-  cpnrt::lib::onThreads(
-      t, [&](int64_t c) { write(n * c / t, n * (c + 1) / t, start[c]); });
+  cpnrt::lib::onThreads(t, [&](int64_t c) {
+    write(n * c / t, n * (c + 1) / t, start[c],
+          c + 1 < t ? start[c + 1] : std::numeric_limits<int64_t>::max());
+  });
 }
 
 /// emit(i) for each i in [lo, lo + 64 * whole blocks) where test(i), in
@@ -215,15 +220,28 @@ template <typename T> void compress(const Args &a) {
       n,
       [&](int64_t lo, int64_t hi) {
         int64_t count = 0;
-        for (int64_t i = lo; i < hi; ++i)
-          count += m.el<uint8_t>(m.at(i)) != 0;
+        if (flat) { // a plain loop over a pointer: vectorized
+          const uint8_t *mp = m.data<const uint8_t>();
+          for (int64_t i = lo; i < hi; ++i)
+            count += mp[i] != 0;
+        } else
+          for (int64_t i = lo; i < hi; ++i)
+            count += m.el<uint8_t>(m.at(i)) != 0;
         return count;
       },
-      [&](int64_t i, int64_t hi, int64_t k) {
+      [&](int64_t i, int64_t hi, int64_t k, int64_t end) {
         if (flat) {
           const uint8_t *mp = m.data<const uint8_t>();
           const T *xp = x.data<const T>();
           int64_t xs = x.strides[0];
+          if constexpr (cpnrt::simd::kHasVectorCompress<T>) {
+            if (xs == 1) { // the vector unit's compress
+              // Its whole-vector stores stay inside this chunk's part.
+              cpnrt::simd::compressByMask(xp + i, mp + i, hi - i, out, k,
+                                          std::min(end, limit));
+              return;
+            }
+          }
           i = forEachSetIn64s(
               i, hi, [&](int64_t j) { return mp[j] != 0; },
               [&](int64_t j) { out[k++] = xp[j * xs]; });
@@ -259,7 +277,7 @@ template <typename T> void nonzero(const Args &a) {
             count += x.el<T>(x.at(i)) != T(0);
         return count;
       },
-      [&](int64_t i, int64_t hi, int64_t k) {
+      [&](int64_t i, int64_t hi, int64_t k, int64_t) {
         if (nd == 1)
           i = forEachSetIn64s(
               i, hi, [&](int64_t j) { return xp[j * xs] != T(0); },

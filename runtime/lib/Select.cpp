@@ -8,7 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "BracketSplit.h"
+#include "Compress.h"
 #include "Sort.h"
 #include "SortInternal.h"
 
@@ -209,7 +209,7 @@ bool selectByBrackets(const T *src, int64_t stride, int64_t n, T *out,
   onThreads(t, [&](int64_t c) {
     std::vector<int64_t> at(offset.begin() + c * regions,
                             offset.begin() + (c + 1) * regions);
-    if constexpr (cpnrt::simd::kHasBracketSplit<T>) {
+    if constexpr (cpnrt::simd::kHasVectorCompress<T>) {
       if (P == 2) { // one bracket: split by the vector unit's compress
         constexpr int64_t cap = kBlock + cpnrt::simd::kSplitSlack;
         std::unique_ptr<T[]> buf(new T[4 * cap]);

@@ -16,7 +16,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "BracketSplit.h"
+#include "Compress.h"
 #include "Sort.h"
 #include "SortInternal.h"
 
@@ -183,7 +183,7 @@ void parallelSort(K *data, int64_t n, int64_t threads, Fill fill) {
   onThreads(t, [&](int64_t c) {
     std::vector<int64_t> at(offset.begin() + c * regions,
                             offset.begin() + (c + 1) * regions);
-    if constexpr (cpnrt::simd::kHasBracketSplit<K>) {
+    if constexpr (cpnrt::simd::kHasVectorCompress<K>) {
       if (S == 1) { // two buckets: split by the vector unit's compress
         constexpr int64_t cap = kBlock + cpnrt::simd::kSplitSlack;
         std::unique_ptr<K[]> buf(new K[4 * cap]);

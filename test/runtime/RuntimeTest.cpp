@@ -12,7 +12,7 @@
 #include "cpnrt/Store.h"
 #include "cpnrt/TaskGraph.h"
 
-#include "BracketSplit.h"
+#include "Compress.h"
 #include "LibCall.h"
 #include "Sort.h"
 #include "Symmetry.h"
@@ -651,6 +651,46 @@ TEST(Partition, BracketSplitMatchesAScalarLoop) {
   checkBracketSplit<int64_t>();
   checkBracketSplit<uint32_t>();
   checkBracketSplit<uint64_t>();
+}
+
+namespace {
+/// compressByMask against a scalar loop: lengths up to a few vectors, mask
+/// bytes other than 1, and outputs that end before the selected elements
+/// do (nothing written past the limit).
+template <typename T> void checkMaskCompress() {
+  std::mt19937_64 rng(22);
+  for (int64_t n = 0; n <= 70; ++n) {
+    std::vector<T> x(n);
+    std::vector<uint8_t> mask(n);
+    std::vector<T> want;
+    for (int64_t i = 0; i < n; ++i) {
+      x[i] = T(i + 1);
+      mask[i] = uint8_t(rng() % 3 == 0 ? 0 : rng() % 255 + 1);
+      if (mask[i])
+        want.push_back(x[i]);
+    }
+    for (int64_t limit : {int64_t(want.size()), int64_t(want.size()) / 2}) {
+      std::vector<T> out(limit + 16, T(-7));
+      int64_t k = 0;
+      cpnrt::simd::compressByMask(x.data(), mask.data(), n, out.data(), k,
+                                  limit);
+      ASSERT_EQ(k, limit) << "n " << n;
+      for (int64_t i = 0; i < limit; ++i)
+        ASSERT_EQ(out[i], want[i]) << "n " << n << " at " << i;
+      for (int64_t i = limit; i < limit + 16; ++i)
+        ASSERT_EQ(out[i], T(-7)) << "written past the limit, n " << n;
+    }
+  }
+}
+} // namespace
+
+TEST(Indexing, MaskCompressMatchesAScalarLoop) {
+  checkMaskCompress<double>();
+  checkMaskCompress<float>();
+  checkMaskCompress<int32_t>();
+  checkMaskCompress<int64_t>();
+  checkMaskCompress<uint32_t>();
+  checkMaskCompress<uint64_t>();
 }
 
 // A sample sort's splitters all equal (one distinct key, or two): the

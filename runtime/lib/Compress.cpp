@@ -1,4 +1,4 @@
-//===- BracketSplit.cpp - a block split around a bracket, vectorized -----===//
+//===- Compress.cpp - loops of the vector unit's compress ----------------===//
 //
 // Part of cpnumeric's runtime (libcpnrt). Compiled once per vector unit by
 // Highway's foreach_target (this file includes itself); the CPU's best is
@@ -7,12 +7,12 @@
 //===----------------------------------------------------------------------===//
 
 #undef HWY_TARGET_INCLUDE
-#define HWY_TARGET_INCLUDE "BracketSplit.cpp"
+#define HWY_TARGET_INCLUDE "Compress.cpp"
 #include <hwy/foreach_target.h> // IWYU pragma: keep
 
 #include <hwy/highway.h>
 
-#include "BracketSplit.h"
+#include "Compress.h"
 
 #include <cstddef>
 #include <type_traits>
@@ -84,6 +84,33 @@ void splitImpl(const T *HWY_RESTRICT v, int64_t m, T lo, T hi,
     count[r] = int64_t(c[r]);
 }
 
+template <typename T>
+void maskImpl(const T *HWY_RESTRICT x, const uint8_t *HWY_RESTRICT mask,
+              int64_t n, T *HWY_RESTRICT out, int64_t &k, int64_t limit) {
+  const hn::ScalableTag<T> d;
+  const hn::RebindToUnsigned<decltype(d)> du;
+  // One mask byte per lane, widened to the lane's width.
+  const hn::Rebind<uint8_t, decltype(d)> d8;
+  const hn::Rebind<uint32_t, decltype(d)> d32;
+  const size_t N = hn::Lanes(d);
+  int64_t i = 0, at = k;
+  // A whole vector is stored each step: only while it fits before limit.
+  for (; i + int64_t(N) <= n && at + int64_t(N) <= limit; i += N) {
+    const auto b = hn::LoadU(d8, mask + i);
+    hn::Vec<decltype(du)> wide;
+    if constexpr (sizeof(T) == 8) // no promotion from 8 to 64 bits at once
+      wide = hn::PromoteTo(du, hn::PromoteTo(d32, b));
+    else
+      wide = hn::PromoteTo(du, b);
+    const auto keep = hn::RebindMask(d, hn::Ne(wide, hn::Zero(du)));
+    at += int64_t(compressTo(d, hn::LoadU(d, x + i), keep, out + at));
+  }
+  for (; i < n && at < limit; ++i)
+    if (mask[i])
+      out[at++] = x[i];
+  k = at;
+}
+
 #define CPN_SPLIT_ONE(T, NAME)                                                 \
   void NAME(const T *v, int64_t m, T lo, T hi, T *const out[4],                \
             int64_t count[4]) {                                                \
@@ -96,6 +123,19 @@ CPN_SPLIT_ONE(int64_t, SplitI64)
 CPN_SPLIT_ONE(uint32_t, SplitU32)
 CPN_SPLIT_ONE(uint64_t, SplitU64)
 #undef CPN_SPLIT_ONE
+
+#define CPN_MASK_ONE(T, NAME)                                                  \
+  void NAME(const T *x, const uint8_t *mask, int64_t n, T *out, int64_t &k,    \
+            int64_t limit) {                                                   \
+    maskImpl<T>(x, mask, n, out, k, limit);                                    \
+  }
+CPN_MASK_ONE(float, MaskF32)
+CPN_MASK_ONE(double, MaskF64)
+CPN_MASK_ONE(int32_t, MaskI32)
+CPN_MASK_ONE(int64_t, MaskI64)
+CPN_MASK_ONE(uint32_t, MaskU32)
+CPN_MASK_ONE(uint64_t, MaskU64)
+#undef CPN_MASK_ONE
 
 } // namespace HWY_NAMESPACE
 } // namespace cpnrt
@@ -122,5 +162,25 @@ CPN_SPLIT_DISPATCH(int64_t, SplitI64)
 CPN_SPLIT_DISPATCH(uint32_t, SplitU32)
 CPN_SPLIT_DISPATCH(uint64_t, SplitU64)
 #undef CPN_SPLIT_DISPATCH
+
+HWY_EXPORT(MaskF32);
+HWY_EXPORT(MaskF64);
+HWY_EXPORT(MaskI32);
+HWY_EXPORT(MaskI64);
+HWY_EXPORT(MaskU32);
+HWY_EXPORT(MaskU64);
+
+#define CPN_MASK_DISPATCH(T, NAME)                                             \
+  void simd::compressByMask(const T *x, const uint8_t *mask, int64_t n,        \
+                            T *out, int64_t &k, int64_t limit) {               \
+    HWY_DYNAMIC_DISPATCH(NAME)(x, mask, n, out, k, limit);                     \
+  }
+CPN_MASK_DISPATCH(float, MaskF32)
+CPN_MASK_DISPATCH(double, MaskF64)
+CPN_MASK_DISPATCH(int32_t, MaskI32)
+CPN_MASK_DISPATCH(int64_t, MaskI64)
+CPN_MASK_DISPATCH(uint32_t, MaskU32)
+CPN_MASK_DISPATCH(uint64_t, MaskU64)
+#undef CPN_MASK_DISPATCH
 } // namespace cpnrt
 #endif // HWY_ONCE
