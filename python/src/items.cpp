@@ -204,6 +204,41 @@ static PyObject *eagerBasicGet(PyObject *a, PyObject *key) {
   return v;
 }
 
+/// a[k] for an eager array a and one eager index array or mask k of at least
+/// one dimension (advanced indexing): NumPy's indexing (its errors: null
+/// with the error set), its result a fresh array, kept as it is (the Python
+/// layer's getitem does the same, ~1 us slower). Null with no error set:
+/// the Python path decides.
+static PyObject *eagerAdvancedGet(PyObject *a, PyObject *key) {
+  if (Py_TYPE(key) != state.array.type ||
+      PyTuple_GET_SIZE(state.array.get(key, kShape)) == 0)
+    return nullptr;
+  PyObject *kv = eagerView(key);
+  if (!kv)
+    return nullptr;
+  PyObject *av = eagerView(a);
+  if (!av) {
+    Py_DECREF(kv);
+    return nullptr;
+  }
+  PyObject *r = PyObject_GetItem(av, kv);
+  Py_DECREF(av);
+  Py_DECREF(kv);
+  if (!r)
+    return nullptr; // NumPy's error (IndexError, ...)
+  if (isArray(r) && (py::detail::array_proxy(r)->flags & kCContiguous) &&
+      supportedDescr(
+          reinterpret_cast<PyObject *>(py::detail::array_proxy(r)->descr)))
+    return wrapEager(r);
+  PyObject *f = PyObject_CallOneArg(state.finish, r);
+  Py_DECREF(r);
+  if (f == Py_None) { // a dtype we do not hold: the general path
+    Py_DECREF(f);
+    return nullptr;
+  }
+  return f;
+}
+
 /// a[key]: one element of an eager or computed array read in C (element_get);
 /// everything else in the Python layer.
 PyObject *arrayGetItem(PyObject *self, PyObject *key) {
@@ -222,6 +257,11 @@ PyObject *arrayGetItem(PyObject *self, PyObject *key) {
   if (Py_TYPE(self) == state.array.type) {
     if (PyObject *r = eagerBasicGet(self, key))
       return r;
+    if (PyErr_Occurred())
+      return nullptr;
+    if (!items.tracingNow())
+      if (PyObject *r = eagerAdvancedGet(self, key))
+        return r;
     if (PyErr_Occurred())
       return nullptr;
     if (state.base.get(state.array.get(self, kBase), kNp) == Py_None &&
@@ -349,6 +389,35 @@ static int setItem(PyObject *self, PyObject *key, PyObject *value) {
       Py_DECREF(src);
       return failed ? -1 : 0;
     }
+    Py_XDECREF(src);
+    if (PyErr_Occurred())
+      return -1;
+  }
+  if (Py_TYPE(self) == state.array.type &&
+      state.array.get(self, kReadonly) == Py_False &&
+      state.array.get(self, kPart) == Py_None &&
+      Py_TYPE(key) == state.array.type &&
+      PyTuple_GET_SIZE(state.array.get(key, kShape)) > 0 &&
+      !items.tracingNow()) {
+    // One eager index array or mask into an eager array, of a scalar or an
+    // eager array: NumPy's assignment (as the Python layer's setitem).
+    PyObject *src = nullptr;
+    if (PySet_Contains(items.values,
+                       reinterpret_cast<PyObject *>(Py_TYPE(value))) == 1)
+      src = Py_NewRef(value);
+    else if (Py_TYPE(value) == state.array.type &&
+             state.array.get(value, kPart) == Py_None)
+      src = eagerView(value);
+    PyObject *kv = src ? eagerView(key) : nullptr;
+    PyObject *view = kv ? eagerView(self) : nullptr;
+    if (view) {
+      int failed = PyObject_SetItem(view, kv, src);
+      Py_DECREF(view);
+      Py_DECREF(kv);
+      Py_DECREF(src);
+      return failed ? -1 : 0;
+    }
+    Py_XDECREF(kv);
     Py_XDECREF(src);
     if (PyErr_Occurred())
       return -1;
