@@ -876,10 +876,10 @@ def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=
         return _fallback.call_numpy("nanvar", (a,), {"axis": axis, "ddof": ddof,
                                                      "where": where, "mean": mean})
     valid = _ufuncs.logical_not(_ufuncs.isnan(a))
-    n = _reductions.sum(valid, axis=axis, keepdims=True).astype(a._dtype)
+    n = _reductions.sum(valid, axis=axis, keepdims=True)
     zero = _ufuncs.where(valid, a, 0.0)
     with _np.errstate(invalid="ignore", divide="ignore"), _errstate.quiet():
-        m = _ufuncs.divide(_reductions.sum(zero, axis=axis, keepdims=True), n)
+        m = _reductions.by_count(_reductions.sum(zero, axis=axis, keepdims=True), n)
         d = _ufuncs.where(valid, _ufuncs.subtract(a, m), 0.0)
         real = a._dtype
         if real.kind == "c":  # NumPy's (d * conj(d)).real, in the real dtype
@@ -888,9 +888,9 @@ def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=
         else:
             sq = _ufuncs.multiply(d, d)
         ss = _reductions.sum(sq, axis=axis, keepdims=keepdims)
-        dof = _ufuncs.subtract(_reductions.sum(valid, axis=axis, keepdims=keepdims)
-                               .astype(real), ddof)
-        r = _ufuncs.divide(ss, dof)
+        dof = _ufuncs.subtract(_reductions.sum(valid, axis=axis, keepdims=keepdims),
+                               ddof)
+        r = _reductions.by_count(ss, dof)
         r = _ufuncs.where(_ufuncs.less_equal(dof, 0), _np.nan, r)
     _errstate.warn_if(_reductions.any(_ufuncs.less_equal(dof, 0)),
                       "Degrees of freedom <= 0 for slice.")

@@ -900,7 +900,7 @@ def nanmean(a, axis=None, dtype=None, out=None, keepdims=False):
                         keepdims=keepdims)
     _errstate.warn_if(_reductions.any(_ufuncs.equal(n, 0)), "Mean of empty slice")
     with _np.errstate(invalid="ignore", divide="ignore"), _errstate.quiet():
-        return _ufuncs.divide(s, n.astype(s.dtype))
+        return _reductions.by_count(s, n)
 
 
 def _nan_extreme(kind, a, axis, keepdims):

@@ -175,6 +175,18 @@ def mean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=True):
     return _core.store_out(_mean(a, axes, dtype, keepdims, where), out)
 
 
+def by_count(s, n):
+    """s / n as NumPy divides a sum by its count (an intp: _methods and
+    _nanfunctions' _divide_by_count): float16 and float32 sums in float64
+    (complex64 in complex128), cast back; a count past 65504 is no float16
+    infinity. n: a Python int or an integer array."""
+    from . import _ufuncs
+    if isinstance(n, (int, float)):  # a count less a float ddof: float64
+        n = _np.intp(n) if isinstance(n, int) else _np.float64(n)
+    r = _ufuncs.divide(s, n)
+    return r.astype(s._dtype) if r._dtype != s._dtype else r
+
+
 def _mean(a, axes, dtype, keepdims, where=True):
     from . import _ufuncs
     sdt = dtype
@@ -187,12 +199,13 @@ def _mean(a, axes, dtype, keepdims, where=True):
         w = _core.asndarray(where, dtype=bool)
         s = reduce("sum", a, axes, sdt, None, keepdims, None, w)
         from ._manip import broadcast_to
-        n = reduce("sum", broadcast_to(w, a._shape), axes, sdt, None, keepdims)
+        n = reduce("sum", broadcast_to(w, a._shape), axes, _np.dtype(_np.intp), None,
+                   keepdims)
         _errstate.warn_if(any(_ufuncs.equal(n, 0)), "Mean of empty slice")
-        r = _ufuncs.divide(s, n)
+        r = by_count(s, n)
     else:
         s = reduce("sum", a, axes, sdt, None, keepdims)
-        r = _ufuncs.divide(s, _count(a, axes))
+        r = by_count(s, _count(a, axes))
     if r._dtype != _np.dtype(dtype):
         r = r.astype(dtype)
     return r
@@ -226,7 +239,7 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=Tru
         sq = _ufuncs.multiply(d, d)
     n = _count(a, axes)
     s = reduce("sum", sq, axes, None, None, keepdims)
-    return _core.store_out(_ufuncs.divide(s, builtins.max(n - ddof, 0)), out)
+    return _core.store_out(by_count(s, builtins.max(n - ddof, 0)), out)
 
 
 def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=True,

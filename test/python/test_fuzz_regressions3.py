@@ -564,3 +564,22 @@ def test_absolute_of_an_infinite_part_beside_a_nan(dt):
         numpy.testing.assert_array_equal(got, want)
     finally:
         _core.EAGER["threshold"] = old
+
+
+@pytest.mark.parametrize("f", ["mean", "var", "std", "nanmean", "nanvar", "nanstd"])
+@pytest.mark.parametrize("dt", ["float16", "float32", "complex64"])
+def test_means_of_more_elements_than_float16_holds(f, dt):
+    # 740:9369: a float16 variance of 1100 x 1100 elements was NaN; its
+    # count, divided as a float16, is inf past 65504 (NumPy divides a sum
+    # by an intp count in float64 and casts back).
+    x = ((numpy.arange(100000) % 7) / 8).astype(dt)
+    x[5] = numpy.nan if f.startswith("nan") else x[5]
+    with numpy.errstate(all="ignore"):
+        want = getattr(numpy, f)(x)
+        got = numpy.asarray(getattr(cp, f)(cp.asarray(x)))
+        got_ddof = numpy.asarray(getattr(cp, f)(cp.asarray(x), ddof=1)) \
+            if "var" in f or "std" in f else None
+    assert got.dtype == numpy.asarray(want).dtype
+    numpy.testing.assert_allclose(got, want, rtol=2e-3)
+    if got_ddof is not None:
+        numpy.testing.assert_allclose(got_ddof, getattr(numpy, f)(x, ddof=1), rtol=2e-3)
