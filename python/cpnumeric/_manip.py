@@ -547,7 +547,7 @@ def matmul(a, b, out=None, **kwargs):
     r = ndarray._from_node(node, shape, dt)
     final = tuple(([a._shape[0]] if a.ndim == 2 else []) +
                   ([b._shape[1]] if b.ndim == 2 else []))
-    return _core.store_out(reshape(r, final), out)
+    return _core.store_out(reshape_to(r, final), out)
 
 
 # Stacks of at most this many products are one BLAS call each; bigger stacks

@@ -74,6 +74,7 @@ struct State {
   PyObject *numpyGeneric = nullptr; // numpy.generic (NumPy's scalars)
   PyObject *finish = nullptr;     // Python: the other results of eager calls
   PyObject *eagerName = nullptr;  // "_eager"
+  PyObject *scalarName = nullptr; // "_scalar"
   PyObject *loops = nullptr;      // _ufuncs._fast_loops: key -> loop dtypes
   PyObject *splat = nullptr;      // _core.splat(value, shape, dtype)
   PyObject *coreDict = nullptr;   // _core's globals (LOCATIONS)

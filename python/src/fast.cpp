@@ -747,6 +747,7 @@ void initFast(py::module_ &m) {
                 .ptr();
         state.finish = finish.inc_ref().ptr();
         state.eagerName = PyUnicode_InternFromString("_eager");
+        state.scalarName = PyUnicode_InternFromString("_scalar");
         state.loops = loops.inc_ref().ptr();
         state.splat = splat.inc_ref().ptr();
         state.coreDict = coreGlobals.inc_ref().ptr();

@@ -324,6 +324,17 @@ static int computedAssign(PyObject *self, PyObject *key, PyObject *value) {
   return failed ? -1 : 1;
 }
 
+/// Whether NumPy dtype `dtype`'s kind character ('f', 'c', 'i', ...) is one
+/// of `kinds`.
+static bool kindIn(PyObject *dtype, const char *kinds) {
+  if (!dtype || !PyObject_TypeCheck(dtype, reinterpret_cast<PyTypeObject *>(
+                                               py::detail::npy_api::get()
+                                                   .PyArrayDescr_Type_)))
+    return false;
+  char k = py::detail::array_descriptor_proxy(dtype)->kind;
+  return k && std::strchr(kinds, k);
+}
+
 /// a[key] = value: one scalar element written in C (element_set) when it
 /// can be; everything else in the Python layer.
 static int setItem(PyObject *self, PyObject *key, PyObject *value);
@@ -338,19 +349,32 @@ int arraySetItem(PyObject *self, PyObject *key, PyObject *value) {
     return -1;
   }
   // A 0-d eager array (what a small array's reduction gives) as the NumPy
-  // scalar it holds: NumPy converts both alike.
+  // scalar it holds: NumPy converts both alike. A 0-d computed float or
+  // complex value into an integer array too (a sync), so that NumPy's int()
+  // conversion raises for NaN (ValueError) and for values past the integer
+  // type (OverflowError), as in eager mode and under NumPy, where such a
+  // value is a scalar (fuzz 740:10583).
   PyObject *scalar = nullptr;
   if (Py_TYPE(value) == state.array.type &&
       PyTuple_GET_SIZE(state.array.get(value, kShape)) == 0 &&
-      state.array.get(value, kPart) == Py_None)
+      state.array.get(value, kPart) == Py_None) {
     if (PyObject *v = eagerView(value)) {
       static PyObject *empty = PyTuple_New(0);
       scalar = PyObject_GetItem(v, empty);
       Py_DECREF(v);
-      if (!scalar)
-        return -1;
-      value = scalar;
+    } else if (PyErr_Occurred()) {
+      return -1;
+    } else if (Py_TYPE(self) == state.array.type && !items.tracingNow() &&
+               kindIn(state.array.get(value, kDType), "fc") &&
+               kindIn(state.array.get(self, kDType), "iu")) {
+      scalar = PyObject_CallMethodNoArgs(value, state.scalarName);
+    } else {
+      scalar = Py_NewRef(value);
     }
+    if (!scalar)
+      return -1;
+    value = scalar;
+  }
   int rc = setItem(self, key, value);
   Py_XDECREF(scalar);
   return rc;

@@ -583,3 +583,23 @@ def test_means_of_more_elements_than_float16_holds(f, dt):
     numpy.testing.assert_allclose(got, want, rtol=2e-3)
     if got_ddof is not None:
         numpy.testing.assert_allclose(got_ddof, getattr(numpy, f)(x, ddof=1), rtol=2e-3)
+
+
+def test_a_computed_float_scalar_into_an_integer_element_raises_as_numpy():
+    # 740:10583 (eager 0): a 0-d float or complex result assigned into an
+    # integer array converts as NumPy's scalar: OverflowError past int64,
+    # ValueError for NaN (it was cast, wrapping).
+    from cpnumeric import _core
+    old = _core.EAGER["threshold"]
+    _core.EAGER["threshold"] = 0
+    try:
+        a = cp.zeros(3, "int64")
+        big = cp.asarray(numpy.array([-9.2e18], "complex64")).reshape(()) * 2
+        with pytest.raises(OverflowError), numpy.errstate(all="ignore"):
+            a[-1] = big
+        with pytest.raises(ValueError):
+            a[0] = cp.sum(cp.asarray(numpy.array([numpy.nan, 1.0])))
+        a[1] = cp.sum(cp.asarray(numpy.array([2.5, 1.0])))  # in range: truncated
+        assert numpy.asarray(a).tolist() == [0, 3, 0]
+    finally:
+        _core.EAGER["threshold"] = old

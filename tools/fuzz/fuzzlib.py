@@ -1011,6 +1011,23 @@ class Analysis:
                     # values (docs/numpy-api.md), NumPy keeps the byte
                     ill = f"bool array {k} holds a byte other than 0 and 1"
                     break
+        if err is None and ill is None and info.ops & SORTS:
+            for k in changed:
+                a = self.ns[k]
+                if not isinstance(a, numpy.ndarray) or a.dtype.kind in "fc":
+                    continue
+                def _zeros_or_nan(v):
+                    with numpy.errstate(all="ignore"):
+                        return _both_zeros(v) or bool(numpy.isnan(v).any())
+                if any(isinstance(v, numpy.ndarray) and v.dtype.kind in "fc"
+                       and numpy.may_share_memory(v, a) and _zeros_or_nan(v)
+                       for v in self.ns.values()):
+                    # an in-place sort of -0.0 and 0.0 or of NaNs seen through
+                    # a view of another dtype: which zero lands first, and
+                    # the NaN's bits (NumPy's float16 sort writes 0x7c01),
+                    # are the sort's (740:10984, float16 seen as int16)
+                    ill = f"{k} views the bits of a sort's zeros or NaNs"
+                    break
         if err is None and ill is None:
             for k in changed:
                 a = _as_array(self.ns[k])
