@@ -130,11 +130,12 @@ inline int64_t threadsFor(int64_t work, int64_t perThread,
   return std::max<int64_t>(1, std::min(cap, work / perThread));
 }
 
-/// Runs fn(ctx, t) for every t < n, t = 0 on the calling thread, the others
-/// on the runtime's worker threads (Threads.cpp).
+/// Runs fn(ctx, t) once for every t < n (n < 2^16), on the calling thread
+/// and the runtime's worker threads (Threads.cpp), which claim the parts as
+/// they come: a part must not wait for another.
 void runOnThreads(int64_t n, void (*fn)(void *, int64_t), void *ctx);
 
-/// fn(t) for every t < n, t = 0 on the calling thread.
+/// fn(t) once for every t < n, on the calling thread and the workers.
 template <typename F> void onThreads(int64_t n, F fn) {
   if (n <= 1) {
     fn(0);

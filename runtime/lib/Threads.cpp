@@ -6,10 +6,12 @@
 // new thread built its own per-thread state (a vqsort Sorter) again. A sort
 // of 10^5 keys on two threads took 0.57 ms, against 0.34 ms on one.
 //
-// Worker i always runs part i of a job (its thread-local state stays warm).
-// After a job a worker spins for a moment (back-to-back calls, a sort's
-// rounds, find it awake), then sleeps on a condition variable, so idle
-// workers never hold a core that the kernels' OpenMP threads want.
+// The caller and the workers claim a job's parts as they come, so a worker
+// that wakes late (an idle vCPU) costs no wait: the caller runs what it
+// finds unclaimed. After a job a worker spins for a moment (back-to-back
+// calls, a sort's rounds, find it awake), then sleeps on a condition
+// variable, so idle workers never hold a core that the kernels' OpenMP
+// threads want.
 // One job runs on the workers at a time; a call made while they are busy
 // (from inside a part, or from a second thread) starts threads of its own.
 //
@@ -33,21 +35,46 @@ inline void relax() {
 #endif
 }
 
-/// One worker: its own job slot, posted by the caller.
+/// One worker: woken by a post of the caller.
 struct Worker {
   std::atomic<uint64_t> posted{0};
-  void (*fn)(void *, int64_t) = nullptr;
-  void *ctx = nullptr;
   std::mutex m;
   std::condition_variable wake;
 };
 
 struct Pool {
   std::mutex busy; // held by the caller whose job the workers run
-  std::vector<std::unique_ptr<Worker>> workers; // part i + 1 on workers[i]
-  std::atomic<int64_t> remaining{0};
+  std::vector<std::unique_ptr<Worker>> workers;
+  /// The job's parts are claimed, by the caller and the workers alike, from
+  /// one word: its generation (high 32 bits), its part count (16 bits) and
+  /// the next unclaimed part (low 16 bits). A worker that wakes late (an
+  /// idle vCPU's wake-up took 50-400 us here) finds the parts taken and the
+  /// caller not waiting for it; a claim of a finished job's word fails.
+  std::atomic<uint64_t> claim{0};
+  uint32_t generation = 0;
+  void (*fn)(void *, int64_t) = nullptr; // the job's, stable while it runs
+  void *ctx = nullptr;
+  std::atomic<int64_t> remaining{0}; // parts not finished
 
-  void work(Worker &w, int64_t part) {
+  static constexpr uint64_t kPartMask = 0xffff;
+
+  /// Runs parts of job `gen` while any is unclaimed.
+  void drain(uint32_t gen) {
+    uint64_t v = claim.load(std::memory_order_acquire);
+    for (;;) {
+      if (uint32_t(v >> 32) != gen || (v & kPartMask) >= ((v >> 16) & kPartMask))
+        return;
+      if (!claim.compare_exchange_weak(v, v + 1, std::memory_order_acq_rel,
+                                       std::memory_order_acquire))
+        continue;
+      // Claimed: the job is the current one until this part finishes.
+      fn(ctx, int64_t(v & kPartMask));
+      remaining.fetch_sub(1, std::memory_order_acq_rel);
+      v = claim.load(std::memory_order_acquire);
+    }
+  }
+
+  void work(Worker &w) {
     uint64_t seen = 0;
     for (;;) {
       auto until = std::chrono::steady_clock::now() + kSpin;
@@ -63,39 +90,52 @@ struct Pool {
         });
       }
       seen = g;
-      w.fn(w.ctx, part);
-      remaining.fetch_sub(1, std::memory_order_acq_rel);
+      drain(uint32_t(g)); // the post is the job's generation
     }
   }
 
-  void run(int64_t n, void (*fn)(void *, int64_t), void *ctx) {
+  void run(int64_t n, void (*f)(void *, int64_t), void *c) {
     while (int64_t(workers.size()) < n - 1) { // started once, kept
       // Kept only once its thread runs (a thread that could not start must
       // not be waited for).
       auto w = std::make_unique<Worker>();
-      int64_t part = int64_t(workers.size()) + 1;
-      std::thread thread([this, wp = w.get(), part] { work(*wp, part); });
+      std::thread thread([this, wp = w.get()] { work(*wp); });
       workers.push_back(std::move(w));
       thread.detach();
     }
-    remaining.store(n - 1, std::memory_order_relaxed);
+    fn = f;
+    ctx = c;
+    uint32_t gen = ++generation;
+    remaining.store(n, std::memory_order_relaxed);
+    claim.store((uint64_t(gen) << 32) | (uint64_t(n) << 16),
+                std::memory_order_release);
     for (int64_t i = 0; i + 1 < n; ++i) {
       Worker &w = *workers[i];
-      w.fn = fn;   // the worker finished its last job: it reads these after
-      w.ctx = ctx; // it sees the new post
       {
         std::lock_guard<std::mutex> lock(w.m);
-        w.posted.fetch_add(1, std::memory_order_release);
+        w.posted.store(gen, std::memory_order_release);
       }
       w.wake.notify_one();
     }
     try {
-      fn(ctx, 0);
+      drain(gen);
     } catch (...) { // the other parts still use the caller's frame
+      remaining.fetch_sub(1, std::memory_order_acq_rel); // the part that threw
+      cancelUnclaimed(gen);
       waitForParts();
       throw;
     }
     waitForParts();
+  }
+
+  /// Claims the parts of job `gen` that no thread took, without running them.
+  void cancelUnclaimed(uint32_t gen) {
+    uint64_t v = claim.load(std::memory_order_acquire);
+    while (uint32_t(v >> 32) == gen &&
+           (v & kPartMask) < ((v >> 16) & kPartMask))
+      if (claim.compare_exchange_weak(v, v + 1, std::memory_order_acq_rel,
+                                      std::memory_order_acquire))
+        remaining.fetch_sub(1, std::memory_order_acq_rel);
   }
 
   /// Spins, then yields (with more ranks than cores a worker may be waiting
@@ -134,6 +174,10 @@ void onNewThreads(int64_t n, void (*fn)(void *, int64_t), void *ctx) {
 
 void cpnrt::lib::runOnThreads(int64_t n, void (*fn)(void *, int64_t),
                               void *ctx) {
+  if (n >= int64_t(Pool::kPartMask)) { // more parts than a claim word holds
+    onNewThreads(n, fn, ctx);
+    return;
+  }
   if (n <= 1) {
     if (n == 1)
       fn(ctx, 0);

@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <cmath>
@@ -775,4 +776,33 @@ TEST(Threads, EveryPartRunsOnceNestedAndFromTwoCallers) {
   a.join();
   b.join();
   EXPECT_EQ(sum.load(), 2 * 300 * (1 + 2 + 3 + 4));
+}
+
+// Parts are claimed as they come: a caller whose workers are slow to wake
+// runs the parts itself (many short jobs, each part run exactly once); a
+// part that throws on the calling thread cancels the parts nobody claimed
+// and the next job runs normally.
+TEST(Threads, PartsAreClaimedAndAThrowCancelsTheRest) {
+  for (int job = 0; job < 2000; ++job) {
+    std::array<std::atomic<int>, 4> hits{};
+    cpnrt::lib::onThreads(4, [&](int64_t t) { ++hits[t]; });
+    for (int t = 0; t < 4; ++t)
+      ASSERT_EQ(hits[t].load(), 1) << "job " << job << " part " << t;
+    if (job % 500 == 0) // the workers fall asleep
+      std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+  const auto caller = std::this_thread::get_id();
+  std::atomic<int> ran{0};
+  EXPECT_THROW(cpnrt::lib::onThreads(4,
+                                     [&](int64_t) {
+                                       ++ran;
+                                       if (std::this_thread::get_id() == caller)
+                                         throw std::runtime_error("part");
+                                     }),
+               std::runtime_error);
+  EXPECT_GE(ran.load(), 1);
+  EXPECT_LE(ran.load(), 4);
+  std::atomic<int> after{0};
+  cpnrt::lib::onThreads(4, [&](int64_t) { ++after; });
+  EXPECT_EQ(after.load(), 4);
 }
