@@ -107,6 +107,7 @@ long long numpyNumel(PyObject *arr);
 long long eagerThreshold();
 /// An eager ndarray owning `arr`; steals `arr`.
 PyObject *wrapEager(PyObject *arr);
+PyObject *wrapEagerResult(PyObject *r);
 /// Whether fast_init was called (RuntimeError set when not).
 bool checkReady();
 /// A Python Node's NodeRef (pybind11 instance), or false.

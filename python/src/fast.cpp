@@ -167,6 +167,20 @@ PyObject *wrapEager(PyObject *arr) {
   return r;
 }
 
+/// NumPy's result `r` of a call on eager operands as ours (steals r): an
+/// eager ndarray owning it when it is a C-contiguous array of a supported
+/// dtype, else what _core._finish_eager makes of it (None: a dtype we do
+/// not hold).
+PyObject *wrapEagerResult(PyObject *r) {
+  if (isArray(r) && (py::detail::array_proxy(r)->flags & kCContiguous) &&
+      supportedDescr(
+          reinterpret_cast<PyObject *>(py::detail::array_proxy(r)->descr)))
+    return wrapEager(r);
+  PyObject *f = PyObject_CallOneArg(state.finish, r);
+  Py_DECREF(r);
+  return f;
+}
+
 bool checkReady() {
   if (!state.ready)
     PyErr_SetString(PyExc_RuntimeError,
@@ -274,15 +288,7 @@ PyObject *eagerCall(PyObject *ufunc, PyObject *const *ops, Py_ssize_t n) {
     Py_RETURN_NONE;
   ++state.eagerCalls;
   PyObject *r = PyObject_Vectorcall(ufunc, eo.vals, n, nullptr);
-  if (!r)
-    return nullptr;
-  if (isArray(r) && (py::detail::array_proxy(r)->flags & kCContiguous) &&
-      supportedDescr(
-          reinterpret_cast<PyObject *>(py::detail::array_proxy(r)->descr)))
-    return wrapEager(r);
-  PyObject *f = PyObject_CallOneArg(state.finish, r);
-  Py_DECREF(r);
-  return f;
+  return r ? wrapEagerResult(r) : nullptr;
 }
 
 /// eager(ufunc, *operands): eagerCall from Python.

@@ -226,12 +226,7 @@ static PyObject *eagerAdvancedGet(PyObject *a, PyObject *key) {
   Py_DECREF(kv);
   if (!r)
     return nullptr; // NumPy's error (IndexError, ...)
-  if (isArray(r) && (py::detail::array_proxy(r)->flags & kCContiguous) &&
-      supportedDescr(
-          reinterpret_cast<PyObject *>(py::detail::array_proxy(r)->descr)))
-    return wrapEager(r);
-  PyObject *f = PyObject_CallOneArg(state.finish, r);
-  Py_DECREF(r);
+  PyObject *f = wrapEagerResult(r);
   if (f == Py_None) { // a dtype we do not hold: the general path
     Py_DECREF(f);
     return nullptr;
@@ -275,6 +270,23 @@ PyObject *arrayGetItem(PyObject *self, PyObject *key) {
   return PyObject_CallFunctionObjArgs(items.get, self, key, nullptr);
 }
 
+/// What an assignment of `value` reads, as NumPy sees it (a new
+/// reference): a scalar of items.values itself, an eager array's elements,
+/// or (`computed`) a small computed array's elements; null when it is none
+/// of these (with an error set where one occurred).
+static PyObject *assignSource(PyObject *value, bool computed) {
+  if (PySet_Contains(items.values,
+                     reinterpret_cast<PyObject *>(Py_TYPE(value))) == 1)
+    return Py_NewRef(value);
+  if (Py_TYPE(value) != state.array.type ||
+      state.array.get(value, kPart) != Py_None)
+    return nullptr;
+  if (!computed ||
+      state.base.get(state.array.get(value, kBase), kNp) != Py_None)
+    return eagerView(value);
+  return computedView(value, false, nullptr);
+}
+
 /// a[key] = value (basic indexing) written straight into the store of a
 /// computed traced array that nothing else refers to (as element_set
 /// checks: only its base holds the value, only the value holds the store),
@@ -282,15 +294,7 @@ PyObject *arrayGetItem(PyObject *self, PyObject *key) {
 /// on the store's elements. 1 written, 0 not such a case (nothing done), -1
 /// with NumPy's error set.
 static int computedAssign(PyObject *self, PyObject *key, PyObject *value) {
-  PyObject *src = nullptr;
-  if (PySet_Contains(items.values,
-                     reinterpret_cast<PyObject *>(Py_TYPE(value))) == 1)
-    src = Py_NewRef(value);
-  else if (Py_TYPE(value) == state.array.type &&
-           state.array.get(value, kPart) == Py_None)
-    src = state.base.get(state.array.get(value, kBase), kNp) != Py_None
-              ? eagerView(value)
-              : computedView(value, false, nullptr);
+  PyObject *src = assignSource(value, true);
   if (!src)
     return PyErr_Occurred() ? -1 : 0;
   PyObject *base = state.array.get(self, kBase);
@@ -380,6 +384,36 @@ int arraySetItem(PyObject *self, PyObject *key, PyObject *value) {
   return rc;
 }
 
+/// NumPy's assignment (its conversions, broadcasting, overlap, errors) into
+/// an eager array, at a basic key or at one eager index array or mask of at
+/// least one dimension (as the Python layer's setitem), of a scalar or an
+/// eager array. 1 done, 0 not such a case (nothing done), -1 with NumPy's
+/// error set.
+static int eagerAssign(PyObject *self, PyObject *key, PyObject *value) {
+  if (Py_TYPE(self) != state.array.type ||
+      state.array.get(self, kReadonly) != Py_False ||
+      state.array.get(self, kPart) != Py_None)
+    return 0;
+  bool arrayKey = Py_TYPE(key) == state.array.type &&
+                  PyTuple_GET_SIZE(state.array.get(key, kShape)) > 0 &&
+                  !items.tracingNow();
+  if (!arrayKey && !basicKey(key))
+    return 0;
+  PyObject *src = assignSource(value, false);
+  PyObject *k = !src ? nullptr : arrayKey ? eagerView(key) : Py_NewRef(key);
+  PyObject *view = k ? eagerView(self) : nullptr;
+  if (view) {
+    int failed = PyObject_SetItem(view, k, src);
+    Py_DECREF(view);
+    Py_DECREF(k);
+    Py_DECREF(src);
+    return failed ? -1 : 1;
+  }
+  Py_XDECREF(k);
+  Py_XDECREF(src);
+  return PyErr_Occurred() ? -1 : 0;
+}
+
 static int setItem(PyObject *self, PyObject *key, PyObject *value) {
   if ((PyLong_CheckExact(key) || PyTuple_CheckExact(key)) &&
       PySet_Contains(items.values, reinterpret_cast<PyObject *>(Py_TYPE(value))) ==
@@ -394,58 +428,8 @@ static int setItem(PyObject *self, PyObject *key, PyObject *value) {
     if (done)
       return 0;
   }
-  if (Py_TYPE(self) == state.array.type &&
-      state.array.get(self, kReadonly) == Py_False &&
-      state.array.get(self, kPart) == Py_None && basicKey(key)) {
-    // Basic indexing into an eager array, of a scalar or an eager array:
-    // NumPy's assignment (its conversions, broadcasting, overlap, errors).
-    PyObject *src = nullptr;
-    if (PySet_Contains(items.values,
-                       reinterpret_cast<PyObject *>(Py_TYPE(value))) == 1)
-      src = Py_NewRef(value);
-    else if (Py_TYPE(value) == state.array.type &&
-             state.array.get(value, kPart) == Py_None)
-      src = eagerView(value);
-    PyObject *view = src ? eagerView(self) : nullptr;
-    if (view) {
-      int failed = PyObject_SetItem(view, key, src);
-      Py_DECREF(view);
-      Py_DECREF(src);
-      return failed ? -1 : 0;
-    }
-    Py_XDECREF(src);
-    if (PyErr_Occurred())
-      return -1;
-  }
-  if (Py_TYPE(self) == state.array.type &&
-      state.array.get(self, kReadonly) == Py_False &&
-      state.array.get(self, kPart) == Py_None &&
-      Py_TYPE(key) == state.array.type &&
-      PyTuple_GET_SIZE(state.array.get(key, kShape)) > 0 &&
-      !items.tracingNow()) {
-    // One eager index array or mask into an eager array, of a scalar or an
-    // eager array: NumPy's assignment (as the Python layer's setitem).
-    PyObject *src = nullptr;
-    if (PySet_Contains(items.values,
-                       reinterpret_cast<PyObject *>(Py_TYPE(value))) == 1)
-      src = Py_NewRef(value);
-    else if (Py_TYPE(value) == state.array.type &&
-             state.array.get(value, kPart) == Py_None)
-      src = eagerView(value);
-    PyObject *kv = src ? eagerView(key) : nullptr;
-    PyObject *view = kv ? eagerView(self) : nullptr;
-    if (view) {
-      int failed = PyObject_SetItem(view, kv, src);
-      Py_DECREF(view);
-      Py_DECREF(kv);
-      Py_DECREF(src);
-      return failed ? -1 : 0;
-    }
-    Py_XDECREF(kv);
-    Py_XDECREF(src);
-    if (PyErr_Occurred())
-      return -1;
-  }
+  if (int done = eagerAssign(self, key, value))
+    return done < 0 ? -1 : 0;
   if (Py_TYPE(self) == state.array.type &&
       state.array.get(self, kReadonly) == Py_False && basicKey(key)) {
     int done = computedAssign(self, key, value);

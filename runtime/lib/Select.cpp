@@ -8,7 +8,6 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Compress.h"
 #include "Sort.h"
 #include "SortInternal.h"
 
@@ -217,20 +216,11 @@ bool selectByBrackets(const T *src, int64_t stride, int64_t n, T *out,
                             offset.begin() + (c + 1) * regions);
     if constexpr (cpnrt::simd::kHasVectorCompress<T>) {
       if (P == 2) { // one bracket: split by the vector unit's compress
-        constexpr int64_t cap = kBlock + cpnrt::simd::kSplitSlack;
-        std::unique_ptr<T[]> buf(new T[4 * cap]);
-        T *const parts[4] = {buf.get(), buf.get() + cap, buf.get() + 2 * cap,
-                             buf.get() + 3 * cap};
-        forContiguousBlocks(
-            src, stride, n * c / t, n * (c + 1) / t,
-            [&](const T *v, int64_t m) {
-              int64_t got[4];
-              cpnrt::simd::splitByBracket(v, m, piv[0], piv[1], parts, got);
-              for (int r = 0; r < 4; ++r) {
-                std::copy(parts[r], parts[r] + got[r], out + at[r]);
-                at[r] += got[r];
-              }
-            });
+        BracketScatter<T> scatter;
+        forContiguousBlocks(src, stride, n * c / t, n * (c + 1) / t,
+                            [&](const T *v, int64_t m) {
+                              scatter(v, m, piv[0], piv[1], at.data(), out);
+                            });
         return;
       }
     }

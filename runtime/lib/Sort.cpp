@@ -16,7 +16,6 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Compress.h"
 #include "Sort.h"
 #include "SortInternal.h"
 
@@ -185,18 +184,10 @@ void parallelSort(K *data, int64_t n, int64_t threads, Fill fill) {
                             offset.begin() + (c + 1) * regions);
     if constexpr (cpnrt::simd::kHasVectorCompress<K>) {
       if (S == 1) { // two buckets: split by the vector unit's compress
-        constexpr int64_t cap = kBlock + cpnrt::simd::kSplitSlack;
-        std::unique_ptr<K[]> buf(new K[4 * cap]);
-        K *const parts[4] = {buf.get(), buf.get() + cap, buf.get() + 2 * cap,
-                             buf.get() + 3 * cap};
+        BracketScatter<K> scatter;
         blocks(c, [&](const K *b, int64_t k, int64_t m) {
-          int64_t got[4];
           // Below, equal to and above the splitter; the unsortable last.
-          cpnrt::simd::splitByBracket(b, m, sp[0], sp[0], parts, got);
-          for (int r = 0; r < 4; ++r) {
-            std::copy(parts[r], parts[r] + got[r], data + at[r]);
-            at[r] += got[r];
-          }
+          scatter(b, m, sp[0], sp[0], at.data(), data);
           std::copy(b + m, b + k, data + at[3]);
           at[3] += k - m;
         });

@@ -10,6 +10,7 @@
 #ifndef CPNRT_LIB_SORTINTERNAL_H
 #define CPNRT_LIB_SORTINTERNAL_H
 
+#include "Compress.h"
 #include "LibCall.h"
 
 #include <algorithm>
@@ -65,6 +66,30 @@ public:
   }
 
 private:
+  std::unique_ptr<K[]> buf_;
+};
+
+/// Copies keys to the write cursors of the four regions around a bracket
+/// [lo, hi] (below, inside, above, NaN: `at`, advanced), for one thread, a
+/// block at a time, with the vector unit's compress (Compress.h) into
+/// buffers of its own. For keys with kHasVectorCompress.
+template <typename K> class BracketScatter {
+public:
+  BracketScatter() : buf_(new K[4 * kCap]) {}
+  /// b[0, m) (m <= kBlock).
+  void operator()(const K *b, int64_t m, K lo, K hi, int64_t *at, K *data) {
+    K *const parts[4] = {buf_.get(), buf_.get() + kCap, buf_.get() + 2 * kCap,
+                         buf_.get() + 3 * kCap};
+    int64_t got[4];
+    simd::splitByBracket(b, m, lo, hi, parts, got);
+    for (int r = 0; r < 4; ++r) {
+      std::copy(parts[r], parts[r] + got[r], data + at[r]);
+      at[r] += got[r];
+    }
+  }
+
+private:
+  static constexpr int64_t kCap = kBlock + simd::kSplitSlack;
   std::unique_ptr<K[]> buf_;
 };
 
