@@ -47,6 +47,30 @@ struct Status {
   }
 };
 
+/// A per-thread buffer that the matrices of a batch reuse one after the
+/// other (a stack of 1000 8 x 8 solves allocated three vectors per matrix);
+/// when the lease ends, memory past 1 MiB is released. Slot tells apart the
+/// buffers of one type that a matrix uses at once.
+template <typename T, int Slot> class Scratch {
+public:
+  Scratch() : v_(buffer()) {}
+  ~Scratch() {
+    if (v_.capacity() * sizeof(T) > (size_t(1) << 20))
+      std::vector<T>().swap(v_);
+  }
+  Scratch(const Scratch &) = delete;
+  Scratch &operator=(const Scratch &) = delete;
+  std::vector<T> &operator*() { return v_; }
+  std::vector<T> *operator->() { return &v_; }
+
+private:
+  static std::vector<T> &buffer() {
+    thread_local std::vector<T> v;
+    return v;
+  }
+  std::vector<T> &v_;
+};
+
 /// Matrix `b` of `a` as a column-major rows x cols buffer (leading dimension
 /// max(1, rows)).
 template <typename T>
@@ -170,18 +194,21 @@ template <typename T> void inv(const Call &c) {
   T *out = c.out.data<T>();
   Status status;
   lapackBatch(a.batch(), double(n) * n * n, [&](int64_t b) {
-    std::vector<T> lu, x(std::max<int64_t>(1, n * n), T(0));
-    std::vector<lapack_int> piv(std::max<int64_t>(1, n));
-    gather(a, b, lu);
+    Scratch<T, 0> lu;
+    Scratch<T, 1> x;
+    Scratch<lapack_int, 0> piv;
+    x->assign(std::max<int64_t>(1, n * n), T(0));
+    piv->assign(std::max<int64_t>(1, n), 0);
+    gather(a, b, *lu);
     for (int64_t i = 0; i < n; ++i)
-      x[i + i * n] = T(1);
+      (*x)[i + i * n] = T(1);
     T *dst = out + b * n * n;
-    if (gesv<T>(n, n, lu.data(), piv.data(), x.data()) != 0) {
+    if (gesv<T>(n, n, lu->data(), piv->data(), x->data()) != 0) {
       if (!quiet)
         status.fail("LinAlgError: Singular matrix");
       return fillNaN(dst, n * n);
     }
-    scatter(x.data(), std::max<int64_t>(1, n), n, n, dst);
+    scatter(x->data(), std::max<int64_t>(1, n), n, n, dst);
   });
 }
 
@@ -193,16 +220,18 @@ template <typename T> void solve(const Call &c) {
   Status status;
   lapackBatch(a.batch(), double(n) * n * (n + k), kOneThreadLapackFlops,
               [&](int64_t b) {
-                std::vector<T> lu, x;
-                std::vector<lapack_int> piv(std::max<int64_t>(1, n));
-                gather(a, b, lu);
-                gather(rhs, b, x);
+                Scratch<T, 0> lu;
+                Scratch<T, 1> x;
+                Scratch<lapack_int, 0> piv;
+                piv->assign(std::max<int64_t>(1, n), 0);
+                gather(a, b, *lu);
+                gather(rhs, b, *x);
                 T *dst = out + b * n * k;
-                if (gesv<T>(n, k, lu.data(), piv.data(), x.data()) != 0) {
+                if (gesv<T>(n, k, lu->data(), piv->data(), x->data()) != 0) {
                   status.fail("LinAlgError: Singular matrix");
                   return fillNaN(dst, n * k);
                 }
-                scatter(x.data(), std::max<int64_t>(1, n), n, k, dst);
+                scatter(x->data(), std::max<int64_t>(1, n), n, k, dst);
               });
 }
 
@@ -214,8 +243,11 @@ template <typename T> void slogdet(const Call &c) {
   T *out = c.out.data<T>();
   lapackBatch(a.batch(), double(n) * n * n, kOneThreadLapackFlops,
               [&](int64_t b) {
-                std::vector<T> lu;
-                std::vector<lapack_int> piv(std::max<int64_t>(1, n));
+                Scratch<T, 0> luBuf;
+                Scratch<lapack_int, 0> pivBuf;
+                std::vector<T> &lu = *luBuf;
+                std::vector<lapack_int> &piv = *pivBuf;
+                piv.assign(std::max<int64_t>(1, n), 0);
                 gather(a, b, lu);
                 T *dst = out + 3 * b;
                 lapack_int info = n ? getrf<T>(n, lu.data(), piv.data()) : 0;
@@ -249,7 +281,8 @@ template <typename T> void cholesky(const Call &c) {
   Status status;
   lapackBatch(a.batch(), double(n) * n * n / 3, kOneThreadLapackFlops,
               [&](int64_t b) {
-                std::vector<T> l;
+                Scratch<T, 0> lBuf;
+                std::vector<T> &l = *lBuf;
                 gather(a, b, l);
                 T *dst = out + b * n * n;
                 if (n && potrf<T>(n, l.data()) != 0) {
