@@ -151,6 +151,10 @@ def heaviside(x1, x2, out=None, *, dtype=None):
         x1, x2 = _as(x1).astype(dtype), _as(x2).astype(dtype)
     dt = _ufuncs._resolve(_np.heaviside, [_ufuncs._in_type(v) for v in (x1, x2)],
                           None, "same_kind")[2]
+    # A Python scalar is a value of the loop's (float) dtype: 2**70 too
+    # (fuzz 750:15237; as an array of its own it would be an object array).
+    x1, x2 = [_core.asndarray(_np.asarray(v, dtype=dt)) if _ufuncs._is_py_scalar(v)
+              else v for v in (x1, x2)]
     x1 = _as(x1)
     r = _ufuncs.where(_ufuncs.less(x1, 0), 0.0,
                       _ufuncs.where(_ufuncs.greater(x1, 0), 1.0, x2))

@@ -603,3 +603,22 @@ def test_a_computed_float_scalar_into_an_integer_element_raises_as_numpy():
         assert numpy.asarray(a).tolist() == [0, 3, 0]
     finally:
         _core.EAGER["threshold"] = old
+
+
+@pytest.mark.parametrize("x1, x2", [(2 ** 70, [-4.75]), ([-4.75, 0.0, 2.0], 2 ** 70),
+                                    (3, [1.5]), ([0.0, numpy.nan], 2)])
+def test_heaviside_of_a_python_int_beyond_int64(x1, x2):
+    # 750:15237 (eager 0): heaviside(2**70, float array) converts the int to
+    # the float loop's dtype (it became an object array: TypeError).
+    from cpnumeric import _core
+    old = _core.EAGER["threshold"]
+    _core.EAGER["threshold"] = 0
+    try:
+        def args(m):
+            return [m.asarray(v) if isinstance(v, list) else v for v in (x1, x2)]
+        want = numpy.heaviside(*args(numpy))
+        got = cp.heaviside(*args(cp))
+        assert got.dtype == want.dtype
+        numpy.testing.assert_array_equal(numpy.asarray(got), want)
+    finally:
+        _core.EAGER["threshold"] = old
