@@ -160,6 +160,9 @@ def _raising(f, node):
             at = msg.find(name)
             if at >= 0:
                 raise cls(msg[at + len(name):]) from None
+        if msg.endswith("std::bad_alloc"):  # a store the runtime could not get
+            raise MemoryError(f"{msg}: the computation needed more memory than "
+                              "the process could allocate") from None
         raise
 
 

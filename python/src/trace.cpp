@@ -12,6 +12,7 @@
 
 #include <dlfcn.h>
 #include <frameobject.h>
+#include <sys/resource.h>
 #include <sys/sysinfo.h>
 
 #include <cstring>
@@ -50,13 +51,20 @@ std::string utf8(PyObject *s) {
   return std::string(p, n);
 }
 
-/// The bytes any process could be given at once: physical memory and swap.
+/// The bytes this process could be given at once: physical memory and swap,
+/// and no more than its address-space limit (RLIMIT_AS, where one is set:
+/// NumPy's allocation fails there with a MemoryError at once, fuzz
+/// 760:12742), read when first asked.
 uint64_t addressableBytes() {
   static const uint64_t bytes = [] {
+    uint64_t b = std::numeric_limits<uint64_t>::max();
     struct sysinfo si;
-    if (sysinfo(&si) != 0)
-      return std::numeric_limits<uint64_t>::max();
-    return (static_cast<uint64_t>(si.totalram) + si.totalswap) * si.mem_unit;
+    if (sysinfo(&si) == 0)
+      b = (static_cast<uint64_t>(si.totalram) + si.totalswap) * si.mem_unit;
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
+      b = std::min<uint64_t>(b, rl.rlim_cur);
+    return b;
   }();
   return bytes;
 }

@@ -352,3 +352,27 @@ def test_jit_zeros_of_imag_beside_a_concatenation_keep_their_own_buffer():
     got = np.jit(lambda a: body(np, a))(np.asarray(x))
     for g, w in zip(got, body(numpy, x)):
         same(g, w)
+
+
+def test_an_array_past_the_address_space_limit_is_numpys_memory_error():
+    # 760:12742: under RLIMIT_AS, NumPy's allocation of a 6 GiB product fails
+    # at once with MemoryError; cpnumeric recorded it, and the kernel's
+    # std::bad_alloc later failed every value of its window.
+    code = (
+        "import resource\n"
+        "resource.setrlimit(resource.RLIMIT_AS, (4 << 30, resource.RLIM_INFINITY))\n"
+        "import cpnumeric as np\n"
+        "a = np.ones((375, 1500, 4))\n"
+        "m = np.nanmin(a, axis=-1)\n"
+        "try:\n"
+        "    b = a @ np.swapaxes(a, -1, -2)\n"
+        "    print('no error')\n"
+        "except MemoryError as e:\n"
+        "    print('MemoryError', e)\n"
+        "print(float(m.sum()))\n")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                       timeout=300)
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.splitlines()
+    assert lines[0].startswith("MemoryError Unable to allocate"), r.stdout
+    assert lines[1] == "562500.0"
