@@ -462,8 +462,21 @@ Value scalar::emitComplexUnary(OpBuilder &b, Location loc, StringRef name,
     return im(b, loc, z);
   if (name == "square") // NumPy's loop, as multiply
     return emitComplexBinary(b, loc, "multiply", z, z);
-  if (name == "reciprocal")
-    return complex::DivOp::create(b, loc, cstC(b, loc, t, 1.0, 0.0), z);
+  if (name == "reciprocal") {
+    // NumPy's loop, scaled by the larger part: 0 gives NaN + NaN i (not
+    // 1 / 0's inf + NaN i), inf + 0i gives 0 - 0i (fuzz 770:6356).
+    Value x = re(b, loc, z), y = im(b, loc, z);
+    FloatOps f{b, loc};
+    Type ft = x.getType();
+    Value one = cstF(b, loc, ft, 1.0), minusOne = cstF(b, loc, ft, -1.0);
+    Value byRe = cmpF(b, loc, CmpFPredicate::OLE, f.abs(y), f.abs(x));
+    Value r1 = f.div(y, x), d1 = f.add(x, f.mul(y, r1));
+    Value r2 = f.div(x, y), d2 = f.add(f.mul(x, r2), y);
+    Value real = sel(b, loc, byRe, f.div(one, d1), f.div(r2, d2));
+    Value imag = sel(b, loc, byRe, f.div(arith::NegFOp::create(b, loc, r1), d1),
+                     f.div(minusOne, d2));
+    return mkC(b, loc, t, real, imag);
+  }
   if (name == "sign") {
     // NumPy 2's: z / |z|; an infinite part gives +-1 on its axis (NaN when
     // both are), a NaN |z| NaN + i NaN, 0 gives +0 + 0i.

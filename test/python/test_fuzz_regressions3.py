@@ -622,3 +622,24 @@ def test_heaviside_of_a_python_int_beyond_int64(x1, x2):
         numpy.testing.assert_array_equal(numpy.asarray(got), want)
     finally:
         _core.EAGER["threshold"] = old
+
+
+@pytest.mark.parametrize("dt", ["complex64", "complex128"])
+def test_complex_reciprocal_is_numpys_loop(dt):
+    # 770:6356 (eager 0): reciprocal(0j) is nan+nanj in NumPy (its loop
+    # scales by the larger part); 1 / z gave inf+nanj.
+    from cpnumeric import _core
+    old = _core.EAGER["threshold"]
+    _core.EAGER["threshold"] = 0
+    try:
+        inf, nan = numpy.inf, numpy.nan
+        z = numpy.array([0j, complex(-0.0, 0), complex(inf, 0), complex(0, inf),
+                         complex(inf, inf), complex(nan, 0), 1 + 2j, 3 - 1j,
+                         complex(1e-310, 0), -2 + 0j] * 4, dtype=dt)
+        with numpy.errstate(all="ignore"):
+            want = numpy.reciprocal(z)
+            got = numpy.asarray(cp.reciprocal(cp.asarray(z)))
+        numpy.testing.assert_array_equal(got, want)
+        numpy.testing.assert_array_equal(numpy.signbit(got.imag), numpy.signbit(want.imag))
+    finally:
+        _core.EAGER["threshold"] = old

@@ -489,6 +489,8 @@ def _maxabs(a):
 
 def _value_kind(v):
     """'int' for bool/int valued, 'float' for float/complex, None otherwise."""
+    if isinstance(v, int):   # bool too; a Python int past 64 bits also
+        return "int"         # (770:16387: int() of a 2.8e19 float sum)
     a = _as_array(v)
     if a is None:
         return None
