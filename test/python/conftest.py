@@ -44,3 +44,14 @@ def baseline():
     ran = np.stats()["baseline_windows"]
     np._cpn.set_baseline_work(old)
     assert ran > 0, "no window ran in the baseline tier"
+
+
+@pytest.fixture
+def eager0():
+    """Every array traced and compiled, however small (CPN_EAGER_THRESHOLD=0
+    for the test)."""
+    from cpnumeric import _core
+    old = _core.EAGER["threshold"]
+    _core.EAGER["threshold"] = 0
+    yield
+    _core.EAGER["threshold"] = old

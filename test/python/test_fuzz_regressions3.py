@@ -441,20 +441,14 @@ def test_logical_ufuncs_refuse_python_ints_outside_int64(f):
 
 @pytest.mark.parametrize("args", [(0, -4, -0.5), (0, -3), (0.0, -2.0, -1), (0, 4, 0.5),
                                   (0, -1e-3, -1e-4), (5, 0, -1)])
-def test_arange_starting_at_zero_with_a_negative_step(args):
+def test_arange_starting_at_zero_with_a_negative_step(args, eager0):
     # 604:545: arange(0, -4, -0.5) began with -0.0 (0 * -0.5, the +0 start
     # not added), so 3.25 / a began with -inf; NumPy's is +0.0.
-    from cpnumeric import _core
-    old = _core.EAGER["threshold"]
-    _core.EAGER["threshold"] = 0
-    try:
-        got, want = cp.arange(*args), numpy.arange(*args)
-        g = numpy.asarray(got)
-        assert g.dtype == want.dtype
-        numpy.testing.assert_array_equal(g, want)
-        assert (numpy.signbit(g) == numpy.signbit(want)).all()
-    finally:
-        _core.EAGER["threshold"] = old
+    got, want = cp.arange(*args), numpy.arange(*args)
+    g = numpy.asarray(got)
+    assert g.dtype == want.dtype
+    numpy.testing.assert_array_equal(g, want)
+    assert (numpy.signbit(g) == numpy.signbit(want)).all()
 
 
 def test_copyto_checks_in_numpys_order():
@@ -512,25 +506,19 @@ def test_integer_power_checks_the_python_int_first(dt, e):
         assert outcome(cp, inplace) == outcome(numpy, inplace)
 
 
-def test_a_sorted_copy_of_an_array_whose_buffer_an_output_takes():
+def test_a_sorted_copy_of_an_array_whose_buffer_an_output_takes(eager0):
     # 700:8531 (eager 0): a0 = a0.copy(); a0.sort() with a0's old value
     # dead: its buffer was donated to a same-typed output of the window
     # (a1.astype(int8)), and the sort, reading the copy that folded to the
     # old value, read that output instead (all zeros).
-    from cpnumeric import _core
-    old = _core.EAGER["threshold"]
-    _core.EAGER["threshold"] = 0
-    try:
-        def program(m):
-            a0 = m.array([8, 6, 3, 7], dtype="int8")
-            a2 = m.less(a0, a0).astype("int8")
-            a0 = a0.copy()
-            a0.sort(axis=-1)
-            return numpy.asarray(a0), numpy.asarray(a2)
-        for g, w in zip(program(cp), program(numpy)):
-            numpy.testing.assert_array_equal(g, w)
-    finally:
-        _core.EAGER["threshold"] = old
+    def program(m):
+        a0 = m.array([8, 6, 3, 7], dtype="int8")
+        a2 = m.less(a0, a0).astype("int8")
+        a0 = a0.copy()
+        a0.sort(axis=-1)
+        return numpy.asarray(a0), numpy.asarray(a2)
+    for g, w in zip(program(cp), program(numpy)):
+        numpy.testing.assert_array_equal(g, w)
 
 
 @pytest.mark.parametrize("v", [2 ** 70, -2 ** 70, 2 ** 63, 5])
@@ -548,22 +536,21 @@ def test_ufunc_dtype_with_a_python_int_beyond_c_long(v, dtype):
 
 
 @pytest.mark.parametrize("dt", ["complex64", "complex128"])
-def test_absolute_of_an_infinite_part_beside_a_nan(dt):
+def test_absolute_of_an_infinite_part_beside_a_nan(dt, eager0):
     # 730:1471 (eager 0): |inf + nan i| is +inf (C99's hypot, NumPy's);
     # the complex dialect's abs gave NaN.
-    from cpnumeric import _core
-    old = _core.EAGER["threshold"]
-    _core.EAGER["threshold"] = 0
-    try:
-        inf, nan = numpy.inf, numpy.nan
-        z = numpy.array([complex(inf, nan), complex(nan, -inf), complex(-inf, 0),
-                         complex(nan, 1), 3 + 4j, complex(0, -inf)] * 3, dtype=dt)
-        with numpy.errstate(all="ignore"):
-            want = numpy.absolute(z)
-            got = numpy.asarray(cp.absolute(cp.asarray(z)))
-        numpy.testing.assert_array_equal(got, want)
-    finally:
-        _core.EAGER["threshold"] = old
+    inf, nan = numpy.inf, numpy.nan
+    got, want = _unary_of(numpy.array(
+        [complex(inf, nan), complex(nan, -inf), complex(-inf, 0),
+         complex(nan, 1), 3 + 4j, complex(0, -inf)] * 3, dtype=dt), "absolute")
+    numpy.testing.assert_array_equal(got, want)
+
+
+def _unary_of(z, name):
+    """cpnumeric's and NumPy's `name`(z) (NumPy arrays; errors ignored)."""
+    with numpy.errstate(all="ignore"):
+        return (numpy.asarray(getattr(cp, name)(cp.asarray(z))),
+                getattr(numpy, name)(z))
 
 
 @pytest.mark.parametrize("f", ["mean", "var", "std", "nanmean", "nanvar", "nanstd"])
@@ -585,61 +572,41 @@ def test_means_of_more_elements_than_float16_holds(f, dt):
         numpy.testing.assert_allclose(got_ddof, getattr(numpy, f)(x, ddof=1), rtol=2e-3)
 
 
-def test_a_computed_float_scalar_into_an_integer_element_raises_as_numpy():
+def test_a_computed_float_scalar_into_an_integer_element_raises_as_numpy(eager0):
     # 740:10583 (eager 0): a 0-d float or complex result assigned into an
     # integer array converts as NumPy's scalar: OverflowError past int64,
     # ValueError for NaN (it was cast, wrapping).
-    from cpnumeric import _core
-    old = _core.EAGER["threshold"]
-    _core.EAGER["threshold"] = 0
-    try:
-        a = cp.zeros(3, "int64")
-        big = cp.asarray(numpy.array([-9.2e18], "complex64")).reshape(()) * 2
-        with pytest.raises(OverflowError), numpy.errstate(all="ignore"):
-            a[-1] = big
-        with pytest.raises(ValueError):
-            a[0] = cp.sum(cp.asarray(numpy.array([numpy.nan, 1.0])))
-        a[1] = cp.sum(cp.asarray(numpy.array([2.5, 1.0])))  # in range: truncated
-        assert numpy.asarray(a).tolist() == [0, 3, 0]
-    finally:
-        _core.EAGER["threshold"] = old
+    a = cp.zeros(3, "int64")
+    big = cp.asarray(numpy.array([-9.2e18], "complex64")).reshape(()) * 2
+    with pytest.raises(OverflowError), numpy.errstate(all="ignore"):
+        a[-1] = big
+    with pytest.raises(ValueError):
+        a[0] = cp.sum(cp.asarray(numpy.array([numpy.nan, 1.0])))
+    a[1] = cp.sum(cp.asarray(numpy.array([2.5, 1.0])))  # in range: truncated
+    assert numpy.asarray(a).tolist() == [0, 3, 0]
 
 
 @pytest.mark.parametrize("x1, x2", [(2 ** 70, [-4.75]), ([-4.75, 0.0, 2.0], 2 ** 70),
                                     (3, [1.5]), ([0.0, numpy.nan], 2)])
-def test_heaviside_of_a_python_int_beyond_int64(x1, x2):
+def test_heaviside_of_a_python_int_beyond_int64(x1, x2, eager0):
     # 750:15237 (eager 0): heaviside(2**70, float array) converts the int to
     # the float loop's dtype (it became an object array: TypeError).
-    from cpnumeric import _core
-    old = _core.EAGER["threshold"]
-    _core.EAGER["threshold"] = 0
-    try:
-        def args(m):
-            return [m.asarray(v) if isinstance(v, list) else v for v in (x1, x2)]
-        want = numpy.heaviside(*args(numpy))
-        got = cp.heaviside(*args(cp))
-        assert got.dtype == want.dtype
-        numpy.testing.assert_array_equal(numpy.asarray(got), want)
-    finally:
-        _core.EAGER["threshold"] = old
+    def args(m):
+        return [m.asarray(v) if isinstance(v, list) else v for v in (x1, x2)]
+    want = numpy.heaviside(*args(numpy))
+    got = cp.heaviside(*args(cp))
+    assert got.dtype == want.dtype
+    numpy.testing.assert_array_equal(numpy.asarray(got), want)
 
 
 @pytest.mark.parametrize("dt", ["complex64", "complex128"])
-def test_complex_reciprocal_is_numpys_loop(dt):
+def test_complex_reciprocal_is_numpys_loop(dt, eager0):
     # 770:6356 (eager 0): reciprocal(0j) is nan+nanj in NumPy (its loop
     # scales by the larger part); 1 / z gave inf+nanj.
-    from cpnumeric import _core
-    old = _core.EAGER["threshold"]
-    _core.EAGER["threshold"] = 0
-    try:
-        inf, nan = numpy.inf, numpy.nan
-        z = numpy.array([0j, complex(-0.0, 0), complex(inf, 0), complex(0, inf),
-                         complex(inf, inf), complex(nan, 0), 1 + 2j, 3 - 1j,
-                         complex(1e-310, 0), -2 + 0j] * 4, dtype=dt)
-        with numpy.errstate(all="ignore"):
-            want = numpy.reciprocal(z)
-            got = numpy.asarray(cp.reciprocal(cp.asarray(z)))
-        numpy.testing.assert_array_equal(got, want)
-        numpy.testing.assert_array_equal(numpy.signbit(got.imag), numpy.signbit(want.imag))
-    finally:
-        _core.EAGER["threshold"] = old
+    inf, nan = numpy.inf, numpy.nan
+    got, want = _unary_of(numpy.array(
+        [0j, complex(-0.0, 0), complex(inf, 0), complex(0, inf), complex(inf, inf),
+         complex(nan, 0), 1 + 2j, 3 - 1j, complex(1e-310, 0), -2 + 0j] * 4,
+        dtype=dt), "reciprocal")
+    numpy.testing.assert_array_equal(got, want)
+    numpy.testing.assert_array_equal(numpy.signbit(got.imag), numpy.signbit(want.imag))
