@@ -89,8 +89,14 @@ EAGER = {"threshold": 0}
 class _Base:
     """One buffer identity; `node` is its current version. A small array may
     instead hold its elements eagerly in `np` (a C-contiguous NumPy array) until
-    it meets the traced world, which demotes it (copies it into a store)."""
-    __slots__ = ("node", "shape", "dtype", "np", "__weakref__")
+    it meets the traced world, which demotes it (copies it into a store).
+    `scalar` says whether a 0-d value is one that NumPy gives as a scalar
+    (a ufunc's of 0-d operands, a reduction's) or a 0-d array (np.array(x)):
+    assigned into an integer array a scalar converts as int() does
+    (OverflowError, ValueError for NaN), an array is cast. Unset, an eager
+    value counts as an array and a traced one (a reduction's) as a scalar;
+    _finish_eager sets True, array() False."""
+    __slots__ = ("node", "shape", "dtype", "np", "scalar", "__weakref__")
 
     def __init__(self, node, shape, dtype, np=None):
         self.node, self.shape, self.dtype, self.np = node, tuple(shape), dtype, np
@@ -966,10 +972,14 @@ def _finish_eager(r):
     (_cpn.eager) does not wrap itself: a NumPy scalar (0-d operands), a
     non-contiguous array, or a dtype we do not hold (None: the general path
     then decides)."""
+    scalar = isinstance(r, _np.generic)
     if type(r) is not _np.ndarray:
         r = _np.asarray(r)
     if is_supported(r.dtype):
-        return ndarray._from_eager(r)
+        a = ndarray._from_eager(r)
+        if scalar:
+            a._base.scalar = True
+        return a
     return None
 
 

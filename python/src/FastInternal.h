@@ -66,7 +66,7 @@ struct Slots {
 // ndarray's slots, in this order.
 enum { kBase, kShape, kStrides, kOffset, kDType, kReadonly, kWhole, kPart };
 // _Base's slots.
-enum { kNode, kBShape, kBDType, kNp };
+enum { kNode, kBShape, kBDType, kNp, kScalar };
 
 struct State {
   Slots array, base;

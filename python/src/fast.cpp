@@ -745,7 +745,7 @@ void initFast(py::module_ &m) {
         state.array.init(array.ptr(),
                          {"_base", "_shape", "_strides", "_offset", "_dtype",
                           "_readonly", "_whole", "_part"});
-        state.base.init(base.ptr(), {"node", "shape", "dtype", "np"});
+        state.base.init(base.ptr(), {"node", "shape", "dtype", "np", "scalar"});
         state.numpyArray = numpyArray.inc_ref().ptr();
         state.numpyGeneric =
             py::object(py::module_::import("numpy").attr("generic"))

@@ -352,25 +352,33 @@ int arraySetItem(PyObject *self, PyObject *key, PyObject *value) {
     PyErr_SetString(PyExc_RuntimeError, "cpnumeric: no item handlers");
     return -1;
   }
-  // A 0-d eager array (what a small array's reduction gives) as the NumPy
-  // scalar it holds: NumPy converts both alike. A 0-d computed float or
-  // complex value into an integer array too (a sync), so that NumPy's int()
-  // conversion raises for NaN (ValueError) and for values past the integer
-  // type (OverflowError), as in eager mode and under NumPy, where such a
-  // value is a scalar (fuzz 740:10583).
+  // A 0-d eager array as the NumPy scalar it holds (element_set takes
+  // scalars): NumPy converts both alike, except into an integer array,
+  // where a scalar's int() conversion raises for NaN (ValueError) and for
+  // values past the type (OverflowError) and a 0-d array is cast (fuzz
+  // 790:2355: np.array(2**63) into int64 wraps). There _Base.scalar
+  // decides (unset: an eager value is an array, a traced one a scalar, as
+  // a reduction's is under NumPy: fuzz 740:10583); a traced scalar is
+  // read (a sync) and converts.
   PyObject *scalar = nullptr;
   if (Py_TYPE(value) == state.array.type &&
       PyTuple_GET_SIZE(state.array.get(value, kShape)) == 0 &&
       state.array.get(value, kPart) == Py_None) {
-    if (PyObject *v = eagerView(value)) {
+    PyObject *base = state.array.get(value, kBase);
+    PyObject *np = state.base.get(base, kNp), *flag = state.base.get(base, kScalar);
+    bool eager = np && np != Py_None;
+    bool isScalar = flag ? flag == Py_True : !eager;
+    bool intTarget = kindIn(state.array.get(self, kDType), "iu") &&
+                     kindIn(state.array.get(value, kDType), "iufc");
+    if (intTarget && !isScalar) {
+      scalar = Py_NewRef(value); // cast as an array
+    } else if (PyObject *v = eagerView(value)) {
       static PyObject *empty = PyTuple_New(0);
       scalar = PyObject_GetItem(v, empty);
       Py_DECREF(v);
     } else if (PyErr_Occurred()) {
       return -1;
-    } else if (Py_TYPE(self) == state.array.type && !items.tracingNow() &&
-               kindIn(state.array.get(value, kDType), "fc") &&
-               kindIn(state.array.get(self, kDType), "iu")) {
+    } else if (intTarget && !items.tracingNow()) {
       scalar = PyObject_CallMethodNoArgs(value, state.scalarName);
     } else {
       scalar = Py_NewRef(value);

@@ -610,3 +610,53 @@ def test_complex_reciprocal_is_numpys_loop(dt, eager0):
         dtype=dt), "reciprocal")
     numpy.testing.assert_array_equal(got, want)
     numpy.testing.assert_array_equal(numpy.signbit(got.imag), numpy.signbit(want.imag))
+
+
+_ZERO_D = {
+    "array of 2**63": lambda m: m.array(2 ** 63),
+    "array of 1e300": lambda m: m.array(1e300),
+    "array of NaN": lambda m: m.array(numpy.nan),
+    "array of -1.5": lambda m: m.array(-1.5),
+    "ufunc of 0-d arrays, inf": lambda m: m.array(1e308) * m.array(10.0),
+    "ufunc of 0-d arrays, NaN": lambda m: m.array(numpy.inf) - m.array(numpy.inf),
+    "ufunc of 0-d uint64 past int64": lambda m: m.array(2 ** 63) + m.array(numpy.uint64(1)),
+    "NumPy scalar past int64": lambda m: numpy.uint64(2 ** 63),
+}
+
+
+@pytest.mark.parametrize("threshold", [1024, 0])
+@pytest.mark.parametrize("name", sorted(_ZERO_D))
+def test_a_0d_array_is_cast_and_a_scalar_converts_into_integers(name, threshold):
+    # 790:2355: np.array(2**63) (a 0-d array) assigned into an int64 array
+    # is cast as NumPy casts arrays (wraps); a value NumPy gives as a scalar
+    # (a ufunc of 0-d operands, a reduction) converts as int() does:
+    # OverflowError, ValueError for NaN. The 0-d array raised OverflowError.
+    # Eager (threshold 1024) and traced (0).
+    from cpnumeric import _core
+    old, _core.EAGER["threshold"] = _core.EAGER["threshold"], threshold
+
+    def run(m, dt, key):
+        a = m.zeros(5, dt)
+        try:
+            a[key] = _ZERO_D[name](m)
+        except (OverflowError, ValueError) as e:
+            return type(e).__name__
+        return numpy.asarray(a)
+
+    try:
+        with numpy.errstate(all="ignore"):
+            v = numpy.asarray(_ZERO_D[name](numpy))
+            for dt in ("int64", "int32", "uint8", "float32", "bool"):
+                for key in (1, slice(None), Ellipsis, (1,)):
+                    got, want = run(cp, dt, key), run(numpy, dt, key)
+                    assert type(got) is type(want), (dt, key, got, want)
+                    t = numpy.dtype(dt)
+                    # A float outside the integer type: C leaves the value
+                    # undefined (NumPy gives x86's); ints wrap, defined.
+                    defined = t.kind in "fb" or v.dtype.kind in "iu" or (
+                        numpy.isfinite(v) and numpy.iinfo(t).min <= numpy.trunc(v.real)
+                        <= numpy.iinfo(t).max)
+                    if isinstance(want, numpy.ndarray) and defined:
+                        numpy.testing.assert_array_equal(got, want, err_msg=f"{dt} {key}")
+    finally:
+        _core.EAGER["threshold"] = old

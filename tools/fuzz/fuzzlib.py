@@ -223,6 +223,30 @@ ARITH = {"Add", "Sub", "Mult", "MatMult", "add", "subtract", "multiply",
 # partial sums can pass float16's largest value, the order decides between
 # inf, -inf and NaN (cpnumeric sums float16 in float64 and rounds once).
 F16_SUMS = REDUCE - PRODUCTS - {"det", "slogdet", "norm", "at"}
+# Product reductions, which multiply in an order of their own (NumPy's in
+# memory order, with SIMD lanes; cpnumeric's kernels in theirs).
+PROD_REDUCTIONS = {"prod", "nanprod"}
+
+
+def _product_order_decides(a):
+    """Whether the product of a's elements is 0, finite, inf or NaN as the
+    order of its multiplications decides: a running product that overflows
+    in some orders only, or before or after a zero (inf * 0: NaN), or that
+    underflows to 0 in some orders only (790:4965, 790:4383)."""
+    if a is None or a.dtype.kind not in "fc" or not a.size:
+        return False
+    with numpy.errstate(all="ignore"):
+        m = numpy.abs(a.astype(numpy.complex128 if a.dtype.kind == "c"
+                               else numpy.float64)).ravel()
+        m = m[numpy.isfinite(m)]
+        logs = numpy.log(m[m > 0])
+    fi = numpy.finfo(a.dtype)
+    hi = math.log(float(fi.max)) - 1.0  # a complex part overflows first
+    lo = math.log(float(fi.smallest_subnormal))
+    up, down = float(logs[logs > 0].sum()), float(logs[logs < 0].sum())
+    zero = bool((m == 0).any())
+    return up > hi and (zero or up + down < hi) or \
+        down < lo and up + down > lo
 
 
 _CONST_NAMES = {"np", "numpy", "float", "complex", "int"}
@@ -1008,6 +1032,11 @@ class Analysis:
                     total = float(mags[numpy.isfinite(mags)].sum())
                 if total > float(numpy.finfo(numpy.float16).max):
                     ill = f"float16 sum over {k} whose partial sums can overflow (the order decides)"
+                    break
+        if err is None and ill is None and (info.ops & PROD_REDUCTIONS):
+            for k, v in pre_vals.items():
+                if _product_order_decides(_as_array(v)):
+                    ill = f"a product over {k} leaves the range in some orders only"
                     break
         if err is None and ill is None and (info.ops & CASTS):
             ill = self._bad_cast(info, changed, pre_vals)
