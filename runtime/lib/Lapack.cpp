@@ -12,6 +12,7 @@
 #include "cpnrt/Blas.h"
 
 #include "LibCall.h"
+#include "Lu.h"
 #include "OpenBlas.h"
 
 #include <algorithm>
@@ -83,6 +84,25 @@ void gather(const Array &a, int64_t b, std::vector<T> &buf) {
       buf[i + j * ld] = p[i * a.rowStride() + j * a.colStride()];
 }
 
+/// The transpose of square matrix `b` of `a` as a column-major buffer: the
+/// matrix's rows as they lie (a C-contiguous matrix is copied, not
+/// transposed). getrf/getrs of the transpose serve det, solve and inv.
+template <typename T>
+void gatherTransposed(const Array &a, int64_t b, std::vector<T> &buf) {
+  int64_t n = a.rows(), ld = std::max<int64_t>(1, n);
+  buf.resize(ld * std::max<int64_t>(1, n));
+  const T *p = reinterpret_cast<const T *>(a.base) + a.batchOffset(b);
+  for (int64_t j = 0; j < n; ++j) {
+    const T *row = p + j * a.rowStride();
+    T *col = buf.data() + j * ld;
+    if (a.colStride() == 1)
+      std::copy(row, row + n, col);
+    else
+      for (int64_t i = 0; i < n; ++i)
+        col[i] = row[i * a.colStride()];
+  }
+}
+
 /// Writes rows x cols of a column-major buffer (leading dimension ld) to a
 /// C-contiguous destination, only the elements `keep(i, j)` allows (others 0).
 template <typename T, typename Keep>
@@ -152,6 +172,26 @@ lapack_int gelsd(lapack_int m, lapack_int n, lapack_int nrhs, T *a, T *b,
 }
 #undef CPN_LAPACK
 
+/// getrf of an n x n matrix: split over the runtime's threads when it is big
+/// enough (Lu.cpp), else LAPACK's.
+template <typename T> lapack_int luFactor(lapack_int n, T *a, lapack_int *ipiv) {
+  if (cpnrt::lib::parallelLu(n))
+    return cpnrt::lib::parallelGetrf<T>(n, a, ipiv);
+  return getrf<T>(n, a, ipiv);
+}
+
+/// getrf, then getrs (`trans`: 'N' solves with the matrix factored, 'T'
+/// with its transpose) of the nrhs columns of `b`; b is not written when
+/// info > 0 (a singular matrix).
+template <typename T>
+lapack_int luSolve(char trans, lapack_int n, lapack_int nrhs, T *a,
+                   lapack_int *ipiv, T *b) {
+  lapack_int info = luFactor<T>(n, a, ipiv);
+  if (info == 0 && n > 0 && nrhs > 0)
+    cpnrt::lib::parallelGetrs<T>(trans, n, nrhs, a, ipiv, b);
+  return info;
+}
+
 void initOnce() {
   static std::once_flag once;
   // NumPy lets NaN through LAPACK (a NaN result); LAPACKE would refuse it.
@@ -199,16 +239,17 @@ template <typename T> void inv(const Call &c) {
     Scratch<lapack_int, 0> piv;
     x->assign(std::max<int64_t>(1, n * n), T(0));
     piv->assign(std::max<int64_t>(1, n), 0);
-    gather(a, b, *lu);
+    // inv(A)^T = inv(A^T), column-major: inv(A) in C order.
+    gatherTransposed(a, b, *lu);
     for (int64_t i = 0; i < n; ++i)
       (*x)[i + i * n] = T(1);
     T *dst = out + b * n * n;
-    if (gesv<T>(n, n, lu->data(), piv->data(), x->data()) != 0) {
+    if (luSolve<T>('N', n, n, lu->data(), piv->data(), x->data()) != 0) {
       if (!quiet)
         status.fail("LinAlgError: Singular matrix");
       return fillNaN(dst, n * n);
     }
-    scatter(x->data(), std::max<int64_t>(1, n), n, n, dst);
+    std::copy(x->data(), x->data() + n * n, dst);
   });
 }
 
@@ -224,10 +265,11 @@ template <typename T> void solve(const Call &c) {
                 Scratch<T, 1> x;
                 Scratch<lapack_int, 0> piv;
                 piv->assign(std::max<int64_t>(1, n), 0);
-                gather(a, b, *lu);
+                gatherTransposed(a, b, *lu); // A x = b: (A^T)^T x = b
                 gather(rhs, b, *x);
                 T *dst = out + b * n * k;
-                if (gesv<T>(n, k, lu->data(), piv->data(), x->data()) != 0) {
+                if (luSolve<T>('T', n, k, lu->data(), piv->data(),
+                               x->data()) != 0) {
                   status.fail("LinAlgError: Singular matrix");
                   return fillNaN(dst, n * k);
                 }
@@ -248,9 +290,9 @@ template <typename T> void slogdet(const Call &c) {
                 std::vector<T> &lu = *luBuf;
                 std::vector<lapack_int> &piv = *pivBuf;
                 piv.assign(std::max<int64_t>(1, n), 0);
-                gather(a, b, lu);
+                gatherTransposed(a, b, lu); // det(A^T) = det(A)
                 T *dst = out + 3 * b;
-                lapack_int info = n ? getrf<T>(n, lu.data(), piv.data()) : 0;
+                lapack_int info = n ? luFactor<T>(n, lu.data(), piv.data()) : 0;
                 if (info > 0) {
                   dst[0] = T(0), dst[1] = -std::numeric_limits<T>::infinity(),
                   dst[2] = T(0);

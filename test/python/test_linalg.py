@@ -526,3 +526,41 @@ def test_stacked_products_big_enough_for_blas(dtype):
     close(cp.array(m) @ cp.array(v), m @ v, dtype)                  # matrix @ vector
     i = numpy.arange(20 * 16 * 16).reshape(20, 16, 16) % 7
     close(cp.array(a) @ cp.array(i[:, :, :16]), a @ i[:, :, :16], dtype)
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("shape", [(400, 400), (2, 389, 389)])
+def test_large_lu_split_over_threads(dtype, shape):
+    # n >= 384: the blocked LU of runtime/lib/Lu.cpp (the transpose factored,
+    # its updates split over the threads) behind solve, inv, det, slogdet;
+    # a transposed view (not contiguous), a ragged last block of 389.
+    a = matrices(shape, dtype, seed=3)
+    b = matrices(shape[:-1] + (3,), dtype, seed=4)
+    for x in (a, numpy.swapaxes(a, -1, -2)):
+        ca = cp.asarray(numpy.ascontiguousarray(x)) if x is a else \
+            numpy.swapaxes(cp.asarray(a), -1, -2)
+        close(cp.linalg.solve(ca, cp.asarray(b)), LA.solve(x, b), dtype)
+        close(cp.linalg.inv(ca), LA.inv(x), dtype)
+        sign, logdet = cp.linalg.slogdet(ca)
+        ref_sign, ref_logdet = LA.slogdet(x)
+        close(sign, ref_sign, dtype)
+        close(logdet, ref_logdet, dtype)
+
+
+def test_large_singular_matrices_raise_and_have_zero_determinant():
+    # A zero row or column in a matrix the threads factor: LinAlgError from
+    # solve and inv, det 0 and slogdet (0, -inf), as NumPy.
+    for axis in (0, 1):
+        a = matrices((400, 400), "float64", seed=5)
+        if axis == 0:
+            a[137] = 0
+        else:
+            a[:, 137] = 0
+        ca = cp.asarray(a)
+        with pytest.raises(LA.LinAlgError):
+            numpy.asarray(cp.linalg.solve(ca, cp.ones(400)))
+        with pytest.raises(LA.LinAlgError):
+            numpy.asarray(cp.linalg.inv(ca))
+        assert float(cp.linalg.det(ca)) == 0.0
+        sign, logdet = cp.linalg.slogdet(ca)
+        assert float(sign) == 0.0 and float(logdet) == -numpy.inf

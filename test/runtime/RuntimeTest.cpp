@@ -14,6 +14,7 @@
 
 #include "Compress.h"
 #include "LibCall.h"
+#include "Lu.h"
 #include "Sort.h"
 #include "Symmetry.h"
 
@@ -422,6 +423,86 @@ TEST(Lapack, InverseOfATransposedViewAndSingularError) {
   EXPECT_TRUE(std::isnan(out[0]));
   EXPECT_EQ(cpnrt::takeKernelError(), "LinAlgError: Singular matrix");
   EXPECT_EQ(cpnrt::takeKernelError(), "");
+}
+
+namespace {
+/// max |P L U - A| / max |A| of getrf's factors `lu` and pivots of `a`
+/// (column-major n x n).
+template <typename T>
+double luResidual(int64_t n, const std::vector<T> &a, const std::vector<T> &lu,
+                  const std::vector<lapack_int> &piv) {
+  std::vector<double> r(n * n, 0.0); // L U
+  for (int64_t j = 0; j < n; ++j)
+    for (int64_t k = 0; k <= j; ++k) {
+      double u = lu[k + j * n];
+      for (int64_t i = 0; i < n; ++i) {
+        double l = i == k ? 1.0 : i > k ? double(lu[i + k * n]) : 0.0;
+        r[i + j * n] += l * u;
+      }
+    }
+  for (int64_t k = n - 1; k >= 0; --k) // P (L U): the interchanges undone
+    if (piv[k] - 1 != k)
+      for (int64_t j = 0; j < n; ++j)
+        std::swap(r[k + j * n], r[piv[k] - 1 + j * n]);
+  double err = 0, scale = 0;
+  for (int64_t i = 0; i < n * n; ++i) {
+    err = std::max(err, std::abs(r[i] - double(a[i])));
+    scale = std::max(scale, std::abs(double(a[i])));
+  }
+  return err / scale;
+}
+
+template <typename T> void checkParallelLu(double tol) {
+  std::mt19937_64 rng(7);
+  std::uniform_real_distribution<double> u(-1, 1);
+  for (int64_t n : {384, 389, 700}) { // whole blocks, a ragged last block
+    ASSERT_TRUE(cpnrt::lib::parallelLu(n) || cpnrt::lib::maxThreads() == 1);
+    std::vector<T> a(n * n);
+    for (T &x : a)
+      x = T(u(rng));
+    std::vector<T> lu = a;
+    std::vector<lapack_int> piv(n);
+    EXPECT_EQ(cpnrt::lib::parallelGetrf<T>(n, lu.data(), piv.data()), 0);
+    EXPECT_LT(luResidual(n, a, lu, piv), tol) << n;
+    for (int64_t i = 0; i < n; ++i) { // partial pivoting: |L| <= 1
+      EXPECT_TRUE(piv[i] >= i + 1 && piv[i] <= n);
+      for (int64_t k = 0; k < i; ++k)
+        ASSERT_LE(std::abs(lu[i + k * n]), T(1)) << i << " " << k;
+    }
+    // Solve with the factors, 3 right-hand sides, and with the transpose.
+    for (char trans : {'N', 'T'}) {
+      std::vector<T> x(3 * n), b(3 * n, T(0));
+      for (T &v : x)
+        v = T(u(rng));
+      for (int64_t c = 0; c < 3; ++c)
+        for (int64_t i = 0; i < n; ++i)
+          for (int64_t k = 0; k < n; ++k)
+            b[i + c * n] += (trans == 'N' ? a[i + k * n] : a[k + i * n]) *
+                            x[k + c * n];
+      cpnrt::lib::parallelGetrs<T>(trans, n, 3, lu.data(), piv.data(),
+                                   b.data());
+      double err = 0;
+      for (int64_t i = 0; i < 3 * n; ++i)
+        err = std::max(err, std::abs(double(b[i]) - double(x[i])));
+      EXPECT_LT(err, 1e3 * tol) << trans;
+    }
+  }
+  // A zero column (the 100th of 400): info 100, as LAPACK's getrf says.
+  int64_t n = 400;
+  std::vector<T> a(n * n);
+  for (T &x : a)
+    x = T(u(rng));
+  std::fill(a.begin() + 99 * n, a.begin() + 100 * n, T(0));
+  std::vector<lapack_int> piv(n);
+  EXPECT_EQ(cpnrt::lib::parallelGetrf<T>(n, a.data(), piv.data()), 100);
+}
+} // namespace
+
+TEST(Lapack, ParallelLuFactorsAndSolvesAsGetrfFloat64) {
+  checkParallelLu<double>(1e-13);
+}
+TEST(Lapack, ParallelLuFactorsAndSolvesAsGetrfFloat32) {
+  checkParallelLu<float>(1e-4);
 }
 
 namespace {
