@@ -20,6 +20,7 @@ import operator
 import numpy as _np
 from numpy.linalg import LinAlgError
 
+from . import _eager
 from . import (_core, _fallback, _jit, _joining, _library, _manip, _products,
                _reductions, _ufuncs)
 from ._core import c_strides, prod
@@ -65,13 +66,17 @@ def _eager_numpy(name, arrays, *args, **kwargs):
     """NumPy's linalg.<name> on the eager inputs (the small-array path), its
     named tuples turned into ours."""
     vals = [a._eager() for a in arrays]
-    r = getattr(_np.linalg, name)(*vals, *args, **kwargs)
+    return _library.wrap(_our_tuple(getattr(_np.linalg, name)(*vals, *args, **kwargs)))
+
+
+def _our_tuple(r):
+    """NumPy's named tuple of results as ours (others as they are)."""
     if hasattr(r, "_fields"):
         ours = {"EighResult": EighResult, "EigResult": EigResult, "QRResult": QRResult,
                 "SlogdetResult": SlogdetResult, "SVDResult": SVDResult}
         cls = ours.get(type(r).__name__)
         r = cls(*r) if cls else tuple(r)
-    return _library.wrap(r)
+    return r
 
 
 def _tracing():
@@ -665,13 +670,27 @@ def _is_complex(a):
         _np.iscomplexobj(a)
 
 
+# The functions whose small-array path is NumPy's own call (_eager_numpy):
+# taken in C before anything else.
+_EAGER_IN_C = frozenset(["inv", "solve", "det", "slogdet", "cholesky", "svd", "eigh",
+                         "eigvalsh", "eig", "eigvals", "lstsq"])
+
+
 def _real_only(f):
     """LAPACK is called for real matrices; complex ones run NumPy's
     linalg.<name>, with the fallback's warning."""
     name = f.__name__
+    npf = getattr(_np.linalg, name)
+    eager = name in _EAGER_IN_C
 
     @functools.wraps(f)
     def real_or_fallback(*args, **kwargs):
+        if eager:
+            # Small eager arrays: NumPy's function, called from C (the
+            # Python path cost ~2 us more than NumPy's own call).
+            r = _eager._eager_call(npf, args, kwargs)
+            if r is not _eager.DECLINED and r is not _eager.TRACED:
+                return _our_tuple(r)
         if any(_is_complex(a) for a in args) or any(_is_complex(v) for v in kwargs.values()):
             return _fallback.call_numpy(f"linalg.{name} of complex input", args, kwargs,
                                         func=getattr(_np.linalg, name))

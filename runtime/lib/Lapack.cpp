@@ -214,10 +214,10 @@ constexpr double kOneThreadLapackFlops = 2e8;
 /// over threads are always below it.
 template <typename F>
 void lapackBatch(int64_t n, double flops, double oneThreadBelow, F fn) {
-  cpnrt::lib::forBatch(n, flops, [&](int64_t b) {
-    cpnrt::lib::OneBlasThreadIf one(flops < oneThreadBelow);
-    fn(b);
-  });
+  // One guard for the whole batch: a guard per matrix locked a mutex and
+  // set OpenBLAS's thread count around each 8 x 8 solve.
+  cpnrt::lib::OneBlasThreadIf one(flops < oneThreadBelow);
+  cpnrt::lib::forBatch(n, flops, fn);
 }
 template <typename F> void lapackBatch(int64_t n, double flops, F fn) {
   lapackBatch(n, flops, cpnrt::lib::kOneThreadBlasFlops, fn);
