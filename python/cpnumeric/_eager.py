@@ -228,7 +228,16 @@ def _finish(r, views, out):
         return r if out else TRACED
 
 
-_cpn.eager_init(DECLINED, _finish, _PROFILING)
+# NumPy's functions that are the method of their first argument (fromnumeric's
+# _wrapfunc), and sort/partition, a copy sorted in place: called as methods on
+# a NumPy array (python/src/eager.cpp, callAsMethod), which skips the
+# function's dispatch (np.take of 1000 elements 1.4 us, a.take 0.8 us).
+_METHODS = {getattr(_np, name): (name, False) for name in (
+    "take", "put", "cumsum", "cumprod", "argsort", "argpartition", "searchsorted",
+    "nonzero", "argmax", "argmin")}
+_METHODS.update({_np.sort: ("sort", True), _np.partition: ("partition", True)})
+
+_cpn.eager_init(DECLINED, _finish, _PROFILING, _METHODS)
 
 
 def function(npf, cpf):

@@ -39,7 +39,61 @@ namespace {
 struct EagerCallState {
   PyObject *declined = nullptr, *finish = nullptr, *profiling = nullptr,
            *dtypeType = nullptr;
+  /// NumPy function -> (method name, copied first): functions that NumPy
+  /// defines as the method of their first argument (np.take(a, ...) is
+  /// a.take(...); np.sort(a, ...) sorts a copy of a in place). Calling the
+  /// method skips the function's dispatch, 0.3-0.7 us of a 1-5 us call.
+  PyObject *methods = nullptr;
 } eagerCalls;
+
+/// npf(*args, **kwargs) as the method of args[0], an exact NumPy array, when
+/// eagerCalls.methods has npf (and a sort or partition is along an axis:
+/// axis=None flattens first); null without an error set otherwise.
+PyObject *callAsMethod(PyObject *npf, PyObject *args, PyObject *kwargs) {
+  PyObject *entry = eagerCalls.methods
+                        ? PyDict_GetItemWithError(eagerCalls.methods, npf)
+                        : nullptr;
+  Py_ssize_t n = PyTuple_GET_SIZE(args);
+  if (!entry || n < 1 ||
+      Py_TYPE(PyTuple_GET_ITEM(args, 0)) !=
+          reinterpret_cast<PyTypeObject *>(state.numpyArray))
+    return nullptr;
+  PyObject *name = PyTuple_GET_ITEM(entry, 0);
+  bool copied = PyTuple_GET_ITEM(entry, 1) == Py_True;
+  PyObject *arr = PyTuple_GET_ITEM(args, 0);
+  if (copied) { // np.sort/np.partition: axis (args[2] of partition) not None
+    static PyObject *axisName = PyUnicode_InternFromString("axis");
+    Py_ssize_t at = PyUnicode_CompareWithASCIIString(name, "sort") == 0 ? 1 : 2;
+    PyObject *axis = n > at ? PyTuple_GET_ITEM(args, at)
+                     : kwargs ? PyDict_GetItemWithError(kwargs, axisName)
+                              : nullptr;
+    if (axis == Py_None || PyErr_Occurred())
+      return nullptr;
+  }
+  PyObject *rest = PyTuple_GetSlice(args, 1, n);
+  if (!rest)
+    return nullptr;
+  PyObject *self = nullptr;
+  if (copied) {
+    static PyObject *copyName = PyUnicode_InternFromString("copy");
+    static PyObject *orderK = Py_BuildValue("(s)", "K");
+    PyObject *copy = PyObject_GetAttr(arr, copyName);
+    self = copy ? PyObject_Call(copy, orderK, nullptr) : nullptr;
+    Py_XDECREF(copy);
+  } else {
+    self = Py_NewRef(arr);
+  }
+  PyObject *method = self ? PyObject_GetAttr(self, name) : nullptr;
+  PyObject *r = method ? PyObject_Call(method, rest, kwargs) : nullptr;
+  Py_XDECREF(method);
+  Py_DECREF(rest);
+  if (copied && r) { // the method sorted the copy in place
+    Py_DECREF(r);
+    return self;
+  }
+  Py_XDECREF(self);
+  return r;
+}
 
 /// The arguments of one eager call, cpnumeric arrays replaced by the NumPy
 /// views of their eager elements; unwrap returns null without an error to
@@ -162,7 +216,9 @@ PyObject *eagerCallPy(PyObject *, PyObject *const *a, Py_ssize_t nargs) {
     }
   }
   ++state.eagerCalls;
-  PyObject *r = PyObject_Call(a[0], args, kwargs);
+  PyObject *r = callAsMethod(a[0], args, kwargs);
+  if (!r && !PyErr_Occurred())
+    r = PyObject_Call(a[0], args, kwargs);
   Py_DECREF(args);
   Py_XDECREF(kwargs);
   if (!r)
@@ -290,12 +346,16 @@ PyObject *arrayIterPy(PyObject *, PyObject *a) {
   return reinterpret_cast<PyObject *>(it);
 }
 
-/// eager_init(declined, finish, profiling): the Python side of eager_call.
+/// eager_init(declined, finish, profiling, methods): the Python side of
+/// eager_call.
 PyObject *eagerInit(PyObject *, PyObject *const *a, Py_ssize_t nargs) {
-  if (nargs != 3 || !PyList_Check(a[2]) || PyList_GET_SIZE(a[2]) != 1) {
-    PyErr_SetString(PyExc_TypeError, "eager_init(declined, finish, [n])");
+  if (nargs != 4 || !PyList_Check(a[2]) || PyList_GET_SIZE(a[2]) != 1 ||
+      !PyDict_Check(a[3])) {
+    PyErr_SetString(PyExc_TypeError,
+                    "eager_init(declined, finish, [n], methods)");
     return nullptr;
   }
+  Py_XSETREF(eagerCalls.methods, Py_NewRef(a[3]));
   Py_XSETREF(eagerCalls.declined, Py_NewRef(a[0]));
   Py_XSETREF(eagerCalls.finish, Py_NewRef(a[1]));
   Py_XSETREF(eagerCalls.profiling, Py_NewRef(a[2]));

@@ -297,3 +297,57 @@ def test_a_small_array_left_pending_is_computed_at_its_next_scalar_write(eager):
     assert cp.stats()["flushes"] == before + 1
     assert cp.stats()["ops_recorded"] == recorded
     numpy.testing.assert_array_equal(cp.asnumpy(out), out0)
+
+
+METHOD_CALLS = [
+    lambda np, a, i: np.sort(a),
+    lambda np, a, i: np.sort(a, axis=None),
+    lambda np, a, i: np.sort(a, 0, kind="stable"),
+    lambda np, a, i: np.partition(a, 2),
+    lambda np, a, i: np.partition(a, 1, axis=None),
+    lambda np, a, i: np.partition(a, 1, 0),
+    lambda np, a, i: np.take(a, i),
+    lambda np, a, i: np.take(a, i, axis=-1, mode="wrap"),
+    lambda np, a, i: np.cumsum(a, axis=0),
+    lambda np, a, i: np.cumprod(a, dtype="float64"),
+    lambda np, a, i: np.argsort(a, kind="stable"),
+    lambda np, a, i: np.argpartition(a, 1),
+    lambda np, a, i: np.searchsorted(np.sort(a, axis=None), a[..., :1].ravel()),
+    lambda np, a, i: np.nonzero(a > 0),
+    lambda np, a, i: np.argmax(a, axis=-1, keepdims=True),
+    lambda np, a, i: np.argmin(a),
+]
+
+
+@pytest.mark.parametrize("k", range(len(METHOD_CALLS)))
+@pytest.mark.parametrize("layout", ["matrix", "transposed", "strided", "vector"])
+def test_functions_called_as_numpys_methods(k, layout, eager):
+    # python/src/eager.cpp callAsMethod: np.take(a, ...) runs as a.take(...),
+    # np.sort(a) as a copy sorted in place (axis=None as NumPy's function),
+    # with NumPy's results and layouts, eager, nothing recorded.
+    f = METHOD_CALLS[k]
+    a = _inputs("float64")[layout]
+    i = numpy.array([0, 2, -1, 1])
+    want = f(numpy, a, i)
+    cp.reset_stats()
+    got = f(cp, cp.asarray(a), cp.asarray(i))
+    assert cp.stats()["ops_recorded"] == 0
+    for g, w in zip(got if isinstance(want, tuple) else [got],
+                    want if isinstance(want, tuple) else [want]):
+        g = numpy.asarray(g)
+        assert g.dtype == w.dtype and g.shape == w.shape
+        if k in (3, 4, 5, 11):  # partitions: the kth places and the sides
+            numpy.testing.assert_array_equal(numpy.sort(g, axis=None),
+                                             numpy.sort(w, axis=None))
+        else:
+            numpy.testing.assert_array_equal(g, w)
+
+
+def test_put_as_numpys_method_writes_the_eager_array(eager):
+    a = numpy.arange(10.0)
+    c = cp.asarray(a)
+    numpy.put(a, [1, -1, 3], [7.0, 8.0])
+    cp.put(c, cp.asarray([1, -1, 3]), [7.0, 8.0])
+    numpy.testing.assert_array_equal(numpy.asarray(c), a)
+    with pytest.raises(IndexError):
+        cp.put(c, [20], 1.0)
