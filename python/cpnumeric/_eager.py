@@ -215,7 +215,9 @@ def _call(npf, args, kwargs):
 # nothing (_call then decides, with NumPy inputs' aliasing and read-only
 # arrays).
 DECLINED = object()
-TRACED = object()  # called, but the result is the traced path's to make
+# The traced path makes the result: an argument is traced, or NumPy was called
+# and its result is not one to hold eagerly.
+TRACED = object()
 _eager_call = _cpn.eager_call
 
 
@@ -237,7 +239,7 @@ _METHODS = {getattr(_np, name): (name, False) for name in (
     "nonzero", "argmax", "argmin")}
 _METHODS.update({_np.sort: ("sort", True), _np.partition: ("partition", True)})
 
-_cpn.eager_init(DECLINED, _finish, _PROFILING, _METHODS)
+_cpn.eager_init(DECLINED, _finish, _PROFILING, _METHODS, TRACED)
 
 
 def function(npf, cpf):

@@ -520,7 +520,8 @@ def fill(a, value):
 # -- matrix products ------------------------------------------------------------------
 def matmul(a, b, out=None, **kwargs):
     a, b = _core.asndarray(a), _core.asndarray(b)
-    if a.ndim == 0 or b.ndim == 0:
+    na, nb = len(a._shape), len(b._shape)
+    if na == 0 or nb == 0:
         raise ValueError("matmul: Input operand does not have enough dimensions")
     dt = a._dtype if a._dtype == b._dtype else _np.result_type(a._dtype, b._dtype)
     if dt.kind == "b" or kwargs:
@@ -530,13 +531,13 @@ def matmul(a, b, out=None, **kwargs):
         f32 = _np.dtype(_np.float32)
         r = matmul(a.astype(f32), b.astype(f32)).astype(dt)
         return _core.store_out(r, out)
-    if a.ndim > 2 or b.ndim > 2:
+    if na > 2 or nb > 2:
         return _core.store_out(_batched_matmul(a, b, dt), out)
     # The module's functions, not the methods: a method on a traced array
     # goes through the eager dispatch first (a few us each).
     # A vector operand as a (1, k) or (k, 1) view of itself.
-    a2 = a if a.ndim == 2 else a._view((1,) + a._shape, (0,) + a._strides, a._offset)
-    b2 = b if b.ndim == 2 else b._view(b._shape + (1,), b._strides + (0,), b._offset)
+    a2 = a if na == 2 else a._view((1,) + a._shape, (0,) + a._strides, a._offset)
+    b2 = b if nb == 2 else b._view(b._shape + (1,), b._strides + (0,), b._offset)
     if a2._shape[1] != b2._shape[0]:
         raise ValueError(f"matmul: Input operand 1 has a mismatch in its core "
                          f"dimension 0, with gufunc signature (n?,k),(k,m?)->(n?,m?) "
@@ -545,8 +546,9 @@ def matmul(a, b, out=None, **kwargs):
     node = record("matmul", [a2._node_as(a2._shape, dt), b2._node_as(b2._shape, dt)],
                   shape, dt)
     r = ndarray._from_node(node, shape, dt)
-    final = tuple(([a._shape[0]] if a.ndim == 2 else []) +
-                  ([b._shape[1]] if b.ndim == 2 else []))
+    if na == 2 and nb == 2:
+        return r if out is None else _core.store_out(r, out)
+    final = (a._shape[0],) if na == 2 else (b._shape[1],) if nb == 2 else ()
     return _core.store_out(reshape_to(r, final), out)
 
 

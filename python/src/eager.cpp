@@ -39,6 +39,9 @@ namespace {
 struct EagerCallState {
   PyObject *declined = nullptr, *finish = nullptr, *profiling = nullptr,
            *dtypeType = nullptr;
+  /// Returned when an argument is a traced array: the traced path makes
+  /// the result (no Python-side second look, ~1 us).
+  PyObject *traced = nullptr;
   /// NumPy function -> (method name, copied first): functions that NumPy
   /// defines as the method of their first argument (np.take(a, ...) is
   /// a.take(...); np.sort(a, ...) sorts a copy of a in place). Calling the
@@ -101,7 +104,7 @@ PyObject *callAsMethod(PyObject *npf, PyObject *args, PyObject *kwargs) {
 struct EagerArgs {
   PyObject *views = nullptr; // list of (cpnumeric array or None, view)
   long long budget;
-  bool arrays = false;
+  bool arrays = false, traced = false;
   explicit EagerArgs(long long b) : budget(b) {}
   ~EagerArgs() { Py_XDECREF(views); }
 
@@ -119,8 +122,11 @@ struct EagerArgs {
     PyTypeObject *t = Py_TYPE(x);
     if (t == state.array.type) {
       PyObject *base = state.array.get(x, kBase);
-      if (state.base.get(base, kNp) == Py_None ||
-          state.array.get(x, kReadonly) != Py_False)
+      if (state.base.get(base, kNp) == Py_None) {
+        traced = true;
+        return nullptr;
+      }
+      if (state.array.get(x, kReadonly) != Py_False)
         return nullptr;
       PyObject *v = eagerView(x);
       if (!v)
@@ -190,7 +196,7 @@ PyObject *eagerCallPy(PyObject *, PyObject *const *a, Py_ssize_t nargs) {
     Py_XDECREF(args);
     if (PyErr_Occurred())
       return nullptr;
-    return Py_NewRef(eagerCalls.declined);
+    return Py_NewRef(ea.traced ? eagerCalls.traced : eagerCalls.declined);
   }
   PyObject *kwargs = nullptr;
   bool out = false;
@@ -212,7 +218,7 @@ PyObject *eagerCallPy(PyObject *, PyObject *const *a, Py_ssize_t nargs) {
       Py_DECREF(args);
       if (PyErr_Occurred())
         return nullptr;
-      return Py_NewRef(eagerCalls.declined);
+      return Py_NewRef(ea.traced ? eagerCalls.traced : eagerCalls.declined);
     }
   }
   ++state.eagerCalls;
@@ -346,16 +352,17 @@ PyObject *arrayIterPy(PyObject *, PyObject *a) {
   return reinterpret_cast<PyObject *>(it);
 }
 
-/// eager_init(declined, finish, profiling, methods): the Python side of
-/// eager_call.
+/// eager_init(declined, finish, profiling, methods, traced): the Python
+/// side of eager_call.
 PyObject *eagerInit(PyObject *, PyObject *const *a, Py_ssize_t nargs) {
-  if (nargs != 4 || !PyList_Check(a[2]) || PyList_GET_SIZE(a[2]) != 1 ||
+  if (nargs != 5 || !PyList_Check(a[2]) || PyList_GET_SIZE(a[2]) != 1 ||
       !PyDict_Check(a[3])) {
     PyErr_SetString(PyExc_TypeError,
-                    "eager_init(declined, finish, [n], methods)");
+                    "eager_init(declined, finish, [n], methods, traced)");
     return nullptr;
   }
   Py_XSETREF(eagerCalls.methods, Py_NewRef(a[3]));
+  Py_XSETREF(eagerCalls.traced, Py_NewRef(a[4]));
   Py_XSETREF(eagerCalls.declined, Py_NewRef(a[0]));
   Py_XSETREF(eagerCalls.finish, Py_NewRef(a[1]));
   Py_XSETREF(eagerCalls.profiling, Py_NewRef(a[2]));

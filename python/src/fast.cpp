@@ -689,7 +689,7 @@ PyMethodDef methods[] = {
      "array_iter(a): for x in a, over a 1-D ndarray, in C."},
     {"eager_init",
      reinterpret_cast<PyCFunction>(reinterpret_cast<void *>(eagerInit)),
-     METH_FASTCALL, "eager_init(declined, finish, profiling, methods)."},
+     METH_FASTCALL, "eager_init(declined, finish, profiling, methods, traced)."},
     {"eager_count", eagerCount, METH_O,
      "eager_count(reset): NumPy ufunc calls on eager operands so far."},
     {"eager", reinterpret_cast<PyCFunction>(reinterpret_cast<void *>(eager)),
