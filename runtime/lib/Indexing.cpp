@@ -155,7 +155,29 @@ template <typename T> void take_along(const Args &a) {
     return true;
   };
   std::optional<int64_t> bad;
-  if (P > 1)
+  if (Q == 1 && P > 1) {
+    // Along the last axis (the common case: a row's own indices): the
+    // strides in registers, one load of an index and one of an element per
+    // output (the general loop below recomputes three-term offsets).
+    const T *const src = x.data<const T>();
+    const int64_t *const at = ind.data<const int64_t>();
+    const int64_t xs0 = x.strides[0], xs1 = x.strides[1],
+                  is0 = ind.strides[0], is1 = ind.strides[1];
+    bad = gatherOnThreads(P, P * K, [&](int64_t lo, int64_t hi, auto fail) {
+      for (int64_t p = lo; p < hi; ++p) {
+        const T *row = src + p * xs0;
+        const int64_t *irow = at + p * is0;
+        T *to = out + p * K;
+        for (int64_t k = 0; k < K; ++k) {
+          int64_t i = irow[k * is1];
+          if (static_cast<uint64_t>(i + N) >= static_cast<uint64_t>(2 * N))
+              [[unlikely]]
+            return fail(i);
+          to[k] = row[(i + (i < 0 ? N : 0)) * xs1];
+        }
+      }
+    });
+  } else if (P > 1)
     bad = gatherOnThreads(P, P * K * Q, [&](int64_t lo, int64_t hi, auto fail) {
       for (int64_t p = lo; p < hi; ++p)
         for (int64_t k = 0; k < K; ++k)

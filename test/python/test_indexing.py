@@ -458,3 +458,26 @@ def test_one_dimensional_scatter_variants(dtype):
     with pytest.raises(ValueError):
         ca[cp.array([0, 1, 2])] = cp.array(vals[:2])
     same(ca, base)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_take_along_the_last_axis(dtype):
+    # runtime/lib/Indexing.cpp take_along, Q == 1: one row's indices per row
+    # (negative ones too), indices broadcast over rows (row stride 0), a
+    # transposed index array (element stride != 1), a reversed source.
+    rng = numpy.random.default_rng(11)
+    a = (rng.integers(-50, 50, (9, 13)) % (2 if dtype == "bool" else 100)).astype(dtype)
+    ind = rng.integers(-13, 13, (9, 6))
+    cases = [(a, ind), (a, ind[:1]), (a, numpy.ascontiguousarray(ind.T).T),
+             (a[::-1, ::-2], ind % 7)]
+    for x, i in cases:
+        want = numpy.take_along_axis(x, i, axis=1)
+        cx = cp.asarray(x) if x.flags.c_contiguous else \
+            cp.asarray(a)[::-1, ::-2]
+        ci = cp.asarray(numpy.ascontiguousarray(i))
+        if not i.flags.c_contiguous:
+            ci = cp.asarray(numpy.ascontiguousarray(i.T)).T
+        got = cp.take_along_axis(cx, ci, axis=1)
+        numpy.testing.assert_array_equal(numpy.asarray(got), want)
+    with pytest.raises(IndexError):
+        numpy.asarray(cp.take_along_axis(cp.asarray(a), cp.asarray(ind + 13), axis=1))
