@@ -125,7 +125,13 @@ def _check_int_power(e, shape, dt=None):
     if shape is not None and 0 in shape:
         return
     if isinstance(e, ndarray):
-        if e._dtype.kind != "i" or e.size == 0:
+        if e._dtype.kind not in "iu" or e.size == 0:
+            return
+        if dt is not None and e._dtype != dt:
+            # the exponents as the loop reads them (power(u8, u8,
+            # dtype='int64'): uint64 past int64 is negative; 800:4012)
+            e = e.astype(dt)
+        if e._dtype.kind != "i":
             return
         vals = e._eager()
         if vals is None:
@@ -136,7 +142,10 @@ def _check_int_power(e, shape, dt=None):
         else:
             negative = bool((vals < 0).any())
     else:
-        negative = bool(_np.any(_np.asarray(e) < 0))
+        e = _np.asarray(e)
+        if dt is not None and e.dtype.kind in "iu" and e.dtype != dt:
+            e = e.astype(dt)
+        negative = bool(_np.any(e < 0))
     if negative:
         raise ValueError("Integers to negative integer powers are not allowed.")
 

@@ -660,3 +660,27 @@ def test_a_0d_array_is_cast_and_a_scalar_converts_into_integers(name, threshold)
                         numpy.testing.assert_array_equal(got, want, err_msg=f"{dt} {key}")
     finally:
         _core.EAGER["threshold"] = old
+
+
+@pytest.mark.parametrize("threshold", [1024, 0])
+def test_unsigned_exponents_cast_negative_by_the_loop_raise(threshold):
+    # 800:4012: power(u64, u64, dtype='int64') reads the exponents as int64:
+    # 2**64 - 1 is -1 there, and NumPy raises ValueError; the check looked
+    # at the operand's unsigned dtype and let it through.
+    from cpnumeric import _core
+    old, _core.EAGER["threshold"] = _core.EAGER["threshold"], threshold
+    try:
+        big = numpy.array([2, 0, 2 ** 64 - 1, 1], dtype=numpy.uint64)
+        for m in (numpy, cp):
+            with pytest.raises(ValueError, match="negative integer powers"):
+                numpy.asarray(m.power(m.asarray(big), m.asarray(big), dtype="int64"))
+        small = numpy.array([2, 0, 3, 1], dtype=numpy.uint64)
+        want = numpy.power(big, small, dtype="int64")
+        got = cp.power(cp.asarray(big), cp.asarray(small), dtype="int64")
+        numpy.testing.assert_array_equal(numpy.asarray(got), want)
+        want = numpy.power(numpy.int8(3), small.astype(numpy.uint8))  # int16 loop
+        numpy.testing.assert_array_equal(
+            numpy.asarray(cp.power(numpy.int8(3), cp.asarray(small.astype(numpy.uint8)))),
+            want)
+    finally:
+        _core.EAGER["threshold"] = old
