@@ -89,14 +89,8 @@ EAGER = {"threshold": 0}
 class _Base:
     """One buffer identity; `node` is its current version. A small array may
     instead hold its elements eagerly in `np` (a C-contiguous NumPy array) until
-    it meets the traced world, which demotes it (copies it into a store).
-    `scalar` says whether a 0-d value is one that NumPy gives as a scalar
-    (a ufunc's of 0-d operands, a reduction's) or a 0-d array (np.array(x)):
-    assigned into an integer array a scalar converts as int() does
-    (OverflowError, ValueError for NaN), an array is cast. Unset, an eager
-    value counts as an array and a traced one (a reduction's) as a scalar;
-    _finish_eager sets True, array() False."""
-    __slots__ = ("node", "shape", "dtype", "np", "scalar", "__weakref__")
+    it meets the traced world, which demotes it (copies it into a store)."""
+    __slots__ = ("node", "shape", "dtype", "np", "__weakref__")
 
     def __init__(self, node, shape, dtype, np=None):
         self.node, self.shape, self.dtype, self.np = node, tuple(shape), dtype, np
@@ -408,8 +402,13 @@ class ndarray(_cpn.ArrayBase):
 
     # _standin (set on few arrays; read with getattr): a 0-d traced copy that
     # stands for the NumPy scalar integer indexing returns (@jit tracing).
+    # _isscalar (set True on few arrays; read in C): a 0-d value that NumPy
+    # gives as a scalar (a reduction's, a ufunc's of 0-d operands), not a
+    # 0-d array (np.array(x), a view): assigned into an integer array a
+    # scalar converts as int() does (OverflowError, ValueError for NaN), an
+    # array is cast (fuzz 740:10583, 790:2355, 800:12355).
     __slots__ = ("_base", "_shape", "_strides", "_offset", "_dtype", "_readonly",
-                 "_whole", "_part", "_standin", "__weakref__")
+                 "_whole", "_part", "_standin", "_isscalar", "__weakref__")
     __array_priority__ = 100
 
     def __init__(self, *args, **kwargs):
@@ -978,7 +977,7 @@ def _finish_eager(r):
     if is_supported(r.dtype):
         a = ndarray._from_eager(r)
         if scalar:
-            a._base.scalar = True
+            a._isscalar = True
         return a
     return None
 

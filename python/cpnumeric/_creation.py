@@ -130,11 +130,6 @@ def array(obj, dtype=None, copy=True, order="K", subok=False, ndmin=0, like=None
             _core.supported_dtype(a.dtype)
             if not a.dtype.isnative:  # stores hold native elements
                 a = a.astype(a.dtype.newbyteorder("="), order="K")
-            if a.ndim == 0:  # a 0-d array, not a scalar (_Base.scalar)
-                r = ndarray._from_eager(a) if _core.EAGER["threshold"] > 0 else \
-                    ndarray._from_node(_cpn.from_numpy(a), (), a.dtype)
-                r._base.scalar = False
-                return r
             if a.size < _core.EAGER["threshold"]:
                 return ndarray._from_eager(a)
             axes = _core._permuted_contiguous(a)

@@ -47,6 +47,8 @@ def _finish(node, shape, dtype, axes, a_shape, keepdims, out):
     res = ndarray._from_node(node, shape, dtype)
     if keepdims:
         res = res.reshape(_keep(a_shape, axes))
+    elif not shape:
+        res._isscalar = True  # NumPy's reduction gives a scalar
     if out is not None:
         if not isinstance(out, (ndarray, _np.ndarray)):
             raise TypeError("output must be an array")
@@ -267,6 +269,8 @@ def _arg(kind, a, axis, out, keepdims):
         res = ndarray._from_node(node, (), _np.dtype("i8"))
         if keepdims:
             res = res.reshape((1,) * a.ndim)
+        else:
+            res._isscalar = True
     else:
         (ax,) = normalize_axis_tuple(axis, a.ndim)
         shape = tuple(d for i, d in enumerate(a._shape) if i != ax)

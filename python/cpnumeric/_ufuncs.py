@@ -268,8 +268,18 @@ class ufunc(_cpn.UfuncBase):
     def __repr__(self):
         return f"<cpnumeric ufunc '{self.__name__}'>"
 
-    def _general(self, *args, out=None, where=True, casting="same_kind",
-                 dtype=None, **kwargs):
+    def _general(self, *args, out=None, **kwargs):
+        r = self._general_call(*args, out=out, **kwargs)
+        if out is None:
+            # 0-d results are what NumPy gives as scalars (ndarray._isscalar)
+            for x in (r if type(r) is tuple else (r,)):
+                if type(x) is ndarray and not x._shape and \
+                        all(x is not a for a in args):
+                    x._isscalar = True
+        return r
+
+    def _general_call(self, *args, out=None, where=True, casting="same_kind",
+                      dtype=None, **kwargs):
         if self._op in _LOGICAL:  # NumPy's logical loops take Python ints as C longs
             _check_c_long(args)
         if out is None and where is True and dtype is None and not kwargs \

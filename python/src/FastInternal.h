@@ -64,9 +64,19 @@ struct Slots {
 };
 
 // ndarray's slots, in this order.
-enum { kBase, kShape, kStrides, kOffset, kDType, kReadonly, kWhole, kPart };
+enum {
+  kBase,
+  kShape,
+  kStrides,
+  kOffset,
+  kDType,
+  kReadonly,
+  kWhole,
+  kPart,
+  kIsScalar
+};
 // _Base's slots.
-enum { kNode, kBShape, kBDType, kNp, kScalar };
+enum { kNode, kBShape, kBDType, kNp };
 
 struct State {
   Slots array, base;

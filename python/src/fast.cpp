@@ -438,7 +438,10 @@ PyObject *tracedCall(UfuncBase *u, PyObject *const *ops, Py_ssize_t n) {
     if (!r)
       return nullptr;
     py::object node = py::cast(std::move(r));
-    return newArray(node.ptr(), Py_NewRef(shape), outDescr, Py_None);
+    PyObject *result = newArray(node.ptr(), Py_NewRef(shape), outDescr, Py_None);
+    if (result && PyTuple_GET_SIZE(shape) == 0) // NumPy's ufunc gives a scalar
+      state.array.set(result, kIsScalar, Py_NewRef(Py_True));
+    return result;
   });
 }
 
@@ -744,8 +747,8 @@ void initFast(py::module_ &m) {
          py::list synced) {
         state.array.init(array.ptr(),
                          {"_base", "_shape", "_strides", "_offset", "_dtype",
-                          "_readonly", "_whole", "_part"});
-        state.base.init(base.ptr(), {"node", "shape", "dtype", "np", "scalar"});
+                          "_readonly", "_whole", "_part", "_isscalar"});
+        state.base.init(base.ptr(), {"node", "shape", "dtype", "np"});
         state.numpyArray = numpyArray.inc_ref().ptr();
         state.numpyGeneric =
             py::object(py::module_::import("numpy").attr("generic"))

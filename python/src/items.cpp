@@ -356,18 +356,15 @@ int arraySetItem(PyObject *self, PyObject *key, PyObject *value) {
   // scalars): NumPy converts both alike, except into an integer array,
   // where a scalar's int() conversion raises for NaN (ValueError) and for
   // values past the type (OverflowError) and a 0-d array is cast (fuzz
-  // 790:2355: np.array(2**63) into int64 wraps). There _Base.scalar
-  // decides (unset: an eager value is an array, a traced one a scalar, as
-  // a reduction's is under NumPy: fuzz 740:10583); a traced scalar is
+  // 790:2355: np.array(2**63) into int64 wraps). There ndarray._isscalar
+  // decides (a reduction's or a ufunc's 0-d result; fuzz 740:10583, and a
+  // squeezed keepdims result is an array, 800:12355); a traced scalar is
   // read (a sync) and converts.
   PyObject *scalar = nullptr;
   if (Py_TYPE(value) == state.array.type &&
       PyTuple_GET_SIZE(state.array.get(value, kShape)) == 0 &&
       state.array.get(value, kPart) == Py_None) {
-    PyObject *base = state.array.get(value, kBase);
-    PyObject *np = state.base.get(base, kNp), *flag = state.base.get(base, kScalar);
-    bool eager = np && np != Py_None;
-    bool isScalar = flag ? flag == Py_True : !eager;
+    bool isScalar = state.array.get(value, kIsScalar) == Py_True;
     bool intTarget = kindIn(state.array.get(self, kDType), "iu") &&
                      kindIn(state.array.get(value, kDType), "iufc");
     if (intTarget && !isScalar) {

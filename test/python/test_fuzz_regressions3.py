@@ -621,6 +621,11 @@ _ZERO_D = {
     "ufunc of 0-d arrays, NaN": lambda m: m.array(numpy.inf) - m.array(numpy.inf),
     "ufunc of 0-d uint64 past int64": lambda m: m.array(2 ** 63) + m.array(numpy.uint64(1)),
     "NumPy scalar past int64": lambda m: numpy.uint64(2 ** 63),
+    # 800:12355: a keepdims reduction squeezed is a 0-d array (cast)
+    "squeezed keepdims sum": lambda m: m.squeeze(
+        m.array([[2 ** 14, 3]], dtype="int64").sum(keepdims=True)),
+    "sum past int8": lambda m: m.array([2 ** 14, 3], dtype="int64").sum(),
+    "mean NaN": lambda m: m.array([numpy.nan, 1.0]).mean(),
 }
 
 

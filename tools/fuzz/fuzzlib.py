@@ -832,6 +832,14 @@ class Analysis:
                             c = math.inf
                     if not (c <= COND_LIMIT):
                         ill = f"condition number {c:.3g} of {k}"
+            for k, v in pre_vals.items():
+                a = _as_array(v)
+                if ill is None and a is not None and a.dtype.kind in "fc" and \
+                        a.size and not numpy.isfinite(a).all():
+                    # a right-hand side of inf or NaN: which entries come
+                    # out inf and which NaN is the elimination's order
+                    # (LAPACK's on A, cpnumeric's LU of A^T; 800:4132)
+                    ill = f"non-finite {k} given to linear algebra"
         cond_ill = ill
         for k, names, key_text, value_names in info.index_writes:
             v = self.ns.get(k)
@@ -1023,9 +1031,13 @@ class Analysis:
                     ill = f"the sign of a NaN in {k} (600:4367)"
                     break
         if err is None and ill is None and (info.ops & F16_SUMS):
+            # float16 values, or any summed in float16 (dtype='float16':
+            # 800:4501, int16 extremes summed to inf by NumPy)
+            f16_acc = "kw:dtype" in info.ops and ("float16" in text or "half" in text)
             for k, v in pre_vals.items():
                 a = _as_array(v)
-                if a is None or a.dtype != numpy.float16 or not a.size:
+                if a is None or not a.size or not (
+                        a.dtype == numpy.float16 or f16_acc and a.dtype.kind in "biuf"):
                     continue
                 with numpy.errstate(all="ignore"):
                     mags = numpy.abs(a.astype(numpy.float64))
