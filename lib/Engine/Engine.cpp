@@ -109,7 +109,7 @@ void runKernel(const std::shared_ptr<Executable> &exe,
         if (std::string error = cpnrt::takeKernelError(); !error.empty())
           throw std::runtime_error(error);
       },
-      reads, writes, /*mayDefer=*/true);
+      reads, writes, /*mayDefer=*/!exe->callsRuntime);
   // At most a few windows ahead of execution.
   cpnrt::TaskGraph::global().waitInFlightAtMost(kMaxWindowsAhead);
 }
