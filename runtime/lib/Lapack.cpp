@@ -12,7 +12,7 @@
 #include "cpnrt/Blas.h"
 
 #include "LibCall.h"
-#include "Lu.h"
+#include "Factor.h"
 #include "OpenBlas.h"
 
 #include <algorithm>
@@ -173,7 +173,7 @@ lapack_int gelsd(lapack_int m, lapack_int n, lapack_int nrhs, T *a, T *b,
 #undef CPN_LAPACK
 
 /// getrf of an n x n matrix: split over the runtime's threads when it is big
-/// enough (Lu.cpp), else LAPACK's.
+/// enough (Factor.cpp), else LAPACK's.
 template <typename T> lapack_int luFactor(lapack_int n, T *a, lapack_int *ipiv) {
   if (cpnrt::lib::parallelLu(n))
     return cpnrt::lib::parallelGetrf<T>(n, a, ipiv);
@@ -327,7 +327,9 @@ template <typename T> void cholesky(const Call &c) {
                 std::vector<T> &l = *lBuf;
                 gather(a, b, l);
                 T *dst = out + b * n * n;
-                if (n && potrf<T>(n, l.data()) != 0) {
+                if (n && (cpnrt::lib::parallelCholesky(n)
+                              ? cpnrt::lib::parallelPotrf<T>(n, l.data())
+                              : potrf<T>(n, l.data())) != 0) {
                   status.fail("LinAlgError: Matrix is not positive definite");
                   return fillNaN(dst, n * n);
                 }

@@ -531,7 +531,7 @@ def test_stacked_products_big_enough_for_blas(dtype):
 @pytest.mark.parametrize("dtype", ["float64", "float32"])
 @pytest.mark.parametrize("shape", [(400, 400), (2, 389, 389)])
 def test_large_lu_split_over_threads(dtype, shape):
-    # n >= 384: the blocked LU of runtime/lib/Lu.cpp (the transpose factored,
+    # n >= 384: the blocked LU of runtime/lib/Factor.cpp (the transpose factored,
     # its updates split over the threads) behind solve, inv, det, slogdet;
     # a transposed view (not contiguous), a ragged last block of 389.
     a = matrices(shape, dtype, seed=3)
@@ -564,3 +564,17 @@ def test_large_singular_matrices_raise_and_have_zero_determinant():
         assert float(cp.linalg.det(ca)) == 0.0
         sign, logdet = cp.linalg.slogdet(ca)
         assert float(sign) == 0.0 and float(logdet) == -numpy.inf
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("shape", [(400, 400), (2, 389, 389)])
+def test_large_cholesky_split_over_threads(dtype, shape):
+    # runtime/lib/Factor.cpp parallelPotrf; upper=True; a matrix that is not
+    # positive definite raises LinAlgError.
+    a = matrices(shape, dtype, seed=6, spd=True)
+    close(cp.linalg.cholesky(cp.asarray(a)), LA.cholesky(a), dtype)
+    close(cp.linalg.cholesky(cp.asarray(a), upper=True), LA.cholesky(a, upper=True), dtype)
+    bad = a.copy()
+    bad[..., 200, 200] = -1
+    with pytest.raises(LA.LinAlgError):
+        numpy.asarray(cp.linalg.cholesky(cp.asarray(bad)))

@@ -14,7 +14,7 @@
 
 #include "Compress.h"
 #include "LibCall.h"
-#include "Lu.h"
+#include "Factor.h"
 #include "Sort.h"
 #include "Symmetry.h"
 
@@ -497,6 +497,48 @@ template <typename T> void checkParallelLu(double tol) {
   EXPECT_EQ(cpnrt::lib::parallelGetrf<T>(n, a.data(), piv.data()), 100);
 }
 } // namespace
+
+template <typename T> void checkParallelCholesky(double tol) {
+  std::mt19937_64 rng(9);
+  std::uniform_real_distribution<double> u(-1, 1);
+  for (int64_t n : {384, 389, 600}) {
+    std::vector<double> m(n * n), a(n * n, 0.0);
+    for (double &x : m)
+      x = u(rng);
+    for (int64_t i = 0; i < n; ++i) // a = m m^T + n I: positive definite
+      for (int64_t j = 0; j < n; ++j) {
+        double s = i == j ? double(n) : 0.0;
+        for (int64_t k = 0; k < n; ++k)
+          s += m[i + k * n] * m[j + k * n];
+        a[i + j * n] = s;
+      }
+    std::vector<T> l(a.begin(), a.end());
+    ASSERT_EQ(cpnrt::lib::parallelPotrf<T>(n, l.data()), 0);
+    double err = 0, scale = 0;
+    for (int64_t i = 0; i < n; ++i)
+      for (int64_t j = 0; j <= i; ++j) { // (L L^T)[i, j], lower triangle
+        double s = 0;
+        for (int64_t k = 0; k <= j; ++k)
+          s += double(l[i + k * n]) * double(l[j + k * n]);
+        err = std::max(err, std::abs(s - a[i + j * n]));
+        scale = std::max(scale, std::abs(a[i + j * n]));
+      }
+    EXPECT_LT(err / scale, tol) << n;
+  }
+  // Not positive definite at row 300 (of 400): info 301, as LAPACK's potrf.
+  int64_t n = 400;
+  std::vector<T> a(n * n, T(0));
+  for (int64_t i = 0; i < n; ++i)
+    a[i + i * n] = T(i == 300 ? -1 : 2);
+  EXPECT_EQ(cpnrt::lib::parallelPotrf<T>(n, a.data()), 301);
+}
+
+TEST(Lapack, ParallelCholeskyFactorsAsPotrfFloat64) {
+  checkParallelCholesky<double>(1e-13);
+}
+TEST(Lapack, ParallelCholeskyFactorsAsPotrfFloat32) {
+  checkParallelCholesky<float>(1e-5);
+}
 
 TEST(Lapack, ParallelLuFactorsAndSolvesAsGetrfFloat64) {
   checkParallelLu<double>(1e-13);

@@ -1,11 +1,12 @@
-//===- Lu.h - LU factorization split over the runtime's threads -*- C++ -*-===//
+//===- Factor.h - LU and Cholesky split over the runtime's threads -*- C++ -*-===//
 //
-// Part of cpnumeric's runtime (libcpnrt); internal to Lapack.cpp. See Lu.cpp.
+// Part of cpnumeric's runtime (libcpnrt); internal to Lapack.cpp. See
+// Factor.cpp.
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef CPNRT_LIB_LU_H
-#define CPNRT_LIB_LU_H
+#ifndef CPNRT_LIB_FACTOR_H
+#define CPNRT_LIB_FACTOR_H
 
 #include "OpenBlas.h"
 
@@ -33,6 +34,16 @@ template <typename T>
 void parallelGetrs(char trans, lapack_int n, lapack_int nrhs, const T *lu,
                    const lapack_int *ipiv, T *b);
 
+/// Whether an n x n Cholesky factorization is split over the runtime's
+/// threads (parallelPotrf).
+bool parallelCholesky(int64_t n);
+
+/// LAPACK's potrf ('L') of the column-major n x n matrix `a` (leading
+/// dimension max(1, n)): the same factor and info, a block column at a
+/// time, the panel's triangular solve and the trailing update split over
+/// the runtime's threads.
+template <typename T> lapack_int parallelPotrf(lapack_int n, T *a);
+
 } // namespace cpnrt::lib
 
-#endif // CPNRT_LIB_LU_H
+#endif // CPNRT_LIB_FACTOR_H
