@@ -354,6 +354,9 @@ def test_jit_zeros_of_imag_beside_a_concatenation_keep_their_own_buffer():
         same(g, w)
 
 
+@pytest.mark.skipif("asan" in os.environ.get("LD_PRELOAD", ""),
+                    reason="AddressSanitizer's shadow memory needs the address space "
+                           "that RLIMIT_AS would limit (its mmap fails at start)")
 def test_an_array_past_the_address_space_limit_is_numpys_memory_error():
     # 760:12742: under RLIMIT_AS, NumPy's allocation of a 6 GiB product fails
     # at once with MemoryError; cpnumeric recorded it, and the kernel's
