@@ -72,7 +72,9 @@ def _complex(args, iattrs, sattr, shape, dt):
 
 
 def _bitcast(args, iattrs, sattr, shape, dt):
-    return _np.ascontiguousarray(args[0]).view(dt)
+    # Not ascontiguousarray: it makes a 0-d array (1,) (fuzz 810:18258).
+    a = args[0] if args[0].flags.c_contiguous else args[0].copy(order="C")
+    return a.view(dt).reshape(shape)
 
 
 def _cast(args, iattrs, sattr, shape, dt):

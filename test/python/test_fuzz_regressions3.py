@@ -689,3 +689,17 @@ def test_unsigned_exponents_cast_negative_by_the_loop_raise(threshold):
             want)
     finally:
         _core.EAGER["threshold"] = old
+
+
+def test_baseline_bitcast_of_a_0d_value_stays_0d(baseline):
+    # 810:18258: the baseline tier's bitcast went through ascontiguousarray,
+    # which makes a 0-d array (1,); the negation after it then failed to
+    # write its 0-d output ("non-broadcastable output operand").
+    x = numpy.array(-9.2e18, dtype=numpy.float32)
+    a = cp.asarray(x)
+    b = a.view("int32")
+    t = cp.tile(b, 2)
+    n = -b
+    assert numpy.asarray(n).shape == ()
+    assert int(n) == int(-x.view(numpy.int32))
+    numpy.testing.assert_array_equal(numpy.asarray(t), numpy.tile(x.view(numpy.int32), 2))
