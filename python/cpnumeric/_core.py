@@ -718,8 +718,11 @@ class ndarray(_cpn.ArrayBase):
     def imag(self):
         if self._dtype.kind == "c":
             return self._part_view("imag")
-        from ._creation import zeros
-        z = zeros(self._shape, self._dtype)
+        # NumPy's zeros in the array's own layout (order 'K'): a reshape of
+        # the imaginary part of a transposed array copies, as NumPy's does
+        # (and the copy is writeable; fuzz 810:14767)
+        from ._creation import zeros_like
+        z = zeros_like(self)
         z._readonly = True
         return z
 

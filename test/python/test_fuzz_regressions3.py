@@ -703,3 +703,25 @@ def test_baseline_bitcast_of_a_0d_value_stays_0d(baseline):
     assert numpy.asarray(n).shape == ()
     assert int(n) == int(-x.view(numpy.int32))
     numpy.testing.assert_array_equal(numpy.asarray(t), numpy.tile(x.view(numpy.int32), 2))
+
+
+@pytest.mark.parametrize("threshold", [1024, 0])
+def test_imag_of_a_real_array_keeps_its_layout(threshold):
+    # 810:14767: np.imag of a real array is read-only zeros in the array's
+    # own layout (order 'K'), so a reshape of it for a transposed array
+    # copies and the copy is writeable (it was a read-only view: `+=` on it
+    # raised "output array is read-only").
+    from cpnumeric import _core
+    old, _core.EAGER["threshold"] = _core.EAGER["threshold"], threshold
+    try:
+        x = numpy.arange(2100, dtype=numpy.float16).reshape(3, 700)
+        for m in (numpy, cp):
+            im = m.imag(m.asarray(x).T)
+            assert not im.flags.writeable
+            r = m.reshape(im, (3, 50, 14))
+            assert r.flags.writeable
+            r += 1
+            assert float(r.sum()) == 2100.0
+            assert im.strides == numpy.imag(x.T).strides
+    finally:
+        _core.EAGER["threshold"] = old
