@@ -883,6 +883,15 @@ def _contiguous(shape, strides, order):
     return True
 
 
+def whole_elements(a):
+    """Whether each element of view `a` is one whole base element (no part,
+    or a field as wide as the element: float64.view(complex64)), so that its
+    strides say its layout as NumPy's do."""
+    p = a._part
+    return p is None or (type(p) is int and p == 0
+                         and a._dtype.itemsize == a._base.dtype.itemsize)
+
+
 def fresh(a):
     """`a` as a function's new result is in NumPy: C-contiguous (a copy of a
     view that is not), so that a later reshape is a view, as NumPy's is, and
@@ -913,12 +922,12 @@ class flagsobj:
     @property
     def c_contiguous(self):
         a = self._a
-        return a._part is None and _contiguous(a._shape, a._strides, "C")
+        return whole_elements(a) and _contiguous(a._shape, a._strides, "C")
 
     @property
     def f_contiguous(self):
         a = self._a
-        return a._part is None and _contiguous(a._shape, a._strides, "F")
+        return whole_elements(a) and _contiguous(a._shape, a._strides, "F")
 
     @property
     def writeable(self):

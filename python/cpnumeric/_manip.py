@@ -308,7 +308,7 @@ def ravel(a, order="C"):
     if order == "K":  # memory order: the axes by decreasing stride magnitude
         perm = sorted(range(a.ndim), key=lambda i: -abs(a._strides[i]))
         t = transpose(a, perm)
-        if a._part is None and _contiguous_run(t):
+        if _core.whole_elements(a) and _contiguous_run(t):
             return t._view((a.size,), (1,), a._offset)
         return reshape(t.copy(), -1)
     o = "C" if order is None else str(order).upper()

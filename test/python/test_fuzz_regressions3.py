@@ -725,3 +725,25 @@ def test_imag_of_a_real_array_keeps_its_layout(threshold):
             assert im.strides == numpy.imag(x.T).strides
     finally:
         _core.EAGER["threshold"] = old
+
+
+@pytest.mark.parametrize("threshold", [1024, 0])
+def test_ravel_of_a_same_size_complex_view_is_a_view(threshold):
+    # 810:19321: float64.view('complex64') is C-contiguous as NumPy's (each
+    # element one base element's bits), so ravel/reshape of it are views
+    # that see later writes to the base (ravel copied: stale values).
+    from cpnumeric import _core
+    old, _core.EAGER["threshold"] = _core.EAGER["threshold"], threshold
+    try:
+        out = []
+        for m in (numpy, cp):
+            a = m.asarray(numpy.sinh(numpy.arange(-6.0, 0.0).reshape(3, 1, 2)))
+            v = a.view("complex64")
+            assert v.flags.c_contiguous
+            r, k = v.ravel(), v.ravel(order="K")
+            m.reshape(a, (3, 1, -1))[[-2, 0]] = 1.5
+            out.append((numpy.asarray(r), numpy.asarray(k)))
+        for got, want in zip(out[1], out[0]):
+            numpy.testing.assert_array_equal(got, want)
+    finally:
+        _core.EAGER["threshold"] = old
