@@ -225,7 +225,7 @@ ARITH = {"Add", "Sub", "Mult", "MatMult", "add", "subtract", "multiply",
 F16_SUMS = REDUCE - PRODUCTS - {"det", "slogdet", "norm", "at"}
 # Product reductions, which multiply in an order of their own (NumPy's in
 # memory order, with SIMD lanes; cpnumeric's kernels in theirs).
-PROD_REDUCTIONS = {"prod", "nanprod"}
+PROD_REDUCTIONS = {"prod", "nanprod", "multiply.reduce", "reduce"}
 
 
 def _product_order_decides(a):
@@ -245,7 +245,11 @@ def _product_order_decides(a):
     lo = math.log(float(fi.smallest_subnormal))
     up, down = float(logs[logs > 0].sum()), float(logs[logs < 0].sum())
     zero = bool((m == 0).any())
-    return up > hi and (zero or up + down < hi) or \
+    # (float16: NumPy rounds each partial product to float16, so it can
+    # overflow where a wider accumulator does not: 820:19168)
+    if a.dtype == numpy.float16 and up > hi:
+        return True
+    return up > hi and (zero or up + down < hi + 2.0) or \
         down < lo and up + down > lo
 
 
@@ -966,6 +970,14 @@ class Analysis:
                     # or inf as the BLAS kernel computes
                     ill = f"non-finite complex {k} in a matrix product"
                     break
+            for k, v in pre_vals.items():
+                a = _as_array(v)
+                if ill is None and a is not None and a.dtype.kind == "f" and a.size \
+                        and not numpy.isfinite(a).all():
+                    # NaN or inf times 0 in a product: BLAS kernels skip
+                    # zero factors or not (NumPy's 0 where cpnumeric's NaN;
+                    # 820:2957)
+                    ill = f"non-finite {k} in a matrix product"
             if ill is None and any(True for _ in _complex_inputs(pre_vals)):
                 # a real operand's inf times a complex one's parts (promoted:
                 # inf * 0j parts; 720:11256)
