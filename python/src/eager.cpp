@@ -42,7 +42,7 @@ struct EagerCallState {
   /// Returned when an argument is a traced array: the traced path makes
   /// the result (no Python-side second look, ~1 us).
   PyObject *traced = nullptr;
-  /// NumPy function -> (method name, copied first): functions that NumPy
+  /// NumPy function -> (method name, axis position or None): functions that NumPy
   /// defines as the method of their first argument (np.take(a, ...) is
   /// a.take(...); np.sort(a, ...) sorts a copy of a in place). Calling the
   /// method skips the function's dispatch, 0.3-0.7 us of a 1-5 us call.
@@ -62,11 +62,12 @@ PyObject *callAsMethod(PyObject *npf, PyObject *args, PyObject *kwargs) {
           reinterpret_cast<PyTypeObject *>(state.numpyArray))
     return nullptr;
   PyObject *name = PyTuple_GET_ITEM(entry, 0);
-  bool copied = PyTuple_GET_ITEM(entry, 1) == Py_True;
+  // sort/partition (copied first) say where their axis argument is.
+  bool copied = PyTuple_GET_ITEM(entry, 1) != Py_None;
   PyObject *arr = PyTuple_GET_ITEM(args, 0);
-  if (copied) { // np.sort/np.partition: axis (args[2] of partition) not None
+  if (copied) { // axis=None flattens: NumPy's function
     static PyObject *axisName = PyUnicode_InternFromString("axis");
-    Py_ssize_t at = PyUnicode_CompareWithASCIIString(name, "sort") == 0 ? 1 : 2;
+    Py_ssize_t at = PyLong_AsSsize_t(PyTuple_GET_ITEM(entry, 1));
     PyObject *axis = n > at ? PyTuple_GET_ITEM(args, at)
                      : kwargs ? PyDict_GetItemWithError(kwargs, axisName)
                               : nullptr;

@@ -128,11 +128,6 @@ template <typename T> void fillNaN(T *p, int64_t n) {
   else                                                                         \
     return CPN_BLAS(LAPACKE_s##name)(LAPACK_COL_MAJOR, __VA_ARGS__);
 
-template <typename T>
-lapack_int gesv(lapack_int n, lapack_int nrhs, T *a, lapack_int *ipiv, T *b) {
-  lapack_int ld = std::max<lapack_int>(1, n);
-  CPN_LAPACK(gesv, n, nrhs, a, ld, ipiv, b, ld)
-}
 template <typename T> lapack_int getrf(lapack_int n, T *a, lapack_int *ipiv) {
   lapack_int ld = std::max<lapack_int>(1, n);
   CPN_LAPACK(getrf, n, n, a, ld, ipiv)

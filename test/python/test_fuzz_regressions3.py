@@ -612,6 +612,15 @@ def test_complex_reciprocal_is_numpys_loop(dt, eager0):
     numpy.testing.assert_array_equal(numpy.signbit(got.imag), numpy.signbit(want.imag))
 
 
+@pytest.fixture(params=[1024, 0], ids=["eager", "traced"])
+def eager_threshold(request):
+    """The test once with small arrays eager (threshold 1024), once traced."""
+    from cpnumeric import _core
+    old, _core.EAGER["threshold"] = _core.EAGER["threshold"], request.param
+    yield request.param
+    _core.EAGER["threshold"] = old
+
+
 _ZERO_D = {
     "array of 2**63": lambda m: m.array(2 ** 63),
     "array of 1e300": lambda m: m.array(1e300),
@@ -629,16 +638,13 @@ _ZERO_D = {
 }
 
 
-@pytest.mark.parametrize("threshold", [1024, 0])
 @pytest.mark.parametrize("name", sorted(_ZERO_D))
-def test_a_0d_array_is_cast_and_a_scalar_converts_into_integers(name, threshold):
+def test_a_0d_array_is_cast_and_a_scalar_converts_into_integers(name, eager_threshold):
     # 790:2355: np.array(2**63) (a 0-d array) assigned into an int64 array
     # is cast as NumPy casts arrays (wraps); a value NumPy gives as a scalar
     # (a ufunc of 0-d operands, a reduction) converts as int() does:
     # OverflowError, ValueError for NaN. The 0-d array raised OverflowError.
     # Eager (threshold 1024) and traced (0).
-    from cpnumeric import _core
-    old, _core.EAGER["threshold"] = _core.EAGER["threshold"], threshold
 
     def run(m, dt, key):
         a = m.zeros(5, dt)
@@ -648,47 +654,38 @@ def test_a_0d_array_is_cast_and_a_scalar_converts_into_integers(name, threshold)
             return type(e).__name__
         return numpy.asarray(a)
 
-    try:
-        with numpy.errstate(all="ignore"):
-            v = numpy.asarray(_ZERO_D[name](numpy))
-            for dt in ("int64", "int32", "uint8", "float32", "bool"):
-                for key in (1, slice(None), Ellipsis, (1,)):
-                    got, want = run(cp, dt, key), run(numpy, dt, key)
-                    assert type(got) is type(want), (dt, key, got, want)
-                    t = numpy.dtype(dt)
-                    # A float outside the integer type: C leaves the value
-                    # undefined (NumPy gives x86's); ints wrap, defined.
-                    defined = t.kind in "fb" or v.dtype.kind in "iu" or (
-                        numpy.isfinite(v) and numpy.iinfo(t).min <= numpy.trunc(v.real)
-                        <= numpy.iinfo(t).max)
-                    if isinstance(want, numpy.ndarray) and defined:
-                        numpy.testing.assert_array_equal(got, want, err_msg=f"{dt} {key}")
-    finally:
-        _core.EAGER["threshold"] = old
+    with numpy.errstate(all="ignore"):
+        v = numpy.asarray(_ZERO_D[name](numpy))
+        for dt in ("int64", "int32", "uint8", "float32", "bool"):
+            for key in (1, slice(None), Ellipsis, (1,)):
+                got, want = run(cp, dt, key), run(numpy, dt, key)
+                assert type(got) is type(want), (dt, key, got, want)
+                t = numpy.dtype(dt)
+                # A float outside the integer type: C leaves the value
+                # undefined (NumPy gives x86's); ints wrap, defined.
+                defined = t.kind in "fb" or v.dtype.kind in "iu" or (
+                    numpy.isfinite(v) and numpy.iinfo(t).min <= numpy.trunc(v.real)
+                    <= numpy.iinfo(t).max)
+                if isinstance(want, numpy.ndarray) and defined:
+                    numpy.testing.assert_array_equal(got, want, err_msg=f"{dt} {key}")
 
 
-@pytest.mark.parametrize("threshold", [1024, 0])
-def test_unsigned_exponents_cast_negative_by_the_loop_raise(threshold):
+def test_unsigned_exponents_cast_negative_by_the_loop_raise(eager_threshold):
     # 800:4012: power(u64, u64, dtype='int64') reads the exponents as int64:
     # 2**64 - 1 is -1 there, and NumPy raises ValueError; the check looked
     # at the operand's unsigned dtype and let it through.
-    from cpnumeric import _core
-    old, _core.EAGER["threshold"] = _core.EAGER["threshold"], threshold
-    try:
-        big = numpy.array([2, 0, 2 ** 64 - 1, 1], dtype=numpy.uint64)
-        for m in (numpy, cp):
-            with pytest.raises(ValueError, match="negative integer powers"):
-                numpy.asarray(m.power(m.asarray(big), m.asarray(big), dtype="int64"))
-        small = numpy.array([2, 0, 3, 1], dtype=numpy.uint64)
-        want = numpy.power(big, small, dtype="int64")
-        got = cp.power(cp.asarray(big), cp.asarray(small), dtype="int64")
-        numpy.testing.assert_array_equal(numpy.asarray(got), want)
-        want = numpy.power(numpy.int8(3), small.astype(numpy.uint8))  # int16 loop
-        numpy.testing.assert_array_equal(
-            numpy.asarray(cp.power(numpy.int8(3), cp.asarray(small.astype(numpy.uint8)))),
-            want)
-    finally:
-        _core.EAGER["threshold"] = old
+    big = numpy.array([2, 0, 2 ** 64 - 1, 1], dtype=numpy.uint64)
+    for m in (numpy, cp):
+        with pytest.raises(ValueError, match="negative integer powers"):
+            numpy.asarray(m.power(m.asarray(big), m.asarray(big), dtype="int64"))
+    small = numpy.array([2, 0, 3, 1], dtype=numpy.uint64)
+    want = numpy.power(big, small, dtype="int64")
+    got = cp.power(cp.asarray(big), cp.asarray(small), dtype="int64")
+    numpy.testing.assert_array_equal(numpy.asarray(got), want)
+    want = numpy.power(numpy.int8(3), small.astype(numpy.uint8))  # int16 loop
+    numpy.testing.assert_array_equal(
+        numpy.asarray(cp.power(numpy.int8(3), cp.asarray(small.astype(numpy.uint8)))),
+        want)
 
 
 def test_baseline_bitcast_of_a_0d_value_stays_0d(baseline):
@@ -705,45 +702,33 @@ def test_baseline_bitcast_of_a_0d_value_stays_0d(baseline):
     numpy.testing.assert_array_equal(numpy.asarray(t), numpy.tile(x.view(numpy.int32), 2))
 
 
-@pytest.mark.parametrize("threshold", [1024, 0])
-def test_imag_of_a_real_array_keeps_its_layout(threshold):
+def test_imag_of_a_real_array_keeps_its_layout(eager_threshold):
     # 810:14767: np.imag of a real array is read-only zeros in the array's
     # own layout (order 'K'), so a reshape of it for a transposed array
     # copies and the copy is writeable (it was a read-only view: `+=` on it
     # raised "output array is read-only").
-    from cpnumeric import _core
-    old, _core.EAGER["threshold"] = _core.EAGER["threshold"], threshold
-    try:
-        x = numpy.arange(2100, dtype=numpy.float16).reshape(3, 700)
-        for m in (numpy, cp):
-            im = m.imag(m.asarray(x).T)
-            assert not im.flags.writeable
-            r = m.reshape(im, (3, 50, 14))
-            assert r.flags.writeable
-            r += 1
-            assert float(r.sum()) == 2100.0
-            assert im.strides == numpy.imag(x.T).strides
-    finally:
-        _core.EAGER["threshold"] = old
+    x = numpy.arange(2100, dtype=numpy.float16).reshape(3, 700)
+    for m in (numpy, cp):
+        im = m.imag(m.asarray(x).T)
+        assert not im.flags.writeable
+        r = m.reshape(im, (3, 50, 14))
+        assert r.flags.writeable
+        r += 1
+        assert float(r.sum()) == 2100.0
+        assert im.strides == numpy.imag(x.T).strides
 
 
-@pytest.mark.parametrize("threshold", [1024, 0])
-def test_ravel_of_a_same_size_complex_view_is_a_view(threshold):
+def test_ravel_of_a_same_size_complex_view_is_a_view(eager_threshold):
     # 810:19321: float64.view('complex64') is C-contiguous as NumPy's (each
     # element one base element's bits), so ravel/reshape of it are views
     # that see later writes to the base (ravel copied: stale values).
-    from cpnumeric import _core
-    old, _core.EAGER["threshold"] = _core.EAGER["threshold"], threshold
-    try:
-        out = []
-        for m in (numpy, cp):
-            a = m.asarray(numpy.sinh(numpy.arange(-6.0, 0.0).reshape(3, 1, 2)))
-            v = a.view("complex64")
-            assert v.flags.c_contiguous
-            r, k = v.ravel(), v.ravel(order="K")
-            m.reshape(a, (3, 1, -1))[[-2, 0]] = 1.5
-            out.append((numpy.asarray(r), numpy.asarray(k)))
-        for got, want in zip(out[1], out[0]):
-            numpy.testing.assert_array_equal(got, want)
-    finally:
-        _core.EAGER["threshold"] = old
+    out = []
+    for m in (numpy, cp):
+        a = m.asarray(numpy.sinh(numpy.arange(-6.0, 0.0).reshape(3, 1, 2)))
+        v = a.view("complex64")
+        assert v.flags.c_contiguous
+        r, k = v.ravel(), v.ravel(order="K")
+        m.reshape(a, (3, 1, -1))[[-2, 0]] = 1.5
+        out.append((numpy.asarray(r), numpy.asarray(k)))
+    for got, want in zip(out[1], out[0]):
+        numpy.testing.assert_array_equal(got, want)
