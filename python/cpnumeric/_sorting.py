@@ -120,6 +120,8 @@ def searchsorted(a, v, side="left", sorter=None):
     if side not in ("left", "right"):
         raise ValueError(f"side must be 'left' or 'right' (got {side!r})")
     if type(v) is int and not -2**63 <= v < 2**64:
+        if a._dtype.kind == "c":  # NumPy compares as Python objects
+            raise TypeError("'<' not supported between instances of 'complex' and 'int'")
         v = float(v)  # NumPy compares it exactly; no element is as large
     v = _as(v)
     if eager([a, v]) and sorter is None:

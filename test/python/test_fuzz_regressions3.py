@@ -732,3 +732,18 @@ def test_ravel_of_a_same_size_complex_view_is_a_view(eager_threshold):
         out.append((numpy.asarray(r), numpy.asarray(k)))
     for got, want in zip(out[1], out[0]):
         numpy.testing.assert_array_equal(got, want)
+
+
+def test_searchsorted_of_a_huge_int_in_a_complex_array(eager_threshold):
+    # 820:16558: an int outside int64/uint64 is compared by NumPy as a
+    # Python object: against real elements exactly (the float stand-in
+    # gives the same positions), against complex ones a TypeError.
+    for dt in ("float64", "uint8", "bool"):
+        a = numpy.array([0, 1, 1], dt)
+        for v in (2**64, -2**64):
+            assert int(cp.searchsorted(cp.asarray(a), v)) == numpy.searchsorted(a, v)
+    a = numpy.array([1 + 0j, 2])
+    with pytest.raises(TypeError):
+        numpy.searchsorted(a, 2**64)
+    with pytest.raises(TypeError):
+        cp.searchsorted(cp.asarray(a), 2**64)
