@@ -65,3 +65,49 @@ func.func @result_read_by_a_call(%a: tensor<8xf64>, %i: tensor<4xi64>) -> (tenso
   %s = cpn.libcall "argsort_f8"(%f) {args = array<i64>} : (tensor<1x4xf64>) -> tensor<1x4xi64>
   return %s, %t : tensor<1x4xi64>, tensor<1x4x1xf64>
 }
+
+// A result stored as a kernel output and also read later is written into
+// the output's argument all the same; the later reader sees the argument
+// through a to_tensor that is not writable (an update of the result must not
+// land in the output, which holds the call's value).
+// CHECK-LABEL: func @stored_and_read
+// CHECK-NOT: memref.alloc()
+// CHECK: call @cpn_lib_take_f8(%{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}})
+// CHECK: %[[T:.+]] = bufferization.to_tensor %arg2 restrict :
+// CHECK-NOT: writable
+// CHECK: linalg.generic {{.+}} ins(%[[T]] :
+// CHECK-NOT: materialize_in_destination %{{.+}} in restrict writable %arg2
+// CHECK: return
+func.func @stored_and_read(%a: tensor<8xf64>, %i: tensor<5xi64>, %out: memref<1x5x1xf64>) -> tensor<1x5x1xf64> {
+  %v = cpn.view %a {offset = 0 : i64, strides = array<i64: 8, 1, 1>} : tensor<8xf64> -> tensor<1x8x1xf64>
+  %r = cpn.libcall "take_f8"(%v, %i) {args = array<i64: 2, 0>} : (tensor<1x8x1xf64>, tensor<5xi64>) -> tensor<1x5x1xf64>
+  %e = cpn.exp %r : tensor<1x5x1xf64> -> tensor<1x5x1xf64>
+  bufferization.materialize_in_destination %r in restrict writable %out : (tensor<1x5x1xf64>, memref<1x5x1xf64>) -> ()
+  return %e : tensor<1x5x1xf64>
+}
+
+// A scan of a temporary that only it reads, stored as an output, runs in
+// place in the output's argument: the temporary is materialized there (its
+// tensor.empty becomes the argument once empty tensors are eliminated) and
+// the call reads and writes that one buffer. A scan of an input (not a
+// temporary of the kernel) reads the input where it is.
+// CHECK-LABEL: func @scan_in_place
+// CHECK: %[[E:.+]] = linalg.generic
+// CHECK: bufferization.materialize_in_destination %[[E]] in restrict writable %arg1
+// CHECK: %[[IN:.+]] = memref.cast %arg1 : memref<4x16xf64> to memref<4x16xf64, strided<[?, ?], offset: ?>>
+// CHECK: call @cpn_lib_cumsum_f8
+// CHECK-NOT: memref.alloc()
+// CHECK-LABEL: func @scan_of_an_input
+// CHECK: bufferization.to_buffer %arg0 read_only
+// CHECK: call @cpn_lib_cumsum_f8
+func.func @scan_in_place(%a: tensor<4x16xf64>, %out: memref<4x16xf64>) {
+  %e = cpn.exp %a : tensor<4x16xf64> -> tensor<4x16xf64>
+  %r = cpn.libcall "cumsum_f8"(%e) {args = array<i64>} : (tensor<4x16xf64>) -> tensor<4x16xf64>
+  bufferization.materialize_in_destination %r in restrict writable %out : (tensor<4x16xf64>, memref<4x16xf64>) -> ()
+  return
+}
+func.func @scan_of_an_input(%a: tensor<4x16xf64>, %out: memref<4x16xf64>) {
+  %r = cpn.libcall "cumsum_f8"(%a) {args = array<i64>} : (tensor<4x16xf64>) -> tensor<4x16xf64>
+  bufferization.materialize_in_destination %r in restrict writable %out : (tensor<4x16xf64>, memref<4x16xf64>) -> ()
+  return
+}

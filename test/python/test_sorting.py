@@ -317,3 +317,24 @@ def test_partition_and_quantiles_select_on_long_rows(dtype):
         b[1, 1234] = numpy.nan
         both("median", b, axis=1)
         both("quantile", b[1], 0.5)
+
+
+@pytest.mark.parametrize("dt", ["float64", "float32", "float16", "int32", "int64", "bool",
+                                "complex128"])
+def test_scan_of_a_temporary_in_place_in_its_output(dt):
+    # The scan of a temporary that only it reads runs in place in the
+    # output (no buffer of its own); a result that is also read later is
+    # still the scan's value, and updating it does not reach the stored one.
+    x = (numpy.arange(-40, 56).reshape(6, 16) % 7).astype(dt)
+    for axis in (1, 0, None):
+        a = cp.asarray(x)
+        t = cp.cumsum(a * 2 if dt != "bool" else ~a, axis=axis)
+        e = t + 1
+        t2 = cp.cumsum(a - a if dt != "bool" else a & a, axis=axis)
+        t2[..., 0] = 5
+        ref_t = numpy.cumsum(x * 2 if dt != "bool" else ~x, axis=axis)
+        ref_t2 = numpy.cumsum(x - x if dt != "bool" else x & x, axis=axis)
+        ref_t2[..., 0] = 5
+        numpy.testing.assert_array_equal(numpy.asarray(t), ref_t)
+        numpy.testing.assert_array_equal(numpy.asarray(e), ref_t + 1)
+        numpy.testing.assert_array_equal(numpy.asarray(t2), ref_t2)

@@ -10,6 +10,7 @@
 
 #include "Lowerings.h"
 #include "cpn/Dialect/CPN/Transforms/BufferizableOpInterfaceImpl.h"
+#include "cpnrt/Lapack.h"
 
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -71,22 +72,36 @@ LogicalResult lowerLibcall(IRRewriter &rw, LibcallOp op) {
   MLIRContext *ctx = rw.getContext();
   RankedTensorType resTy = tensorOf(op.getResult());
   auto outTy = MemRefType::get(resTy.getShape(), resTy.getElementType());
-  // A result that is only stored as a kernel output (into an argument that
-  // nothing else touches) is written there by the callee: no fresh buffer
-  // and no copy at the end (a take of 10^5 elements spent more time in
-  // the two than in the gather).
+  // A result stored as a kernel output (into an argument that nothing else
+  // touches) is written there by the callee: no fresh buffer and no copy at
+  // the end (a take of 10^5 elements spent more time in the two than in the
+  // gather; a cumsum that is also read later kept a third array alive).
   bufferization::MaterializeInDestinationOp store;
-  if (op.getResult().hasOneUse())
-    store = dyn_cast<bufferization::MaterializeInDestinationOp>(
-        *op.getResult().getUsers().begin());
-  Value outBuf;
-  if (store && store.getDest().getType() == outTy &&
-      isa<BlockArgument>(store.getDest()) && store.getDest().hasOneUse() &&
-      store->getBlock() == op->getBlock()) {
-    outBuf = store.getDest();
-  } else {
-    store = nullptr;
-    outBuf = memref::AllocOp::create(rw, loc, outTy);
+  for (Operation *u : op.getResult().getUsers()) {
+    auto m = dyn_cast<bufferization::MaterializeInDestinationOp>(u);
+    if (m && m.getDest().getType() == outTy && isa<BlockArgument>(m.getDest()) &&
+        m.getDest().hasOneUse() && m->getBlock() == op->getBlock()) {
+      store = m;
+      break;
+    }
+  }
+  Value outBuf = store ? Value(store.getDest())
+                       : Value(memref::AllocOp::create(rw, loc, outTy));
+  // A scan of a temporary that only it reads runs in place in the output
+  // argument: the temporary is computed there (materialized into it; the
+  // producer's tensor.empty becomes the argument) and no buffer of its own
+  // lives beside the result (`cumsum(a * dt + b)`: one array less).
+  Value inPlace;
+  if (store && op->getNumOperands() == 1 && cpnrt::scanMayRunInPlace(op.getCallee())) {
+    Value v = op->getOperand(0);
+    Operation *def = v.getDefiningOp();
+    if (v.hasOneUse() && tensorOf(v) == resTy && def &&
+        isa<CPNDialect>(def->getDialect()) && !isa<ViewOp, LibcallOp, UpdateOp>(def)) {
+      auto fill = bufferization::MaterializeInDestinationOp::create(rw, loc, v, outBuf);
+      fill.setRestrict(true);
+      fill.setWritable(true);
+      inPlace = outBuf;
+    }
   }
   SmallVector<Value> buffers{outBuf};
   for (Value v : op.getOperands()) {
@@ -95,6 +110,10 @@ LogicalResult lowerLibcall(IRRewriter &rw, LibcallOp op) {
         ctx, ShapedType::kDynamic,
         SmallVector<int64_t>(t.getRank(), ShapedType::kDynamic));
     auto mt = MemRefType::get(t.getShape(), t.getElementType(), layout);
+    if (inPlace) {
+      buffers.push_back(memref::CastOp::create(rw, loc, mt, inPlace));
+      continue;
+    }
     if (Value strided = viewInPlace(rw, loc, v, mt)) {
       buffers.push_back(strided);
       continue;
@@ -106,7 +125,15 @@ LogicalResult lowerLibcall(IRRewriter &rw, LibcallOp op) {
   emitLibcall(rw, loc, op, buffers);
   if (store) {
     rw.eraseOp(store);
-    rw.eraseOp(op);
+    if (op.getResult().use_empty()) {
+      rw.eraseOp(op);
+      return success();
+    }
+    // Other readers see the argument, read-only: an update of the result
+    // must not bufferize into it (the argument holds the call's value).
+    auto result = bufferization::ToTensorOp::create(rw, loc, resTy, outBuf);
+    result.setRestrict(true);
+    rw.replaceOp(op, result.getResult());
     return success();
   }
   // Writable (later updates of the result may bufferize into its buffer)

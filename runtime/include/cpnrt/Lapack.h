@@ -63,6 +63,12 @@ std::vector<cpn_lib_entry> fftFunctions();
 inline bool updatesFirstInput(std::string_view callee) {
   return callee.substr(0, 4) == "put_" || callee.substr(0, 3) == "at_";
 }
+/// Whether `callee` may be given its first input's buffer as its output
+/// (same shape and type, row-major): the scans (cumsum, cumprod, cummax,
+/// ..., Scans.cpp) read each element before they write it, on every split.
+inline bool scanMayRunInPlace(std::string_view callee) {
+  return callee.substr(0, 3) == "cum";
+}
 } // namespace cpnrt
 
 #endif // CPNRT_LAPACK_H
