@@ -187,15 +187,21 @@ def _scan(name, a, axis, dtype, out):
         a, axis = _manip.ravel(a), 0
     if a.ndim == 0:
         a = a.reshape(1)
-    order = _core.k_order([a], a._shape) if out is None else None
+    return _core.store_out(scan_rows(a.astype(dt, copy=False), axis, scan_name(name, dt), dt,
+                                     out is None), out)
+
+
+def scan_rows(a, axis, name, dt, keep_order=True):
+    """The runtime scan `name` of `a` along `axis`, in dtype `dt`. With
+    keep_order, the result has NumPy's order='K' layout: the scan of the
+    transposed view, transposed back (cumsum or minimum.accumulate of a
+    transposed array keeps its layout, so a reshape of it copies as NumPy's)."""
+    order = _core.k_order([a], a._shape) if keep_order else None
     if order is not None:
-        # NumPy's order='K': the scan of the transposed view, transposed
-        # back (cumsum of a transposed array keeps its layout)
         axis = order.index(_manip.normalize_axis_index(axis, a.ndim))
-        r = _scan(name, a._axes_view(order), axis, dtype, None)
+        r = _sort_rows(a._axes_view(order), axis, name, dt)
         return r._axes_view(_core._inverse_axes(order))
-    r = _sort_rows(a.astype(dt, copy=False), axis, scan_name(name, dt), dt)
-    return _core.store_out(r, out)
+    return _sort_rows(a, axis, name, dt)
 
 
 def cumsum(a, axis=None, dtype=None, out=None):

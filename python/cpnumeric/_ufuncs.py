@@ -522,9 +522,9 @@ class ufunc(_cpn.UfuncBase):
         if out is None and a._eager() is not None:
             from ._library import wrap
             return wrap(self._np.accumulate(a._eager(), axis=axis, dtype=dtype))
-        from ._sorting import _sort_rows, scan_name
-        return _core.store_out(_sort_rows(a.astype(loop, copy=False), axis,
-                                          scan_name(kind, _np.dtype(loop)), loop), out)
+        from ._sorting import scan_name, scan_rows
+        return _core.store_out(scan_rows(a.astype(loop, copy=False), axis,
+                                         scan_name(kind, _np.dtype(loop)), loop, out is None), out)
 
     def at(self, a, indices, b=_np._NoValue):
         """NumPy's ufunc.at: a[indices] = op(a[indices], b), unbuffered (a

@@ -747,3 +747,22 @@ def test_searchsorted_of_a_huge_int_in_a_complex_array(eager_threshold):
         numpy.searchsorted(a, 2**64)
     with pytest.raises(TypeError):
         cp.searchsorted(cp.asarray(a), 2**64)
+
+
+@pytest.mark.parametrize("acc", ["minimum", "add", "maximum", "logical_or"])
+def test_accumulate_of_a_transposed_array_keeps_its_layout(eager_threshold, acc):
+    # 830:2893: ufunc.accumulate of a transposed array has NumPy's order 'K'
+    # layout (as cumsum already had), so a C-order reshape of it copies and
+    # a later write to the result does not reach the reshaped copy.
+    x = numpy.arange(11 * 13 * 17.0).reshape(11, 13, 17) % 5
+    if acc == "logical_or":
+        x = x > 2
+    out = []
+    for m in (numpy, cp):
+        r = getattr(m, acc).accumulate(m.asarray(x).T, axis=2)
+        flat = m.reshape(r, (-1, 2431))
+        flat[...] = 0
+        r[-3::2] = 1
+        out.append((r.strides, numpy.asarray(flat)))
+    assert out[0][0] == out[1][0]
+    numpy.testing.assert_array_equal(out[1][1], out[0][1])

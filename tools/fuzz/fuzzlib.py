@@ -249,6 +249,11 @@ def _product_order_decides(a):
     # overflow where a wider accumulator does not: 820:19168)
     if a.dtype == numpy.float16 and up > hi:
         return True
+    # (complex: once a running product's part overflows, which parts of the
+    # next products are inf and which NaN (inf * 0 in ac - bd) depends on
+    # the order of the factors: 830:5072)
+    if a.dtype.kind == "c" and up > hi:
+        return True
     return up > hi and (zero or up + down < hi + 2.0) or \
         down < lo and up + down > lo
 
