@@ -27,8 +27,10 @@ namespace cpnrt::lib {
 using View = Array;
 using Args = Call;
 
-/// Gathers of at least this many elements per thread are split over threads.
-constexpr int64_t kGatherPerThread = int64_t(1) << 16;
+/// Gathers of at least this many elements per thread are split over threads
+/// (2-core Xeon, a take of 10^5 random float64 elements from 10^5: 88 us on
+/// one thread, 51 us on two; 2^16 kept it on one).
+constexpr int64_t kGatherPerThread = int64_t(1) << 15;
 
 /// fn(lo, hi, bad) over [0, n) split between threads when there are at
 /// least `elements` x kGatherPerThread; fn reports an index out of bounds
