@@ -27,11 +27,14 @@
 #include "cpnrt/Profile.h"
 #include "cpnrt/Store.h"
 #include "cpnrt/TaskGraph.h"
+#include "cpnrt/Threads.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringRef.h"
 
 #include <algorithm>
+#include <atomic>
+#include <exception>
 #include <chrono>
 #include <dlfcn.h>
 #include <functional>
@@ -48,6 +51,65 @@ using namespace detail;
 constexpr uint64_t kMaxWindowsAhead = 2;
 
 namespace {
+/// libomp's source location record (ident_t), as compiled kernels pass it.
+struct OmpIdent {
+  int32_t reserved1, flags, reserved2, reserved3;
+  const char *psource;
+};
+OmpIdent ompLoc{0, 2 /* KMP_IDENT_KMPC */, 0, 0, ";cpnumeric;library;0;0;;"};
+
+/// One library job on OpenMP's threads: its parts claimed as they come (a
+/// thread that joins late finds them taken), an exception kept for the
+/// caller.
+struct OmpJob {
+  int64_t n;
+  void (*fn)(void *, int64_t);
+  void *ctx;
+  std::atomic<int64_t> next{0};
+  std::exception_ptr error;
+  std::mutex errorMutex;
+};
+
+void ompParts(int32_t *, int32_t *, OmpJob *job) {
+  for (int64_t t; (t = job->next.fetch_add(1)) < job->n;) {
+    try {
+      job->fn(job->ctx, t);
+    } catch (...) {
+      std::lock_guard<std::mutex> lock(job->errorMutex);
+      if (!job->error)
+        job->error = std::current_exception();
+      job->next.store(job->n); // the rest is not run
+    }
+  }
+}
+
+/// cpnrt::ParallelBackend on libomp's threads (those of the running kernel's
+/// parallel loops: awake between its loops, so a library call in the kernel
+/// neither wakes a second pool nor competes with spinning OpenMP threads).
+void ompTeam(int64_t n, void (*fn)(void *, int64_t), void *ctx) {
+  using Fork = void (*)(OmpIdent *, int32_t, void *, ...);
+  static auto *fork = reinterpret_cast<Fork>(dlsym(openmpRuntime(), "__kmpc_fork_call"));
+  static auto *push = reinterpret_cast<void (*)(OmpIdent *, int32_t, int32_t)>(
+      dlsym(openmpRuntime(), "__kmpc_push_num_threads"));
+  static auto *gtid = reinterpret_cast<int32_t (*)(OmpIdent *)>(
+      dlsym(openmpRuntime(), "__kmpc_global_thread_num"));
+  OmpJob job{n, fn, ctx};
+  push(&ompLoc, gtid(&ompLoc),
+       int32_t(std::min<int64_t>(n, std::max(1, kernelThreads()))));
+  fork(&ompLoc, 1, reinterpret_cast<void *>(&ompParts), &job);
+  if (job.error)
+    std::rethrow_exception(job.error);
+}
+
+/// Whether libomp has what ompTeam calls.
+bool ompTeamAvailable() {
+  static bool ok = openmpRuntime() &&
+                   dlsym(openmpRuntime(), "__kmpc_fork_call") &&
+                   dlsym(openmpRuntime(), "__kmpc_push_num_threads") &&
+                   dlsym(openmpRuntime(), "__kmpc_global_thread_num");
+  return ok;
+}
+
 /// Submits `exe` on the runtime's task graph: it reads `reads` and writes
 /// `outArgs` (its arguments, in that order); `writes` are every store it
 /// writes (outArgs and donated inputs).
@@ -98,6 +160,19 @@ void runKernel(const std::shared_ptr<Executable> &exe,
           blocktime = getBlocktime();
           setBlocktime(0);
         }
+        // The runtime's algorithms in a kernel of loops run their parts on
+        // the loops' OpenMP threads (callsAlgorithms; one pool, awake).
+        bool team = exe->callsAlgorithms && ompTeamAvailable();
+        cpnrt::ParallelBackend before =
+            team ? cpnrt::setThreadParallelBackend(&ompTeam) : nullptr;
+        struct RestoreBackend {
+          bool team;
+          cpnrt::ParallelBackend before;
+          ~RestoreBackend() {
+            if (team)
+              cpnrt::setThreadParallelBackend(before);
+          }
+        } restoreBackend{team, before};
         exe->fn(args.data());
         if (blocktime >= 0)
           setBlocktime(blocktime);

@@ -10,6 +10,7 @@
 
 #include "EngineInternal.h"
 #include "cpn/Compiler/Kernel.h"
+#include "cpnrt/Lapack.h"
 #include "cpnrt/Profile.h"
 
 #include "llvm/ADT/STLExtras.h"
@@ -20,17 +21,14 @@
 
 namespace cpn {
 namespace {
-/// Whether the trace has a matrix-matrix product (a BLAS gemm of 16+ rows
-/// and columns) or a runtime library call (LAPACK, sorting, gathers, which
-/// start threads of their own): its kernel lets OpenMP's idle threads sleep
-/// at once (see runKernel), or they spin beside the library's threads (a
-/// scatter's kernel spent a quarter of its samples in their sched_yield).
-/// Matrix-vector products are left out: they are short, and the loops
-/// around them want the threads awake (logistic regression measured 5-10%
-/// slower).
-bool callsLibrary(const Trace &trace) {
+/// Whether the trace calls BLAS/LAPACK: a matrix-matrix product (a gemm of
+/// 16+ rows and columns) or a library call that is not one of the runtime's
+/// own algorithms. Matrix-vector products are left out: they are short, and
+/// the loops around them want the threads awake (logistic regression
+/// measured 5-10% slower).
+bool callsBlas(const Trace &trace) {
   for (const TraceOp &op : trace.ops()) {
-    if (op.name == "libcall")
+    if (op.name == "libcall" && !cpnrt::isRuntimeAlgorithm(op.sattr))
       return true;
     if (op.name == "matmul" && op.shape.size() == 2 && op.shape[0] >= 16 &&
         op.shape[1] >= 16)
@@ -38,10 +36,46 @@ bool callsLibrary(const Trace &trace) {
   }
   return false;
 }
+
+/// Whether the trace has loops that run on OpenMP's threads: an op other
+/// than a library call or view over at least the 32768 iterations from which
+/// cpn-parallel-outer-loops makes a nest parallel (its min-work).
+bool hasParallelLoops(const Trace &trace) {
+  auto big = [](const std::vector<int64_t> &shape) {
+    int64_t n = 1;
+    for (int64_t d : shape)
+      n *= d;
+    return n >= 32768;
+  };
+  for (const TraceOp &op : trace.ops()) {
+    if (op.name == "libcall" || op.name == "view")
+      continue;
+    if (big(op.shape))
+      return true;
+    for (int32_t r : op.operands)
+      if (big(r >= 0 ? trace.ops()[r].shape : trace.inputs()[-r - 1]->shape))
+        return true;
+  }
+  return false;
+}
 } // namespace
 
 void detail::setCallFacts(Executable &exe, const Trace &trace) {
-  exe.callsLibrary = callsLibrary(trace);
+  // A kernel with BLAS calls, or with library calls and no parallel loops,
+  // lets OpenMP's idle threads sleep at once (see runKernel): otherwise they
+  // spin beside OpenBLAS's or the runtime's threads (a scatter's kernel
+  // spent a quarter of its samples in their sched_yield). A kernel with the
+  // runtime's algorithms (sorts, gathers, scans) and parallel loops runs the
+  // algorithms' parts on the loops' OpenMP threads, which stay awake for
+  // both: with the threads sleeping after each loop, each loop waited ~0.14
+  // ms for an idle vCPU to wake (a unique() of 10^5 elements, one sort and
+  // four loops: 1.0 ms against 0.43 ms for the sort alone).
+  bool algorithms = llvm::any_of(trace.ops(), [](const TraceOp &op) {
+    return op.name == "libcall" && cpnrt::isRuntimeAlgorithm(op.sattr);
+  });
+  bool blas = callsBlas(trace), loops = algorithms && hasParallelLoops(trace);
+  exe.callsLibrary = blas || (algorithms && !loops);
+  exe.callsAlgorithms = !blas && loops;
   exe.callsRuntime = llvm::any_of(trace.ops(), [](const TraceOp &op) {
     return op.name == "libcall" || op.name == "matmul";
   });

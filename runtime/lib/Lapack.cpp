@@ -23,7 +23,9 @@
 #include <limits>
 #include <mutex>
 #include <thread>
+#include <string>
 #include <type_traits>
+#include <unordered_set>
 #include <vector>
 
 namespace {
@@ -616,6 +618,17 @@ extern "C" const cpn_lib_entry *cpn_lib_functions(size_t *count) {
 #undef CPN_LIB_ROW
   *count = table.size();
   return table.data();
+}
+
+bool cpnrt::isRuntimeAlgorithm(std::string_view callee) {
+  static const std::unordered_set<std::string> names = [] {
+    std::unordered_set<std::string> set;
+    for (auto part : {cpnrt::algorithmFunctions, cpnrt::fftFunctions})
+      for (const cpn_lib_entry &e : part())
+        set.insert(std::string(e.name).substr(std::strlen("cpn_lib_")));
+    return set;
+  }();
+  return names.count(std::string(callee)) != 0;
 }
 
 void cpnrt::setKernelError(const std::string &error) {

@@ -18,6 +18,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "LibCall.h"
+#include "cpnrt/Threads.h"
 
 #include <chrono>
 #include <condition_variable>
@@ -162,6 +163,12 @@ Pool *&pool() {
 /// Whether this thread is running part 0 of a pool job (it holds `busy`).
 thread_local bool inPoolJob = false;
 
+/// The team this thread's calls run on (setThreadParallelBackend), and
+/// whether one of its jobs is running here (a nested call runs its parts on
+/// this thread, in order: parts never wait for each other).
+thread_local cpnrt::ParallelBackend threadBackend = nullptr;
+thread_local bool inBackendJob = false;
+
 void onNewThreads(int64_t n, void (*fn)(void *, int64_t), void *ctx) {
   std::vector<std::thread> threads;
   for (int64_t t = 1; t < n; ++t)
@@ -183,6 +190,19 @@ void cpnrt::lib::runOnThreads(int64_t n, void (*fn)(void *, int64_t),
       fn(ctx, 0);
     return;
   }
+  if (threadBackend) {
+    if (inBackendJob) {
+      for (int64_t t = 0; t < n; ++t)
+        fn(ctx, t);
+      return;
+    }
+    inBackendJob = true;
+    struct ResetBackend {
+      ~ResetBackend() { inBackendJob = false; }
+    } resetBackend;
+    threadBackend(n, fn, ctx);
+    return;
+  }
   Pool *p = pool();
   std::unique_lock<std::mutex> lock(p->busy, std::defer_lock);
   if (inPoolJob || !lock.try_lock()) { // nested, or another caller's job
@@ -194,4 +214,11 @@ void cpnrt::lib::runOnThreads(int64_t n, void (*fn)(void *, int64_t),
     ~Reset() { inPoolJob = false; }
   } reset;
   p->run(n, fn, ctx);
+}
+
+cpnrt::ParallelBackend
+cpnrt::setThreadParallelBackend(ParallelBackend backend) {
+  ParallelBackend old = threadBackend;
+  threadBackend = backend;
+  return old;
 }

@@ -11,6 +11,7 @@
 #include "cpnrt/Random.h"
 #include "cpnrt/Store.h"
 #include "cpnrt/TaskGraph.h"
+#include "cpnrt/Threads.h"
 
 #include "Compress.h"
 #include "LibCall.h"
@@ -928,4 +929,49 @@ TEST(Threads, PartsAreClaimedAndAThrowCancelsTheRest) {
   std::atomic<int> after{0};
   cpnrt::lib::onThreads(4, [&](int64_t) { ++after; });
   EXPECT_EQ(after.load(), 4);
+}
+
+// A thread may name the team its library calls run on (a compiled kernel
+// names its OpenMP threads): its jobs go there, a job started inside one of
+// its parts runs in order on that thread, other threads keep the runtime's
+// workers, and null restores them.
+namespace {
+std::atomic<int> backendJobs{0};
+void twoThreadTeam(int64_t n, void (*fn)(void *, int64_t), void *ctx) {
+  ++backendJobs;
+  std::atomic<int64_t> next{0};
+  auto parts = [&] {
+    for (int64_t t; (t = next.fetch_add(1)) < n;)
+      fn(ctx, t);
+  };
+  std::thread other(parts);
+  parts();
+  other.join();
+}
+} // namespace
+
+TEST(Threads, ABackendTakesThisThreadsJobs) {
+  backendJobs = 0;
+  EXPECT_EQ(cpnrt::setThreadParallelBackend(&twoThreadTeam), nullptr);
+  std::array<std::atomic<int>, 5> hits{};
+  cpnrt::lib::onThreads(5, [&](int64_t t) { ++hits[t]; });
+  for (int t = 0; t < 5; ++t)
+    EXPECT_EQ(hits[t].load(), 1) << "part " << t;
+  EXPECT_EQ(backendJobs.load(), 1);
+  std::atomic<int> inner{0};
+  cpnrt::lib::onThreads(3, [&](int64_t) {
+    cpnrt::lib::onThreads(4, [&](int64_t) { ++inner; });
+  });
+  EXPECT_EQ(inner.load(), 12);
+  EXPECT_EQ(backendJobs.load(), 2); // the nested jobs ran where they were made
+  std::atomic<int> elsewhere{0};
+  std::thread([&] {
+    cpnrt::lib::onThreads(4, [&](int64_t) { ++elsewhere; });
+  }).join();
+  EXPECT_EQ(elsewhere.load(), 4);
+  EXPECT_EQ(backendJobs.load(), 2);
+  EXPECT_EQ(cpnrt::setThreadParallelBackend(nullptr), &twoThreadTeam);
+  cpnrt::lib::onThreads(4, [&](int64_t) { ++elsewhere; });
+  EXPECT_EQ(backendJobs.load(), 2);
+  EXPECT_EQ(elsewhere.load(), 8);
 }

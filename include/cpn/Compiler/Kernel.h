@@ -49,8 +49,13 @@ public:
   std::string name = "kernel";        // "kernel <key>", as its tasks are named
   std::shared_ptr<LazyChecks> checks; // null when the kernel has none
   /// A product or library call of the trace runs on threads other than
-  /// OpenMP's (OpenBLAS's, the runtime's sorts and gathers).
+  /// OpenMP's (OpenBLAS's, the runtime's sorts and gathers): OpenMP's idle
+  /// threads sleep at once in its run (setCallFacts in lib/Engine).
   bool callsLibrary = false;
+  /// The trace's library calls are the runtime's algorithms (sorts, gathers,
+  /// scans: cpnrt::isRuntimeAlgorithm) beside parallel loops: their parts run
+  /// on the kernel's OpenMP threads (cpnrt/Threads.h), no BLAS call.
+  bool callsAlgorithms = false;
   /// The kernel calls into the runtime at all (any product, matrix-vector
   /// ones included, or library call), which may wake threads of its own.
   bool callsRuntime = false;

@@ -63,6 +63,11 @@ std::vector<cpn_lib_entry> fftFunctions();
 inline bool updatesFirstInput(std::string_view callee) {
   return callee.substr(0, 4) == "put_" || callee.substr(0, 3) == "at_";
 }
+/// Whether `callee` (without "cpn_lib_") is one of the runtime's own
+/// algorithms (sorting, searching, gathers, scans, FFT: parts on the
+/// runtime's threads, see cpnrt/Threads.h), not a BLAS/LAPACK call that runs
+/// on OpenBLAS's threads.
+bool isRuntimeAlgorithm(std::string_view callee);
 /// Whether `callee` may be given its first input's buffer as its output
 /// (same shape and type, row-major): the scans (cumsum, cumprod, cummax,
 /// ..., Scans.cpp) read each element before they write it, on every split.
