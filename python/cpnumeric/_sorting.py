@@ -470,7 +470,10 @@ def _unique_flat(ar, want_index, want_inverse, want_counts, equal_nan=True):
     else:  # the values alone: a sort, without the index pairs of an argsort
         perm, s = None, sort(flat)
     neq = _ufuncs.not_equal(s[1:], s[:-1])
-    if equal_nan and s._dtype.kind in "fc":
+    if equal_nan and s._dtype.kind == "f":
+        # NaNs sort last: an element after a NaN is a NaN, the same one
+        neq = _ufuncs.logical_and(neq, _ufuncs.logical_not(_ufuncs.isnan(s[:-1])))
+    elif equal_nan and s._dtype.kind == "c":
         neq = _ufuncs.logical_and(neq, _ufuncs.logical_not(_ufuncs.logical_and(
             _ufuncs.isnan(s[1:]), _ufuncs.isnan(s[:-1]))))
     from ._creation import ones
