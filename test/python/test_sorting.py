@@ -338,3 +338,24 @@ def test_scan_of_a_temporary_in_place_in_its_output(dt):
         numpy.testing.assert_array_equal(numpy.asarray(t), ref_t)
         numpy.testing.assert_array_equal(numpy.asarray(e), ref_t + 1)
         numpy.testing.assert_array_equal(numpy.asarray(t2), ref_t2)
+
+
+def test_library_calls_between_parallel_loops():
+    # A window with sorts, a gather and a scan of 10^5 elements between
+    # loops big enough to run on OpenMP's threads: the calls' parts run on
+    # those same threads (the Engine's OpenMP team); the values are NumPy's.
+    rng = numpy.random.default_rng(3)
+    x = rng.standard_normal(200_000)
+    idx = rng.integers(0, x.size, 150_000)
+    for m in (numpy, cp):
+        a = m.asarray(x)
+        s = m.sort(a * 2.0 + 1.0)
+        g = a[m.asarray(idx)] * 3.0
+        c = m.cumsum(m.exp(s[::2]) - g[:100_000], axis=0)
+        o = m.argsort(c - s[1::2])
+        u = m.unique(m.floor(a * 10.0))
+        r = [numpy.asarray(v) for v in (s, g, c, o, u, (s[1:] - s[:-1]).min())]
+        if m is numpy:
+            want = r
+    for got, ref in zip(r, want):
+        numpy.testing.assert_allclose(got, ref, rtol=1e-12, atol=1e-9)
