@@ -352,6 +352,13 @@ int arraySetItem(PyObject *self, PyObject *key, PyObject *value) {
     PyErr_SetString(PyExc_RuntimeError, "cpnumeric: no item handlers");
     return -1;
   }
+  // NumPy checks the destination before the key (fuzz 840:19275: a key out
+  // of bounds of a broadcast view is still "read-only").
+  if (Py_TYPE(self) == state.array.type &&
+      state.array.get(self, kReadonly) == Py_True) {
+    PyErr_SetString(PyExc_ValueError, "assignment destination is read-only");
+    return -1;
+  }
   // A 0-d eager array as the NumPy scalar it holds (element_set takes
   // scalars): NumPy converts both alike, except into an integer array,
   // where a scalar's int() conversion raises for NaN (ValueError) and for

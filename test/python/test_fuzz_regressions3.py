@@ -766,3 +766,16 @@ def test_accumulate_of_a_transposed_array_keeps_its_layout(eager_threshold, acc)
         out.append((r.strides, numpy.asarray(flat)))
     assert out[0][0] == out[1][0]
     numpy.testing.assert_array_equal(out[1][1], out[0][1])
+
+
+@pytest.mark.parametrize("key", [(5, 0), 7, (slice(None), 9), (Ellipsis, slice(None, None, -1), 99),
+                                 "array"])
+def test_read_only_before_the_key(eager_threshold, key):
+    # 840:19275, 840:19512: NumPy checks that the destination is writeable
+    # before it reads the key: an out-of-bounds key into a broadcast view
+    # is a ValueError (read-only), not an IndexError.
+    for m in (numpy, cp):
+        x = m.broadcast_to(m.arange(3.0), (2, 3))
+        k = m.asarray([7]) if key == "array" else key
+        with pytest.raises(ValueError, match="read-only"):
+            x[k] = 1

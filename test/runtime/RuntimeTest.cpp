@@ -975,3 +975,37 @@ TEST(Threads, ABackendTakesThisThreadsJobs) {
   EXPECT_EQ(backendJobs.load(), 2);
   EXPECT_EQ(elsewhere.load(), 8);
 }
+
+// Matrix-vector products big enough to split by output rows over threads
+// (each block a one-thread gemv): stored and transposed matrices, an offset
+// operand, strided vectors and accumulation give the plain loop's values.
+TEST(Blas, SplitMatrixVectorProducts) {
+  const int64_t m = 333, k = 301;
+  std::vector<double> A(m * k + 5), x(2 * k), y(3 * m), want(m);
+  for (size_t i = 0; i < A.size(); ++i)
+    A[i] = std::sin(double(i)) + 0.25;
+  for (size_t i = 0; i < x.size(); ++i)
+    x[i] = std::cos(double(i));
+  for (int trans = 0; trans < 2; ++trans)
+    for (int accumulate = 0; accumulate < 2; ++accumulate) {
+      // The matrix at offset 5: rows x cols m x k, stored (rs k, cs 1) or
+      // as the transpose of a stored k x m one (rs 1, cs m).
+      int64_t rs = trans ? 1 : k, cs = trans ? m : 1;
+      for (int64_t i = 0; i < 3 * m; ++i)
+        y[i] = 0.5;
+      for (int64_t i = 0; i < m; ++i) {
+        double s = accumulate ? 0.5 : 0.0;
+        for (int64_t l = 0; l < k; ++l)
+          s += A[5 + i * rs + l * cs] * x[2 * l];
+        want[i] = s;
+      }
+      cpn_gemm_f64(reinterpret_cast<int64_t>(A.data()), 5, rs, cs,
+                   reinterpret_cast<int64_t>(x.data()), 0, 2, 1,
+                   reinterpret_cast<int64_t>(y.data()), 0, 3, 1, m, 1, k,
+                   accumulate);
+      for (int64_t i = 0; i < m; ++i)
+        ASSERT_NEAR(y[3 * i], want[i], 1e-12 * (1 + std::abs(want[i])))
+            << "trans " << trans << " accumulate " << accumulate << " row " << i;
+      EXPECT_EQ(y[1], 0.5); // the elements between the strided ones
+    }
+}
