@@ -1219,6 +1219,19 @@ class Analysis:
                                       numpy.complexfloating))]
         if "kw:casting" in info.ops and sources:
             return "a float result cast unsafely into an integer output"
+        if "kw:casting" in info.ops:
+            # integer operands whose loop is a float one (uint64 with a
+            # signed integer: float64; 840:11494)
+            types = [numpy.asarray(v).dtype for v in pre_vals.values()
+                     if _as_array(v) is not None]
+            types += [numpy.asarray(c).dtype for c in info.consts
+                      if isinstance(c, numpy.generic)]
+            try:
+                loop = numpy.result_type(*types) if types else None
+            except TypeError:
+                loop = None
+            if loop is not None and loop.kind in "fc":
+                return "a float result cast unsafely into an integer output"
         if info.ops & HARD and info.ops & {"kw:casting", "kw:out", "kw:dtype"}:
             return "a float-valued operation written into an integer output"
         for k in targets:
