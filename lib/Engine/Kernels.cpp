@@ -70,11 +70,8 @@ void detail::setCallFacts(Executable &exe, const Trace &trace) {
   // both: with the threads sleeping after each loop, each loop waited ~0.14
   // ms for an idle vCPU to wake (a unique() of 10^5 elements, one sort and
   // four loops: 1.0 ms against 0.43 ms for the sort alone).
-  // (Matrix-vector products count as algorithms: their gemv is split by
-  // rows over the runtime's threads, Blas.cpp.)
   bool algorithms = llvm::any_of(trace.ops(), [](const TraceOp &op) {
-    return (op.name == "libcall" && cpnrt::isRuntimeAlgorithm(op.sattr)) ||
-           op.name == "matmul";
+    return op.name == "libcall" && cpnrt::isRuntimeAlgorithm(op.sattr);
   });
   bool blas = callsBlas(trace), loops = algorithms && hasParallelLoops(trace);
   exe.callsLibrary = blas || (algorithms && !loops);

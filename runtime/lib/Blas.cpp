@@ -7,7 +7,6 @@
 #include "cpnrt/Blas.h"
 #include "cpnrt/Facts.h"
 
-#include "LibCall.h"
 #include "OpenBlas.h"
 #include "Symmetry.h"
 
@@ -52,10 +51,6 @@ template <typename T> struct Operand {
 /// 512 x 512 126 -> 60 us, 1000 x 1000 330 -> 245 us back to back, no worse
 /// after a 0.15 s pause (session 26, Intel Xeon, 2 vCPUs).
 constexpr double kOneThreadMatvecElements = double(1 << 14);
-/// From as many matrix elements per thread, a matrix-vector product is split
-/// by output rows over threads (gemv), in blocks of at least this many rows.
-constexpr int64_t kSplitMatvecElements = int64_t(1) << 14;
-constexpr int64_t kMatvecRowsPerPart = 16;
 
 /// Square matrices at least this big are checked for symmetry when a kernel
 /// multiplies the same stored one by a vector a second time.
@@ -110,30 +105,9 @@ void gemv(Blas blas, const Operand<T> &mat, int64_t rows, int64_t cols,
     return;
   }
   bool stored = mat.trans == CblasNoTrans; // stored rows x cols
-  // Output rows [r0, r1): a block of the stored matrix's rows (or columns,
-  // for a transposed one) times x.
-  auto block = [&](int64_t r0, int64_t r1) {
-    blas.gemv(CblasRowMajor, mat.trans, stored ? r1 - r0 : cols,
-              stored ? cols : r1 - r0, T(1),
-              mat.ptr + (stored ? r0 * mat.ld : r0), mat.ld, x, incx, beta,
-              y + r0 * incy, incy);
-  };
-  int64_t parts = std::min(
-      cpnrt::lib::threadsFor(rows * cols, kSplitMatvecElements),
-      std::max<int64_t>(1, rows / kMatvecRowsPerPart));
-  if (parts <= 1) {
-    block(0, rows);
-    return;
-  }
-  // Split by output rows over the runtime's threads (or the running
-  // kernel's OpenMP team), each block a one-thread gemv: a thread that
-  // wakes late finds its block taken by the caller, where OpenBLAS's own
-  // split waits for it (matvec 1000 x 1000 after a pause: 0.90 ms against
-  // NumPy's 0.54).
-  cpnrt::lib::OneBlasThreadIf one(true);
-  cpnrt::lib::onThreads(parts, [&](int64_t c) {
-    block(rows * c / parts, rows * (c + 1) / parts);
-  });
+  blas.gemv(CblasRowMajor, mat.trans, stored ? rows : cols,
+            stored ? cols : rows, T(1), mat.ptr, mat.ld, x, incx, beta, y,
+            incy);
 }
 
 /// The BLAS routines of one element type.

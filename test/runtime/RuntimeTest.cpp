@@ -976,10 +976,10 @@ TEST(Threads, ABackendTakesThisThreadsJobs) {
   EXPECT_EQ(elsewhere.load(), 8);
 }
 
-// Matrix-vector products big enough to split by output rows over threads
-// (each block a one-thread gemv): stored and transposed matrices, an offset
-// operand, strided vectors and accumulation give the plain loop's values.
-TEST(Blas, SplitMatrixVectorProducts) {
+// Matrix-vector products past the one-thread size (OpenBLAS's threads):
+// stored and transposed matrices, an offset operand, strided vectors and
+// accumulation give the plain loop's values.
+TEST(Blas, LargeMatrixVectorProducts) {
   const int64_t m = 333, k = 301;
   std::vector<double> A(m * k + 5), x(2 * k), y(3 * m), want(m);
   for (size_t i = 0; i < A.size(); ++i)
