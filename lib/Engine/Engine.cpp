@@ -34,9 +34,9 @@
 
 #include <algorithm>
 #include <atomic>
-#include <exception>
 #include <chrono>
 #include <dlfcn.h>
+#include <exception>
 #include <functional>
 #include <mutex>
 #include <stdexcept>
@@ -88,7 +88,8 @@ void ompParts(int32_t *, int32_t *, OmpJob *job) {
 /// neither wakes a second pool nor competes with spinning OpenMP threads).
 void ompTeam(int64_t n, void (*fn)(void *, int64_t), void *ctx) {
   using Fork = void (*)(OmpIdent *, int32_t, void *, ...);
-  static auto *fork = reinterpret_cast<Fork>(dlsym(openmpRuntime(), "__kmpc_fork_call"));
+  static auto *fork =
+      reinterpret_cast<Fork>(dlsym(openmpRuntime(), "__kmpc_fork_call"));
   static auto *push = reinterpret_cast<void (*)(OmpIdent *, int32_t, int32_t)>(
       dlsym(openmpRuntime(), "__kmpc_push_num_threads"));
   static auto *gtid = reinterpret_cast<int32_t (*)(OmpIdent *)>(

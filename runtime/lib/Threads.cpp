@@ -17,8 +17,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "LibCall.h"
 #include "cpnrt/Threads.h"
+#include "LibCall.h"
 
 #include <chrono>
 #include <condition_variable>
@@ -63,7 +63,8 @@ struct Pool {
   void drain(uint32_t gen) {
     uint64_t v = claim.load(std::memory_order_acquire);
     for (;;) {
-      if (uint32_t(v >> 32) != gen || (v & kPartMask) >= ((v >> 16) & kPartMask))
+      if (uint32_t(v >> 32) != gen ||
+          (v & kPartMask) >= ((v >> 16) & kPartMask))
         return;
       if (!claim.compare_exchange_weak(v, v + 1, std::memory_order_acq_rel,
                                        std::memory_order_acquire))

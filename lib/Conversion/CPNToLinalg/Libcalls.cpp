@@ -40,7 +40,8 @@ static Value viewInPlace(IRRewriter &rw, Location loc, Value v, MemRefType mt) {
       view.getBase());
   baseBuf.setReadOnly(true);
   // A rank-1 contiguous buffer of the base's elements, then the view on it.
-  auto flatTy = MemRefType::get({baseTy.getNumElements()}, baseTy.getElementType());
+  auto flatTy =
+      MemRefType::get({baseTy.getNumElements()}, baseTy.getElementType());
   SmallVector<ReassociationIndices> all(1);
   for (int64_t d = 0; d < baseTy.getRank(); ++d)
     all[0].push_back(d);
@@ -50,12 +51,15 @@ static Value viewInPlace(IRRewriter &rw, Location loc, Value v, MemRefType mt) {
                                          ArrayRef<ReassociationIndices>{})
                .getResult();
   else if (baseTy.getRank() > 1)
-    flat = memref::CollapseShapeOp::create(rw, loc, flatTy, flat, all).getResult();
-  auto staticTy = MemRefType::get(
-      resTy.getShape(), resTy.getElementType(),
-      StridedLayoutAttr::get(rw.getContext(), view.getOffset(), view.getStrides()));
+    flat =
+        memref::CollapseShapeOp::create(rw, loc, flatTy, flat, all).getResult();
+  auto staticTy =
+      MemRefType::get(resTy.getShape(), resTy.getElementType(),
+                      StridedLayoutAttr::get(rw.getContext(), view.getOffset(),
+                                             view.getStrides()));
   Value r = memref::ReinterpretCastOp::create(
-      rw, loc, staticTy, flat, view.getOffset(), resTy.getShape(), view.getStrides());
+      rw, loc, staticTy, flat, view.getOffset(), resTy.getShape(),
+      view.getStrides());
   return memref::CastOp::create(rw, loc, mt, r);
 }
 
@@ -79,8 +83,9 @@ LogicalResult lowerLibcall(IRRewriter &rw, LibcallOp op) {
   bufferization::MaterializeInDestinationOp store;
   for (Operation *u : op.getResult().getUsers()) {
     auto m = dyn_cast<bufferization::MaterializeInDestinationOp>(u);
-    if (m && m.getDest().getType() == outTy && isa<BlockArgument>(m.getDest()) &&
-        m.getDest().hasOneUse() && m->getBlock() == op->getBlock()) {
+    if (m && m.getDest().getType() == outTy &&
+        isa<BlockArgument>(m.getDest()) && m.getDest().hasOneUse() &&
+        m->getBlock() == op->getBlock()) {
       store = m;
       break;
     }
@@ -92,12 +97,15 @@ LogicalResult lowerLibcall(IRRewriter &rw, LibcallOp op) {
   // producer's tensor.empty becomes the argument) and no buffer of its own
   // lives beside the result (`cumsum(a * dt + b)`: one array less).
   Value inPlace;
-  if (store && op->getNumOperands() == 1 && cpnrt::scanMayRunInPlace(op.getCallee())) {
+  if (store && op->getNumOperands() == 1 &&
+      cpnrt::scanMayRunInPlace(op.getCallee())) {
     Value v = op->getOperand(0);
     Operation *def = v.getDefiningOp();
     if (v.hasOneUse() && tensorOf(v) == resTy && def &&
-        isa<CPNDialect>(def->getDialect()) && !isa<ViewOp, LibcallOp, UpdateOp>(def)) {
-      auto fill = bufferization::MaterializeInDestinationOp::create(rw, loc, v, outBuf);
+        isa<CPNDialect>(def->getDialect()) &&
+        !isa<ViewOp, LibcallOp, UpdateOp>(def)) {
+      auto fill =
+          bufferization::MaterializeInDestinationOp::create(rw, loc, v, outBuf);
       fill.setRestrict(true);
       fill.setWritable(true);
       inPlace = outBuf;
