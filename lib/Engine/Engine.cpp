@@ -35,11 +35,13 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <dlfcn.h>
 #include <exception>
 #include <functional>
 #include <mutex>
 #include <stdexcept>
+#include <thread>
 #include <tuple>
 #include <unordered_map>
 
@@ -218,9 +220,59 @@ Engine &Engine::global() {
   return *e;
 }
 
+namespace {
+/// The engine's gate (Engine::setGateWaiter): its owner and how many times
+/// it entered.
+std::mutex gateMutex;
+std::condition_variable gateFree;
+std::thread::id gateOwner;
+int gateDepth = 0;
+void (*gateWaiter)(void (*)()) = nullptr;
+
+/// Blocks until the gate is free, then takes it (gateMutex not held).
+void waitForGate() {
+  std::unique_lock<std::mutex> lock(gateMutex);
+  gateFree.wait(lock, [] { return gateDepth == 0; });
+  gateOwner = std::this_thread::get_id();
+  gateDepth = 1;
+}
+
+/// Holds the gate for a scope.
+struct Gate {
+  Gate() {
+    {
+      std::lock_guard<std::mutex> lock(gateMutex);
+      if (gateDepth == 0 || gateOwner == std::this_thread::get_id()) {
+        gateOwner = std::this_thread::get_id();
+        ++gateDepth;
+        return;
+      }
+    }
+    if (gateWaiter)
+      gateWaiter(&waitForGate);
+    else
+      waitForGate();
+  }
+  ~Gate() {
+    std::lock_guard<std::mutex> lock(gateMutex);
+    if (--gateDepth == 0) {
+      gateOwner = std::thread::id();
+      gateFree.notify_all();
+    }
+  }
+  Gate(const Gate &) = delete;
+  Gate &operator=(const Gate &) = delete;
+};
+} // namespace
+
+void Engine::setGateWaiter(void (*waiter)(void (*wait)())) {
+  gateWaiter = waiter;
+}
+
 NodeRef Engine::record(std::string name, const std::vector<NodeRef> &operands,
                        std::vector<int64_t> iattrs, std::string sattr,
                        std::vector<int64_t> shape, cpnrt::DType dtype) {
+  Gate gate;
   ++stats_.opsRecorded;
   if (cutPending_)
     flush();
@@ -287,6 +339,7 @@ void Engine::statementEnd() {
 }
 
 void Engine::flush() {
+  Gate gate;
   cutPending_ = false;
   if (trace_.empty())
     return;
@@ -580,11 +633,13 @@ void Engine::submit(const std::shared_ptr<Executable> &exe,
 }
 
 void Engine::beginCapture() {
+  Gate gate;
   flush();
   capturing_ = true;
 }
 
 std::shared_ptr<CapturedTrace> Engine::endCapture(bool execute) {
+  Gate gate;
   capturing_ = false;
   cutPending_ = false;
   auto cap = std::make_shared<CapturedTrace>();

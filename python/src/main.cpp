@@ -5,6 +5,9 @@
 //===----------------------------------------------------------------------===//
 
 #include "bindings.h"
+#include "cpn/Engine/Engine.h"
+
+namespace py = pybind11;
 
 PYBIND11_MODULE(_cpn, m) {
   m.doc() = "cpnumeric's C++ side: trace recording, compiler, runtime";
@@ -13,4 +16,15 @@ PYBIND11_MODULE(_cpn, m) {
   initRuntime(m);
   initFast(m);
   initBaseline(m);
+  // A Python thread that finds another inside the engine (its flush let the
+  // GIL go, in NumPy's loops or a library call) waits for it without the
+  // GIL, which that thread needs to finish.
+  cpn::Engine::setGateWaiter([](void (*wait)()) {
+    if (PyGILState_Check()) {
+      py::gil_scoped_release release;
+      wait();
+    } else {
+      wait();
+    }
+  });
 }

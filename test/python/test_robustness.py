@@ -379,3 +379,42 @@ def test_an_array_past_the_address_space_limit_is_numpys_memory_error():
     lines = r.stdout.splitlines()
     assert lines[0].startswith("MemoryError Unable to allocate"), r.stdout
     assert lines[1] == "562500.0"
+
+
+@pytest.mark.parametrize("tier", ["baseline", "compiled"])
+def test_python_threads_share_the_engine(request, tier):
+    # Python threads computing at once: a flush lets the GIL go (NumPy's
+    # loops in the baseline tier, library calls), and another thread's
+    # record then found the engine mid-flush (a crash in runBaseline). The
+    # engine's gate makes the second thread wait, without the GIL.
+    import threading
+    if tier == "baseline":
+        request.getfixturevalue("baseline")
+    rng = numpy.random.default_rng(0)
+    x = rng.standard_normal(200_000)
+    want_s = numpy.sort(x * 2.0 + 1.0)
+    want_c = numpy.cumsum(numpy.exp(want_s[::2]))
+    errors = []
+
+    def work(k):
+        try:
+            for i in range(8):
+                a = np.asarray(x)
+                s = np.sort(a * 2.0 + 1.0)
+                c = np.cumsum(np.exp(s[::2]))
+                t = float((a * a).sum())
+                if not numpy.array_equal(numpy.asarray(s), want_s):
+                    errors.append(("sort", k, i))
+                if not numpy.allclose(numpy.asarray(c), want_c, rtol=1e-12):
+                    errors.append(("cumsum", k, i))
+                if abs(t - float((x * x).sum())) > 1e-9 * t:
+                    errors.append(("sum", k, i))
+        except Exception as e:  # noqa: BLE001 - reported below
+            errors.append(repr(e))
+
+    threads = [threading.Thread(target=work, args=(k,)) for k in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []

@@ -118,6 +118,14 @@ public:
                  std::vector<int64_t> iattrs, std::string sattr,
                  std::vector<int64_t> shape, cpnrt::DType dtype);
 
+  /// Several threads may record and flush (Python threads: the GIL is let
+  /// go inside a flush, by NumPy's loops in the baseline tier and by library
+  /// calls): record and flush hold the engine's gate, which its owner may
+  /// take again; another thread waits for it through `waiter`, which the
+  /// bindings set to release the GIL while it waits (`wait` blocks until
+  /// the gate is this thread's).
+  static void setGateWaiter(void (*waiter)(void (*wait)()));
+
   /// Compiles (or finds in the cache) and submits the current trace; every
   /// result still referenced from Python gets a store. Returns at once: the
   /// work runs on the runtime's task graph.
