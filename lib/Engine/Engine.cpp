@@ -636,10 +636,14 @@ void Engine::beginCapture() {
   Gate gate;
   flush();
   capturing_ = true;
+  // Held until endCapture: another thread's ops must not land in the
+  // captured function's trace.
+  captureGate_ = std::make_shared<Gate>();
 }
 
 std::shared_ptr<CapturedTrace> Engine::endCapture(bool execute) {
   Gate gate;
+  captureGate_.reset(); // this scope's gate holds it to the end
   capturing_ = false;
   cutPending_ = false;
   auto cap = std::make_shared<CapturedTrace>();

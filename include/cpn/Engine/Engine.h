@@ -218,6 +218,8 @@ private:
   std::array<uint8_t, 3> fpActions_{};
   std::shared_ptr<const FpSites> fpSites() const;
   BaselineRunner baseline_;
+  /// The engine's gate, held from beginCapture to endCapture (Engine.cpp).
+  std::shared_ptr<void> captureGate_;
   // Seconds the baseline tier has spent on each window (by kernel key): a
   // window is compiled once they reach what a compile costs.
   std::unordered_map<uint64_t, double> baselineSpent_;
