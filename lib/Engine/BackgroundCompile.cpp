@@ -220,6 +220,7 @@ double Engine::compileRemaining(uint64_t key) const {
 }
 
 void Engine::collectCompiles() {
+  detail::EngineGate gate; // stats() may ask while another thread flushes
   if (compiling_.empty())
     return;
   Worker &w = worker();

@@ -237,32 +237,33 @@ void waitForGate() {
   gateDepth = 1;
 }
 
-/// Holds the gate for a scope.
-struct Gate {
-  Gate() {
-    {
-      std::lock_guard<std::mutex> lock(gateMutex);
-      if (gateDepth == 0 || gateOwner == std::this_thread::get_id()) {
-        gateOwner = std::this_thread::get_id();
-        ++gateDepth;
-        return;
-      }
-    }
-    if (gateWaiter)
-      gateWaiter(&waitForGate);
-    else
-      waitForGate();
-  }
-  ~Gate() {
+} // namespace
+
+detail::EngineGate::EngineGate() {
+  {
     std::lock_guard<std::mutex> lock(gateMutex);
-    if (--gateDepth == 0) {
-      gateOwner = std::thread::id();
-      gateFree.notify_all();
+    if (gateDepth == 0 || gateOwner == std::this_thread::get_id()) {
+      gateOwner = std::this_thread::get_id();
+      ++gateDepth;
+      return;
     }
   }
-  Gate(const Gate &) = delete;
-  Gate &operator=(const Gate &) = delete;
-};
+  if (gateWaiter)
+    gateWaiter(&waitForGate);
+  else
+    waitForGate();
+}
+
+detail::EngineGate::~EngineGate() {
+  std::lock_guard<std::mutex> lock(gateMutex);
+  if (--gateDepth == 0) {
+    gateOwner = std::thread::id();
+    gateFree.notify_all();
+  }
+}
+
+namespace {
+using Gate = detail::EngineGate;
 } // namespace
 
 void Engine::setGateWaiter(void (*waiter)(void (*wait)())) {

@@ -55,6 +55,15 @@ void setCallFacts(Executable &exe, const Trace &trace);
 /// Queues a report for each site of `fp` whose bits are set in `status` (a
 /// kernel's fp status words, or the baseline tier's), for takeFpReports.
 void reportFpErrors(const FpSites &fp, const std::vector<int32_t> &status);
+
+/// Holds the engine's gate for a scope (Engine::setGateWaiter): record,
+/// flush, @jit captures and the collection of background compiles.
+struct EngineGate {
+  EngineGate();
+  ~EngineGate();
+  EngineGate(const EngineGate &) = delete;
+  EngineGate &operator=(const EngineGate &) = delete;
+};
 } // namespace cpn::detail
 
 #endif // CPN_LIB_ENGINE_ENGINEINTERNAL_H

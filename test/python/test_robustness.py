@@ -412,9 +412,18 @@ def test_python_threads_share_the_engine(request, tier):
         except Exception as e:  # noqa: BLE001 - reported below
             errors.append(repr(e))
 
+    done = threading.Event()
+
+    def ask():  # stats() collects background compiles: gated too
+        while not done.is_set():
+            np.stats()
+
     threads = [threading.Thread(target=work, args=(k,)) for k in range(4)]
-    for t in threads:
+    asker = threading.Thread(target=ask)
+    for t in threads + [asker]:
         t.start()
     for t in threads:
         t.join()
+    done.set()
+    asker.join()
     assert errors == []
