@@ -85,32 +85,41 @@ void ompParts(int32_t *, int32_t *, OmpJob *job) {
   }
 }
 
+/// The libomp entry points ompTeam calls, found once (all null without
+/// libomp).
+struct OmpEntries {
+  void (*fork)(OmpIdent *, int32_t, void *, ...) = nullptr;
+  void (*pushThreads)(OmpIdent *, int32_t, int32_t) = nullptr;
+  int32_t (*threadNum)(OmpIdent *) = nullptr;
+  bool ok = false;
+  OmpEntries() {
+    void *omp = openmpRuntime();
+    if (!omp)
+      return;
+    fork = reinterpret_cast<decltype(fork)>(dlsym(omp, "__kmpc_fork_call"));
+    pushThreads = reinterpret_cast<decltype(pushThreads)>(
+        dlsym(omp, "__kmpc_push_num_threads"));
+    threadNum = reinterpret_cast<decltype(threadNum)>(
+        dlsym(omp, "__kmpc_global_thread_num"));
+    ok = fork && pushThreads && threadNum;
+  }
+};
+const OmpEntries &ompEntries() {
+  static const OmpEntries entries;
+  return entries;
+}
+
 /// cpnrt::ParallelBackend on libomp's threads (those of the running kernel's
 /// parallel loops: awake between its loops, so a library call in the kernel
 /// neither wakes a second pool nor competes with spinning OpenMP threads).
 void ompTeam(int64_t n, void (*fn)(void *, int64_t), void *ctx) {
-  using Fork = void (*)(OmpIdent *, int32_t, void *, ...);
-  static auto *fork =
-      reinterpret_cast<Fork>(dlsym(openmpRuntime(), "__kmpc_fork_call"));
-  static auto *push = reinterpret_cast<void (*)(OmpIdent *, int32_t, int32_t)>(
-      dlsym(openmpRuntime(), "__kmpc_push_num_threads"));
-  static auto *gtid = reinterpret_cast<int32_t (*)(OmpIdent *)>(
-      dlsym(openmpRuntime(), "__kmpc_global_thread_num"));
+  const OmpEntries &omp = ompEntries();
   OmpJob job{n, fn, ctx};
-  push(&ompLoc, gtid(&ompLoc),
-       int32_t(std::min<int64_t>(n, std::max(1, kernelThreads()))));
-  fork(&ompLoc, 1, reinterpret_cast<void *>(&ompParts), &job);
+  omp.pushThreads(&ompLoc, omp.threadNum(&ompLoc),
+                  int32_t(std::min<int64_t>(n, std::max(1, kernelThreads()))));
+  omp.fork(&ompLoc, 1, reinterpret_cast<void *>(&ompParts), &job);
   if (job.error)
     std::rethrow_exception(job.error);
-}
-
-/// Whether libomp has what ompTeam calls.
-bool ompTeamAvailable() {
-  static bool ok = openmpRuntime() &&
-                   dlsym(openmpRuntime(), "__kmpc_fork_call") &&
-                   dlsym(openmpRuntime(), "__kmpc_push_num_threads") &&
-                   dlsym(openmpRuntime(), "__kmpc_global_thread_num");
-  return ok;
 }
 
 /// Submits `exe` on the runtime's task graph: it reads `reads` and writes
@@ -165,7 +174,7 @@ void runKernel(const std::shared_ptr<Executable> &exe,
         }
         // The runtime's algorithms in a kernel of loops run their parts on
         // the loops' OpenMP threads (callsAlgorithms; one pool, awake).
-        bool team = exe->callsAlgorithms && ompTeamAvailable();
+        bool team = exe->callsAlgorithms && ompEntries().ok;
         cpnrt::ParallelBackend before =
             team ? cpnrt::setThreadParallelBackend(&ompTeam) : nullptr;
         struct RestoreBackend {

@@ -21,43 +21,37 @@
 
 namespace cpn {
 namespace {
-/// Whether the trace calls BLAS/LAPACK: a matrix-matrix product (a gemm of
-/// 16+ rows and columns) or a library call that is not one of the runtime's
-/// own algorithms. Matrix-vector products are left out: they are short, and
-/// the loops around them want the threads awake (logistic regression
-/// measured 5-10% slower).
-bool callsBlas(const Trace &trace) {
-  for (const TraceOp &op : trace.ops()) {
-    if (op.name == "libcall" && !cpnrt::isRuntimeAlgorithm(op.sattr))
-      return true;
-    if (op.name == "matmul" && op.shape.size() == 2 && op.shape[0] >= 16 &&
-        op.shape[1] >= 16)
-      return true;
+/// What a kernel of the trace calls, in one pass: BLAS/LAPACK (a
+/// matrix-matrix product of 16+ rows and columns, or a library call that is
+/// not one of the runtime's own algorithms; matrix-vector products are left
+/// out: they are short, and the loops around them want the threads awake,
+/// logistic regression measured 5-10% slower), the runtime's algorithms, and
+/// loops that run on OpenMP's threads (an op other than a library call or
+/// view over at least the 32768 iterations from which
+/// cpn-parallel-outer-loops makes a nest parallel: its min-work).
+struct Calls {
+  bool blas = false, algorithms = false, loops = false;
+  explicit Calls(const Trace &trace) {
+    auto big = [](const std::vector<int64_t> &shape) {
+      return numel(shape) >= 32768;
+    };
+    for (const TraceOp &op : trace.ops()) {
+      if (op.name == "libcall") {
+        (cpnrt::isRuntimeAlgorithm(op.sattr) ? algorithms : blas) = true;
+        continue;
+      }
+      if (op.name == "matmul" && op.shape.size() == 2 && op.shape[0] >= 16 &&
+          op.shape[1] >= 16)
+        blas = true;
+      if (op.name == "view" || loops)
+        continue;
+      loops = big(op.shape) || llvm::any_of(op.operands, [&](int32_t r) {
+                return big(r >= 0 ? trace.ops()[r].shape
+                                  : trace.inputs()[-r - 1]->shape);
+              });
+    }
   }
-  return false;
-}
-
-/// Whether the trace has loops that run on OpenMP's threads: an op other
-/// than a library call or view over at least the 32768 iterations from which
-/// cpn-parallel-outer-loops makes a nest parallel (its min-work).
-bool hasParallelLoops(const Trace &trace) {
-  auto big = [](const std::vector<int64_t> &shape) {
-    int64_t n = 1;
-    for (int64_t d : shape)
-      n *= d;
-    return n >= 32768;
-  };
-  for (const TraceOp &op : trace.ops()) {
-    if (op.name == "libcall" || op.name == "view")
-      continue;
-    if (big(op.shape))
-      return true;
-    for (int32_t r : op.operands)
-      if (big(r >= 0 ? trace.ops()[r].shape : trace.inputs()[-r - 1]->shape))
-        return true;
-  }
-  return false;
-}
+};
 } // namespace
 
 void detail::setCallFacts(Executable &exe, const Trace &trace) {
@@ -70,12 +64,10 @@ void detail::setCallFacts(Executable &exe, const Trace &trace) {
   // both: with the threads sleeping after each loop, each loop waited ~0.14
   // ms for an idle vCPU to wake (a unique() of 10^5 elements, one sort and
   // four loops: 1.0 ms against 0.43 ms for the sort alone).
-  bool algorithms = llvm::any_of(trace.ops(), [](const TraceOp &op) {
-    return op.name == "libcall" && cpnrt::isRuntimeAlgorithm(op.sattr);
-  });
-  bool blas = callsBlas(trace), loops = algorithms && hasParallelLoops(trace);
-  exe.callsLibrary = blas || (algorithms && !loops);
-  exe.callsAlgorithms = !blas && loops;
+  Calls calls(trace);
+  bool loops = calls.algorithms && calls.loops;
+  exe.callsLibrary = calls.blas || (calls.algorithms && !loops);
+  exe.callsAlgorithms = !calls.blas && loops;
   exe.callsRuntime = llvm::any_of(trace.ops(), [](const TraceOp &op) {
     return op.name == "libcall" || op.name == "matmul";
   });

@@ -20,6 +20,14 @@
 
 namespace cpn {
 
+/// The number of elements of an array of this shape.
+inline int64_t numel(const std::vector<int64_t> &shape) {
+  int64_t n = 1;
+  for (int64_t d : shape)
+    n *= d;
+  return n;
+}
+
 /// A value seen from Python: either materialized (it has a store) or pending
 /// (the result of op `opIndex` of the current trace). Python handles hold it
 /// by shared_ptr; the trace only holds weak references to op results, so a
@@ -37,12 +45,7 @@ struct ValueNode {
   // (a value never changes: a write makes a new node).
   std::optional<std::pair<int64_t, int64_t>> bounds;
 
-  int64_t numel() const {
-    int64_t n = 1;
-    for (int64_t d : shape)
-      n *= d;
-    return n;
-  }
+  int64_t numel() const { return cpn::numel(shape); }
 };
 using NodeRef = std::shared_ptr<ValueNode>;
 
