@@ -66,10 +66,7 @@ std::unique_ptr<llvm::TargetMachine> makeHostTargetMachine(bool pic) {
   return std::move(*tm);
 }
 
-/// The host's target machine (CPU and features), so that the vectorizers see
-/// the real vector width; without it LLVM's cost model vectorizes almost
-/// nothing. `pic`: position-independent code, for shared objects (cpnc).
-static llvm::TargetMachine *hostTargetMachine(bool pic = false) {
+llvm::TargetMachine *hostTargetMachine(bool pic) {
   if (pic) {
     static std::unique_ptr<llvm::TargetMachine> tm =
         makeHostTargetMachine(true);

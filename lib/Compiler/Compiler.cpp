@@ -3,8 +3,9 @@
 // Part of cpnumeric.
 //
 // What remains of compiling: compile (a window's trace through buildModule,
-// lower, toLLVM, optimizeAndEmit and loadObject, with its CPN_DUMP_IR
-// directory), compileObject (cpnc's ahead-of-time objects), planDonations
+// lower, toLLVM, the JIT target's code generator and loadObject, with its
+// CPN_DUMP_IR directory), compileObject (cpnc's ahead-of-time objects for
+// the target it names), planDonations
 // (which outputs are written into dead inputs' stores) and the kernels' OpenMP
 // runtime and thread count.
 //
@@ -70,8 +71,9 @@ std::shared_ptr<Executable> compile(const Trace &trace,
   // run needs it (LazyChecks).
   auto checks = std::make_shared<LazyChecks>();
   checks->optLevel = opts.optLevel;
-  lower(*module, dumpDir, fileNo, "", true,
-        summaryWriter(trace, outputs, donors, dumpDir), true, [&](ModuleOp m) {
+  const Target &target = jitTarget();
+  lower(*module, dumpDir, fileNo, target.loweringOptions(),
+        summaryWriter(trace, outputs, donors, dumpDir), [&](ModuleOp m) {
           if (!extractChecks(m, *checks))
             checks.reset();
           else if (!dumpDir.empty())
@@ -88,9 +90,13 @@ std::shared_ptr<Executable> compile(const Trace &trace,
       toLLVM(*module, llvmContext, checks.get());
   std::string llText;
   std::vector<std::string> scalarCalls;
-  std::vector<char> object = optimizeAndEmit(
-      *llvmModule, opts.optLevel, dumpDir.empty() ? nullptr : &llText,
-      dumpDir.empty() ? nullptr : &scalarCalls);
+  CodeGenOptions codegen;
+  codegen.optLevel = opts.optLevel;
+  if (!dumpDir.empty()) {
+    codegen.llText = &llText;
+    codegen.scalarCalls = &scalarCalls;
+  }
+  std::vector<char> object = target.generate(*llvmModule, codegen);
   if (!dumpDir.empty()) {
     writeFile(dumpDir / "llvm.ll", llText);
     appendScalarMath(dumpDir / "summary.txt", scalarCalls);
@@ -127,17 +133,17 @@ std::vector<char> compileObject(const Trace &trace,
   // status argument, no floating-point error checks.
   OwningOpRef<ModuleOp> module =
       buildModule(trace, outputs, donors, opts.symbols, /*fpStatus=*/false);
-  bool barePtr = opts.symbols.empty();
+  const Target &target = targetNamed(opts.target);
   std::filesystem::path dumpDir;
   int fileNo = 1;
   if (!opts.dumpDir.empty())
     dumpDir = std::filesystem::path(opts.dumpDir) / fileSafe(opts.symbol);
   beginCompile(*module, trace, dumpDir);
-  lower(*module, dumpDir, fileNo, "", opts.openmp,
-        summaryWriter(trace, outputs, donors, dumpDir), barePtr);
+  lower(*module, dumpDir, fileNo,
+        target.loweringOptions(/*shapeGeneric=*/!opts.symbols.empty()),
+        summaryWriter(trace, outputs, donors, dumpDir));
   llvm::LLVMContext llvmContext;
-  std::unique_ptr<llvm::Module> m =
-      toOptimizedLLVM(*module, llvmContext, opts.optLevel);
+  std::unique_ptr<llvm::Module> m = toLLVM(*module, llvmContext);
   // One exported symbol per object: several kernels link into one library.
   llvm::Function *entry = m->getFunction("_mlir_kernel");
   entry->setName(opts.symbol);
@@ -147,11 +153,21 @@ std::vector<char> compileObject(const Trace &trace,
   for (llvm::GlobalVariable &g : m->globals())
     if (!g.isDeclaration())
       g.setLinkage(llvm::GlobalValue::InternalLinkage);
+  std::string llText;
+  std::vector<std::string> scalarCalls;
+  CodeGenOptions codegen;
+  codegen.optLevel = opts.optLevel;
+  codegen.pic = true;
   if (!dumpDir.empty()) {
-    writeFile(dumpDir / "llvm.ll", llvmText(*m));
-    appendScalarMath(dumpDir / "summary.txt", scalarMathInLoops(*m));
+    codegen.llText = &llText;
+    codegen.scalarCalls = &scalarCalls;
   }
-  return emitObject(*m, /*pic=*/true);
+  std::vector<char> object = target.generate(*m, codegen);
+  if (!dumpDir.empty()) {
+    writeFile(dumpDir / "llvm.ll", llText);
+    appendScalarMath(dumpDir / "summary.txt", scalarCalls);
+  }
+  return object;
 }
 
 // Read by compiles on the Engine's compiler thread.

@@ -24,6 +24,7 @@
 
 #include "cpn/Compiler/Compiler.h"
 #include "cpn/Compiler/Kernel.h"
+#include "cpn/Compiler/Target.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/OwningOpRef.h"
@@ -69,9 +70,11 @@ using StageHook = std::function<void(const std::string &, mlir::ModuleOp)>;
 /// `afterChecks` runs right after it.
 constexpr const char *kFpFlagsPass = "cpn-lower-fp-flags";
 
+/// Runs the lowering pipeline with `options` (a target's; its stopAfter:
+/// the last stage to run, empty for all).
 void lower(mlir::ModuleOp module, const std::filesystem::path &dumpDir,
-           int &fileNo, const std::string &lastStage = "", bool openmp = true,
-           const StageHook &afterStage = nullptr, bool barePtr = true,
+           int &fileNo, const mlir::cpn::LoweringOptions &options,
+           const StageHook &afterStage = nullptr,
            const std::function<void(mlir::ModuleOp)> &afterChecks = nullptr);
 
 // -- the host's libraries (CodeGen.cpp, Jit.cpp, Compiler.cpp) ----------------
@@ -82,6 +85,11 @@ constexpr const char *kVectorMath = "/lib/x86_64-linux-gnu/libmvec.so.1";
 // -- CodeGen.cpp --------------------------------------------------------------
 
 std::unique_ptr<llvm::TargetMachine> makeHostTargetMachine(bool pic);
+/// The host's target machine (CPU and features), kept for the process, so
+/// that the vectorizers see the real vector width; without it LLVM's cost
+/// model vectorizes almost nothing. `pic`: position-independent code, for
+/// shared objects (cpnc). For the compiling thread (others make their own).
+llvm::TargetMachine *hostTargetMachine(bool pic = false);
 void optimizeModule(llvm::Module &m, int optLevel,
                     llvm::TargetMachine *tm = nullptr);
 std::vector<char> emitObject(llvm::Module &m, bool pic = false,

@@ -53,14 +53,6 @@ using namespace mlir;
 namespace cpn {
 namespace detail {
 
-static std::string cRunnerUtilsPath() {
-  const char *candidates[] = {"/usr/lib/llvm-22/lib/libmlir_c_runner_utils.so"};
-  for (const char *c : candidates)
-    if (std::filesystem::exists(c))
-      return c;
-  return {};
-}
-
 static void *lazyCheck(void *handle, int32_t index);
 
 /// The runtime's entry points kernels call: Python loads libcpnrt with
@@ -85,20 +77,14 @@ runtimeSymbols(llvm::orc::MangleAndInterner interner) {
   return map;
 }
 
-/// Libraries compiled kernels link against (found by path at JIT time).
+/// Libraries compiled kernels link against (found by path at JIT time): the
+/// JIT target's, with its OpenMP runtime loaded into the process first.
 static std::vector<std::string> kernelLibraries() {
-  std::vector<std::string> libs;
-  std::string runner = cRunnerUtilsPath();
-  if (!runner.empty())
-    libs.push_back(runner);
-  if (std::filesystem::exists(kVectorMath))
-    libs.push_back(kVectorMath);
   if (!openmpRuntime())
     throw std::runtime_error(std::string("cpnumeric: cannot load the OpenMP "
                                          "runtime ") +
                              kOpenMPRuntime + " (install libomp-22-dev)");
-  libs.push_back(kOpenMPRuntime);
-  return libs;
+  return jitTarget().libraries();
 }
 
 /// The process's one LLJIT, created on first use and never destroyed (tearing

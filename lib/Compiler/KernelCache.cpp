@@ -14,14 +14,12 @@
 //===----------------------------------------------------------------------===//
 
 #include "CompilerInternal.h"
-#include "cpn/Conversion/Passes.h"
 
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Config/llvm-config.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/xxhash.h"
-#include "llvm/TargetParser/Host.h"
 
 #include <atomic>
 #include <cstring>
@@ -46,8 +44,8 @@ namespace detail {
 // has any) and `<key>.trace`: a line with the content hashes of the other
 // two, then the trace text, compared on load so that a hash collision can
 // never run the wrong code. The key mixes the trace hash with everything
-// that changes the code: compiler version, pass pipeline, LLVM version, host
-// CPU and features, CPN_OPT_LEVEL.
+// that changes the code: compiler version, LLVM version, the JIT target's
+// fingerprint (its pass pipeline, the host CPU and features), CPN_OPT_LEVEL.
 //
 // Loading an object runs its code, so the cache trusts only what this user
 // wrote: the directory is created 0700 and not used at all if another user
@@ -105,17 +103,9 @@ static uint64_t computeCacheSalt(int optLevel) {
   uint64_t h = 0xcbf29ce484222325ull;
   h = fnv(h, kCompilerVersion);
   h = fnv(h, std::to_string(buildId()));
-  h = fnv(h, mlir::cpn::getLowerToLLVMPipeline());
   h = fnv(h, LLVM_VERSION_STRING);
-  // The host CPU and features the target machine is made for (read here
-  // without making one: a warm process may never compile).
-  h = fnv(h, llvm::sys::getHostCPUName().str());
-  std::vector<std::string> features;
-  for (const auto &f : llvm::sys::getHostCPUFeatures())
-    features.push_back((f.getValue() ? "+" : "-") + f.getKey().str());
-  std::sort(features.begin(), features.end());
-  for (const std::string &f : features)
-    h = fnv(h, f);
+  // The lowering pipeline and the machine the code is for.
+  h = fnv(h, jitTarget().fingerprint());
   return fnv(h, std::to_string(optLevel));
 }
 

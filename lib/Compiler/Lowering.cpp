@@ -104,8 +104,8 @@ private:
 /// writes the IR after each pass, and a crash reproducer and the cpn-opt
 /// command on failure.
 void lower(ModuleOp module, const std::filesystem::path &dumpDir, int &fileNo,
-           const std::string &lastStage, bool openmp,
-           const StageHook &afterStage, bool barePtr,
+           const mlir::cpn::LoweringOptions &options,
+           const StageHook &afterStage,
            const std::function<void(ModuleOp)> &afterChecks) {
   std::string diag;
   ScopedDiagnosticHandler handler(module.getContext(), [&](Diagnostic &d) {
@@ -119,7 +119,7 @@ void lower(ModuleOp module, const std::filesystem::path &dumpDir, int &fileNo,
     std::string msg = "cpnumeric: compilation failed in stage " + stage +
                       " of the lowering pipeline:\n" + diag;
     msg += "reproduce with: cpn-opt --pass-pipeline='" +
-           mlir::cpn::getReproPipeline(openmp, barePtr) + "' " +
+           mlir::cpn::getReproPipeline(options.openmp, options.barePtr) + "' " +
            (cpnFile.empty() ? std::string("<dumped cpn.mlir>") : cpnFile) +
            (cpnFile.empty() ? "\n(set CPN_DUMP_IR=DIR to write the input file)"
                             : "\n(and " + (dumpDir / "crash-reproducer.mlir")
@@ -130,9 +130,8 @@ void lower(ModuleOp module, const std::filesystem::path &dumpDir, int &fileNo,
   if (!dumpDir.empty())
     writeFile(dumpDir / "repro.txt",
               "cpn-opt --pass-pipeline='" +
-                  mlir::cpn::getReproPipeline(openmp, barePtr) + "' " +
+                  mlir::cpn::getReproPipeline(options.openmp, options.barePtr) + "' " +
                   cpnFile + "\n");
-  mlir::cpn::LoweringOptions options{openmp, barePtr};
   for (const std::string &stage : mlir::cpn::getLoweringStageNames()) {
     // A fresh pass manager per module: some upstream passes
     // (math-to-funcs) keep per-module state in the pass instance.
@@ -149,7 +148,7 @@ void lower(ModuleOp module, const std::filesystem::path &dumpDir, int &fileNo,
       fail(stage);
     if (afterStage)
       afterStage(stage, module);
-    if (stage == lastStage)
+    if (stage == options.stopAfter)
       break;
   }
 }

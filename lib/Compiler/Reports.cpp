@@ -330,7 +330,10 @@ std::string stageText(const Trace &trace, const std::vector<int32_t> &outputs,
         "'; the stages are trace, cpn, linalg, fused, bufferized, loops, "
         "llvm-dialect and llvm (the optimized LLVM IR)");
   int fileNo = 0;
-  lower(*module, {}, fileNo, last, true, nullptr, symbols.empty());
+  mlir::cpn::LoweringOptions options =
+      jitTarget().loweringOptions(/*shapeGeneric=*/!symbols.empty());
+  options.stopAfter = last;
+  lower(*module, {}, fileNo, options);
   if (stage != "llvm")
     return printOp(*module);
   llvm::LLVMContext llvmContext;
@@ -344,7 +347,9 @@ TraceCost traceCost(const Trace &trace, const std::vector<int32_t> &outputs) {
   std::vector<int32_t> donors(outputs.size(), -1);
   OwningOpRef<ModuleOp> module = buildModule(trace, outputs, donors);
   int fileNo = 0;
-  lower(*module, {}, fileNo, "bufferized");
+  mlir::cpn::LoweringOptions options = jitTarget().loweringOptions();
+  options.stopAfter = "bufferized";
+  lower(*module, {}, fileNo, options);
   TraceCost c = costOf(*module);
   c.values = static_cast<int64_t>(trace.size());
   c.outputs = static_cast<int64_t>(outputs.size());

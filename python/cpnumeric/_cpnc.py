@@ -996,7 +996,8 @@ def compile_file(args):
         for variants in functions.values():
             for t in variants:
                 obj = t.entry.captured.object(
-                    t.symbol, opt_level=args.opt_level, openmp=openmp,
+                    t.symbol, opt_level=args.opt_level,
+                    target="openmp" if openmp else "cpu",
                     dump_dir=args.dump_ir_after_all or "")
                 objects.append(os.path.join(work, t.symbol + ".o"))
                 with open(objects[-1], "wb") as f:

@@ -164,19 +164,22 @@ void initCompiler(py::module_ &m) {
       .def(
           "object",
           [](const cpn::CapturedTrace &c, const std::string &symbol,
-             int optLevel, bool openmp, const std::string &dumpDir) {
+             int optLevel, const std::string &target,
+             const std::string &dumpDir) {
             cpn::ObjectOptions o;
             o.symbol = symbol;
             o.optLevel = optLevel;
-            o.openmp = openmp;
+            o.target = target;
             o.dumpDir = dumpDir;
             o.symbols = c.shapeSymbols;
             std::vector<char> obj = cpn::compileObject(c.trace, c.outputs, o);
             return py::bytes(obj.data(), obj.size());
           },
-          py::arg("symbol"), py::arg("opt_level") = 3, py::arg("openmp") = true,
+          py::arg("symbol"), py::arg("opt_level") = 3, py::arg("target") = "openmp",
           py::arg("dump_dir") = "",
-          "A position-independent ELF object exporting `symbol` (cpnc).")
+          "A position-independent ELF object exporting `symbol` (cpnc), for a "
+          "target of cpn/Compiler/Target.h (\"openmp\", \"cpu\"; an unknown "
+          "name raises ValueError).")
       .def("cost", [](const cpn::CapturedTrace &c) {
         cpn::TraceCost t = cpn::traceCost(c.trace, c.outputs);
         py::dict d;

@@ -591,3 +591,20 @@ def test_a_library_call_reads_an_input_before_its_update_in_place(make, call):
         assert got[1] == pytest.approx(want[1], rel=1e-12)
     finally:
         _core.EAGER["threshold"] = old
+
+
+def test_objects_for_each_target_and_unknown_target():
+    # compileObject takes its code generator from cpn/Compiler/Target.h:
+    # "openmp" and "cpu" both give an ELF object with the symbol; the cpu
+    # target's has no OpenMP call; an unknown name is a ValueError that
+    # names the targets.
+    f = cp.jit(lambda x: cp.exp(x) * 2.0 + 1.0)
+    captured = f.lower(cp.ones(1 << 20))._entry.captured
+    omp = captured.object("k_omp", target="openmp")
+    seq = captured.object("k_seq", target="cpu")
+    for obj, sym in ((omp, b"k_omp"), (seq, b"k_seq")):
+        assert obj[:4] == b"\x7fELF" and sym in obj
+    assert b"__kmpc_fork_call" in omp and b"__kmpc_fork_call" not in seq
+    with pytest.raises(ValueError, match="unknown target 'gpu'; the targets "
+                                         "are openmp, cpu"):
+        captured.object("k", target="gpu")

@@ -118,7 +118,9 @@ std::string stageText(const Trace &trace, const std::vector<int32_t> &outputs,
 struct ObjectOptions {
   std::string symbol;   // the entry point: void symbol(void **args)
   int optLevel = 3;     // LLVM's -O level
-  bool openmp = true;   // false: sequential loop nests (cpnc --target cpu)
+  // A target of cpn/Compiler/Target.h: "openmp", or "cpu" for sequential
+  // loop nests (cpnc --target cpu)
+  std::string target = "openmp";
   std::string dumpDir;  // numbered files of every pass under dumpDir/symbol
   ShapeSymbols symbols; // dynamic dimensions (then memref descriptors)
 };
@@ -129,7 +131,7 @@ struct ObjectOptions {
 /// each output, as the JIT's entry points. With `symbols`, each input and
 /// output takes 3 + 2 * rank slots instead (a memref descriptor: allocated
 /// and aligned pointer, offset, sizes, strides in elements). The object needs
-/// at link time: libomp (unless !openmp), libmvec, libm,
+/// at link time: libomp (target "openmp"), libmvec, libm,
 /// `_mlir_memref_to_llvm_alloc/free` and, for matmuls, `cpn_gemm_f32/f64` (see
 /// cpnrt/Blas.h).
 std::vector<char> compileObject(const Trace &trace,
