@@ -52,6 +52,16 @@ std::string keyHex(uint64_t key);
 /// callsRuntime) on every executable the Engine obtains, compiled or loaded.
 void setCallFacts(Executable &exe, const Trace &trace);
 
+/// Submits `exe` on the runtime's task graph (RunKernel.cpp): it reads
+/// `reads` and writes `outArgs` (its arguments, in that order); `writes` are
+/// every store it writes (outArgs and donated inputs); `fp`: its checked
+/// ops' sites (null: no status words).
+void runKernel(const std::shared_ptr<Executable> &exe,
+               std::vector<cpnrt::StoreRef> reads,
+               std::vector<cpnrt::StoreRef> outArgs,
+               std::vector<cpnrt::StoreRef> writes,
+               std::shared_ptr<const FpSites> fp);
+
 /// Queues a report for each site of `fp` whose bits are set in `status` (a
 /// kernel's fp status words, or the baseline tier's), for takeFpReports.
 void reportFpErrors(const FpSites &fp, const std::vector<int32_t> &status);

@@ -1,0 +1,188 @@
+//===- RunKernel.cpp - a compiled kernel on the task graph ----------------===//
+//
+// Part of cpnumeric.
+//
+// Owns running a window's kernel (runKernel): a task on the runtime's task
+// graph that passes the stores' pointers and the fp status words, lets
+// OpenMP's idle threads sleep around library calls, runs the runtime's
+// algorithms on the kernel's own OpenMP team (ompTeam over libomp's
+// __kmpc_fork_call) and turns what the kernel reports (fp errors, a library
+// call's error) into reports and exceptions; at most kMaxWindowsAhead windows
+// are submitted ahead of execution.
+//
+// Calls the runtime (task graph, threads, stores), libomp through
+// openmpRuntime (Kernel.h) and FpReports.cpp.
+//
+//===----------------------------------------------------------------------===//
+
+#include "EngineInternal.h"
+#include "cpn/Compiler/Kernel.h"
+#include "cpnrt/Lapack.h"
+#include "cpnrt/Store.h"
+#include "cpnrt/TaskGraph.h"
+#include "cpnrt/Threads.h"
+
+#include "llvm/ADT/STLExtras.h"
+
+#include <algorithm>
+#include <atomic>
+#include <dlfcn.h>
+#include <exception>
+#include <mutex>
+#include <stdexcept>
+
+namespace cpn::detail {
+
+/// How many windows the Engine may submit before their kernels have run.
+constexpr uint64_t kMaxWindowsAhead = 2;
+
+namespace {
+
+/// libomp's source location record (ident_t), as compiled kernels pass it.
+struct OmpIdent {
+  int32_t reserved1, flags, reserved2, reserved3;
+  const char *psource;
+};
+OmpIdent ompLoc{0, 2 /* KMP_IDENT_KMPC */, 0, 0, ";cpnumeric;library;0;0;;"};
+
+/// One library job on OpenMP's threads: its parts claimed as they come (a
+/// thread that joins late finds them taken), an exception kept for the
+/// caller.
+struct OmpJob {
+  int64_t n;
+  void (*fn)(void *, int64_t);
+  void *ctx;
+  std::atomic<int64_t> next{0};
+  std::exception_ptr error;
+  std::mutex errorMutex;
+};
+
+void ompParts(int32_t *, int32_t *, OmpJob *job) {
+  for (int64_t t; (t = job->next.fetch_add(1)) < job->n;) {
+    try {
+      job->fn(job->ctx, t);
+    } catch (...) {
+      std::lock_guard<std::mutex> lock(job->errorMutex);
+      if (!job->error)
+        job->error = std::current_exception();
+      job->next.store(job->n); // the rest is not run
+    }
+  }
+}
+
+/// The libomp entry points ompTeam calls, found once (all null without
+/// libomp).
+struct OmpEntries {
+  void (*fork)(OmpIdent *, int32_t, void *, ...) = nullptr;
+  void (*pushThreads)(OmpIdent *, int32_t, int32_t) = nullptr;
+  int32_t (*threadNum)(OmpIdent *) = nullptr;
+  bool ok = false;
+  OmpEntries() {
+    void *omp = openmpRuntime();
+    if (!omp)
+      return;
+    fork = reinterpret_cast<decltype(fork)>(dlsym(omp, "__kmpc_fork_call"));
+    pushThreads = reinterpret_cast<decltype(pushThreads)>(
+        dlsym(omp, "__kmpc_push_num_threads"));
+    threadNum = reinterpret_cast<decltype(threadNum)>(
+        dlsym(omp, "__kmpc_global_thread_num"));
+    ok = fork && pushThreads && threadNum;
+  }
+};
+const OmpEntries &ompEntries() {
+  static const OmpEntries entries;
+  return entries;
+}
+
+/// cpnrt::ParallelBackend on libomp's threads (those of the running kernel's
+/// parallel loops: awake between its loops, so a library call in the kernel
+/// neither wakes a second pool nor competes with spinning OpenMP threads).
+void ompTeam(int64_t n, void (*fn)(void *, int64_t), void *ctx) {
+  const OmpEntries &omp = ompEntries();
+  OmpJob job{n, fn, ctx};
+  omp.pushThreads(&ompLoc, omp.threadNum(&ompLoc),
+                  int32_t(std::min<int64_t>(n, std::max(1, kernelThreads()))));
+  omp.fork(&ompLoc, 1, reinterpret_cast<void *>(&ompParts), &job);
+  if (job.error)
+    std::rethrow_exception(job.error);
+}
+
+} // namespace
+
+void runKernel(const std::shared_ptr<Executable> &exe,
+               std::vector<cpnrt::StoreRef> reads,
+               std::vector<cpnrt::StoreRef> outArgs,
+               std::vector<cpnrt::StoreRef> writes,
+               std::shared_ptr<const FpSites> fp) {
+  // The inputs it does not write in place: what a library call learns about
+  // their elements (a symmetric matrix) holds for the whole run.
+  std::vector<cpnrt::StoreRef> readOnly;
+  for (const cpnrt::StoreRef &s : reads)
+    if (!llvm::is_contained(writes, s) && !llvm::is_contained(readOnly, s))
+      readOnly.push_back(s);
+  cpnrt::TaskGraph::global().submit(
+      exe->name,
+      [exe, reads, outArgs, fp, readOnly = std::move(readOnly)] {
+        cpnrt::ReadOnlyInputs readOnlyScope(readOnly);
+        std::vector<void *> ptrs;
+        ptrs.reserve(reads.size() + outArgs.size() + 1);
+        for (auto &s : reads)
+          ptrs.push_back(s->data());
+        for (auto &s : outArgs)
+          ptrs.push_back(s->data());
+        // The status words the kernel ORs its checked ops' errors into.
+        std::vector<int32_t> status;
+        if (fp) {
+          status.assign((fp->names.size() + ::cpn::kFpSitesPerWord - 1) /
+                            ::cpn::kFpSitesPerWord,
+                        0);
+          ptrs.push_back(status.data());
+        }
+        std::vector<void *> args;
+        for (void *&p : ptrs)
+          args.push_back(&p);
+        // libomp's idle threads spin 200 ms after each parallel region (what
+        // back-to-back loop kernels want); around BLAS and library calls,
+        // which run on threads of their own, they would take a core from
+        // them: in a kernel with such calls they sleep at once.
+        static auto *setBlocktime = reinterpret_cast<void (*)(int)>(
+            openmpRuntime() ? dlsym(openmpRuntime(), "kmp_set_blocktime")
+                            : nullptr);
+        static auto *getBlocktime = reinterpret_cast<int (*)()>(
+            openmpRuntime() ? dlsym(openmpRuntime(), "kmp_get_blocktime")
+                            : nullptr);
+        int blocktime = -1;
+        if (exe->callsLibrary && setBlocktime && getBlocktime) {
+          blocktime = getBlocktime();
+          setBlocktime(0);
+        }
+        // The runtime's algorithms in a kernel of loops run their parts on
+        // the loops' OpenMP threads (callsAlgorithms; one pool, awake).
+        bool team = exe->callsAlgorithms && ompEntries().ok;
+        cpnrt::ParallelBackend before =
+            team ? cpnrt::setThreadParallelBackend(&ompTeam) : nullptr;
+        struct RestoreBackend {
+          bool team;
+          cpnrt::ParallelBackend before;
+          ~RestoreBackend() {
+            if (team)
+              cpnrt::setThreadParallelBackend(before);
+          }
+        } restoreBackend{team, before};
+        exe->fn(args.data());
+        if (blocktime >= 0)
+          setBlocktime(blocktime);
+        if (exe->checks && !exe->checks->error.empty())
+          throw std::runtime_error(exe->checks->error);
+        if (fp && llvm::any_of(status, [](int32_t w) { return w != 0; }))
+          reportFpErrors(*fp, status);
+        // A library call (LAPACK) that failed left its error for this thread.
+        if (std::string error = cpnrt::takeKernelError(); !error.empty())
+          throw std::runtime_error(error);
+      },
+      reads, writes, /*mayDefer=*/!exe->callsRuntime);
+  // At most a few windows ahead of execution.
+  cpnrt::TaskGraph::global().waitInFlightAtMost(kMaxWindowsAhead);
+}
+
+} // namespace cpn::detail
