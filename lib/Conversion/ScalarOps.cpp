@@ -18,6 +18,7 @@
 #include "ScalarOpsInternal.h"
 
 #include "cpn/Conversion/ScalarOps.h"
+#include "cpn/Trace/FpErrors.h"
 
 #include "mlir/Dialect/Math/IR/Math.h"
 
@@ -243,22 +244,28 @@ Value mlir::cpn::emitFpErrorBits(OpBuilder &b, Location loc, StringRef name,
   }
   if (!isa<FloatType>(rt) || !isa<FloatType>(at))
     return {};
-  // Which errors the function can have at all.
-  bool overflows = llvm::is_contained(
-      {"add", "subtract", "multiply", "divide", "floor_divide", "power",
-       "square", "reciprocal", "exp", "exp2", "expm1", "sinh", "cosh", "hypot"},
-      name);
+  // Which errors the function can have besides invalid
+  // (cpn/Trace/FpErrors.h; the trace checks only the ufuncs listed there).
+  const ::cpn::FpErrorFacts *facts = ::cpn::fpErrorFacts(name);
+  bool overflows = facts && facts->overflows;
   // The pole where a finite operand gives an infinity: divide by zero.
   Value pole;
-  if (name == "divide" || name == "floor_divide")
+  switch (facts ? facts->pole : ::cpn::FpPole::None) {
+  case ::cpn::FpPole::None:
+    break;
+  case ::cpn::FpPole::SecondZero:
     pole = isEq(args[1], 0.0);
-  else if (name == "log" || name == "log2" || name == "log10" ||
-           name == "reciprocal" || name == "power")
+    break;
+  case ::cpn::FpPole::FirstZero:
     pole = isEq(args[0], 0.0);
-  else if (name == "log1p")
+    break;
+  case ::cpn::FpPole::FirstMinusOne:
     pole = isEq(args[0], -1.0);
-  else if (name == "arctanh")
+    break;
+  case ::cpn::FpPole::FirstMagnitudeOne:
     pole = isEq(math::AbsFOp::create(b, loc, args[0]), 1.0);
+    break;
+  }
   if (checks & Invalid) {
     Value ordered = cmpF(b, loc, CmpFPredicate::ORD, args[0],
                          args.size() == 2 ? args[1] : args[0]);

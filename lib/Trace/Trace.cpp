@@ -87,17 +87,6 @@ NodeRef Trace::add(std::string name, const std::vector<NodeRef> &operands,
   return node;
 }
 
-bool cpn::canRaiseFpError(const std::string &name) {
-  static const std::set<std::string> names = {
-      "add",       "subtract", "multiply", "divide",  "floor_divide",
-      "remainder", "fmod",     "power",    "square",  "reciprocal",
-      "sqrt",      "exp",      "exp2",     "expm1",   "log",
-      "log2",      "log10",    "log1p",    "sin",     "cos",
-      "tan",       "arcsin",   "arccos",   "arccosh", "arctanh",
-      "sinh",      "cosh",     "hypot",    "cast"};
-  return names.count(name) > 0;
-}
-
 std::vector<std::string> Trace::fpSites() const {
   std::vector<std::string> sites;
   for (const TraceOp &op : ops_)

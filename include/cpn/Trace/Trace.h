@@ -8,6 +8,7 @@
 #ifndef CPN_TRACE_TRACE_H
 #define CPN_TRACE_TRACE_H
 
+#include "cpn/Trace/FpErrors.h"
 #include "cpnrt/Store.h"
 
 #include <cstdint>
@@ -98,9 +99,6 @@ inline uint64_t hashMix(uint64_t h, uint64_t v) {
   z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
   return z ^ (z >> 31);
 }
-
-/// Whether the op `name` can raise a floating-point error NumPy reports.
-bool canRaiseFpError(const std::string &name);
 
 /// The names of checked ops (fpChecks != 0) are numbered in order of first
 /// use (Trace::fpSites); site k's error bits
