@@ -481,7 +481,13 @@ OwningOpRef<ModuleOp> buildModule(const Trace &trace,
           "strides",
           b.getDenseI64ArrayAttr(ArrayRef<int64_t>(op.iattrs).drop_front()));
     } else if (op.name == "reduce") {
-      st.addAttribute("kind", b.getStringAttr(op.sattr));
+      std::optional<mlir::cpn::ReduceKind> kind =
+          mlir::cpn::symbolizeReduceKind(op.sattr);
+      if (!kind)
+        throw std::invalid_argument("cpnumeric: no reduction kind '" +
+                                    op.sattr + "'");
+      st.addAttribute("kind",
+                      mlir::cpn::ReduceKindAttr::get(b.getContext(), *kind));
       st.addAttribute("axes", b.getDenseI64ArrayAttr(op.iattrs));
     } else if (op.name == "libcall") {
       st.addAttribute("callee", b.getStringAttr(op.sattr));

@@ -289,31 +289,31 @@ Value mlir::cpn::emitFpErrorBits(OpBuilder &b, Location loc, StringRef name,
   return bits;
 }
 
+/// Whether a reduction keeps the least element (min, argmin), for its
+/// identity.
+static bool keepsLeast(ReduceKind kind) {
+  return kind == ReduceKind::min || kind == ReduceKind::argmin;
+}
+
 Value mlir::cpn::emitReductionIdentity(OpBuilder &b, Location loc,
-                                       StringRef kind, Type t,
+                                       ReduceKind kind, Type t,
                                        bool isUnsigned) {
-  if (isa<ComplexType>(t)) {
-    double inf = std::numeric_limits<double>::infinity();
-    double v = kind == "sum"                         ? 0.0
-               : kind == "prod"                      ? 1.0
-               : (kind == "min" || kind == "argmin") ? inf
-                                                     : -inf;
-    return cstC(b, loc, t, v, kind == "prod" ? 0.0 : v);
-  }
-  if (auto ft = dyn_cast<FloatType>(t)) {
-    double inf = std::numeric_limits<double>::infinity();
-    double v = kind == "sum"                         ? 0.0
-               : kind == "prod"                      ? 1.0
-               : (kind == "min" || kind == "argmin") ? inf
-                                                     : -inf;
-    return cstF(b, loc, t, v);
-  }
+  double inf = std::numeric_limits<double>::infinity();
+  double floatIdentity = kind == ReduceKind::sum    ? 0.0
+                         : kind == ReduceKind::prod ? 1.0
+                         : keepsLeast(kind)         ? inf
+                                                    : -inf;
+  if (isa<ComplexType>(t))
+    return cstC(b, loc, t, floatIdentity,
+                kind == ReduceKind::prod ? 0.0 : floatIdentity);
+  if (isa<FloatType>(t))
+    return cstF(b, loc, t, floatIdentity);
   unsigned w = t.getIntOrFloatBitWidth();
-  if (kind == "sum" || kind == "any")
+  if (kind == ReduceKind::sum || kind == ReduceKind::any)
     return cstI(b, loc, t, 0);
-  if (kind == "prod" || kind == "all")
+  if (kind == ReduceKind::prod || kind == ReduceKind::all)
     return cstI(b, loc, t, 1);
-  bool isMin = kind == "min" || kind == "argmin";
+  bool isMin = keepsLeast(kind);
   APInt v =
       (isUnsigned || w == 1)
           ? (isMin ? APInt::getMaxValue(w) : APInt::getMinValue(w))
@@ -322,31 +322,47 @@ Value mlir::cpn::emitReductionIdentity(OpBuilder &b, Location loc,
 }
 
 Value mlir::cpn::emitReductionCombine(OpBuilder &b, Location loc,
-                                      StringRef kind, Value acc, Value x,
+                                      ReduceKind kind, Value acc, Value x,
                                       bool isUnsigned) {
   Type t = acc.getType();
-  if (kind == "any")
+  StringRef ufunc;
+  switch (kind) {
+  case ReduceKind::any:
     return arith::OrIOp::create(b, loc, acc, truthy(b, loc, x));
-  if (kind == "all")
+  case ReduceKind::all:
     return arith::AndIOp::create(b, loc, acc, truthy(b, loc, x));
-  if ((kind == "min" || kind == "max") && isa<FloatType>(t)) {
-    // IEEE's maximum/minimum (NaN propagates, -0 < +0), which LLVM
-    // vectorizes as a reduction; a select's ties (floatMinMax, the
-    // elementwise ufuncs) would keep the loop scalar. NumPy's own
-    // reductions leave a tie of +-0 to their lane order.
-    Value a = acc, v = x;
-    if (t.isF16()) {
-      a = arith::ExtFOp::create(b, loc, b.getF32Type(), acc);
-      v = arith::ExtFOp::create(b, loc, b.getF32Type(), x);
+  case ReduceKind::sum:
+    ufunc = "add";
+    break;
+  case ReduceKind::prod:
+    ufunc = "multiply";
+    break;
+  case ReduceKind::min:
+  case ReduceKind::max:
+    if (isa<FloatType>(t)) {
+      // IEEE's maximum/minimum (NaN propagates, -0 < +0), which LLVM
+      // vectorizes as a reduction; a select's ties (floatMinMax, the
+      // elementwise ufuncs) would keep the loop scalar. NumPy's own
+      // reductions leave a tie of +-0 to their lane order.
+      Value a = acc, v = x;
+      if (t.isF16()) {
+        a = arith::ExtFOp::create(b, loc, b.getF32Type(), acc);
+        v = arith::ExtFOp::create(b, loc, b.getF32Type(), x);
+      }
+      Value r = kind == ReduceKind::min
+                    ? (Value)arith::MinimumFOp::create(b, loc, a, v)
+                    : (Value)arith::MaximumFOp::create(b, loc, a, v);
+      return t.isF16() ? (Value)arith::TruncFOp::create(b, loc, t, r) : r;
     }
-    Value r = kind == "min" ? (Value)arith::MinimumFOp::create(b, loc, a, v)
-                            : (Value)arith::MaximumFOp::create(b, loc, a, v);
-    return t.isF16() ? (Value)arith::TruncFOp::create(b, loc, t, r) : r;
+    ufunc = kind == ReduceKind::min ? "minimum" : "maximum";
+    break;
+  case ReduceKind::argmin:
+  case ReduceKind::argmax:
+    // An arg reduction combines (value, index) pairs: its lowering
+    // compares with emitArgBetter; as a plain reduction it keeps the value.
+    ufunc = kind == ReduceKind::argmin ? "minimum" : "maximum";
+    break;
   }
-  StringRef ufunc = kind == "sum"    ? "add"
-                    : kind == "prod" ? "multiply"
-                    : kind == "min"  ? "minimum"
-                                     : "maximum";
   return emitScalarUfunc(b, loc, ufunc, {acc, x}, t, isUnsigned);
 }
 

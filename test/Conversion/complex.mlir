@@ -57,7 +57,7 @@ func.func @abs_less(%a: tensor<4xcomplex<f64>>, %b: tensor<4xcomplex<f64>>) -> (
 // CHECK: complex.constant [0.000000e+00, 0.000000e+00] : complex<f64>
 // CHECK: complex.add
 func.func @sum(%a: tensor<64x64xcomplex<f64>>) -> tensor<64xcomplex<f64>> {
-  %s = cpn.reduce %a {kind = "sum", axes = array<i64: 1>} : tensor<64x64xcomplex<f64>> -> tensor<64xcomplex<f64>>
+  %s = cpn.reduce sum %a {axes = array<i64: 1>} : tensor<64x64xcomplex<f64>> -> tensor<64xcomplex<f64>>
   return %s : tensor<64xcomplex<f64>>
 }
 

@@ -60,7 +60,7 @@ func.func @diagonal_update(%u: tensor<3x3xi64>, %d: tensor<3xi64>) -> tensor<3x3
 // CHECK: linalg.generic {{.+}} iterator_types = ["parallel", "reduction"]
 // CHECK: arith.addf
 func.func @reduce_rows(%x: tensor<4x50xf64>) -> tensor<4xf64> {
-  %0 = cpn.reduce %x {kind = "sum", axes = array<i64: 1>} : tensor<4x50xf64> -> tensor<4xf64>
+  %0 = cpn.reduce sum %x {axes = array<i64: 1>} : tensor<4x50xf64> -> tensor<4xf64>
   return %0 : tensor<4xf64>
 }
 
@@ -76,7 +76,7 @@ func.func @reduce_rows(%x: tensor<4x50xf64>) -> tensor<4xf64> {
 // CHECK: linalg.generic {indexing_maps = [#[[M0]], #{{.+}}, #[[M2]], #{{.+}}], iterator_types = ["parallel"]}
 // CHECK-COUNT-3: arith.addf
 func.func @reduce_small_rows(%x: tensor<4x3xf64>) -> tensor<4xf64> {
-  %0 = cpn.reduce %x {kind = "sum", axes = array<i64: 1>} : tensor<4x3xf64> -> tensor<4xf64>
+  %0 = cpn.reduce sum %x {axes = array<i64: 1>} : tensor<4x3xf64> -> tensor<4xf64>
   return %0 : tensor<4xf64>
 }
 
@@ -88,7 +88,7 @@ func.func @reduce_small_rows(%x: tensor<4x3xf64>) -> tensor<4xf64> {
 // CHECK-COUNT-3: arith.cmpf olt
 // CHECK: linalg.yield %{{.+}} : i64
 func.func @argmin_small(%x: tensor<6x4xf32>) -> tensor<6xi64> {
-  %0 = cpn.reduce %x {kind = "argmin", axes = array<i64: 1>} : tensor<6x4xf32> -> tensor<6xi64>
+  %0 = cpn.reduce argmin %x {axes = array<i64: 1>} : tensor<6x4xf32> -> tensor<6xi64>
   return %0 : tensor<6xi64>
 }
 
@@ -148,7 +148,7 @@ func.func @matmul_transposed(%x: tensor<5x4xf64>, %y: tensor<3x5xf64>) -> tensor
 // CHECK-SAME: iterator_types = ["reduction", "parallel"]
 // CHECK-SAME: outs(%{{.+}} : tensor<5xf64>)
 func.func @reduce_outer_blocks(%x: tensor<1024x5xf64>) -> tensor<5xf64> {
-  %0 = cpn.reduce %x {kind = "sum", axes = array<i64: 0>} : tensor<1024x5xf64> -> tensor<5xf64>
+  %0 = cpn.reduce sum %x {axes = array<i64: 0>} : tensor<1024x5xf64> -> tensor<5xf64>
   return %0 : tensor<5xf64>
 }
 
@@ -166,7 +166,7 @@ func.func @reduce_outer_blocks(%x: tensor<1024x5xf64>) -> tensor<5xf64> {
 // CHECK-SAME: iterator_types = ["reduction", "parallel"]
 // CHECK-SAME: outs(%[[TAIL]] : tensor<5xf64>)
 func.func @reduce_outer_prime(%x: tensor<1031x5xf64>) -> tensor<5xf64> {
-  %0 = cpn.reduce %x {kind = "max", axes = array<i64: 0>} : tensor<1031x5xf64> -> tensor<5xf64>
+  %0 = cpn.reduce max %x {axes = array<i64: 0>} : tensor<1031x5xf64> -> tensor<5xf64>
   return %0 : tensor<5xf64>
 }
 
@@ -182,7 +182,7 @@ func.func @reduce_outer_prime(%x: tensor<1031x5xf64>) -> tensor<5xf64> {
 // CHECK-SAME: iterator_types = ["reduction"]
 // CHECK-SAME: outs(%{{.+}} : tensor<f64>)
 func.func @reduce_1d_blocks(%x: tensor<262144xf64>) -> tensor<f64> {
-  %0 = cpn.reduce %x {kind = "sum", axes = array<i64: 0>} : tensor<262144xf64> -> tensor<f64>
+  %0 = cpn.reduce sum %x {axes = array<i64: 0>} : tensor<262144xf64> -> tensor<f64>
   return %0 : tensor<f64>
 }
 
@@ -192,7 +192,7 @@ func.func @reduce_1d_blocks(%x: tensor<262144xf64>) -> tensor<f64> {
 // CHECK: linalg.generic
 // CHECK-SAME: iterator_types = ["reduction"]
 func.func @reduce_1d_small(%x: tensor<65536xf64>) -> tensor<f64> {
-  %0 = cpn.reduce %x {kind = "max", axes = array<i64: 0>} : tensor<65536xf64> -> tensor<f64>
+  %0 = cpn.reduce max %x {axes = array<i64: 0>} : tensor<65536xf64> -> tensor<f64>
   return %0 : tensor<f64>
 }
 
@@ -248,7 +248,7 @@ func.func @inner_product_blocks(%a: tensor<1x65536xf32>, %b: tensor<65536x1xf32>
 // CHECK-NOT: tensor.expand_shape
 // CHECK: linalg.generic
 func.func @reduce_outer_empty(%x: tensor<0x5xf64>) -> tensor<5xf64> {
-  %0 = cpn.reduce %x {kind = "sum", axes = array<i64: 0>} : tensor<0x5xf64> -> tensor<5xf64>
+  %0 = cpn.reduce sum %x {axes = array<i64: 0>} : tensor<0x5xf64> -> tensor<5xf64>
   return %0 : tensor<5xf64>
 }
 
@@ -273,7 +273,7 @@ func.func @empty_results(%x: tensor<6x0xf64>, %y: tensor<6x0xf64>) -> tensor<0xi
 // CHECK-LABEL: func @sum_over_empty_axis
 // CHECK: linalg.
 func.func @sum_over_empty_axis(%x: tensor<6x0xf64>) -> tensor<6xf64> {
-  %s = cpn.reduce %x {axes = array<i64: 1>, kind = "sum"} : tensor<6x0xf64> -> tensor<6xf64>
+  %s = cpn.reduce sum %x {axes = array<i64: 1>} : tensor<6x0xf64> -> tensor<6xf64>
   return %s : tensor<6xf64>
 }
 
@@ -307,7 +307,7 @@ func.func @reciprocal_int(%x: tensor<4xi64>) -> tensor<4xi64> {
 func.func @min_max_ties(%a: tensor<8xf64>, %b: tensor<8xf64>, %h: tensor<8xf16>, %g: tensor<8xf16>) -> (tensor<8xf64>, tensor<8xf16>, tensor<f64>) {
   %m = cpn.maximum %a, %b : tensor<8xf64>, tensor<8xf64> -> tensor<8xf64>
   %n = cpn.minimum %h, %g : tensor<8xf16>, tensor<8xf16> -> tensor<8xf16>
-  %r = cpn.reduce %a {kind = "max", axes = array<i64: 0>} : tensor<8xf64> -> tensor<f64>
+  %r = cpn.reduce max %a {axes = array<i64: 0>} : tensor<8xf64> -> tensor<f64>
   return %m, %n, %r : tensor<8xf64>, tensor<8xf16>, tensor<f64>
 }
 
@@ -322,7 +322,7 @@ func.func @min_max_ties(%a: tensor<8xf64>, %b: tensor<8xf64>, %h: tensor<8xf16>,
 // CHECK: arith.extf %{{.*}} : f32 to f64
 // CHECK: arith.truncf %{{.*}} : f64 to f32
 func.func @f32_sums(%a: tensor<100x8xf32>, %b: tensor<100x64xf32>) -> (tensor<100xf32>, tensor<100xf32>) {
-  %s = cpn.reduce %a {kind = "sum", axes = array<i64: 1>} : tensor<100x8xf32> -> tensor<100xf32>
-  %t = cpn.reduce %b {kind = "sum", axes = array<i64: 1>} : tensor<100x64xf32> -> tensor<100xf32>
+  %s = cpn.reduce sum %a {axes = array<i64: 1>} : tensor<100x8xf32> -> tensor<100xf32>
+  %t = cpn.reduce sum %b {axes = array<i64: 1>} : tensor<100x64xf32> -> tensor<100xf32>
   return %s, %t : tensor<100xf32>, tensor<100xf32>
 }

@@ -24,7 +24,7 @@ func.func @axpy(%a: tensor<f64>, %x: tensor<?xf64>, %y: tensor<?xf64>, %o1: memr
   %b = cpn.remap %a, %n {dims = array<i64: -1>} : tensor<f64>, index -> tensor<?xf64>
   %p = cpn.multiply %b, %x : tensor<?xf64>, tensor<?xf64> -> tensor<?xf64>
   %s = cpn.add %p, %y : tensor<?xf64>, tensor<?xf64> -> tensor<?xf64>
-  %r = cpn.reduce %s {kind = "sum", axes = array<i64: 0>} : tensor<?xf64> -> tensor<f64>
+  %r = cpn.reduce sum %s {axes = array<i64: 0>} : tensor<?xf64> -> tensor<f64>
   bufferization.materialize_in_destination %s in restrict writable %o1 : (tensor<?xf64>, memref<?xf64>) -> ()
   bufferization.materialize_in_destination %r in restrict writable %o2 : (tensor<f64>, memref<f64>) -> ()
   return
@@ -53,7 +53,7 @@ func.func @gram(%m: tensor<?x3xf64>, %o: memref<3x3xf64>) {
 // LINALG: %[[R:.+]] = tensor.dim %arg0, %c0
 // LINALG: tensor.empty(%[[R]]) : tensor<?xf64>
 func.func @row_sums(%m: tensor<?x?xf64>) -> tensor<?xf64> {
-  %r = cpn.reduce %m {kind = "sum", axes = array<i64: 1>} : tensor<?x?xf64> -> tensor<?xf64>
+  %r = cpn.reduce sum %m {axes = array<i64: 1>} : tensor<?x?xf64> -> tensor<?xf64>
   return %r : tensor<?xf64>
 }
 
@@ -64,6 +64,6 @@ func.func @row_sums(%m: tensor<?x?xf64>) -> tensor<?xf64> {
 // LINALG: arith.addf %{{.+}}, %{{.+}} fastmath<reassoc> : f64
 // LINALG: arith.truncf %{{.+}} : f64 to f32
 func.func @row_sums_f32(%m: tensor<?x?xf32>) -> tensor<?xf32> {
-  %r = cpn.reduce %m {kind = "sum", axes = array<i64: 1>} : tensor<?x?xf32> -> tensor<?xf32>
+  %r = cpn.reduce sum %m {axes = array<i64: 1>} : tensor<?x?xf32> -> tensor<?xf32>
   return %r : tensor<?xf32>
 }

@@ -30,19 +30,19 @@ func.func @carried(%p: tensor<8xf64>, %x0: tensor<8xf64>, %s: memref<1xi32> {cpn
   %a0 = cpn.multiply %x0, %p {cpn.fpcheck = 7 : i64} : tensor<8xf64>, tensor<8xf64> -> tensor<8xf64>
   %b0 = cpn.add %a0, %p : tensor<8xf64>, tensor<8xf64> -> tensor<8xf64>
   %c0 = cpn.exp %b0 : tensor<8xf64> -> tensor<8xf64>
-  %d0 = cpn.reduce %c0 {axes = array<i64: 0>, kind = "sum"} : tensor<8xf64> -> tensor<f64>
+  %d0 = cpn.reduce sum %c0 {axes = array<i64: 0>} : tensor<8xf64> -> tensor<f64>
   %e0 = cpn.view %d0 {offset = 0 : i64, strides = array<i64: 0>} : tensor<f64> -> tensor<8xf64>
   %x1 = cpn.divide %c0, %e0 : tensor<8xf64>, tensor<8xf64> -> tensor<8xf64>
   %a1 = cpn.multiply %x1, %p {cpn.fpcheck = 7 : i64} : tensor<8xf64>, tensor<8xf64> -> tensor<8xf64>
   %b1 = cpn.add %a1, %p : tensor<8xf64>, tensor<8xf64> -> tensor<8xf64>
   %c1 = cpn.exp %b1 : tensor<8xf64> -> tensor<8xf64>
-  %d1 = cpn.reduce %c1 {axes = array<i64: 0>, kind = "sum"} : tensor<8xf64> -> tensor<f64>
+  %d1 = cpn.reduce sum %c1 {axes = array<i64: 0>} : tensor<8xf64> -> tensor<f64>
   %e1 = cpn.view %d1 {offset = 0 : i64, strides = array<i64: 0>} : tensor<f64> -> tensor<8xf64>
   %x2 = cpn.divide %c1, %e1 : tensor<8xf64>, tensor<8xf64> -> tensor<8xf64>
   %a2 = cpn.multiply %x2, %p {cpn.fpcheck = 7 : i64} : tensor<8xf64>, tensor<8xf64> -> tensor<8xf64>
   %b2 = cpn.add %a2, %p : tensor<8xf64>, tensor<8xf64> -> tensor<8xf64>
   %c2 = cpn.exp %b2 : tensor<8xf64> -> tensor<8xf64>
-  %d2 = cpn.reduce %c2 {axes = array<i64: 0>, kind = "sum"} : tensor<8xf64> -> tensor<f64>
+  %d2 = cpn.reduce sum %c2 {axes = array<i64: 0>} : tensor<8xf64> -> tensor<f64>
   %e2 = cpn.view %d2 {offset = 0 : i64, strides = array<i64: 0>} : tensor<f64> -> tensor<8xf64>
   %x3 = cpn.divide %c2, %e2 : tensor<8xf64>, tensor<8xf64> -> tensor<8xf64>
   %t = cpn.sqrt %x3 : tensor<8xf64> -> tensor<8xf64>
@@ -72,21 +72,21 @@ func.func @moving_view(%xs: tensor<3x8xf32>, %h: tensor<8xf32>) -> tensor<8xf32>
   %a0 = cpn.multiply %v0, %h0 : tensor<8xf32>, tensor<8xf32> -> tensor<8xf32>
   %b0 = cpn.tanh %a0 : tensor<8xf32> -> tensor<8xf32>
   %c0 = cpn.add %b0, %v0 : tensor<8xf32>, tensor<8xf32> -> tensor<8xf32>
-  %s0 = cpn.reduce %c0 {axes = array<i64: 0>, kind = "sum"} : tensor<8xf32> -> tensor<f32>
+  %s0 = cpn.reduce sum %c0 {axes = array<i64: 0>} : tensor<8xf32> -> tensor<f32>
   %e0 = cpn.view %s0 {offset = 0 : i64, strides = array<i64: 0>} : tensor<f32> -> tensor<8xf32>
   %h1 = cpn.subtract %e0, %b0 : tensor<8xf32>, tensor<8xf32> -> tensor<8xf32>
   %v1 = cpn.view %xs {offset = 8 : i64, strides = array<i64: 1>} : tensor<3x8xf32> -> tensor<8xf32>
   %a1 = cpn.multiply %v1, %h1 : tensor<8xf32>, tensor<8xf32> -> tensor<8xf32>
   %b1 = cpn.tanh %a1 : tensor<8xf32> -> tensor<8xf32>
   %c1 = cpn.add %b1, %v1 : tensor<8xf32>, tensor<8xf32> -> tensor<8xf32>
-  %s1 = cpn.reduce %c1 {axes = array<i64: 0>, kind = "sum"} : tensor<8xf32> -> tensor<f32>
+  %s1 = cpn.reduce sum %c1 {axes = array<i64: 0>} : tensor<8xf32> -> tensor<f32>
   %e1 = cpn.view %s1 {offset = 0 : i64, strides = array<i64: 0>} : tensor<f32> -> tensor<8xf32>
   %h2 = cpn.subtract %e1, %b1 : tensor<8xf32>, tensor<8xf32> -> tensor<8xf32>
   %v2 = cpn.view %xs {offset = 16 : i64, strides = array<i64: 1>} : tensor<3x8xf32> -> tensor<8xf32>
   %a2 = cpn.multiply %v2, %h2 : tensor<8xf32>, tensor<8xf32> -> tensor<8xf32>
   %b2 = cpn.tanh %a2 : tensor<8xf32> -> tensor<8xf32>
   %c2 = cpn.add %b2, %v2 : tensor<8xf32>, tensor<8xf32> -> tensor<8xf32>
-  %s2 = cpn.reduce %c2 {axes = array<i64: 0>, kind = "sum"} : tensor<8xf32> -> tensor<f32>
+  %s2 = cpn.reduce sum %c2 {axes = array<i64: 0>} : tensor<8xf32> -> tensor<f32>
   %e2 = cpn.view %s2 {offset = 0 : i64, strides = array<i64: 0>} : tensor<f32> -> tensor<8xf32>
   %h3 = cpn.subtract %e2, %b2 : tensor<8xf32>, tensor<8xf32> -> tensor<8xf32>
   return %h3 : tensor<8xf32>
@@ -110,19 +110,19 @@ func.func @run_time_offsets(%xs: tensor<3x8xf32>, %h: tensor<8xf32>, %i: index, 
   %v0 = cpn.view %xs [%i] {offset = 8 : i64, strides = array<i64: 1>} : tensor<3x8xf32> -> tensor<8xf32>
   %m0 = cpn.multiply %v0, %h0 : tensor<8xf32>, tensor<8xf32> -> tensor<8xf32>
   %a0 = cpn.tanh %m0 : tensor<8xf32> -> tensor<8xf32>
-  %s0 = cpn.reduce %a0 {axes = array<i64: 0>, kind = "sum"} : tensor<8xf32> -> tensor<f32>
+  %s0 = cpn.reduce sum %a0 {axes = array<i64: 0>} : tensor<8xf32> -> tensor<f32>
   %e0 = cpn.view %s0 {offset = 0 : i64, strides = array<i64: 0>} : tensor<f32> -> tensor<8xf32>
   %h1 = cpn.subtract %e0, %a0 : tensor<8xf32>, tensor<8xf32> -> tensor<8xf32>
   %v1 = cpn.view %xs [%j] {offset = 8 : i64, strides = array<i64: 1>} : tensor<3x8xf32> -> tensor<8xf32>
   %m1 = cpn.multiply %v1, %h1 : tensor<8xf32>, tensor<8xf32> -> tensor<8xf32>
   %a1 = cpn.tanh %m1 : tensor<8xf32> -> tensor<8xf32>
-  %s1 = cpn.reduce %a1 {axes = array<i64: 0>, kind = "sum"} : tensor<8xf32> -> tensor<f32>
+  %s1 = cpn.reduce sum %a1 {axes = array<i64: 0>} : tensor<8xf32> -> tensor<f32>
   %e1 = cpn.view %s1 {offset = 0 : i64, strides = array<i64: 0>} : tensor<f32> -> tensor<8xf32>
   %h2 = cpn.subtract %e1, %a1 : tensor<8xf32>, tensor<8xf32> -> tensor<8xf32>
   %v2 = cpn.view %xs [%k] {offset = 8 : i64, strides = array<i64: 1>} : tensor<3x8xf32> -> tensor<8xf32>
   %m2 = cpn.multiply %v2, %h2 : tensor<8xf32>, tensor<8xf32> -> tensor<8xf32>
   %a2 = cpn.tanh %m2 : tensor<8xf32> -> tensor<8xf32>
-  %s2 = cpn.reduce %a2 {axes = array<i64: 0>, kind = "sum"} : tensor<8xf32> -> tensor<f32>
+  %s2 = cpn.reduce sum %a2 {axes = array<i64: 0>} : tensor<8xf32> -> tensor<f32>
   %e2 = cpn.view %s2 {offset = 0 : i64, strides = array<i64: 0>} : tensor<f32> -> tensor<8xf32>
   %h3 = cpn.subtract %e2, %a2 : tensor<8xf32>, tensor<8xf32> -> tensor<8xf32>
   return %h3 : tensor<8xf32>
@@ -139,13 +139,13 @@ func.func @run_time_offsets(%xs: tensor<3x8xf32>, %h: tensor<8xf32>, %i: index, 
 // CHECK-NEXT: return %[[R1]]
 func.func @varying_scalar(%x: tensor<8xf64>, %t0: tensor<f64>, %t1: tensor<f64>) -> tensor<8xf64> {
   %a0 = cpn.sin %x : tensor<8xf64> -> tensor<8xf64>
-  %s0 = cpn.reduce %a0 {axes = array<i64: 0>, kind = "max"} : tensor<8xf64> -> tensor<f64>
+  %s0 = cpn.reduce max %a0 {axes = array<i64: 0>} : tensor<8xf64> -> tensor<f64>
   %w0 = cpn.view %s0 {offset = 0 : i64, strides = array<i64: 0>} : tensor<f64> -> tensor<8xf64>
   %b0 = cpn.add %a0, %w0 : tensor<8xf64>, tensor<8xf64> -> tensor<8xf64>
   %v0 = cpn.view %t0 {offset = 0 : i64, strides = array<i64: 0>} : tensor<f64> -> tensor<8xf64>
   %x1 = cpn.multiply %b0, %v0 : tensor<8xf64>, tensor<8xf64> -> tensor<8xf64>
   %a1 = cpn.sin %x1 : tensor<8xf64> -> tensor<8xf64>
-  %s1 = cpn.reduce %a1 {axes = array<i64: 0>, kind = "max"} : tensor<8xf64> -> tensor<f64>
+  %s1 = cpn.reduce max %a1 {axes = array<i64: 0>} : tensor<8xf64> -> tensor<f64>
   %w1 = cpn.view %s1 {offset = 0 : i64, strides = array<i64: 0>} : tensor<f64> -> tensor<8xf64>
   %b1 = cpn.add %a1, %w1 : tensor<8xf64>, tensor<8xf64> -> tensor<8xf64>
   %v1 = cpn.view %t1 {offset = 0 : i64, strides = array<i64: 0>} : tensor<f64> -> tensor<8xf64>
@@ -192,14 +192,14 @@ func.func @elementwise(%p: tensor<8xf64>, %x0: tensor<8xf64>) -> tensor<8xf64> {
 func.func @updates(%u: tensor<4x4xf64>, %d: tensor<4xf64>) -> tensor<4x4xf64> {
   %a0 = cpn.exp %d : tensor<4xf64> -> tensor<4xf64>
   %b0 = cpn.sin %a0 : tensor<4xf64> -> tensor<4xf64>
-  %r0 = cpn.reduce %b0 {axes = array<i64: 0>, kind = "sum"} : tensor<4xf64> -> tensor<f64>
+  %r0 = cpn.reduce sum %b0 {axes = array<i64: 0>} : tensor<4xf64> -> tensor<f64>
   %c0 = cpn.view %r0 {offset = 0 : i64, strides = array<i64: 0>} : tensor<f64> -> tensor<4xf64>
   %e0 = cpn.tan %c0 : tensor<4xf64> -> tensor<4xf64>
   %f0 = cpn.sqrt %e0 : tensor<4xf64> -> tensor<4xf64>
   %u0 = cpn.update %u, %f0 {offset = 0 : i64, strides = array<i64: 4>} : tensor<4x4xf64>, tensor<4xf64> -> tensor<4x4xf64>
   %a1 = cpn.exp %d : tensor<4xf64> -> tensor<4xf64>
   %b1 = cpn.sin %a1 : tensor<4xf64> -> tensor<4xf64>
-  %r1 = cpn.reduce %b1 {axes = array<i64: 0>, kind = "sum"} : tensor<4xf64> -> tensor<f64>
+  %r1 = cpn.reduce sum %b1 {axes = array<i64: 0>} : tensor<4xf64> -> tensor<f64>
   %c1 = cpn.view %r1 {offset = 0 : i64, strides = array<i64: 0>} : tensor<f64> -> tensor<4xf64>
   %e1 = cpn.tan %c1 : tensor<4xf64> -> tensor<4xf64>
   %f1 = cpn.sqrt %e1 : tensor<4xf64> -> tensor<4xf64>
@@ -226,14 +226,14 @@ func.func @kernel(%arg0: memref<64xf64> {llvm.noalias}, %arg1: memref<64xf64> {l
   %b0 = cpn.add %a0, %p : tensor<64xf64>, tensor<64xf64> -> tensor<64xf64>
   %c0 = cpn.exp %b0 : tensor<64xf64> -> tensor<64xf64>
   %d0 = cpn.negative %c0 : tensor<64xf64> -> tensor<64xf64>
-  %e0 = cpn.reduce %d0 {axes = array<i64: 0>, kind = "sum"} : tensor<64xf64> -> tensor<f64>
+  %e0 = cpn.reduce sum %d0 {axes = array<i64: 0>} : tensor<64xf64> -> tensor<f64>
   %f0 = cpn.view %e0 {offset = 0 : i64, strides = array<i64: 0>} : tensor<f64> -> tensor<64xf64>
   %x1 = cpn.divide %d0, %f0 {cpn.fpcheck = 7 : i64, cpn.fpsite = 1 : i64} : tensor<64xf64>, tensor<64xf64> -> tensor<64xf64>
   %a1 = cpn.multiply %x1, %p {cpn.fpcheck = 7 : i64, cpn.fpsite = 0 : i64} : tensor<64xf64>, tensor<64xf64> -> tensor<64xf64>
   %b1 = cpn.add %a1, %p : tensor<64xf64>, tensor<64xf64> -> tensor<64xf64>
   %c1 = cpn.exp %b1 : tensor<64xf64> -> tensor<64xf64>
   %d1 = cpn.negative %c1 : tensor<64xf64> -> tensor<64xf64>
-  %e1 = cpn.reduce %d1 {axes = array<i64: 0>, kind = "sum"} : tensor<64xf64> -> tensor<f64>
+  %e1 = cpn.reduce sum %d1 {axes = array<i64: 0>} : tensor<64xf64> -> tensor<f64>
   %f1 = cpn.view %e1 {offset = 0 : i64, strides = array<i64: 0>} : tensor<f64> -> tensor<64xf64>
   %x2 = cpn.divide %d1, %f1 {cpn.fpcheck = 7 : i64, cpn.fpsite = 1 : i64} : tensor<64xf64>, tensor<64xf64> -> tensor<64xf64>
   bufferization.materialize_in_destination %x2 in restrict writable %arg2 : (tensor<64xf64>, memref<64xf64>) -> ()
@@ -323,7 +323,7 @@ func.func @empty_products(%a: tensor<6x0x2xi16>) -> (tensor<0x0xi16>, tensor<0x0
 func.func @operand_types_differ(%arg0: memref<3xi64> {llvm.noalias}, %arg1: memref<3xi1> {llvm.noalias}, %arg2: memref<i1> {llvm.noalias}, %arg3: memref<1xf16> {llvm.noalias}, %arg4: memref<f16> {llvm.noalias}, %arg5: memref<f16> {llvm.noalias}, %arg6: memref<1xi1> {llvm.noalias}, %arg7: memref<1xi32> {cpn.fp_status, llvm.noalias}) {
   %0 = bufferization.to_tensor %arg0 restrict : memref<3xi64> to tensor<3xi64>
   %1 = cpn.isnan %0 : tensor<3xi64> -> tensor<3xi1>
-  %2 = cpn.reduce %1 {axes = array<i64: 0>, kind = "any"} : tensor<3xi1> -> tensor<i1>
+  %2 = cpn.reduce any %1 {axes = array<i64: 0>} : tensor<3xi1> -> tensor<i1>
   %3 = cpn.view %2 {offset = 0 : i64, strides = array<i64: 1>} : tensor<i1> -> tensor<1xi1>
   %4 = cpn.cast %3 {cpn.fpcheck = 7 : i64, cpn.fpsite = 0 : i64} : tensor<1xi1> -> tensor<1xf16>
   %5 = cpn.view %2 {offset = 0 : i64, strides = array<i64: 1>} : tensor<i1> -> tensor<1xi1>

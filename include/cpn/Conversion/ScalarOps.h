@@ -7,6 +7,8 @@
 #ifndef CPN_CONVERSION_SCALAROPS_H
 #define CPN_CONVERSION_SCALAROPS_H
 
+#include "cpn/Dialect/CPN/CPNOps.h"
+
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Value.h"
 
@@ -50,13 +52,13 @@ Value emitZero(OpBuilder &b, Location loc, Type t);
 Value emitScalarCast(OpBuilder &b, Location loc, Value x, Type to,
                      bool srcUnsigned, bool dstUnsigned);
 
-/// The identity element of a reduction kind for `type` ("sum" -> 0, "min" ->
+/// The identity element of a reduction kind for `type` (sum -> 0, min ->
 /// +inf or the largest integer, ...).
-Value emitReductionIdentity(OpBuilder &b, Location loc, StringRef kind,
+Value emitReductionIdentity(OpBuilder &b, Location loc, ReduceKind kind,
                             Type type, bool isUnsigned);
 
 /// Combines an accumulator and an element for a reduction kind.
-Value emitReductionCombine(OpBuilder &b, Location loc, StringRef kind,
+Value emitReductionCombine(OpBuilder &b, Location loc, ReduceKind kind,
                            Value acc, Value x, bool isUnsigned);
 
 } // namespace cpn

@@ -61,7 +61,7 @@ LogicalResult lowerRemap(IRRewriter &rw, RemapOp op);
 
 // Reductions.cpp; rowBlocks and combineReassoc also serve the products.
 int64_t rowBlocks(int64_t rows, int64_t outs, int64_t bytes);
-Value combineReassoc(OpBuilder &b, Location l, StringRef kind, Value acc,
+Value combineReassoc(OpBuilder &b, Location l, ReduceKind kind, Value acc,
                      Value x, bool isUnsigned);
 LogicalResult lowerReduce(IRRewriter &rw, ReduceOp op);
 

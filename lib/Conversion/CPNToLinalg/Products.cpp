@@ -96,7 +96,7 @@ static Value tallTransposedProduct(IRRewriter &rw, MatmulOp op) {
         Value prod =
             emitScalarUfunc(b, l, "multiply", {args[0], args[1]}, et, false);
         linalg::YieldOp::create(
-            b, l, combineReassoc(b, l, "sum", args[2], prod, false));
+            b, l, combineReassoc(b, l, ReduceKind::sum, args[2], prod, false));
       });
   // (p, i, j): result[i, j] += partial[p, i, j].
   auto total = linalg::GenericOp::create(
@@ -106,7 +106,7 @@ static Value tallTransposedProduct(IRRewriter &rw, MatmulOp op) {
       ArrayRef<utils::IteratorType>{red, par, par},
       [&](OpBuilder &b, Location l, ValueRange args) {
         linalg::YieldOp::create(
-            b, l, combineReassoc(b, l, "sum", args[1], args[0], false));
+            b, l, combineReassoc(b, l, ReduceKind::sum, args[1], args[0], false));
       });
   return total.getResult(0);
 }
@@ -139,7 +139,7 @@ static Value innerProduct(IRRewriter &rw, MatmulOp op) {
     Value prod =
         emitScalarUfunc(b, l, "multiply", {args[0], args[1]}, et, false);
     linalg::YieldOp::create(b, l,
-                            combineReassoc(b, l, "sum", args[2], prod, false));
+                            combineReassoc(b, l, ReduceKind::sum, args[2], prod, false));
   };
   Value total;
   if (!blocks) {
@@ -182,7 +182,7 @@ static Value innerProduct(IRRewriter &rw, MatmulOp op) {
             ArrayRef<utils::IteratorType>{red},
             [&](OpBuilder &b, Location l, ValueRange args) {
               linalg::YieldOp::create(
-                  b, l, combineReassoc(b, l, "sum", args[1], args[0], false));
+                  b, l, combineReassoc(b, l, ReduceKind::sum, args[1], args[0], false));
             })
             .getResult(0);
   }

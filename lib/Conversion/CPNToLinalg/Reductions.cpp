@@ -59,10 +59,10 @@ static LogicalResult splitFullReduce(IRRewriter &rw, ReduceOp op) {
 
 /// argmin/argmax: whether `x` replaces `best` (strictly better, or the first
 /// NaN: NumPy returns the first extremum, and the first NaN if any).
-static Value emitArgBetter(OpBuilder &b, Location l, StringRef kind, Value x,
+static Value emitArgBetter(OpBuilder &b, Location l, ReduceKind kind, Value x,
                            Value best, bool isUnsigned) {
   Type elemTy = x.getType();
-  bool isMin = kind == "argmin";
+  bool isMin = kind == ReduceKind::argmin;
   if (isa<ComplexType>(elemTy)) { // NumPy's order; the first NaN wins
     Type i1 = b.getI1Type();
     Value better =
@@ -104,7 +104,7 @@ static LogicalResult lowerSmallReduce(IRRewriter &rw, ReduceOp op) {
   Location loc = op.getLoc();
   RankedTensorType inTy = tensorOf(op.getX());
   RankedTensorType resTy = tensorOf(op.getResult());
-  StringRef kind = op.getKind();
+  ReduceKind kind = op.getKind();
   bool isUnsigned = op.getIsUnsigned();
   ArrayRef<int64_t> axes = op.getAxes();
   unsigned rank = inTy.getRank();
@@ -133,7 +133,7 @@ static LogicalResult lowerSmallReduce(IRRewriter &rw, ReduceOp op) {
     inputs.push_back(op.getX());
     maps.push_back(AffineMap::get(kept.size(), 0, exprs, rw.getContext()));
   }
-  bool isArg = kind.starts_with("arg");
+  bool isArg = kind == ReduceKind::argmin || kind == ReduceKind::argmax;
   Value r = buildElementwise(
       rw, loc, resTy, inputs, maps,
       [&](OpBuilder &b, Location l, ValueRange args) -> Value {
@@ -175,7 +175,7 @@ static bool isSmallReduce(ReduceOp op) {
     count *= inTy.getDimSize(a);
   }
   bool floatSum = isa<FloatType, ComplexType>(inTy.getElementType()) &&
-                  (op.getKind() == "sum" || op.getKind() == "prod");
+                  (op.getKind() == ReduceKind::sum || op.getKind() == ReduceKind::prod);
   return count <= (floatSum ? 8 : 16);
 }
 
@@ -192,7 +192,7 @@ int64_t rowBlocks(int64_t rows, int64_t outs, int64_t bytes) {
 /// A float or complex product: reduced in NumPy's order, never split into
 /// partial products (see combineReassoc).
 static bool isOrderedProduct(ReduceOp op) {
-  return op.getKind() == "prod" &&
+  return op.getKind() == ReduceKind::prod &&
          isa<FloatType, ComplexType>(
              tensorOf(op.getResult()).getElementType());
 }
@@ -204,7 +204,8 @@ static bool isOrderedProduct(ReduceOp op) {
 static int64_t outerBlocks(ReduceOp op) {
   RankedTensorType inTy = tensorOf(op.getX());
   RankedTensorType resTy = tensorOf(op.getResult());
-  if (op.getKind().starts_with("arg") || !inTy.hasStaticShape() ||
+  if (op.getKind() == ReduceKind::argmin ||
+      op.getKind() == ReduceKind::argmax || !inTy.hasStaticShape() ||
       op.getAxes() != ArrayRef<int64_t>{0} || isOrderedProduct(op))
     return 0;
   if (inTy.getRank() == 1) {
@@ -247,7 +248,7 @@ static int64_t outerBlocks(ReduceOp op) {
 /// reduction loops vectorize. Float products stay in order: NumPy multiplies
 /// in order, and a reordered product overflows or reaches 0 elsewhere (inf
 /// times 0: NaN where NumPy gives 0).
-Value combineReassoc(OpBuilder &b, Location l, StringRef kind, Value acc,
+Value combineReassoc(OpBuilder &b, Location l, ReduceKind kind, Value acc,
                      Value x, bool isUnsigned) {
   Value r = emitReductionCombine(b, l, kind, acc, x, isUnsigned);
   if (auto add = r.getDefiningOp<arith::AddFOp>())
@@ -261,7 +262,7 @@ Value combineReassoc(OpBuilder &b, Location l, StringRef kind, Value acc,
 static Value reduceInto(OpBuilder &b, Location loc, ReduceOp op, Value x,
                         AffineMap outMap, Value init,
                         ArrayRef<utils::IteratorType> iters) {
-  StringRef kind = op.getKind();
+  ReduceKind kind = op.getKind();
   bool isUnsigned = op.getIsUnsigned();
   auto generic = linalg::GenericOp::create(
       b, loc, TypeRange{init.getType()}, x, init,
@@ -385,7 +386,8 @@ LogicalResult lowerReduce(IRRewriter &rw, ReduceOp op) {
   // are summed in their own type, in order, as NumPy's pairwise sum does
   // below 8 elements and its sgemm does: widening them cost the stacked
   // float32 product a third of its time.
-  if (op.getKind() == "sum" && isa<Float16Type, Float32Type>(resElem) &&
+  if (op.getKind() == ReduceKind::sum &&
+      isa<Float16Type, Float32Type>(resElem) &&
       tensorOf(op.getX()).getElementType() == resElem && !isSmallReduce(op))
     return lowerWideSum(rw, op);
   if (isSmallReduce(op))
@@ -393,9 +395,9 @@ LogicalResult lowerReduce(IRRewriter &rw, ReduceOp op) {
   Location loc = op.getLoc();
   RankedTensorType inTy = tensorOf(op.getX());
   RankedTensorType resTy = tensorOf(op.getResult());
-  StringRef kind = op.getKind();
+  ReduceKind kind = op.getKind();
   bool isUnsigned = op.getIsUnsigned();
-  bool isArg = kind.starts_with("arg");
+  bool isArg = kind == ReduceKind::argmin || kind == ReduceKind::argmax;
   unsigned rank = inTy.getRank();
   ArrayRef<int64_t> axes = op.getAxes();
   if (!isArg && rank >= 2 && axes.size() == rank && inTy.getDimSize(0) > 1 &&

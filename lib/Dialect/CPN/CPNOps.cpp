@@ -126,11 +126,7 @@ LogicalResult SelectOp::verify() {
 }
 
 LogicalResult ReduceOp::verify() {
-  StringRef kind = getKind();
-  static const char *const kinds[] = {"sum", "prod", "min",    "max",
-                                      "any", "all",  "argmin", "argmax"};
-  if (llvm::find(kinds, kind) == std::end(kinds))
-    return emitOpError("unknown reduction kind '") << kind << "'";
+  ReduceKind kind = getKind();
   ShapedType in = shapedOf(getX()), out = shapedOf(getResult());
   ArrayRef<int64_t> axes = getAxes();
   SmallVector<int64_t> expected;
@@ -142,12 +138,13 @@ LogicalResult ReduceOp::verify() {
       return emitOpError("axes must be sorted, distinct and within the rank");
   if (ArrayRef<int64_t>(expected) != out.getShape())
     return emitOpError("result shape must be the operand's without the axes");
-  bool isArg = kind.starts_with("arg");
+  bool isArg = kind == ReduceKind::argmin || kind == ReduceKind::argmax;
+  bool logical = kind == ReduceKind::any || kind == ReduceKind::all;
   if (isArg && (axes.size() != 1 || !out.getElementType().isInteger(64)))
     return emitOpError("argmin/argmax take one axis and give i64 indices");
-  if ((kind == "any" || kind == "all") && !out.getElementType().isInteger(1))
+  if (logical && !out.getElementType().isInteger(1))
     return emitOpError("any/all give i1 elements");
-  if (!isArg && kind != "any" && kind != "all" &&
+  if (!isArg && !logical &&
       out.getElementType() != in.getElementType())
     return emitOpError("result element type must equal the operand's; the "
                        "front end casts for dtype=");

@@ -34,15 +34,15 @@ func.func @type_mismatch(%a: tensor<4xf64>, %b: tensor<4xf32>) {
 
 func.func @bad_reduce(%x: tensor<4x5xf64>) {
   // expected-error @+1 {{result shape must be the operand's without the axes}}
-  %0 = cpn.reduce %x {kind = "sum", axes = array<i64: 1>} : tensor<4x5xf64> -> tensor<5xf64>
+  %0 = cpn.reduce sum %x {axes = array<i64: 1>} : tensor<4x5xf64> -> tensor<5xf64>
   return
 }
 
 // -----
 
 func.func @bad_kind(%x: tensor<4xf64>) {
-  // expected-error @+1 {{unknown reduction kind 'median'}}
-  %0 = cpn.reduce %x {kind = "median", axes = array<i64: 0>} : tensor<4xf64> -> tensor<f64>
+  // expected-error @+1 {{expected string or keyword containing one of the following enum values for attribute 'kind' [sum, prod, min, max, any, all, argmin, argmax]}}
+  %0 = cpn.reduce median %x {axes = array<i64: 0>} : tensor<4xf64> -> tensor<f64>
   return
 }
 

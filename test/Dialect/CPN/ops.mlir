@@ -34,10 +34,10 @@ func.func @elementwise(%a: tensor<8xf64>, %b: tensor<8xf64>, %i: tensor<8xi32>) 
 
 // CHECK-LABEL: func @reductions_and_creation
 func.func @reductions_and_creation(%x: tensor<4x5xf64>, %m: tensor<5x3xf64>) {
-  // CHECK: cpn.reduce %{{.+}} {axes = array<i64: 1>, kind = "sum"} : tensor<4x5xf64> -> tensor<4xf64>
-  %0 = cpn.reduce %x {kind = "sum", axes = array<i64: 1>} : tensor<4x5xf64> -> tensor<4xf64>
-  // CHECK: cpn.reduce {{.+}} kind = "argmax"{{.+}} -> tensor<5xi64>
-  %1 = cpn.reduce %x {kind = "argmax", axes = array<i64: 0>} : tensor<4x5xf64> -> tensor<5xi64>
+  // CHECK: cpn.reduce sum %{{.+}} {axes = array<i64: 1>} : tensor<4x5xf64> -> tensor<4xf64>
+  %0 = cpn.reduce sum %x {axes = array<i64: 1>} : tensor<4x5xf64> -> tensor<4xf64>
+  // CHECK: cpn.reduce argmax {{.+}} -> tensor<5xi64>
+  %1 = cpn.reduce argmax %x {axes = array<i64: 0>} : tensor<4x5xf64> -> tensor<5xi64>
   // CHECK: cpn.iota {dim = 1 : i64} : tensor<3x4xi64>
   %2 = cpn.iota {dim = 1 : i64} : tensor<3x4xi64>
   // CHECK: cpn.matmul {{.+}} -> tensor<4x3xf64>

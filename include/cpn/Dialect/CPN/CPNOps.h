@@ -58,6 +58,8 @@ public:
 } // namespace OpTrait
 } // namespace mlir
 
+#include "cpn/Dialect/CPN/CPNOpsEnums.h.inc"
+
 #define GET_OP_CLASSES
 #include "cpn/Dialect/CPN/CPNOps.h.inc"
 

@@ -10,6 +10,7 @@
 include "cpn/Dialect/CPN/CPNDialect.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 include "mlir/IR/BuiltinAttributes.td"
+include "mlir/IR/EnumAttr.td"
 include "mlir/IR/CommonTypeConstraints.td"
 include "mlir/Interfaces/InferTypeOpInterface.td"
 
@@ -281,24 +282,33 @@ def CPN_SelectOp : CPN_Op<"select", [Pure, CPN_SameShape]> {
 // Reductions, creation, linear algebra.
 //===----------------------------------------------------------------------===//
 
+def CPN_ReduceKind : I32EnumAttr<"ReduceKind", "what cpn.reduce computes", [
+  I32EnumAttrCase<"sum", 0>, I32EnumAttrCase<"prod", 1>,
+  I32EnumAttrCase<"min", 2>, I32EnumAttrCase<"max", 3>,
+  I32EnumAttrCase<"any", 4>, I32EnumAttrCase<"all", 5>,
+  I32EnumAttrCase<"argmin", 6>, I32EnumAttrCase<"argmax", 7>]> {
+  let cppNamespace = "::mlir::cpn";
+}
+
 def CPN_ReduceOp : CPN_Op<"reduce", [Pure]> {
   let summary = "reduce along axes (sum, prod, min, max, any, all, argmin, argmax)";
   let description = [{
     Reduces `x` along `axes` (sorted, distinct, in range); the result's shape is
-    the operand's without those axes. `kind` is one of `sum`, `prod`, `min`,
-    `max`, `any`, `all`, `argmin`, `argmax`. `min`/`max` propagate NaN as NumPy
+    the operand's without those axes. `kind` (the first word) is one of `sum`,
+    `prod`, `min`, `max`, `any`, `all`, `argmin`, `argmax` (the enum
+    `ReduceKind`). `min`/`max` propagate NaN as NumPy
     does; `argmin`/`argmax` take exactly one axis and give `i64` indices of the
     first extremum (the first NaN if there is one).
 
     ```mlir
-    %s = cpn.reduce %x {kind = "sum", axes = array<i64: 1>}
+    %s = cpn.reduce sum %x {axes = array<i64: 1>}
         : tensor<4x5xf64> -> tensor<4xf64>
     ```
   }];
-  let arguments = (ins CPN_Tensor:$x, StrAttr:$kind,
+  let arguments = (ins CPN_Tensor:$x, CPN_ReduceKind:$kind,
                    DenseI64ArrayAttr:$axes, UnitAttr:$is_unsigned);
   let results = (outs CPN_Tensor:$result);
-  let assemblyFormat = "$x attr-dict `:` type($x) `->` type($result)";
+  let assemblyFormat = "$kind $x attr-dict `:` type($x) `->` type($result)";
   let hasVerifier = 1;
 }
 
