@@ -127,8 +127,8 @@ struct InterleaveFloatReductions
   llvm::PreservedAnalyses run(llvm::Function &f,
                               llvm::FunctionAnalysisManager &fam) {
     llvm::LLVMContext &ctx = f.getContext();
-    for (llvm::Loop *loop : fam.getResult<llvm::LoopAnalysis>(f)
-                                .getLoopsInPreorder()) {
+    for (llvm::Loop *loop :
+         fam.getResult<llvm::LoopAnalysis>(f).getLoopsInPreorder()) {
       if (!loop->isInnermost() ||
           llvm::none_of(loop->getHeader()->phis(), [](llvm::PHINode &phi) {
             return phi.getType()->isFloatingPointTy();
@@ -140,8 +140,8 @@ struct InterleaveFloatReductions
           ops.push_back(old->getOperand(i));
       ops.push_back(llvm::MDNode::get(
           ctx, {llvm::MDString::get(ctx, "llvm.loop.interleave.count"),
-                llvm::ConstantAsMetadata::get(llvm::ConstantInt::get(
-                    llvm::Type::getInt32Ty(ctx), 4))}));
+                llvm::ConstantAsMetadata::get(
+                    llvm::ConstantInt::get(llvm::Type::getInt32Ty(ctx), 4))}));
       llvm::MDNode *id = llvm::MDNode::getDistinct(ctx, ops);
       id->replaceOperandWith(0, id);
       loop->setLoopID(id);
@@ -181,9 +181,9 @@ static llvm::ArrayRef<llvm::VecDesc> moreVectorMath() {
             lanes *= 2;
           std::string params(f.args, 'v');
           std::string scalar = std::string(f.name) + (single ? "f" : "");
-          llvm::StringRef vec = names.emplace_back(
-              "_ZGV" + std::string(1, isa) + "N" + std::to_string(lanes) +
-              params + "_" + scalar);
+          llvm::StringRef vec =
+              names.emplace_back("_ZGV" + std::string(1, isa) + "N" +
+                                 std::to_string(lanes) + params + "_" + scalar);
           llvm::StringRef prefix = names.emplace_back(
               "_ZGV_LLVM_N" + std::to_string(lanes) + params);
           auto count = llvm::ElementCount::getFixed(lanes);

@@ -253,7 +253,8 @@ std::vector<int32_t> planDonations(const Trace &trace,
     }
   }
   for (const TraceOp &op : trace.ops())
-    if (op.name == "update" && op.operands[0] < 0 && free[-op.operands[0] - 1]) {
+    if (op.name == "update" && op.operands[0] < 0 &&
+        free[-op.operands[0] - 1]) {
       donors.push_back(-op.operands[0] - 1);
       free[-op.operands[0] - 1] = false;
     }

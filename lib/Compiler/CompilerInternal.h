@@ -96,9 +96,9 @@ std::vector<char> emitObject(llvm::Module &m, bool pic = false,
                              llvm::TargetMachine *tm = nullptr);
 std::string llvmText(const llvm::Module &m);
 std::vector<llvm::StringRef> unbundleObjects(llvm::StringRef data);
-std::vector<char> optimizeAndEmit(llvm::Module &m, int optLevel,
-                                  std::string *llText,
-                                  std::vector<std::string> *scalarCalls = nullptr);
+std::vector<char>
+optimizeAndEmit(llvm::Module &m, int optLevel, std::string *llText,
+                std::vector<std::string> *scalarCalls = nullptr);
 std::unique_ptr<llvm::Module> toLLVM(mlir::ModuleOp module,
                                      llvm::LLVMContext &ctx,
                                      const LazyChecks *checks = nullptr);

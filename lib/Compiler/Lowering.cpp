@@ -87,7 +87,8 @@ private:
 /// the outlined checks out there).
 class AfterFpFlags : public PassInstrumentation {
 public:
-  explicit AfterFpFlags(std::function<void(ModuleOp)> fn) : fn_(std::move(fn)) {}
+  explicit AfterFpFlags(std::function<void(ModuleOp)> fn)
+      : fn_(std::move(fn)) {}
   void runAfterPass(Pass *pass, Operation *op) override {
     if (pass->getArgument() == kFpFlagsPass)
       if (auto m = dyn_cast<ModuleOp>(op))
@@ -121,17 +122,17 @@ void lower(ModuleOp module, const std::filesystem::path &dumpDir, int &fileNo,
     msg += "reproduce with: cpn-opt --pass-pipeline='" +
            mlir::cpn::getReproPipeline(options.openmp, options.barePtr) + "' " +
            (cpnFile.empty() ? std::string("<dumped cpn.mlir>") : cpnFile) +
-           (cpnFile.empty() ? "\n(set CPN_DUMP_IR=DIR to write the input file)"
-                            : "\n(and " + (dumpDir / "crash-reproducer.mlir")
-                                              .string() +
-                                  ": the failing pass alone)");
+           (cpnFile.empty()
+                ? "\n(set CPN_DUMP_IR=DIR to write the input file)"
+                : "\n(and " + (dumpDir / "crash-reproducer.mlir").string() +
+                      ": the failing pass alone)");
     throw std::runtime_error(msg);
   };
   if (!dumpDir.empty())
     writeFile(dumpDir / "repro.txt",
               "cpn-opt --pass-pipeline='" +
-                  mlir::cpn::getReproPipeline(options.openmp, options.barePtr) + "' " +
-                  cpnFile + "\n");
+                  mlir::cpn::getReproPipeline(options.openmp, options.barePtr) +
+                  "' " + cpnFile + "\n");
   for (const std::string &stage : mlir::cpn::getLoweringStageNames()) {
     // A fresh pass manager per module: some upstream passes
     // (math-to-funcs) keep per-module state in the pass instance.

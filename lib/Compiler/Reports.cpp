@@ -222,11 +222,10 @@ static std::string summaryText(const Trace &trace,
 
 std::vector<std::string> scalarMathInLoops(const llvm::Module &m) {
   static const std::set<std::string> libm = {
-      "exp",   "exp2",  "expm1", "exp10", "log",   "log2",  "log10",
-      "log1p", "pow",   "sin",   "cos",   "tan",   "asin",  "acos",
-      "atan",  "atan2", "sinh",  "cosh",  "tanh",  "asinh", "acosh",
-      "atanh", "cbrt",  "hypot", "fmod",  "erf",   "erfc",  "tgamma",
-      "lgamma", "sincos"};
+      "exp",  "exp2", "expm1", "exp10",  "log",    "log2",  "log10", "log1p",
+      "pow",  "sin",  "cos",   "tan",    "asin",   "acos",  "atan",  "atan2",
+      "sinh", "cosh", "tanh",  "asinh",  "acosh",  "atanh", "cbrt",  "hypot",
+      "fmod", "erf",  "erfc",  "tgamma", "lgamma", "sincos"};
   // libm's name of a callee: exp, expf, llvm.exp.f64 -> "exp"; or "".
   auto mathName = [&](llvm::StringRef name, llvm::Type *ret) -> std::string {
     if (ret->isVectorTy())
@@ -272,8 +271,8 @@ std::vector<std::string> scalarMathInLoops(const llvm::Module &m) {
       }
     }
     for (const auto &[name, n] : counts)
-      found.push_back(name + (n > 1 ? " x" + std::to_string(n) : "") +
-                      " in " + f.getName().str());
+      found.push_back(name + (n > 1 ? " x" + std::to_string(n) : "") + " in " +
+                      f.getName().str());
   }
   return found;
 }

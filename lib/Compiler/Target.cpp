@@ -43,8 +43,7 @@ public:
 
   llvm::StringRef name() const override { return openmp ? "openmp" : "cpu"; }
 
-  mlir::cpn::LoweringOptions
-  loweringOptions(bool shapeGeneric) const override {
+  mlir::cpn::LoweringOptions loweringOptions(bool shapeGeneric) const override {
     mlir::cpn::LoweringOptions o;
     o.openmp = openmp;
     o.barePtr = !shapeGeneric;

@@ -177,8 +177,7 @@ importBox(OpBuilder &b, Location loc, bool update, ValueRange operands,
   auto baseTy = cast<RankedTensorType>(base.getType());
   size_t k = baseTy.getRank();
   Value value = update ? operands[1] : Value();
-  auto viewTy =
-      update ? cast<RankedTensorType>(value.getType()) : resultTy;
+  auto viewTy = update ? cast<RankedTensorType>(value.getType()) : resultTy;
   size_t rank = viewTy.getRank();
   if (box.owner.size() != rank || box.coeffs.size() != rank ||
       box.starts.size() != k)
@@ -423,8 +422,8 @@ OwningOpRef<ModuleOp> buildModule(const Trace &trace,
       st.addOperands(operand(r));
     RankedTensorType resultTy = opTensorTy(static_cast<int32_t>(index));
     st.addTypes(resultTy);
-    bool generic = !resultTy.hasStaticShape() ||
-                   llvm::any_of(st.operands, isDynamic);
+    bool generic =
+        !resultTy.hasStaticShape() || llvm::any_of(st.operands, isDynamic);
     auto unsupported = [&](const std::string &what) {
       std::string where =
           op.line ? op.file + ":" + std::to_string(op.line) + ": " : "";
@@ -459,9 +458,9 @@ OwningOpRef<ModuleOp> buildModule(const Trace &trace,
       if (box == symbols.boxes.end())
         throw unsupported(op.name == "view" ? "a slice, reshape or diagonal"
                                             : "a write into a view");
-      std::optional<Value> r = importBox(b, st.location, op.name == "update",
-                                         st.operands, resultTy, box->second,
-                                         sizeValue, resultSize);
+      std::optional<Value> r =
+          importBox(b, st.location, op.name == "update", st.operands, resultTy,
+                    box->second, sizeValue, resultSize);
       if (!r)
         throw unsupported(op.name == "view"
                               ? "a reversed or diagonal slice"
@@ -556,8 +555,8 @@ OwningOpRef<ModuleOp> buildModule(const Trace &trace,
                      b, loc, result, inputs[donors[j]])
                      .getResult();
       }
-      auto m = bufferization::MaterializeInDestinationOp::create(b, loc,
-                                                                 result, dest);
+      auto m = bufferization::MaterializeInDestinationOp::create(b, loc, result,
+                                                                 dest);
       m.setRestrict(true);
       m.setWritable(true);
     }

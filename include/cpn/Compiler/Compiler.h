@@ -90,7 +90,6 @@ struct CompilerStats {
   uint64_t backgroundCompiles = 0; // windows queued for the compiler thread
   double compileWaitSeconds = 0;   // waited for the compiler thread
   uint64_t offsetArgWindows = 0;   // run by a kernel with offset arguments
-
 };
 
 /// The exact classification of np.errstate checks, compiled only when a run
@@ -116,8 +115,8 @@ std::string stageText(const Trace &trace, const std::vector<int32_t> &outputs,
 
 /// How `compileObject` builds an ahead-of-time object (cpnc).
 struct ObjectOptions {
-  std::string symbol;   // the entry point: void symbol(void **args)
-  int optLevel = 3;     // LLVM's -O level
+  std::string symbol; // the entry point: void symbol(void **args)
+  int optLevel = 3;   // LLVM's -O level
   // A target of cpn/Compiler/Target.h: "openmp", or "cpu" for sequential
   // loop nests (cpnc --target cpu)
   std::string target = "openmp";

@@ -54,8 +54,7 @@ SmallVector<OpFoldResult> boxOffsets(OpBuilder &b, Location loc,
                                      ArrayRef<int64_t> baseShape,
                                      const BoxView &box, Value dynOffset);
 Value offsetValue(OpBuilder &b, Location loc, int64_t offset, Value dynOffset);
-OpFoldResult addConstant(OpBuilder &b, Location loc, OpFoldResult o,
-                         int64_t c);
+OpFoldResult addConstant(OpBuilder &b, Location loc, OpFoldResult o, int64_t c);
 LogicalResult lowerView(IRRewriter &rw, ViewOp op);
 LogicalResult lowerRemap(IRRewriter &rw, RemapOp op);
 

@@ -106,7 +106,8 @@ static Value tallTransposedProduct(IRRewriter &rw, MatmulOp op) {
       ArrayRef<utils::IteratorType>{red, par, par},
       [&](OpBuilder &b, Location l, ValueRange args) {
         linalg::YieldOp::create(
-            b, l, combineReassoc(b, l, ReduceKind::sum, args[1], args[0], false));
+            b, l,
+            combineReassoc(b, l, ReduceKind::sum, args[1], args[0], false));
       });
   return total.getResult(0);
 }
@@ -138,8 +139,8 @@ static Value innerProduct(IRRewriter &rw, MatmulOp op) {
   auto sumBody = [&](OpBuilder &b, Location l, ValueRange args) {
     Value prod =
         emitScalarUfunc(b, l, "multiply", {args[0], args[1]}, et, false);
-    linalg::YieldOp::create(b, l,
-                            combineReassoc(b, l, ReduceKind::sum, args[2], prod, false));
+    linalg::YieldOp::create(
+        b, l, combineReassoc(b, l, ReduceKind::sum, args[2], prod, false));
   };
   Value total;
   if (!blocks) {
@@ -181,8 +182,9 @@ static Value innerProduct(IRRewriter &rw, MatmulOp op) {
                                 AffineMap::get(1, 0, {}, ctx)},
             ArrayRef<utils::IteratorType>{red},
             [&](OpBuilder &b, Location l, ValueRange args) {
-              linalg::YieldOp::create(
-                  b, l, combineReassoc(b, l, ReduceKind::sum, args[1], args[0], false));
+              linalg::YieldOp::create(b, l,
+                                      combineReassoc(b, l, ReduceKind::sum,
+                                                     args[1], args[0], false));
             })
             .getResult(0);
   }

@@ -174,8 +174,9 @@ static bool isSmallReduce(ReduceOp op) {
       return false;
     count *= inTy.getDimSize(a);
   }
-  bool floatSum = isa<FloatType, ComplexType>(inTy.getElementType()) &&
-                  (op.getKind() == ReduceKind::sum || op.getKind() == ReduceKind::prod);
+  bool floatSum =
+      isa<FloatType, ComplexType>(inTy.getElementType()) &&
+      (op.getKind() == ReduceKind::sum || op.getKind() == ReduceKind::prod);
   return count <= (floatSum ? 8 : 16);
 }
 
@@ -193,8 +194,7 @@ int64_t rowBlocks(int64_t rows, int64_t outs, int64_t bytes) {
 /// partial products (see combineReassoc).
 static bool isOrderedProduct(ReduceOp op) {
   return op.getKind() == ReduceKind::prod &&
-         isa<FloatType, ComplexType>(
-             tensorOf(op.getResult()).getElementType());
+         isa<FloatType, ComplexType>(tensorOf(op.getResult()).getElementType());
 }
 
 /// How many row blocks a reduction over the outer dimension only

@@ -1,4 +1,5 @@
-//===- CPNDialect.cpp - the cpn dialect ------------------------------------===//
+//===- CPNDialect.cpp - the cpn dialect
+//------------------------------------===//
 //
 // Part of cpnumeric.
 //

@@ -144,8 +144,7 @@ LogicalResult ReduceOp::verify() {
     return emitOpError("argmin/argmax take one axis and give i64 indices");
   if (logical && !out.getElementType().isInteger(1))
     return emitOpError("any/all give i1 elements");
-  if (!isArg && !logical &&
-      out.getElementType() != in.getElementType())
+  if (!isArg && !logical && out.getElementType() != in.getElementType())
     return emitOpError("result element type must equal the operand's; the "
                        "front end casts for dtype=");
   return success();
