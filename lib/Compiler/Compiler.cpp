@@ -49,6 +49,28 @@ static void beginCompile(ModuleOp module, const Trace &trace,
                              "this is a bug in cpnumeric's front end");
 }
 
+/// The target's code generator on `m`; with a dump directory, writes the
+/// optimized LLVM IR (llvm.ll) and summary.txt's line on scalar math.
+static std::vector<char> generate(const Target &target, llvm::Module &m,
+                                  int optLevel, bool pic,
+                                  const std::filesystem::path &dumpDir) {
+  std::string llText;
+  std::vector<std::string> scalarCalls;
+  CodeGenOptions codegen;
+  codegen.optLevel = optLevel;
+  codegen.pic = pic;
+  if (!dumpDir.empty()) {
+    codegen.llText = &llText;
+    codegen.scalarCalls = &scalarCalls;
+  }
+  std::vector<char> object = target.generate(m, codegen);
+  if (!dumpDir.empty()) {
+    writeFile(dumpDir / "llvm.ll", llText);
+    appendScalarMath(dumpDir / "summary.txt", scalarCalls);
+  }
+  return object;
+}
+
 std::shared_ptr<Executable> compile(const Trace &trace,
                                     const std::vector<int32_t> &outputs,
                                     const std::vector<int32_t> &donors,
@@ -88,19 +110,8 @@ std::shared_ptr<Executable> compile(const Trace &trace,
   llvm::LLVMContext llvmContext;
   std::unique_ptr<llvm::Module> llvmModule =
       toLLVM(*module, llvmContext, checks.get());
-  std::string llText;
-  std::vector<std::string> scalarCalls;
-  CodeGenOptions codegen;
-  codegen.optLevel = opts.optLevel;
-  if (!dumpDir.empty()) {
-    codegen.llText = &llText;
-    codegen.scalarCalls = &scalarCalls;
-  }
-  std::vector<char> object = target.generate(*llvmModule, codegen);
-  if (!dumpDir.empty()) {
-    writeFile(dumpDir / "llvm.ll", llText);
-    appendScalarMath(dumpDir / "summary.txt", scalarCalls);
-  }
+  std::vector<char> object = generate(target, *llvmModule, opts.optLevel,
+                                      /*pic=*/false, dumpDir);
   std::string error;
   auto exe =
       loadObject(llvm::MemoryBuffer::getMemBufferCopy(
@@ -153,21 +164,7 @@ std::vector<char> compileObject(const Trace &trace,
   for (llvm::GlobalVariable &g : m->globals())
     if (!g.isDeclaration())
       g.setLinkage(llvm::GlobalValue::InternalLinkage);
-  std::string llText;
-  std::vector<std::string> scalarCalls;
-  CodeGenOptions codegen;
-  codegen.optLevel = opts.optLevel;
-  codegen.pic = true;
-  if (!dumpDir.empty()) {
-    codegen.llText = &llText;
-    codegen.scalarCalls = &scalarCalls;
-  }
-  std::vector<char> object = target.generate(*m, codegen);
-  if (!dumpDir.empty()) {
-    writeFile(dumpDir / "llvm.ll", llText);
-    appendScalarMath(dumpDir / "summary.txt", scalarCalls);
-  }
-  return object;
+  return generate(target, *m, opts.optLevel, /*pic=*/true, dumpDir);
 }
 
 // Read by compiles on the Engine's compiler thread.
