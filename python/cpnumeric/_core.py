@@ -393,6 +393,285 @@ def _field_write(node, old, shape, base, dtype, offset):
     return _reinterpret(record("bitwise_or", [rest, bits], shape, ub), shape, ub, base)
 
 
+# -- ndarray's methods: what the class body uses ------------------------------
+# The methods call the functions of _ufuncs, _manip, _reductions, ... : modules
+# that import ndarray from here, imported at the end of this module. A method
+# body names them (`_manip.reshape(...)`), resolved at call time. The methods
+# that hold such a function (the operators hold their ufunc, the eager methods
+# the function they stand in front of) are made in the class body from its
+# name; _bind_late puts the function itself into their closures at the end of
+# this module, so that a call costs what it did with the function held
+# directly.
+_LATE = []
+
+
+def _bind_late():
+    for bind in _LATE:
+        bind()
+    _LATE.clear()
+
+
+def _binop(name):
+    """The Python operator of _ufuncs' ufunc `name`: NotImplemented for an
+    operand it does not take (Python then asks the other operand)."""
+    uf = None
+
+    def op(self, other):
+        try:
+            return uf(self, other)  # the common calls in C (ufunc's call)
+        except TypeError:
+            if not isinstance(other, (ndarray, int, float, _np.ndarray, list, tuple, _np.generic)):
+                return NotImplemented
+            raise
+
+    def bind():
+        nonlocal uf
+        uf = getattr(_ufuncs, name)
+    _LATE.append(bind)
+    return op
+
+
+def _rbinop(name):
+    """The reflected operator of _ufuncs' ufunc `name`."""
+    uf = None
+
+    def op(self, other):
+        return uf(other, self)
+
+    def bind():
+        nonlocal uf
+        uf = getattr(_ufuncs, name)
+    _LATE.append(bind)
+    return op
+
+
+# Python's sequences: `[0] * n` with a 0-d integer array repeats the list, as
+# with the NumPy integer scalar it stands in for.
+_SEQUENCES = (list, tuple, str, bytes, bytearray)
+
+
+def _mul(forward, reflected):
+    def fwd(self, other):
+        if not self._shape and isinstance(other, _SEQUENCES):
+            return NotImplemented  # Python repeats the sequence (__index__)
+        return forward(self, other)
+
+    def rev(self, other):
+        if not self._shape and isinstance(other, _SEQUENCES):
+            return NotImplemented
+        return reflected(self, other)
+    return fwd, rev
+
+
+def _ibinop(name):
+    """The in-place operator of _ufuncs' ufunc `name` (`a += b`)."""
+    uf = npf = None
+
+    def op(self, other):
+        # Eager operands: NumPy in place, in C (self stays eager).
+        r = _cpn.inplace(npf, self, other)
+        if r is not None:
+            return r
+        if getattr(self, "_standin", False):
+            # a NumPy scalar's `x += v` is `x = x + v` (then a[i, j] = x,
+            # with setitem's cast), never an in-place ufunc
+            return uf(self, other)
+        if self._readonly:  # NumPy checks this before the output's casting
+            raise ValueError("output array is read-only")
+        return uf(self, other, out=self)
+
+    def bind():
+        nonlocal uf, npf
+        uf = getattr(_ufuncs, name)
+        npf = uf._np
+    _LATE.append(bind)
+    return op
+
+
+def _eager_method(cpm, name=None):
+    """The ndarray method cpm with the eager path of NumPy's method `name`
+    (cpm's name) in front (python/cpnumeric/_eager.py): NumPy's method on the
+    elements of an eager array. cpm is a function, or "module.function", a
+    function of a module that imports this one (bound by _bind_late)."""
+    name = name or cpm.__name__
+    npm = getattr(_np.ndarray, name)
+
+    def m(self, *args, **kwargs):
+        # A traced array never takes NumPy's method: straight to ours (asking
+        # the C path, then _call, cost 2-5 us per call: x.sum() 8.5 -> 3.6 us).
+        if self._base.np is None:
+            return cpm(self, *args, **kwargs)
+        r = _eager_call(npm, (self,) + args, kwargs)
+        if r is _DECLINED:
+            try:
+                return _eager_numpy_call(npm, (self,) + args, kwargs)
+            except _Traced:
+                return cpm(self, *args, **kwargs)
+        return cpm(self, *args, **kwargs) if r is _TRACED else r
+    m.__name__ = name
+    if isinstance(cpm, str):
+        module, function = cpm.split(".")
+
+        def bind():
+            nonlocal cpm
+            cpm = getattr(globals()[module], function)
+            m.__doc__ = getattr(cpm, "__doc__", None)
+        _LATE.append(bind)
+    else:
+        m.__doc__ = getattr(cpm, "__doc__", None)
+    return m
+
+
+# NumPy's fast_scalar_power: float and complex arrays raised to a Python 2,
+# 0.5, -1 or 1 use square/sqrt/reciprocal/positive (the same values, no pow
+# call); bool and integer arrays use square for a Python int 2 (bool ** 2 is
+# int8, as square's loop).
+_FAST_POWER = {2: "square", 0.5: "sqrt", -1: "reciprocal", 1: "positive"}
+
+
+def _pow_inv_square(x, out=None):
+    # (1/x)**2: x*x first would overflow where the result is still a number
+    return _ufuncs.square(_ufuncs.reciprocal(x), out=out)
+
+
+def _sqrt_no_neg_inf(x):
+    """(x == -inf, sqrt of x with -inf read as +inf): pow(-inf, y) is a
+    number where sqrt(-inf) is NaN, and sqrt must not raise 'invalid' for
+    elements the caller replaces."""
+    neg_inf = x == -_np.inf
+    return neg_inf, _ufuncs.sqrt(_ufuncs.where(neg_inf, _np.inf, x))
+
+
+def _pow_three_halves(x, out=None):
+    # x * sqrt(x); pow(-inf, 1.5) is inf
+    neg_inf, s = _sqrt_no_neg_inf(x)
+    r = _ufuncs.where(neg_inf, _np.inf, _ufuncs.multiply(x, s))
+    return store_out(r, out)
+
+
+def _pow_minus_three_halves(x, out=None):
+    # (1/sqrt(x))**3 (x * sqrt(x) first would overflow where the result is
+    # still a number); float16/32 in float64, rounded once; pow(-inf, -1.5)
+    # is 0
+    dt = x.dtype
+    y = x if dt == _np.float64 else x.astype(_np.float64)
+    neg_inf, s = _sqrt_no_neg_inf(_ufuncs.add(y, 0.0))
+    r = _ufuncs.reciprocal(s)
+    r = _ufuncs.where(neg_inf, 0.0, _ufuncs.multiply(_ufuncs.square(r), r))
+    if dt != _np.float64:
+        r = r.astype(dt)
+    return store_out(r, out)
+
+
+def _pow_minus_half(x, out=None):
+    # 1 / sqrt(x + 0.0): pow(-0.0, -0.5) is +inf (x + 0.0 makes -0.0 +0.0),
+    # pow(-inf, -0.5) is 0
+    neg_inf, s = _sqrt_no_neg_inf(_ufuncs.add(x, 0.0))
+    return store_out(_ufuncs.where(neg_inf, 0.0, _ufuncs.reciprocal(s)), out)
+
+
+# Traced float arrays: further constant exponents as square roots and
+# products, which vectorize (a pow call per element does not). Within an
+# ulp or two of pow; the signed zeros, infinities and NaNs, and the
+# floating-point errors, are pow's. Eager arrays keep NumPy's own loops.
+_TRACED_POWER = {-2: _pow_inv_square, 1.5: _pow_three_halves,
+                 -1.5: _pow_minus_three_halves, -0.5: _pow_minus_half}
+
+
+def _fast_power(self, other):
+    t = type(other)
+    if t is not int and t is not float:
+        return None
+    kind = self.dtype.kind
+    if kind in "fc" and other in _FAST_POWER:
+        return getattr(_ufuncs, _FAST_POWER[other])
+    if kind in "biu" and t is int and other == 2:
+        return _ufuncs.square
+    if kind == "f" and other in _TRACED_POWER and self._base.np is None:
+        return _TRACED_POWER[other]
+    return None
+
+
+_power = _binop("power")  # a ** b when no faster ufunc applies
+
+
+def _wide_view(a, dt):
+    """a.view(dt) for a larger dtype (NumPy's checks): the bytes of a
+    contiguous last axis regrouped, each element the bits of r whole base
+    elements (base strides of r along that axis; the "wide" views)."""
+    if not is_supported(dt) or dt.kind not in "biufc":
+        raise TypeError(f"cpnumeric: no {dt} arrays")
+    if a.ndim == 0:
+        raise ValueError("Changing the dtype of a 0d array is only supported if the "
+                         "itemsize is unchanged")
+    if a.strides[-1] != a._dtype.itemsize and a._shape[-1] != 1 and a.size:
+        raise ValueError("To change to a dtype of a different size, the last axis must "
+                         "be contiguous")
+    if (a._shape[-1] * a._dtype.itemsize) % dt.itemsize:
+        raise ValueError("When changing to a larger dtype, its size must be a divisor of "
+                         "the total size in bytes of the last axis of the array.")
+    n = a._shape[-1] * a._dtype.itemsize // dt.itemsize
+    r = dt.itemsize // a._base.dtype.itemsize
+    v = a._view(a._shape[:-1] + (n,), a._strides[:-1] + (r,), a._offset)
+    v._dtype, v._part, v._whole = dt, "wide", False
+    return v
+
+
+def _field(a, dt, offset):
+    """The view of the field of dtype `dt` at byte `offset` of a's elements."""
+    if not is_supported(dt) or dt.kind not in "biufc":
+        raise TypeError(f"cpnumeric: no {dt} arrays")
+    src = _np.dtype(a._base.dtype)
+    if isinstance(a._part, int):  # a field already: offsets add up
+        offset += a._part
+    elif a._part == "imag":
+        offset += a._dtype.itemsize
+    if src.kind == "c":
+        half = src.itemsize // 2
+        whole = offset == 0 and dt.itemsize == src.itemsize  # both parts' bits
+        if dt.kind == "c" and dt != src or dt.kind != "c" and not whole and offset // half != (
+                offset + dt.itemsize - 1) // half:
+            raise TypeError(f"cpnumeric: a {dt} field at byte {offset} of {src} elements "
+                            f"spans both parts; fields within the real or imaginary "
+                            f"part are supported")
+    root = a._view(a._shape, a._strides, a._offset)
+    root._dtype, root._part = src, None
+    return root._field_view(dt, offset)
+
+
+class _FlatIter:
+    """a.flat: the elements in C order; reads give copies or views, writes
+    reach the array."""
+
+    def __init__(self, a):
+        self.base = a
+
+    def __len__(self):
+        return self.base.size
+
+    def __iter__(self):
+        return iter(_manip.ravel(self.base))
+
+    def __array__(self, dtype=None, copy=None):
+        return _np.asarray(_manip.ravel(self.base)._numpy(), dtype=dtype)
+
+    def __getitem__(self, key):
+        return _manip.ravel(self.base)[key]
+
+    def __setitem__(self, key, value):
+        a = self.base
+        flat = _manip.ravel(a)
+        if flat._base is a._base and (isinstance(key, (int, slice, _np.integer))
+                                      or key is Ellipsis):
+            flat[key] = value
+            return
+        idx = _manip.ravel(_creation.arange(a.size)[key])
+        _indexing.put(a, idx, value)
+
+    def copy(self):
+        return _manip.ravel(self.base).copy()
+
+
 class ndarray(_cpn.ArrayBase):
     """A NumPy-compatible array whose work is traced and compiled.
 
@@ -868,6 +1147,347 @@ class ndarray(_cpn.ArrayBase):
         from . import _fallback
         return _fallback.dispatch_numpy_function(func, args, kwargs)
 
+    # -- operators ------------------------------------------------------------
+    # + - * / // % & | ^ << >> are the base's (_cpn.ArrayBase, in C): the
+    # ufunc's C path first, then the Python functions registered with
+    # _cpn.set_operators at the end of this module.
+    __eq__ = _binop("equal")
+    __ne__ = _binop("not_equal")
+    __lt__ = _binop("less")
+    __le__ = _binop("less_equal")
+    __gt__ = _binop("greater")
+    __ge__ = _binop("greater_equal")
+
+    __iadd__ = _ibinop("add")
+    __isub__ = _ibinop("subtract")
+    __imul__ = _ibinop("multiply")
+    __itruediv__ = _ibinop("divide")
+    __ifloordiv__ = _ibinop("floor_divide")
+    __imod__ = _ibinop("remainder")
+    __iand__ = _ibinop("bitwise_and")
+    __ior__ = _ibinop("bitwise_or")
+    __ixor__ = _ibinop("bitwise_xor")
+    __ilshift__ = _ibinop("left_shift")
+    __irshift__ = _ibinop("right_shift")
+
+    def __pow__(self, other):
+        f = _fast_power(self, other)
+        return f(self) if f is not None else _power(self, other)
+
+    __rpow__ = _rbinop("power")
+
+    def __ipow__(self, other):
+        if getattr(self, "_standin", False):
+            return ndarray.__pow__(self, other)  # a NumPy scalar's `x **= v` (see _ibinop)
+        f = _fast_power(self, other)
+        return f(self, out=self) if f is not None else _ufuncs.power(self, other, out=self)
+
+    def __neg__(self):
+        return _ufuncs.negative(self)
+
+    def __pos__(self):
+        return _ufuncs.positive(self)
+
+    def __abs__(self):
+        return _ufuncs.absolute(self)
+
+    def __invert__(self):
+        return _ufuncs.invert(self)
+
+    # `a @ b` is the public cpnumeric.matmul (its eager path in front)
+    def __matmul__(self, o):
+        return _matmul(self, o)
+
+    def __rmatmul__(self, o):
+        return _matmul(o, self)
+
+    # -- reductions -----------------------------------------------------------
+    # @_eager_method: NumPy's method of the same name on an eager array's
+    # elements (not for views and element access: cpnumeric's own path makes
+    # them as fast).
+    @_eager_method
+    def sum(self, *a, **k):
+        return _reductions.sum(self, *a, **k)
+
+    @_eager_method
+    def prod(self, *a, **k):
+        return _reductions.prod(self, *a, **k)
+
+    @_eager_method
+    def mean(self, *a, **k):
+        return _reductions.mean(self, *a, **k)
+
+    @_eager_method
+    def var(self, *a, **k):
+        return _reductions.var(self, *a, **k)
+
+    @_eager_method
+    def std(self, *a, **k):
+        return _reductions.std(self, *a, **k)
+
+    @_eager_method
+    def any(self, *a, **k):
+        return _reductions.any(self, *a, **k)
+
+    @_eager_method
+    def all(self, *a, **k):
+        return _reductions.all(self, *a, **k)
+
+    @_eager_method
+    def argmax(self, *a, **k):
+        return _reductions.argmax(self, *a, **k)
+
+    @_eager_method
+    def argmin(self, *a, **k):
+        return _reductions.argmin(self, *a, **k)
+
+    @_eager_method
+    def max(self, *a, **k):
+        return _reductions.amax(self, *a, **k)
+
+    @_eager_method
+    def min(self, *a, **k):
+        return _reductions.amin(self, *a, **k)
+
+    def ptp(self, axis=None, out=None, keepdims=False):
+        return _ufuncs.subtract(_reductions.amax(self, axis, keepdims=keepdims),
+                                _reductions.amin(self, axis, keepdims=keepdims), out=out)
+
+    @_eager_method
+    def cumsum(self, axis=None, dtype=None, out=None):
+        return _sorting.cumsum(self, axis, dtype, out)
+
+    @_eager_method
+    def cumprod(self, axis=None, dtype=None, out=None):
+        return _sorting.cumprod(self, axis, dtype, out)
+
+    @_eager_method
+    def trace(self, *a, **k):
+        return _joining.trace(self, *a, **k)
+
+    # -- shape and layout -----------------------------------------------------
+    @_eager_method
+    def reshape(self, *shape, order="C", copy=None):
+        return _manip.reshape(self, *shape, order=order, copy=copy)
+
+    @_eager_method
+    def transpose(self, *axes):
+        return _manip.transpose(self, axes or None)
+
+    @_eager_method
+    def ravel(self, *a, **k):
+        return _manip.ravel(self, *a, **k)
+
+    @_eager_method
+    def swapaxes(self, *a, **k):
+        return _manip.swapaxes(self, *a, **k)
+
+    @_eager_method
+    def squeeze(self, *a, **k):
+        return _manip.squeeze(self, *a, **k)
+
+    def diagonal(self, *a, **k):
+        return _manip.diagonal(self, *a, **k)
+
+    @_eager_method
+    def flatten(self, order="C"):
+        return _manip.copy_array(_manip.ravel(self, order))
+
+    def repeat(self, repeats, axis=None):
+        return _joining.repeat(self, repeats, axis)
+
+    def resize(self, *new_shape, refcheck=True):
+        """In-place resize of an array that owns its data: elements kept in
+        C order, new ones zero (as ndarray.resize)."""
+        if len(new_shape) == 1 and not isinstance(new_shape[0], (int, _np.integer)):
+            new_shape = tuple(new_shape[0])
+        if not self._is_whole_base():
+            raise ValueError("cannot resize this array: it does not own its data")
+        n = prod(new_shape)
+        flat = _manip.ravel(self)
+        if n <= self.size:
+            new = flat[:n].copy()
+        else:
+            new = _joining.concatenate([flat, _creation.zeros(n - self.size, self._dtype)])
+        new = new.reshape(new_shape)
+        new = ndarray._from_node(new._node(), new._shape, new._dtype)  # owns its data
+        self._base, self._shape, self._strides = new._base, new._shape, new._strides
+        self._offset, self._whole = new._offset, new._whole
+
+    flat = property(_FlatIter)
+
+    # -- values ---------------------------------------------------------------
+    # astype, copy and clip are those functions of _manip and _ufuncs
+    # themselves (bound at the end of this module).
+    astype = _eager_method("_manip.astype", "astype")
+    copy = _eager_method("_manip.copy_array", "copy")
+    clip = _eager_method("_ufuncs.clip_method", "clip")
+
+    @_eager_method
+    def dot(self, *a, **k):
+        return _manip.dot(self, *a, **k)
+
+    def fill(self, *a, **k):
+        return _manip.fill(self, *a, **k)
+
+    def conjugate(self, out=None, /):
+        """ndarray.conj(): the conjugate of a complex array; a real or bool array
+        itself (NumPy returns `self`: writes through the result reach it), or
+        copied into `out`."""
+        if self._dtype.kind == "c":
+            return _ufuncs.conjugate(self, out=out)
+        if out is None:
+            return self
+        if not _np.can_cast(self._dtype, out.dtype, "same_kind"):
+            raise TypeError(f"Cannot cast array data from {self._dtype!r} to "
+                            f"{out.dtype!r} according to the rule 'same_kind'")
+        out[...] = self
+        return out
+
+    conj = conjugate
+
+    @_eager_method
+    def round(self, decimals=0, out=None):
+        return _joining.around(self, decimals, out)
+
+    # -- sorting, searching, selecting ----------------------------------------
+    @_eager_method
+    def sort(self, axis=-1, kind=None, order=None, *, stable=None):
+        self[...] = _sorting.sort(self, axis, kind, order, stable=stable)
+
+    @_eager_method
+    def partition(self, kth, axis=-1, kind="introselect", order=None):
+        self[...] = _sorting.partition(self, kth, axis, kind, order)
+
+    @_eager_method
+    def argsort(self, axis=-1, kind=None, order=None, *, stable=None):
+        return _sorting.argsort(self, axis, kind, order, stable=stable)
+
+    @_eager_method
+    def argpartition(self, kth, axis=-1, kind="introselect", order=None):
+        return _sorting.argpartition(self, kth, axis, kind, order)
+
+    @_eager_method
+    def searchsorted(self, v, side="left", sorter=None):
+        return _sorting.searchsorted(self, v, side, sorter)
+
+    @_eager_method
+    def take(self, indices, axis=None, out=None, mode="raise"):
+        return _indexing.take(self, indices, axis, out, mode)
+
+    def put(self, indices, values, mode="raise"):
+        return _indexing.put(self, indices, values, mode)
+
+    @_eager_method
+    def nonzero(self):
+        return _indexing.nonzero(self)
+
+    @_eager_method
+    def compress(self, condition, axis=None, out=None):
+        return _indexing.compress(condition, self, axis, out)
+
+    def choose(self, choices, out=None, mode="raise"):
+        return _indexing.choose(self, choices, out, mode)
+
+    # -- flags, bytes and views of the data -----------------------------------
+    def setflags(self, write=None, align=None, uic=None):
+        if write is not None:
+            if write and self._readonly and not self._is_whole_base():
+                raise ValueError("cannot set WRITEABLE flag to True of this array")
+            self._readonly = not write
+
+    def tobytes(self, order="C"):
+        return self._numpy().tobytes(order)
+
+    def tofile(self, fid, sep="", format="%s"):
+        return self._numpy().tofile(fid, sep, format)
+
+    def dumps(self):
+        return self._numpy().dumps()
+
+    def dump(self, file):
+        return self._numpy().dump(file)
+
+    def to_device(self, device, /, *, stream=None):
+        return self
+
+    def view(self, dtype=None, type=None):
+        """A new view of the same data; `dtype` of the same size reinterprets
+        the bits (a view: writes through it reach this array's elements), a
+        larger one takes r consecutive elements of a contiguous last axis as one
+        (NumPy's rules and errors). Views as a smaller dtype are not supported
+        (TypeError)."""
+        if type is not None and type is not ndarray:
+            raise TypeError("cpnumeric: view(type=...) supports cpnumeric.ndarray only")
+        if dtype is not None:
+            if isinstance(dtype, __builtins__["type"]) and issubclass(dtype, ndarray):
+                dtype = None
+            elif _np.dtype(dtype) != self._dtype:
+                dt = _np.dtype(dtype)
+                if self._part == "wide" and dt.itemsize == self._dtype.itemsize:
+                    if not is_supported(dt) or dt.kind not in "biufc":
+                        raise TypeError(f"cpnumeric: no {dt} arrays")
+                    v = self._view(self._shape, self._strides, self._offset)
+                    v._dtype = dt
+                    return v
+                if dt.itemsize > self._dtype.itemsize:
+                    return _wide_view(self, dt)
+                if dt.itemsize != self._dtype.itemsize:
+                    raise TypeError(f"cpnumeric: view({dt}) of a {self._dtype} array makes "
+                                    f"its elements smaller; views as a dtype of "
+                                    f"{self._dtype.itemsize} bytes or more are supported (use "
+                                    f"astype() to convert the values, .real/.imag for parts)")
+                return _field(self, dt, 0)
+        return self._view(self._shape, self._strides, self._offset)
+
+    def getfield(self, dtype, offset=0):
+        """ndarray.getfield: a view of the field of `dtype` at byte `offset` of
+        each element (little-endian byte order)."""
+        dt = _np.dtype(dtype)
+        if offset < 0:
+            raise ValueError("offset is negative")
+        if dt.itemsize > self._dtype.itemsize:
+            raise ValueError("new type is larger than original type")
+        if offset + dt.itemsize > self._dtype.itemsize:
+            raise ValueError("new type plus offset is larger than original type")
+        if dt == self._dtype:
+            return self._view(self._shape, self._strides, self._offset)
+        return _field(self, dt, int(offset))
+
+    def setfield(self, val, dtype, offset=0):
+        """ndarray.setfield: writes `val` into the field of `dtype` at byte
+        `offset` of each element."""
+        ndarray.getfield(self, dtype, offset)[...] = val
+
+    def byteswap(self, inplace=False):
+        """ndarray.byteswap: each element's bytes reversed (the dtype kept)."""
+        dt = self._dtype
+        eager = self._eager()
+        if eager is not None:
+            if inplace:
+                eager.byteswap(inplace=True)
+                return self
+            return _library.wrap(eager.byteswap())
+        if dt.itemsize == 1:
+            r = self.copy()
+        elif dt.kind == "c":
+            parts = [ndarray.byteswap(p)._node() for p in (self.real, self.imag)]
+            r = ndarray._from_node(record("complex", parts, self._shape, dt),
+                                   self._shape, dt)
+        else:
+            n = dt.itemsize
+            x = self.view(_np.dtype(f"u{n}"))
+            out = None
+            for k in range(n):
+                byte = _ufuncs.bitwise_and(_ufuncs.right_shift(x, 8 * k), 0xFF)
+                term = _ufuncs.left_shift(byte, 8 * (n - 1 - k))
+                out = term if out is None else _ufuncs.bitwise_or(out, term)
+            r = out.view(dt)
+        if inplace:
+            self[...] = r
+            return self
+        return r
+
 
 def _contiguous(shape, strides, order):
     """NumPy's contiguity rule on element strides: dimensions of length 1
@@ -1016,4 +1636,30 @@ def asndarray(x, dtype=None):
     return array(x, dtype=dtype)
 
 
-from . import _jit  # noqa: E402  (imports ndarray from here)
+# -- the modules ndarray's methods call --------------------------------------
+# They import ndarray from here, so they come last; the methods name them in
+# their bodies (resolved at call time), and _bind_late below puts the
+# functions held by the operators and the eager methods into them.
+from . import _jit  # noqa: E402
+from . import _creation, _manip, _reductions, _joining, _indexing, _sorting  # noqa: E402
+from . import _library, _ufuncs  # noqa: E402  (_manip imported them)
+from ._eager import (DECLINED as _DECLINED, TRACED as _TRACED, _Traced,  # noqa: E402
+                     _call as _eager_numpy_call, _eager_call, function as _eager_function)
+
+# `a @ b`: what the public cpnumeric.matmul is, _manip.matmul with the eager
+# path in front (_eager.install puts it in front of cpnumeric's functions).
+_matmul = _eager_function(_np.matmul, _manip.matmul)
+
+# The Python functions of the base's binary operators (ArrayBase's, in C) for
+# the calls that the ufunc's C path does not take: the ufunc, the operator
+# and the reflected one.
+_operators = {op: (getattr(_ufuncs, uf), _binop(uf), _rbinop(uf)) for op, uf in {
+    "add": "add", "sub": "subtract", "mul": "multiply", "truediv": "divide",
+    "floordiv": "floor_divide", "mod": "remainder", "and": "bitwise_and",
+    "or": "bitwise_or", "xor": "bitwise_xor", "lshift": "left_shift",
+    "rshift": "right_shift"}.items()}
+_operators["mul"] = (_ufuncs.multiply, *_mul(*_operators["mul"][1:]))
+_bind_late()
+_cpn.set_operators(_operators)
+# a[key] and a[key] = v: the base's C slots (one element), then these.
+_cpn.set_item_handlers(_manip.getitem, _manip.setitem, _manip._ELEMENT_VALUES, _jit.TRACING)

@@ -244,6 +244,8 @@ _METHODS.update({_np.sort: ("sort", 1), _np.partition: ("partition", 2)})
 _cpn.eager_init(DECLINED, _finish, _PROFILING, _METHODS, TRACED)
 
 
+# ndarray's methods take the same path in front of NumPy's method of their
+# name: _core._eager_method.
 def function(npf, cpf):
     """cpf (cpnumeric's function) with the eager path of NumPy's npf in front."""
     def f(*args, **kwargs):
@@ -330,28 +332,6 @@ def creation(npf, cpf, size_of):
     return _named(f, npf, cpf)
 
 
-def method(name, cpm):
-    """The ndarray method cpm with the eager path of NumPy's method `name` in
-    front."""
-    npm = getattr(_NPND, name)
-
-    def m(self, *args, **kwargs):
-        # A traced array never takes NumPy's method: straight to ours (asking
-        # the C path, then _call, cost 2-5 us per call: x.sum() 8.5 -> 3.6 us).
-        if self._base.np is None:
-            return cpm(self, *args, **kwargs)
-        r = _eager_call(npm, (self,) + args, kwargs)
-        if r is DECLINED:
-            try:
-                return _call(npm, (self,) + args, kwargs)
-            except _Traced:
-                return cpm(self, *args, **kwargs)
-        return cpm(self, *args, **kwargs) if r is TRACED else r
-    m.__name__ = name
-    m.__doc__ = getattr(cpm, "__doc__", None)
-    return m
-
-
 # Functions that stay on cpnumeric's path: conversions and views that it makes
 # as fast itself, functions whose result can be much larger than their
 # arguments (NumPy would do large work), and cpnumeric's own.
@@ -367,14 +347,6 @@ _KEEP = frozenset("""
     shape ndim size isscalar iterable result_type can_cast promote_types
     issubdtype broadcast_shapes may_share_memory
 """.split())
-
-# ndarray methods given the eager path (views and element access are fast on
-# cpnumeric's own path).
-METHODS = ("sum prod mean var std any all argmax argmin max min copy astype "
-           "clip round dot trace cumsum cumprod nonzero argsort sort "
-           "searchsorted take flatten compress argpartition partition "
-           "reshape ravel transpose swapaxes squeeze").split()
-
 
 def install(namespace, npmod, names):
     """Puts the eager path in front of each function of `names` in
@@ -392,10 +364,3 @@ def install(namespace, npmod, names):
                 or hasattr(cpf, "nin") or getattr(cpf, "__wrapped__", None) is not None):
             continue
         namespace[name] = function(npf, cpf)
-
-
-def install_methods(cls):
-    for name in METHODS:
-        cpm = getattr(cls, name, None)
-        if cpm is not None and hasattr(_NPND, name):
-            setattr(cls, name, method(name, cpm))
