@@ -18,6 +18,7 @@
 #include "cpn/Dialect/CPN/CPNDialect.h"
 #include "cpn/Dialect/CPN/CPNOps.h"
 #include "cpn/Dialect/CPN/Transforms/BufferizableOpInterfaceImpl.h"
+#include "cpn/Trace/ViewBox.h"
 #include "cpnrt/Lapack.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -121,14 +122,6 @@ void resetCompilerLockAfterFork() {
   compilerMutex = new std::recursive_mutex();
 }
 
-/// Row-major element strides of a shape.
-static std::vector<int64_t> rowMajor(const std::vector<int64_t> &shape) {
-  std::vector<int64_t> s(shape.size(), 1);
-  for (int64_t i = (int64_t)shape.size() - 2; i >= 0; --i)
-    s[i] = s[i + 1] * shape[i + 1];
-  return s;
-}
-
 /// For a shape-generic kernel: the dims of the cpn.remap equivalent to a view
 /// (offset, strides in `iattrs`) of `base` with shape `shape` that broadcasts
 /// and transposes the whole base; nullopt for other views (slices, reshapes).
@@ -137,7 +130,7 @@ remapDims(const std::vector<int64_t> &base, const std::vector<int64_t> &shape,
           const std::vector<int64_t> &iattrs) {
   if (iattrs.empty() || iattrs[0] != 0 || iattrs.size() != shape.size() + 1)
     return std::nullopt;
-  std::vector<int64_t> rs = rowMajor(base);
+  std::vector<int64_t> rs = rowMajorStrides(base);
   std::vector<bool> walked(base.size(), false);
   SmallVector<int64_t> dims;
   for (size_t i = 0; i < shape.size(); ++i) {
@@ -312,9 +305,8 @@ OwningOpRef<ModuleOp> buildModule(const Trace &trace,
     // bare pointers into memref descriptors.
     if (!anyDynamic(shape) && shape.size() >= 2 &&
         llvm::is_contained(ArrayRef<int64_t>(shape).drop_front(), 0)) {
-      std::vector<int64_t> strides(shape.size(), 1);
-      for (int64_t i = (int64_t)shape.size() - 2; i >= 0; --i)
-        strides[i] = strides[i + 1] * std::max<int64_t>(shape[i + 1], 1);
+      std::vector<int64_t> strides =
+          rowMajorStrides(shape, /*clampEmpty=*/true);
       return MemRefType::get(typeShape(shape), elementType(ctx, t),
                              StridedLayoutAttr::get(ctx, 0, strides));
     }

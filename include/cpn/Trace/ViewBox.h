@@ -15,6 +15,19 @@
 
 namespace cpn {
 
+/// The row-major (C-order) element strides of `shape`: what every layer
+/// means by a contiguous array (views' offsets and strides, the kernels'
+/// flat indices). `clampEmpty`: a dimension of size 0 counts as 1, as in
+/// NumPy's strides of an empty array (a product of 0 would make every outer
+/// stride 0).
+inline std::vector<int64_t> rowMajorStrides(const std::vector<int64_t> &shape,
+                                            bool clampEmpty = false) {
+  std::vector<int64_t> s(shape.size(), 1);
+  for (size_t i = shape.size(); i-- > 1;)
+    s[i - 1] = s[i] * (clampEmpty && shape[i] == 0 ? 1 : shape[i]);
+  return s;
+}
+
 /// A view expressed per base dimension: base index j = offsets[j] +
 /// sum over view dims i with owner[i] == j of coeffs[i] * d_i.
 struct BoxView {
@@ -34,9 +47,7 @@ inline std::optional<BoxView> decomposeView(const std::vector<int64_t> &baseShap
                                             const std::vector<int64_t> &strides,
                                             const std::vector<int64_t> &sizes) {
   size_t k = baseShape.size();
-  std::vector<int64_t> bs(k, 1);
-  for (size_t j = k; j-- > 1;)
-    bs[j - 1] = bs[j] * baseShape[j];
+  std::vector<int64_t> bs = rowMajorStrides(baseShape);
   BoxView v;
   v.offsets.assign(k, 0);
   int64_t rem = offset;

@@ -26,10 +26,8 @@ RankedTensorType tensorOf(Value v) {
 }
 
 SmallVector<int64_t> rowMajorStrides(ArrayRef<int64_t> shape) {
-  SmallVector<int64_t> s(shape.size(), 1);
-  for (int64_t i = (int64_t)shape.size() - 2; i >= 0; --i)
-    s[i] = s[i + 1] * shape[i + 1];
-  return s;
+  std::vector<int64_t> s = ::cpn::rowMajorStrides(shape.vec());
+  return SmallVector<int64_t>(s.begin(), s.end());
 }
 
 /// Inside a generic's body: the row-major element index sum_j index(j) *
