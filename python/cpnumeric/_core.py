@@ -11,9 +11,8 @@ import numpy as _np
 
 from . import _cpn, _errstate
 
-# dtype.kind+itemsize keys the runtime knows.
-_SUPPORTED = {"b1", "i1", "i2", "i4", "i8", "u1", "u2", "u4", "u8", "f2", "f4",
-              "f8", "c8", "c16"}
+# dtype.kind+itemsize keys the runtime knows (its table, cpnrt/Store.cpp).
+_SUPPORTED = frozenset(_cpn.dtype_names())
 
 
 _DTYPE_KEYS = {}
@@ -28,7 +27,8 @@ def dtype_key(dt):
 
 # The supported dtypes in native byte order: a set test first (the eager
 # path asks for every result).
-_SUPPORTED_DTYPES = frozenset(_np.dtype(c) for c in "?bhilqBHILQefdFD")
+_SUPPORTED_DTYPES = frozenset(
+    _np.dtype(c) for c in "?bhilqBHILQefdFD" if dtype_key(_np.dtype(c)) in _SUPPORTED)
 
 
 def is_supported(dt):

@@ -134,6 +134,9 @@ void initRuntime(py::module_ &m) {
   m.def(
       "trim_pool", [] { cpnrt::trimPool(); },
       "Return the pool's cached free buffers to the system.");
+  m.def("dtype_names", &cpnrt::dtypeNames,
+        "The runtime's dtypes as NumPy kind+itemsize keys (\"b1\", \"i1\", "
+        "..., \"c16\"): the one table of them (cpnrt/Store.h).");
   m.def("set_pool_limit", &cpnrt::setPoolLimit, py::arg("bytes"),
         "Sets CPN_POOL_LIMIT (bytes of free buffers kept for reuse); returns "
         "the old limit.");

@@ -21,29 +21,48 @@
 
 namespace cpnrt {
 
+namespace {
+/// Every dtype the runtime holds, in DType's order: its name (NumPy's kind
+/// and item size, "b1" for bool) and item size. The one table of them:
+/// Python reads the names through the bindings (_cpn.dtype_names).
+struct DTypeInfo {
+  DType t;
+  const char *name;
+  size_t size;
+};
+constexpr DTypeInfo kDTypes[] = {
+    {DType::b1, "b1", 1},   {DType::i8, "i1", 1},  {DType::i16, "i2", 2},
+    {DType::i32, "i4", 4},  {DType::i64, "i8", 8}, {DType::u8, "u1", 1},
+    {DType::u16, "u2", 2},  {DType::u32, "u4", 4}, {DType::u64, "u8", 8},
+    {DType::f32, "f4", 4},  {DType::f64, "f8", 8}, {DType::f16, "f2", 2},
+    {DType::c64, "c8", 8},  {DType::c128, "c16", 16}};
+constexpr bool inDTypeOrder() {
+  for (size_t i = 0; i < sizeof(kDTypes) / sizeof(kDTypes[0]); ++i)
+    if (static_cast<size_t>(kDTypes[i].t) != i)
+      return false;
+  return sizeof(kDTypes) / sizeof(kDTypes[0]) ==
+         static_cast<size_t>(DType::c128) + 1;
+}
+static_assert(inDTypeOrder(), "one entry per DType, in DType's order");
+} // namespace
+
 DType parseDType(const std::string &n) {
-  static const std::pair<const char *, DType> table[] = {
-      {"b1", DType::b1},  {"i1", DType::i8},   {"i2", DType::i16},
-      {"i4", DType::i32}, {"i8", DType::i64},  {"u1", DType::u8},
-      {"u2", DType::u16}, {"u4", DType::u32},  {"u8", DType::u64},
-      {"f4", DType::f32}, {"f8", DType::f64},  {"f2", DType::f16},
-      {"c8", DType::c64}, {"c16", DType::c128}};
-  for (auto &[name, t] : table)
-    if (n == name)
-      return t;
+  for (const DTypeInfo &d : kDTypes)
+    if (n == d.name)
+      return d.t;
   throw std::invalid_argument("cpnumeric runtime: unsupported dtype '" + n +
                               "'");
 }
 
-const char *dtypeName(DType t) {
-  static const char *names[] = {"b1", "i1", "i2", "i4", "i8", "u1", "u2",
-                                "u4", "u8", "f4", "f8", "f2", "c8", "c16"};
-  return names[static_cast<int>(t)];
-}
+const char *dtypeName(DType t) { return kDTypes[static_cast<int>(t)].name; }
 
-size_t dtypeSize(DType t) {
-  static const size_t sizes[] = {1, 1, 2, 4, 8, 1, 2, 4, 8, 4, 8, 2, 8, 16};
-  return sizes[static_cast<int>(t)];
+size_t dtypeSize(DType t) { return kDTypes[static_cast<int>(t)].size; }
+
+std::vector<std::string> dtypeNames() {
+  std::vector<std::string> names;
+  for (const DTypeInfo &d : kDTypes)
+    names.push_back(d.name);
+  return names;
 }
 
 bool isUnsigned(DType t) {

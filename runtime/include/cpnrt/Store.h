@@ -26,6 +26,8 @@ enum class DType : uint8_t {
 
 DType parseDType(const std::string &name);
 const char *dtypeName(DType t);
+/// The names of every DType ("b1", "i1", ..., "c16"), in DType's order.
+std::vector<std::string> dtypeNames();
 size_t dtypeSize(DType t);
 bool isUnsigned(DType t);
 bool isFloat(DType t);
