@@ -45,6 +45,7 @@ void addStage(Adder &add, llvm::StringRef stage,
               const cpn::LoweringOptions &o) {
   if (stage == "linalg") {
     add(cpn::createOutlineRepeats());
+    add(cpn::createScheduleReductions());
     cpn::ConvertCPNToLinalgOptions toLinalg;
     toLinalg.keepUpdates = true;
     add(cpn::createConvertCPNToLinalg(toLinalg));

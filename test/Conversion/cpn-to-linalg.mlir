@@ -1,6 +1,6 @@
-// RUN: cpn-opt %s -split-input-file -convert-cpn-to-linalg | FileCheck %s
+// RUN: cpn-opt %s -split-input-file -cpn-schedule-reductions -convert-cpn-to-linalg | FileCheck %s
 // RUN: cpn-opt %s -split-input-file \
-// RUN:   --pass-pipeline="builtin.module(convert-cpn-to-linalg,canonicalize,cse,func.func(linalg-fuse-elementwise-ops))" \
+// RUN:   --pass-pipeline="builtin.module(cpn-schedule-reductions,convert-cpn-to-linalg,canonicalize,cse,func.func(linalg-fuse-elementwise-ops))" \
 // RUN:   | FileCheck %s --check-prefix=FUSED
 
 // A Jacobi stencil: four shifted views, the arithmetic, and the write back.

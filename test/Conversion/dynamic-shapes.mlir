@@ -1,7 +1,7 @@
 // Shape-generic kernels (cpnc signatures with `:` dimensions): dynamic
 // dimensions through cpn-to-linalg, fusion, bufferization and BLAS calls.
-// RUN: cpn-opt %s -convert-cpn-to-linalg | FileCheck %s --check-prefix=LINALG
-// RUN: cpn-opt %s --pass-pipeline='builtin.module(convert-cpn-to-linalg,func.func(cpn-fuse-elementwise),canonicalize,cse,eliminate-empty-tensors,one-shot-bufferize,cpn-matmul-to-blas,canonicalize)' | FileCheck %s --check-prefix=BUF
+// RUN: cpn-opt %s -cpn-schedule-reductions -convert-cpn-to-linalg | FileCheck %s --check-prefix=LINALG
+// RUN: cpn-opt %s --pass-pipeline='builtin.module(cpn-schedule-reductions,convert-cpn-to-linalg,func.func(cpn-fuse-elementwise),canonicalize,cse,eliminate-empty-tensors,one-shot-bufferize,cpn-matmul-to-blas,canonicalize)' | FileCheck %s --check-prefix=BUF
 
 // a * x + y with a 0-d `a` broadcast to x's size; its sum.
 // LINALG-LABEL: func @axpy
@@ -57,8 +57,8 @@ func.func @row_sums(%m: tensor<?x?xf64>) -> tensor<?xf64> {
   return %r : tensor<?xf64>
 }
 
-// A float32 sum of any shape accumulates in float64: widened, summed, then
-// narrowed, every size the operand's.
+// A float32 sum of any shape accumulates in float64 (cpn-schedule-reductions):
+// widened, summed, then narrowed, every size the operand's.
 // LINALG-LABEL: func @row_sums_f32
 // LINALG: arith.extf %{{.+}} : f32 to f64
 // LINALG: arith.addf %{{.+}}, %{{.+}} fastmath<reassoc> : f64

@@ -10,6 +10,27 @@
 
 include "mlir/Pass/PassBase.td"
 
+def ScheduleReductions : Pass<"cpn-schedule-reductions", "ModuleOp"> {
+  let summary = "Choose how each reduction runs: precision, splits, row blocks";
+  let description = [{
+    The scheduling choices of reductions, made on cpn ops so that
+    `convert-cpn-to-linalg` only carries them out (and so that they can be
+    read, tested and changed apart from the lowering). A float16/float32
+    `sum` of more than a few elements per result becomes a float64 sum
+    between two `cpn.cast`s (NumPy's pairwise summation is within a few
+    roundings; a vectorized loop's accumulators in float32 are not). A
+    reduction over every axis of a rank >= 2 array becomes two `cpn.reduce`s
+    (all axes but the first, parallel over rows; then the rows), since one
+    nest of reduction loops runs on one thread. A reduction over the outer
+    axis only, a tall transposed product `x.T @ v` (BLAS's transposed gemv
+    reads a tall, narrow matrix at a fraction of the bandwidth) and a long
+    inner product get `cpn.row_blocks`: blocks of rows reduced into partials
+    in parallel, then added. The thresholds are measured; each says why in
+    ScheduleReductions.cpp.
+  }];
+  let dependentDialects = ["mlir::tensor::TensorDialect"];
+}
+
 def ConvertCPNToLinalg : Pass<"convert-cpn-to-linalg", "ModuleOp"> {
   let summary = "Lower cpn ops to linalg.generic on tensors";
   let description = [{

@@ -58,13 +58,18 @@ OpFoldResult addConstant(OpBuilder &b, Location loc, OpFoldResult o, int64_t c);
 LogicalResult lowerView(IRRewriter &rw, ViewOp op);
 LogicalResult lowerRemap(IRRewriter &rw, RemapOp op);
 
-// Reductions.cpp; rowBlocks and combineReassoc also serve the products.
-int64_t rowBlocks(int64_t rows, int64_t outs, int64_t bytes);
+// Reductions.cpp; combineReassoc also serves the products, isSmallReduce
+// cpn-schedule-reductions (a reduction of at most 8 (float sums) or 16
+// elements per result: an elementwise loop over them, never split).
+bool isSmallReduce(ReduceOp op);
 Value combineReassoc(OpBuilder &b, Location l, ReduceKind kind, Value acc,
                      Value x, bool isUnsigned);
 LogicalResult lowerReduce(IRRewriter &rw, ReduceOp op);
 
-// Products.cpp, Libcalls.cpp, Random.cpp.
+// Products.cpp, Libcalls.cpp, Random.cpp. transposedBase: the base of `v`
+// when `v` is a cpn.view that transposes a whole 2-D tensor (offset 0,
+// strides [1, columns]); null otherwise.
+Value transposedBase(Value v);
 LogicalResult lowerMatmul(IRRewriter &rw, MatmulOp op);
 LogicalResult lowerLibcall(IRRewriter &rw, LibcallOp op);
 LogicalResult lowerRandomBits(IRRewriter &rw, RandomBitsOp op);

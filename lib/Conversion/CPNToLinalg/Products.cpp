@@ -20,9 +20,7 @@ using namespace mlir::cpn;
 
 namespace mlir::cpn::tolinalg {
 
-/// The base of `v` when `v` is a cpn.view that transposes a whole 2-D
-/// tensor (offset 0, strides [1, columns]); null otherwise.
-static Value transposedBase(Value v) {
+Value transposedBase(Value v) {
   auto view = v.getDefiningOp<ViewOp>();
   if (!view || view.getDynOffset())
     return {};
@@ -47,11 +45,9 @@ static Value zerosOf(OpBuilder &b, Location loc, ArrayRef<int64_t> shape,
 /// cpn.matmul becomes linalg.matmul. An operand that is a transposed view
 /// (`x.T @ r`) is read through a transposed indexing map instead of being
 /// copied: cpn-matmul-to-blas passes it to BLAS as a transposed operand.
-/// `x.T @ v` for a tall x (rows >= 512, at most 256 columns) and a vector v
-/// is a sum over x's rows, not a BLAS call: BLAS's transposed gemv on a
-/// tall, narrow matrix reads it at a fraction of the bandwidth (2x slower
-/// measured on 1M x 32). With several columns in v BLAS's gemm is faster
-/// (k-means' one-hot.T @ points, 16 x 3 outputs: 21 ms against 33 ms). Rows are
+/// `x.T @ v` with cpn.row_blocks (a tall x and a vector v, which
+/// cpn-schedule-reductions found faster as a sum over x's rows than as a
+/// BLAS call). Rows are
 /// grouped in blocks as for `x.sum(axis=0)`: each block accumulates x[r, i] *
 /// v[r, j] into its own partial (parallel over blocks, one pass over x), then
 /// the partials add up. A producer of v (`x.T @ (p - y)`) fuses into the pass.
@@ -65,10 +61,10 @@ static Value tallTransposedProduct(IRRewriter &rw, MatmulOp op) {
     return {};
   int64_t rows = tensorOf(base).getDimSize(0), m = resTy.getDimSize(0),
           n = resTy.getDimSize(1);
-  int64_t blocks =
-      (m <= 256 && n == 1) ? rowBlocks(rows, m, elementBytes(et)) : 0;
-  if (!blocks)
+  auto blocksAttr = op->getAttrOfType<IntegerAttr>(kRowBlocksAttr);
+  if (!blocksAttr)
     return {};
+  int64_t blocks = blocksAttr.getInt();
   Location loc = op.getLoc();
   MLIRContext *ctx = rw.getContext();
   int64_t q = rows / blocks;
@@ -115,7 +111,7 @@ static Value tallTransposedProduct(IRRewriter &rw, MatmulOp op) {
 /// `a @ b` of two vectors (a 1 x k by k x 1 product, CG's `r @ r`): a sum
 /// of products over k that the vectors' producers fuse into. As a BLAS call
 /// each operand needs a buffer of its own, and a producer used by both (`r @
-/// r`) was computed twice. Long vectors (2^15 elements or more) are summed
+/// r`) was computed twice. With cpn.row_blocks (long vectors) it is summed
 /// in row blocks, in parallel, as tallTransposedProduct does.
 static Value innerProduct(IRRewriter &rw, MatmulOp op) {
   RankedTensorType lhsTy = tensorOf(op.getLhs()),
@@ -127,7 +123,8 @@ static Value innerProduct(IRRewriter &rw, MatmulOp op) {
   Location loc = op.getLoc();
   MLIRContext *ctx = rw.getContext();
   int64_t k = lhsTy.getDimSize(1);
-  int64_t blocks = k >= (1 << 15) ? rowBlocks(k, 1, elementBytes(et)) : 0;
+  auto blocksAttr = op->getAttrOfType<IntegerAttr>(kRowBlocksAttr);
+  int64_t blocks = blocksAttr ? blocksAttr.getInt() : 0;
   int64_t q = blocks ? k / blocks : k;
   auto d = [&](unsigned i) { return rw.getAffineDimExpr(i); };
   AffineExpr zeroExpr = rw.getAffineConstantExpr(0);

@@ -3,10 +3,10 @@
 // Part of cpnumeric.
 //
 // cpn.reduce becomes an accumulating linalg.generic, or one of its special
-// forms: a few elements per result as an elementwise generic, a full
-// reduction split in two, a sum over many rows in row blocks, a
-// float16/float32 sum accumulated in float64. rowBlocks and combineReassoc
-// are shared with the products.
+// forms: a few elements per result as an elementwise generic, a sum over many
+// rows in the row blocks cpn-schedule-reductions chose (cpn.row_blocks; it
+// also splits full reductions and widens float16/float32 sums before this
+// lowering). combineReassoc is shared with the products.
 //
 //===----------------------------------------------------------------------===//
 
@@ -23,39 +23,6 @@ using namespace mlir;
 using namespace mlir::cpn;
 
 namespace mlir::cpn::tolinalg {
-
-/// A reduction over every axis of a rank >= 2 array as two: over all axes but
-/// the first (parallel over rows, vectorized along them), then over the rows'
-/// partial results. One nest of reduction loops would run on one thread.
-static LogicalResult splitFullReduce(IRRewriter &rw, ReduceOp op) {
-  Location loc = op.getLoc();
-  RankedTensorType inTy = tensorOf(op.getX());
-  RankedTensorType resTy = tensorOf(op.getResult());
-  auto make = [&](Value x, RankedTensorType ty, ArrayRef<int64_t> axes) {
-    OperationState st(loc, ReduceOp::getOperationName());
-    st.addOperands(x);
-    st.addTypes(ty);
-    st.addAttributes(op->getAttrs());
-    st.addAttribute("axes", rw.getDenseI64ArrayAttr(axes));
-    return cast<ReduceOp>(rw.create(st));
-  };
-  SmallVector<int64_t> rest;
-  for (int64_t i = 1; i < inTy.getRank(); ++i)
-    rest.push_back(i);
-  ReduceOp partial =
-      make(op.getX(),
-           RankedTensorType::get({inTy.getDimSize(0)}, resTy.getElementType()),
-           rest);
-  ReduceOp total = make(partial.getResult(), resTy, {0});
-  // Both keep the op's attributes: an unsigned input has an unsigned result
-  // dtype (NumPy's), so `is_unsigned` holds for the partials too.
-  rw.replaceOp(op, total.getResult());
-  rw.setInsertionPoint(partial);
-  if (failed(lowerReduce(rw, partial)))
-    return failure();
-  rw.setInsertionPoint(total);
-  return lowerReduce(rw, total);
-}
 
 /// argmin/argmax: whether `x` replaces `best` (strictly better, or the first
 /// NaN: NumPy returns the first extremum, and the first NaN if any).
@@ -163,7 +130,7 @@ static LogicalResult lowerSmallReduce(IRRewriter &rw, ReduceOp op) {
   return success();
 }
 
-static bool isSmallReduce(ReduceOp op) {
+bool isSmallReduce(ReduceOp op) {
   RankedTensorType inTy = tensorOf(op.getX());
   ArrayRef<int64_t> axes = op.getAxes();
   if (axes.empty() || (int64_t)axes.size() == inTy.getRank())
@@ -178,69 +145,6 @@ static bool isSmallReduce(ReduceOp op) {
       isa<FloatType, ComplexType>(inTy.getElementType()) &&
       (op.getKind() == ReduceKind::sum || op.getKind() == ReduceKind::prod);
   return count <= (floatSum ? 8 : 16);
-}
-
-/// Row blocks for a sum over `rows` rows into `outs` results (as
-/// outerBlocks): 8 to 16 blocks dividing the rows, 64+ rows each; 0 if none.
-int64_t rowBlocks(int64_t rows, int64_t outs, int64_t bytes) {
-  for (int64_t blocks = 16; blocks >= 8 && rows >= 512; --blocks)
-    if (rows % blocks == 0 && rows / blocks >= 64 &&
-        blocks * outs * bytes <= (32 << 20))
-      return blocks;
-  return 0;
-}
-
-/// A float or complex product: reduced in NumPy's order, never split into
-/// partial products (see combineReassoc).
-static bool isOrderedProduct(ReduceOp op) {
-  return op.getKind() == ReduceKind::prod &&
-         isa<FloatType, ComplexType>(tensorOf(op.getResult()).getElementType());
-}
-
-/// How many row blocks a reduction over the outer dimension only
-/// (`x.sum(axis=0)`) is cut into, or 0 to keep it whole: 8 to 16 blocks that
-/// divide the rows, of at least 64 rows each, partial results of at most
-/// 32 MB.
-static int64_t outerBlocks(ReduceOp op) {
-  RankedTensorType inTy = tensorOf(op.getX());
-  RankedTensorType resTy = tensorOf(op.getResult());
-  if (op.getKind() == ReduceKind::argmin ||
-      op.getKind() == ReduceKind::argmax || !inTy.hasStaticShape() ||
-      op.getAxes() != ArrayRef<int64_t>{0} || isOrderedProduct(op))
-    return 0;
-  if (inTy.getRank() == 1) {
-    // A whole 1-D array (`x.sum()`, a mask's count) of 2 MB or more: as
-    // many blocks as divide it, 4 to 64 of 4096+ elements each, so that
-    // every core reduces a part (one loop ran on one thread). Measured on 2
-    // cores, one loop against blocks: count_nonzero of 10^7 bools 647 vs
-    // 322 us, max of 10^7 float64 5.6 vs 3.3 ms; below ~2 MB starting the
-    // threads cost more (sum of 10^5 float64 20 vs 50 us). No slice for a
-    // remainder: it would keep x's producer from fusing into the loop.
-    int64_t n = inTy.getDimSize(0);
-    if (n * elementBytes(inTy.getElementType()) < (2 << 20))
-      return 0;
-    for (int64_t blocks = 64; blocks >= 4; --blocks)
-      if (n % blocks == 0 && n / blocks >= 4096)
-        return blocks;
-    return 0;
-  }
-  int64_t rows = inTy.getDimSize(0);
-  int64_t bytes = elementBytes(resTy.getElementType());
-  if (!rows)
-    return 0;
-  int64_t cols = inTy.getNumElements() / rows;
-  if (int64_t blocks = rowBlocks(rows, cols, bytes))
-    return blocks;
-  // No count divides the rows: 16 blocks, and the last rows % 16 rows start
-  // the result (splitOuterReduce), when x is stored data (an argument or a
-  // slice or view of one). The slices would keep a producer from fusing into
-  // the sum: computing it into a buffer costs more (3x measured) than blocks
-  // save.
-  Operation *def = op.getX().getDefiningOp();
-  bool stored =
-      !def ||
-      isa<ViewOp, bufferization::ToTensorOp, tensor::ExtractSliceOp>(def);
-  return stored && rows >= 1024 && 16 * cols * bytes <= (32 << 20) ? 16 : 0;
 }
 
 /// emitReductionCombine with float additions marked reassociable: NumPy
@@ -351,47 +255,11 @@ static LogicalResult splitOuterReduce(IRRewriter &rw, ReduceOp op,
   return success();
 }
 
-/// A float16/float32 sum (of more than 8 elements per result, see
-/// lowerReduce) accumulates in float64 and rounds once. NumPy's
-/// pairwise summation keeps a long sum within a few roundings of the exact
-/// one; a vectorized loop's few accumulators do not (4M float32 values:
-/// 1.6e-6 relative against NumPy's 1.5e-8). The widening cast fuses into the
-/// reduction's loop, so the same bytes are read.
-static LogicalResult lowerWideSum(IRRewriter &rw, ReduceOp op) {
-  Location loc = op.getLoc();
-  RankedTensorType inTy = tensorOf(op.getX());
-  RankedTensorType resTy = tensorOf(op.getResult());
-  Type f64 = rw.getF64Type();
-  auto wide = CastOp::create(rw, loc, inTy.clone(f64), op.getX());
-  OperationState st(loc, ReduceOp::getOperationName());
-  st.addOperands(wide.getResult());
-  st.addTypes(resTy.clone(f64));
-  st.addAttributes(op->getAttrs());
-  auto sum = cast<ReduceOp>(rw.create(st));
-  auto narrow = CastOp::create(rw, loc, resTy, sum.getResult());
-  rw.replaceOp(op, narrow.getResult());
-  rw.setInsertionPoint(wide);
-  if (failed(lowerElementwise(rw, wide)))
-    return failure();
-  rw.setInsertionPoint(sum);
-  if (failed(lowerReduce(rw, sum)))
-    return failure();
-  rw.setInsertionPoint(narrow);
-  return lowerElementwise(rw, narrow);
-}
-
 LogicalResult lowerReduce(IRRewriter &rw, ReduceOp op) {
-  Type resElem = tensorOf(op.getResult()).getElementType();
-  // A few elements per result (a stack of 8 x 8 products' contractions)
-  // are summed in their own type, in order, as NumPy's pairwise sum does
-  // below 8 elements and its sgemm does: widening them cost the stacked
-  // float32 product a third of its time.
-  if (op.getKind() == ReduceKind::sum &&
-      isa<Float16Type, Float32Type>(resElem) &&
-      tensorOf(op.getX()).getElementType() == resElem && !isSmallReduce(op))
-    return lowerWideSum(rw, op);
   if (isSmallReduce(op))
     return lowerSmallReduce(rw, op);
+  if (auto blocks = op->getAttrOfType<IntegerAttr>(kRowBlocksAttr))
+    return splitOuterReduce(rw, op, blocks.getInt());
   Location loc = op.getLoc();
   RankedTensorType inTy = tensorOf(op.getX());
   RankedTensorType resTy = tensorOf(op.getResult());
@@ -400,11 +268,6 @@ LogicalResult lowerReduce(IRRewriter &rw, ReduceOp op) {
   bool isArg = kind == ReduceKind::argmin || kind == ReduceKind::argmax;
   unsigned rank = inTy.getRank();
   ArrayRef<int64_t> axes = op.getAxes();
-  if (!isArg && rank >= 2 && axes.size() == rank && inTy.getDimSize(0) > 1 &&
-      !isOrderedProduct(op))
-    return splitFullReduce(rw, op);
-  if (int64_t blocks = outerBlocks(op))
-    return splitOuterReduce(rw, op, blocks);
   SmallVector<utils::IteratorType> iters = parallel(rank);
   SmallVector<AffineExpr> outExprs;
   for (unsigned i = 0; i < rank; ++i) {

@@ -34,6 +34,11 @@ constexpr int64_t kFpSitesPerWord = 10;
 /// On a comparison of an unsigned and a signed integer operand (NumPy's
 /// exact `Qq->?` loops): which one is unsigned is `is_unsigned` (the first).
 constexpr const char *kMixedSignAttr = "cpn.mixed_sign";
+/// On a cpn.reduce over the outer axis or a cpn.matmul that is a sum over
+/// rows (a tall transposed product, an inner product): how many blocks of
+/// rows reduce into partials of their own, in parallel, before the partials
+/// add up (cpn-schedule-reductions chooses; convert-cpn-to-linalg follows).
+constexpr const char *kRowBlocksAttr = "cpn.row_blocks";
 
 /// Bytes one element of `t` occupies in a store: bool (i1) takes a byte, a
 /// complex number both of its parts, index 8.
