@@ -145,13 +145,17 @@ bool Engine::runBaseline(uint64_t key, const std::vector<int32_t> &outputs,
     }
     if (!w.error.empty()) {
       // A donated input was already written: the values fail, as those of
-      // a window that cannot be compiled (see recoverWindow).
+      // a window that cannot be compiled (see recoverWindow); an error of a
+      // kind (a LinAlgError) keeps it and NumPy's message.
       for (int32_t o : outputs)
         if (NodeRef node = trace_.ops()[o].result.lock()) {
           node->opIndex = -1;
           node->store = nullptr;
           node->error =
-              "cpnumeric: this value could not be computed: " + w.error;
+              w.errorKind == cpnrt::ErrorKind::Runtime
+                  ? "cpnumeric: this value could not be computed: " + w.error
+                  : w.error;
+          node->errorKind = w.errorKind;
           ++stats_.valuesFailed;
         }
       trace_.clear();

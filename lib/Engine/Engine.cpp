@@ -24,6 +24,7 @@
 #include "cpn/Compiler/Compiler.h"
 #include "cpn/Compiler/Kernel.h"
 #include "cpn/Trace/ViewBox.h"
+#include "cpnrt/Error.h"
 #include "cpnrt/Lapack.h"
 #include "cpnrt/Profile.h"
 #include "cpnrt/Store.h"
@@ -298,7 +299,9 @@ uint64_t Engine::chooseOffsetArgs(uint64_t shapeKey) {
 /// are materialized), recursively until the failing ops are alone. Their
 /// results, and the results of every op reading them, keep the compiler's
 /// message as their error: reading one, or recording an op on one, raises
-/// it. Every other value of the window is computed as if nothing failed.
+/// it (RuntimeError; an error that carries a kind, cpnrt::Error, keeps it
+/// and its message). Every other value of the window is computed as if
+/// nothing failed.
 void Engine::recoverWindow() {
   ++stats_.windowsRecovered;
   Trace failed = trace_;
@@ -308,7 +311,7 @@ void Engine::recoverWindow() {
   // Python's nodes (strong while recovering), each op's value as recorded
   // again, and the error of each op that cannot be computed.
   std::vector<NodeRef> held(n), value(n);
-  std::vector<std::string> error(n);
+  std::vector<cpnrt::Failure> error(n);
   std::vector<size_t> lastUse(n, 0);
   for (size_t i = 0; i < n; ++i) {
     held[i] = ops[i].result.lock();
@@ -322,13 +325,13 @@ void Engine::recoverWindow() {
       const TraceOp &op = ops[i];
       std::vector<NodeRef> operands;
       for (int32_t r : op.operands) {
-        if (r >= 0 && !error[r].empty()) {
+        if (r >= 0 && error[r]) {
           error[i] = error[r];
           break;
         }
         operands.push_back(r >= 0 ? value[r] : failed.inputs()[-r - 1]);
       }
-      if (!error[i].empty())
+      if (error[i])
         continue;
       trace_.setFpChecks(op.fpChecks);
       trace_.setLocation(op.file, op.line);
@@ -346,12 +349,26 @@ void Engine::recoverWindow() {
     std::vector<int32_t> outputs = trace_.liveResults();
     std::vector<int32_t> donors = planDonations(trace_, outputs);
     std::shared_ptr<Executable> exe;
+    // Why this part cannot be compiled: the compiler's message, naming the
+    // op; an error that carries a kind is the user's as it is.
+    bool failed = false;
+    cpnrt::Failure failure;
     try {
       exe = obtain(outputs, donors);
+    } catch (const cpnrt::Error &e) {
+      failed = true;
+      failure = {e.kind(), e.what()};
     } catch (const std::exception &e) {
+      failed = true;
+      failure = {cpnrt::ErrorKind::Runtime, e.what()};
+    }
+    if (failed) {
       trace_.clear();
       if (hi - lo == 1) {
-        error[lo] = std::string(e.what()) + " (op " + ops[lo].name + ")";
+        if (failure.kind == cpnrt::ErrorKind::Runtime)
+          failure.message = "cpnumeric: this value could not be computed: " +
+                            failure.message + " (op " + ops[lo].name + ")";
+        error[lo] = std::move(failure);
         return;
       }
       size_t mid = lo + (hi - lo) / 2;
@@ -363,10 +380,10 @@ void Engine::recoverWindow() {
   };
   run(0, n);
   for (size_t i = 0; i < n; ++i)
-    if (held[i] && !error[i].empty()) {
+    if (held[i] && error[i]) {
       held[i]->opIndex = -1;
-      held[i]->error =
-          "cpnumeric: this value could not be computed: " + error[i];
+      held[i]->error = error[i].message;
+      held[i]->errorKind = error[i].kind;
       ++stats_.valuesFailed;
     }
 }

@@ -17,6 +17,7 @@
 
 #include "EngineInternal.h"
 #include "cpn/Compiler/Kernel.h"
+#include "cpnrt/Error.h"
 #include "cpnrt/Lapack.h"
 #include "cpnrt/Store.h"
 #include "cpnrt/TaskGraph.h"
@@ -176,9 +177,10 @@ void runKernel(const std::shared_ptr<Executable> &exe,
           throw std::runtime_error(exe->checks->error);
         if (fp && llvm::any_of(status, [](int32_t w) { return w != 0; }))
           reportFpErrors(*fp, status);
-        // A library call (LAPACK) that failed left its error for this thread.
-        if (std::string error = cpnrt::takeKernelError(); !error.empty())
-          throw std::runtime_error(error);
+        // A library call (LAPACK, a gather) that failed left its error for
+        // this thread; its kind (LinAlg, Index) travels with it to the wait.
+        if (cpnrt::Failure error = cpnrt::takeKernelError())
+          throw cpnrt::Error(error);
       },
       reads, writes, /*mayDefer=*/!exe->callsRuntime);
   // At most a few windows ahead of execution.

@@ -22,7 +22,7 @@ void Trace::mix(const std::string &s) {
 int32_t Trace::operandRef(const NodeRef &node) {
   if (!node->store) {
     if (!node->error.empty())
-      throw std::runtime_error(node->error);
+      throw cpnrt::Error(node->errorKind, node->error);
     if (node->epoch != epoch_ || node->opIndex < 0)
       throw std::logic_error("cpnumeric: a pending value from an older trace "
                              "was used; this is a bug in cpnumeric");

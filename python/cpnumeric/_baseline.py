@@ -189,8 +189,9 @@ def run(ops, inputs, outputs, dests, sites):
     a kernel sets them); None, having written nothing, when an op is not one
     this tier runs; raises, having written nothing, when an op fails (the
     window is then compiled and its kernel reports the error); or returns
-    the error's text when an op fails after a donated input was written in
-    place (the Engine then fails the window's values with it)."""
+    the exception when an op fails after a donated input was written in
+    place (the Engine then fails the window's values with it, of the kind of
+    its class: a LinAlgError stays one, not a message to parse)."""
     ufuncs, special = _UFUNCS, _SPECIAL
     for op in ops:
         if op[0] not in ufuncs and op[0] not in special and op[0] != "update":
@@ -346,7 +347,7 @@ def run(ops, inputs, outputs, dests, sites):
     except Exception as e:
         if not dirty:
             raise  # nothing written: the window is compiled instead
-        return f"{type(e).__name__}: {e}"
+        return e
 
 
 def _take(chain_dest, i, taken):

@@ -138,7 +138,8 @@ def _set_location():
 
 def to_numpy(node):
     """The elements of a trace value (a sync point). A failure of the work
-    that computed it raises here: LinAlgError for LAPACK's errors."""
+    that computed it raises here: LinAlgError for LAPACK's errors, IndexError
+    for an index out of bounds, MemoryError for a store not allocated."""
     return _raising(_cpn.to_numpy, node)
 
 
@@ -149,21 +150,12 @@ def wait(node):
 
 
 def _raising(f, node):
-    try:
-        r = f(node)
-        _errstate.report()
-        return r
-    except RuntimeError as e:
-        msg = str(e)
-        for name, cls in (("LinAlgError: ", _np.linalg.LinAlgError),
-                          ("IndexError: ", IndexError)):
-            at = msg.find(name)
-            if at >= 0:
-                raise cls(msg[at + len(name):]) from None
-        if msg.endswith("std::bad_alloc"):  # a store the runtime could not get
-            raise MemoryError(f"{msg}: the computation needed more memory than "
-                              "the process could allocate") from None
-        raise
+    """f(node), a sync point, then the floating-point errors the work found.
+    A failure of that work raises from f as the class of its kind, which
+    travels with it from where it happened (python/src/errors.cpp)."""
+    r = f(node)
+    _errstate.report()
+    return r
 
 
 def complex_warning(src, dst):

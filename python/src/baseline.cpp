@@ -88,8 +88,10 @@ void initBaseline(py::module_ &m) {
               (*fn)(ops, inputs, py::cast(w.outputs), dests, sites);
           if (status.is_none())
             return false;
-          if (py::isinstance<py::str>(status)) {
-            w.error = status.cast<std::string>();
+          if (PyExceptionInstance_Check(status.ptr())) {
+            cpnrt::Failure failure = failureOf(status);
+            w.error = std::move(failure.message);
+            w.errorKind = failure.kind;
             return true;
           }
           auto words = status.cast<std::vector<int32_t>>();
@@ -102,8 +104,10 @@ void initBaseline(py::module_ &m) {
       "Sets the baseline tier's runner: run(ops, inputs, outputs, dests, "
       "fp_sites) computes the window's outputs into `dests` (inputs donated "
       "to an output are writable) and returns the fp status words; None "
-      "(nothing written) when it cannot; the error's text when an op failed "
-      "after a donated input was written (the window's values fail).");
+      "(nothing written) when it cannot; the exception when an op failed "
+      "after a donated input was written (the window's values fail with it: "
+      "LinAlgError, IndexError, MemoryError as they are, another class as "
+      "RuntimeError).");
   m.def(
       "call_library",
       [](const std::string &callee, py::array out,
@@ -134,12 +138,13 @@ void initBaseline(py::module_ &m) {
                      reinterpret_cast<int64_t>(out.mutable_data()), ptrs[0],
                      ptrs[1], ptrs[2]);
         }
-        std::string error = cpnrt::takeKernelError();
-        if (!error.empty())
-          throw std::runtime_error(error);
+        // Raised as the class of its kind (errors.cpp): LinAlgError, ...
+        if (cpnrt::Failure error = cpnrt::takeKernelError())
+          throw cpnrt::Error(error);
       },
       py::arg("callee"), py::arg("out"), py::arg("inputs"), py::arg("args"),
       "Runs runtime library call `callee` (cpn_lib_<callee>) on NumPy arrays "
       "into `out` (C-ordered, of the call's output layout), as a compiled "
-      "cpn.libcall does; raises RuntimeError with the call's error.");
+      "cpn.libcall does; raises the call's error (numpy.linalg.LinAlgError, "
+      "IndexError).");
 }

@@ -8,17 +8,25 @@
 #define CPN_PYTHON_BINDINGS_H
 
 #include "cpn/Trace/Trace.h"
+#include "cpnrt/Error.h"
 
 #include <pybind11/pybind11.h>
 
 #include <string>
 #include <vector>
 
+void initErrors(pybind11::module_ &m);
 void initTrace(pybind11::module_ &m);
 void initCompiler(pybind11::module_ &m);
 void initRuntime(pybind11::module_ &m);
 void initFast(pybind11::module_ &m);
 void initBaseline(pybind11::module_ &m);
+
+/// The kind and message of a Python exception as a value's failure (the
+/// baseline tier's runner returns one): numpy.linalg.LinAlgError, IndexError
+/// and MemoryError keep their message; another class is of kind Runtime,
+/// its message "<class name>: <message>".
+cpnrt::Failure failureOf(pybind11::handle exc);
 
 /// A NumPy array over a store's elements, without a copy: the array keeps
 /// the store alive; read-only unless `writable`.

@@ -11,6 +11,7 @@ namespace py = pybind11;
 
 PYBIND11_MODULE(_cpn, m) {
   m.doc() = "cpnumeric's C++ side: trace recording, compiler, runtime";
+  initErrors(m);
   initTrace(m);
   initCompiler(m);
   initRuntime(m);

@@ -37,7 +37,7 @@ cpnrt::StoreRef materialize(const NodeRef &node) {
   if (!node->store && node->error.empty())
     cpn::Engine::global().flush();
   if (!node->store && !node->error.empty())
-    throw std::runtime_error(node->error);
+    throw cpnrt::Error(node->errorKind, node->error);
   if (!node->store)
     throw std::runtime_error("cpnumeric: value was not materialized");
   {

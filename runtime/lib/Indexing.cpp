@@ -72,9 +72,10 @@ bool fixIndex(int64_t &i, int64_t n, int64_t mode, int64_t axis) {
   int64_t raw = i;
   if (indexOk(i, n, mode))
     return true;
-  cpnrt::setKernelError("IndexError: index " + std::to_string(raw) +
-                        " is out of bounds for axis " + std::to_string(axis) +
-                        " with size " + std::to_string(n));
+  cpnrt::setKernelError(
+      cpnrt::ErrorKind::Index,
+      "index " + std::to_string(raw) + " is out of bounds for axis " +
+          std::to_string(axis) + " with size " + std::to_string(n));
   return false;
 }
 

@@ -29,13 +29,15 @@
 #include <vector>
 
 namespace {
-thread_local std::string kernelError;
+/// The first error of a library call on this thread, until taken.
+thread_local cpnrt::Failure kernelError;
 
 using cpnrt::lib::Array;
 using cpnrt::lib::Call;
 using cpnrt::lib::forBatch;
 
-/// The first error of a call (from any of its threads), kept for the caller.
+/// The first error of a call (from any of its threads), kept for the caller:
+/// LAPACK's errors are LinAlgError, with NumPy's message.
 struct Status {
   std::mutex mu;
   std::string error;
@@ -45,8 +47,8 @@ struct Status {
       error = e;
   }
   ~Status() {
-    if (!error.empty() && kernelError.empty())
-      kernelError = error;
+    if (!error.empty())
+      cpnrt::setKernelError(cpnrt::ErrorKind::LinAlg, error);
   }
 };
 
@@ -243,7 +245,7 @@ template <typename T> void inv(const Call &c) {
     T *dst = out + b * n * n;
     if (luSolve<T>('N', n, n, lu->data(), piv->data(), x->data()) != 0) {
       if (!quiet)
-        status.fail("LinAlgError: Singular matrix");
+        status.fail("Singular matrix");
       return fillNaN(dst, n * n);
     }
     std::copy(x->data(), x->data() + n * n, dst);
@@ -267,7 +269,7 @@ template <typename T> void solve(const Call &c) {
                 T *dst = out + b * n * k;
                 if (luSolve<T>('T', n, k, lu->data(), piv->data(),
                                x->data()) != 0) {
-                  status.fail("LinAlgError: Singular matrix");
+                  status.fail("Singular matrix");
                   return fillNaN(dst, n * k);
                 }
                 scatter(x->data(), std::max<int64_t>(1, n), n, k, dst);
@@ -327,7 +329,7 @@ template <typename T> void cholesky(const Call &c) {
                 if (n && (cpnrt::lib::parallelCholesky(n)
                               ? cpnrt::lib::parallelPotrf<T>(n, l.data())
                               : potrf<T>(n, l.data())) != 0) {
-                  status.fail("LinAlgError: Matrix is not positive definite");
+                  status.fail("Matrix is not positive definite");
                   return fillNaN(dst, n * n);
                 }
                 for (int64_t i = 0; i < n; ++i)
@@ -395,7 +397,7 @@ template <typename T> void svd(const Call &c) {
         vt[i + i * ldvt] = T(1);
     }
     if (info != 0) {
-      status.fail("LinAlgError: SVD did not converge");
+      status.fail("SVD did not converge");
       fillNaN(sOut + b * k, k);
       if (uv)
         fillNaN(uOut + b * m * uc, m * uc), fillNaN(vOut + b * vr * n, vr * n);
@@ -424,7 +426,7 @@ template <typename T> void eigh(const Call &c) {
         n ? syevd<T>(vecs ? 'V' : 'N', upper ? 'U' : 'L', n, h.data(), w.data())
           : 0;
     if (info != 0) {
-      status.fail("LinAlgError: Eigenvalues did not converge");
+      status.fail("Eigenvalues did not converge");
       fillNaN(out + b * n, n);
       if (vecs)
         fillNaN(out + batch * n + b * n * n, n * n);
@@ -464,12 +466,12 @@ template <typename T> void eig(const Call &c) {
         // geev corrupts its workspace on infinities; NumPy refuses them first.
         if (!std::all_of(h.begin(), h.end(),
                          [](T x) { return std::isfinite(x); }))
-          return fail("LinAlgError: Array must not contain infs or NaNs");
+          return fail("Array must not contain infs or NaNs");
         lapack_int info = n ? geev<T>(vecs ? 'V' : 'N', n, h.data(), wr.data(),
                                       wi.data(), vr.data())
                             : 0;
         if (info != 0)
-          return fail("LinAlgError: Eigenvalues did not converge");
+          return fail("Eigenvalues did not converge");
         for (int64_t i = 0; i < n; ++i)
           w[i] = C(wr[i], wi[i]);
         if (!vecs)
@@ -521,7 +523,7 @@ template <typename T> void lstsq(const Call &c) {
   }
   if (info != 0) {
     Status status;
-    status.fail("LinAlgError: SVD did not converge in Linear Least Squares");
+    status.fail("SVD did not converge in Linear Least Squares");
     return fillNaN(out, n * k + k + 1 + mn);
   }
   scatter(wide.data(), ldb, n, k, x);
@@ -631,20 +633,22 @@ bool cpnrt::isRuntimeAlgorithm(std::string_view callee) {
   return names.count(std::string(callee)) != 0;
 }
 
-void cpnrt::setKernelError(const std::string &error) {
-  if (kernelError.empty())
-    kernelError = error;
+void cpnrt::setKernelError(ErrorKind kind, std::string message) {
+  if (!kernelError)
+    kernelError = {kind, std::move(message)};
 }
 
-extern "C" const char *cpn_lib_take_error() {
+extern "C" const char *cpn_lib_take_error(int *kind) {
   static thread_local std::string last;
-  last = std::move(kernelError);
-  kernelError.clear();
+  cpnrt::Failure failure = cpnrt::takeKernelError();
+  if (kind)
+    *kind = static_cast<int>(failure.kind);
+  last = std::move(failure.message);
   return last.c_str();
 }
 
-std::string cpnrt::takeKernelError() {
-  std::string e = std::move(kernelError);
-  kernelError.clear();
-  return e;
+cpnrt::Failure cpnrt::takeKernelError() {
+  cpnrt::Failure failure = std::move(kernelError);
+  kernelError = {};
+  return failure;
 }

@@ -84,13 +84,13 @@ TaskRef TaskGraph::submit(std::string name, std::function<void()> fn,
   task->reads = std::move(reads);
   task->writes = std::move(writes);
   std::unique_lock<std::mutex> lock(mu_);
-  std::string upstreamError;
+  const Failure *upstream = nullptr;
   auto dependOn = [&](const TaskRef &pred) {
     if (!pred || pred == task)
       return;
     if (pred->done_) {
-      if (pred->failed_ && upstreamError.empty())
-        upstreamError = pred->error_;
+      if (pred->failed_ && !upstream)
+        upstream = &pred->failure_;
       return;
     }
     for (auto &s : pred->successors_)
@@ -113,9 +113,9 @@ TaskRef TaskGraph::submit(std::string name, std::function<void()> fn,
     s->readersSinceWrite.clear();
   }
   ++inFlight_;
-  if (!upstreamError.empty()) {
+  if (upstream) {
     task->failed_ = true;
-    task->error_ = upstreamError;
+    task->failure_ = *upstream;
   }
   if (task->pendingDeps_ == 0) {
     ready_.push_back(task);
@@ -166,7 +166,7 @@ void TaskGraph::workerLoop() {
 
 void TaskGraph::run(const TaskRef &task) {
   bool failed = task->failed_;
-  std::string error = task->error_;
+  Failure failure = task->failure_;
   // What readers learned about the old elements no longer holds.
   for (auto &s : task->writes)
     s->facts.store(0, std::memory_order_relaxed);
@@ -177,15 +177,29 @@ void TaskGraph::run(const TaskRef &task) {
                          task->name);
       if (task->fn)
         task->fn();
+    } catch (const Error &e) {
+      // NumPy's message ("Singular matrix") is the user's as it is; an
+      // error of kind Runtime is ours, and names the task, as below.
+      failed = true;
+      failure = {e.kind(), e.kind() == ErrorKind::Runtime
+                               ? task->name + ": " + e.what()
+                               : std::string(e.what())};
+    } catch (const std::bad_alloc &e) {
+      // A store the runtime could not get (Store::data).
+      failed = true;
+      failure = {ErrorKind::Memory,
+                 task->name + ": " + e.what() +
+                     ": the computation needed more memory than the "
+                     "process could allocate"};
     } catch (const std::exception &e) {
       failed = true;
-      error = task->name + ": " + e.what();
+      failure = {ErrorKind::Runtime, task->name + ": " + e.what()};
     } catch (...) {
       failed = true;
-      error = task->name + ": unknown error";
+      failure = {ErrorKind::Runtime, task->name + ": unknown error"};
     }
   }
-  finish(task, failed, error);
+  finish(task, failed, failure);
 }
 
 template <typename Done>
@@ -215,7 +229,7 @@ void TaskGraph::helpUntil(std::unique_lock<std::mutex> &lock, Done done,
 }
 
 void TaskGraph::finish(const TaskRef &task, bool failed,
-                       const std::string &error) {
+                       const Failure &failure) {
   // A finished task lets go of its stores (and of its closure, which holds
   // some too), else store -> lastWriter -> task -> store is a cycle and no
   // written store is ever freed. They are dropped outside the lock (a store's
@@ -239,11 +253,11 @@ void TaskGraph::finish(const TaskRef &task, bool failed,
     std::lock_guard<std::mutex> lock(mu_);
     task->done_ = true;
     task->failed_ = failed;
-    task->error_ = error;
+    task->failure_ = failure;
     for (auto &s : task->successors_) {
       if (failed && !s->failed_) {
         s->failed_ = true;
-        s->error_ = error;
+        s->failure_ = failure;
       }
       if (--s->pendingDeps_ == 0)
         nowReady.push_back(s);
@@ -278,7 +292,7 @@ void TaskGraph::waitStore(Store &store) {
     return;
   wait(writer);
   if (writer->failed_)
-    throw std::runtime_error(writer->error_);
+    throw Error(writer->failure_);
 }
 
 bool TaskGraph::storeDone(const Store &store) {

@@ -276,7 +276,8 @@ def test_cuda_target_and_help(tmp_path):
 
 def test_linalg_in_a_compiled_module(tmp_path):
     """LAPACK calls link into the module (libcpnrt_aot) and their errors are
-    numpy.linalg.LinAlgError."""
+    numpy.linalg.LinAlgError with NumPy's message; a gather's index out of
+    bounds is IndexError (the wrapper picks the class by the error's kind)."""
     (tmp_path / "la.py").write_text(textwrap.dedent('''\
         import cpnumeric as np
 
@@ -284,6 +285,10 @@ def test_linalg_in_a_compiled_module(tmp_path):
         def fit(A, b):
             G = A.T @ A
             return np.linalg.solve(G, A.T @ b), np.linalg.det(G), np.linalg.inv(G)
+
+        # cpnc export pick(float64[5], int64[3])
+        def pick(x, i):
+            return np.take(x, i) * 2
         '''))
     r = _cpnc(["la.py"], tmp_path)
     assert r.returncode == 0, r.stdout + r.stderr
@@ -298,9 +303,18 @@ def test_linalg_in_a_compiled_module(tmp_path):
              "try:\n"
              "    la.fit(np.ones((6, 3)), b)\n"
              "except np.linalg.LinAlgError as e:\n"
-             "    assert 'Singular' in str(e)\n"
+             "    assert type(e) is np.linalg.LinAlgError, type(e)\n"
+             "    assert str(e) == 'Singular matrix', str(e)\n"
              "else:\n"
              "    raise AssertionError('no LinAlgError')\n"
+             "assert la.pick(np.arange(5.0), np.array([0, 4, -1])).tolist() == [0, 8, 8]\n"
+             "try:\n"
+             "    la.pick(np.arange(5.0), np.array([0, 5, 1]))\n"
+             "except IndexError as e:\n"
+             "    assert type(e) is IndexError, type(e)\n"
+             "    assert str(e) == 'index 5 is out of bounds for axis 0 with size 5', str(e)\n"
+             "else:\n"
+             "    raise AssertionError('no IndexError')\n"
              "print('ok')\n")
     run = _run_numpy_only(check, tmp_path)
     assert run.stdout.strip() == "ok", run.stdout + run.stderr

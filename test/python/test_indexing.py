@@ -67,6 +67,15 @@ def test_index_errors():
     with pytest.raises(IndexError, match="out of bounds"):
         numpy.asarray(gather(a, cp.arange(2000) % 11))
     assert float(gather(a, cp.arange(2000) % 10)[3]) == 6.0
+    # The gather's error keeps its kind to the sync point: the binding raises
+    # IndexError with NumPy's message, no RuntimeError parsed (issue 21).
+    from cpnumeric import _cpn
+    r = gather(a, cp.arange(2000) % 11)
+    with pytest.raises(IndexError) as info:
+        _cpn.wait(r._base.node)
+    assert type(info.value) is IndexError
+    assert str(info.value) == "index 10 is out of bounds for axis 0 with size 10"
+    assert info.value.__context__ is None
 
 
 # Keys mixing integer arrays, masks, ints, slices, None and Ellipsis: the

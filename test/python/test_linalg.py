@@ -289,6 +289,35 @@ def test_linalg_errors_under_jit_raise_when_read():
     close(f(cp.array(numpy.eye(3) * 4)), numpy.eye(3) / 2)
 
 
+def test_linalg_error_at_a_sync_point_is_numpys_class_not_a_parsed_message():
+    """A LAPACK error in a kernel's task travels with its kind to the sync
+    point, where the bindings raise numpy.linalg.LinAlgError with NumPy's
+    message (issue 21): not a RuntimeError that the Python layer parsed and
+    raised again (which left the RuntimeError as the exception's context)."""
+    from cpnumeric import _cpn
+
+    @cp.jit
+    def f(a):
+        return cp.linalg.inv(a) * 2
+    r = f(cp.zeros((3, 3)))
+    # The binding itself raises it, with no Python layer between.
+    with pytest.raises(LA.LinAlgError) as info:
+        _cpn.wait(r._base.node)
+    e = info.value
+    assert type(e) is LA.LinAlgError and str(e) == "Singular matrix"
+    assert RuntimeError not in type(e).__mro__
+    assert e.__context__ is None and e.__cause__ is None
+    # And so at the user's sync point.
+    with pytest.raises(LA.LinAlgError) as info:
+        numpy.asarray(r)
+    assert type(info.value) is LA.LinAlgError and str(info.value) == "Singular matrix"
+    assert info.value.__context__ is None
+    with pytest.raises(LA.LinAlgError) as info:
+        cp.linalg.cholesky(-cp.eye(4))
+    assert str(info.value) == "Matrix is not positive definite"
+    assert info.value.__context__ is None
+
+
 def test_nan_passes_through_like_numpy():
     a = numpy.eye(3)
     a[1, 1] = numpy.nan

@@ -326,9 +326,17 @@ def test_baseline_failure_after_an_in_place_write_is_reported():
     with pytest.raises(Exception):
         _baseline.run([("libcall", (-1,), (), "no_such_call_f8", (5,), "f8", 0)],
                       [numpy.arange(5.0)], [0], [numpy.empty(5)], [])
-    # written in place, then failed: the error's text (the window's values fail)
+    # written in place, then failed: the exception, whose class gives the
+    # kind the window's values fail with (python/src/errors.cpp)
     r = _baseline.run(ops, [base, value], [1], [dest], [])
-    assert isinstance(r, str) and "no_such_call" in r
+    assert isinstance(r, ValueError) and "no_such_call" in str(r)
+    # a library call's error is its class already (call_library raises it by
+    # its kind), not a RuntimeError to parse
+    ops = [("update", (-1, -2), (0, 2, 1), "", (2, 2), "f8", 0),
+           ("libcall", (0,), (0,), "inv_f64", (2, 2), "f8", 0)]
+    r = _baseline.run(ops, [numpy.eye(2), numpy.zeros((2, 2))], [1],
+                      [numpy.empty((2, 2))], [])
+    assert type(r) is numpy.linalg.LinAlgError and str(r) == "Singular matrix"
 
 
 def test_constant_powers_of_minus_inf_raise_nothing():

@@ -381,6 +381,38 @@ def test_an_array_past_the_address_space_limit_is_numpys_memory_error():
     assert lines[1] == "562500.0"
 
 
+@pytest.mark.skipif("asan" in os.environ.get("LD_PRELOAD", ""),
+                    reason="AddressSanitizer's shadow memory needs the address space "
+                           "that RLIMIT_AS would limit (its mmap fails at start)")
+def test_a_store_the_runtime_cannot_allocate_is_a_memory_error():
+    # The array fits the address-space limit alone (the check at the call
+    # passes) but not beside what the process holds: the kernel's task gets
+    # std::bad_alloc, which fails it with kind Memory; reading the value
+    # raises MemoryError (raised by the bindings for the kind, no
+    # RuntimeError parsed), and later work runs.
+    code = (
+        "import resource\n"
+        "import cpnumeric as np\n"
+        "print(float((np.ones(10**6) * 2).sum()))\n"
+        "vm = [int(l.split()[1]) << 10 for l in open('/proc/self/status')\n"
+        "      if l.startswith('VmSize:')][0]\n"
+        "resource.setrlimit(resource.RLIMIT_AS, (vm + (1 << 30), resource.RLIM_INFINITY))\n"
+        "try:\n"
+        "    x = np.ones(1 << 28) * 3\n"
+        "    print(float(x[0]))\n"
+        "except MemoryError as e:\n"
+        "    print('MemoryError', type(e.__context__).__name__, e)\n"
+        "print(float((np.ones(10) * 2).sum()))\n")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                       timeout=300)
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.splitlines()
+    assert lines[1].startswith("MemoryError NoneType kernel "), r.stdout
+    assert lines[1].endswith(": std::bad_alloc: the computation needed more memory "
+                             "than the process could allocate"), r.stdout
+    assert lines[2] == "20.0"
+
+
 @pytest.mark.parametrize("tier", ["baseline", "compiled"])
 def test_python_threads_share_the_engine(request, tier):
     # Python threads computing at once: a flush lets the GIL go (NumPy's

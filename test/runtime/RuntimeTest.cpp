@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "cpnrt/Blas.h"
+#include "cpnrt/Error.h"
 #include "cpnrt/Facts.h"
 #include "cpnrt/Lapack.h"
 #include "cpnrt/Profile.h"
@@ -248,8 +249,69 @@ TEST(TaskGraph, ErrorPropagatesToDependents) {
   EXPECT_THROW(g.waitStore(*b), std::runtime_error);
   try {
     g.waitStore(*a);
-  } catch (const std::runtime_error &e) {
-    EXPECT_NE(std::string(e.what()).find("boom"), std::string::npos);
+    ADD_FAILURE() << "no error";
+  } catch (const cpnrt::Error &e) {
+    // Not an error of a kind: ours, naming the task.
+    EXPECT_EQ(e.kind(), ErrorKind::Runtime);
+    EXPECT_STREQ(e.what(), "fails: boom");
+  }
+}
+
+namespace {
+/// The kind and message waiting on `s` throws (kind Runtime, "" when it
+/// throws none).
+Failure failureOf(TaskGraph &g, Store &s) {
+  try {
+    g.waitStore(s);
+  } catch (const cpnrt::Error &e) {
+    return {e.kind(), e.what()};
+  }
+  return {};
+}
+} // namespace
+
+TEST(TaskGraph, ErrorKindReachesDependentsAndTheWaiter) {
+  // A library call's error (a LinAlgError) fails its task with its kind and
+  // NumPy's message as they are: a task that depends on it while it runs
+  // (failed when it finishes), one submitted after it failed (failed at
+  // submission) and every waiter get both; nothing parses the message.
+  TaskGraph g(2);
+  auto a = store(1), b = store(1), c = store(1);
+  std::atomic<bool> go{false};
+  bool ranDependent = false;
+  g.submit("kernel 1",
+           [&] {
+             while (!go)
+               std::this_thread::yield();
+             throw cpnrt::Error(ErrorKind::LinAlg, "Singular matrix");
+           },
+           {}, {a});
+  g.submit("kernel 2", [&] { ranDependent = true; }, {a}, {b});
+  go = true;
+  g.waitAll();
+  g.submit("kernel 3", [&] { ranDependent = true; }, {b}, {c});
+  g.waitAll();
+  EXPECT_FALSE(ranDependent);
+  for (Store *s : {a.get(), b.get(), c.get()}) {
+    Failure f = failureOf(g, *s);
+    EXPECT_EQ(f.kind, ErrorKind::LinAlg);
+    EXPECT_EQ(f.message, "Singular matrix");
+  }
+}
+
+TEST(TaskGraph, BadAllocIsAMemoryError) {
+  // A store the runtime could not get: kind Memory, with the message
+  // MemoryError says (the task's name first).
+  TaskGraph g(1);
+  auto a = store(1), b = store(1);
+  g.submit("kernel 1", [] { throw std::bad_alloc(); }, {}, {a});
+  g.submit("kernel 2", [] {}, {a}, {b});
+  g.waitAll();
+  for (Store *s : {a.get(), b.get()}) {
+    Failure f = failureOf(g, *s);
+    EXPECT_EQ(f.kind, ErrorKind::Memory);
+    EXPECT_EQ(f.message, "kernel 1: std::bad_alloc: the computation needed "
+                         "more memory than the process could allocate");
   }
 }
 
@@ -411,7 +473,7 @@ TEST(Lapack, InverseOfATransposedViewAndSingularError) {
   ASSERT_NE(inv, nullptr);
   inv(reinterpret_cast<int64_t>(meta), reinterpret_cast<int64_t>(out),
       reinterpret_cast<int64_t>(At), 0, 0);
-  EXPECT_EQ(cpnrt::takeKernelError(), "");
+  EXPECT_FALSE(cpnrt::takeKernelError());
   // inverse of [[4, 7], [2, 6]] = [[0.6, -0.7], [-0.2, 0.4]]
   EXPECT_NEAR(out[0], 0.6, 1e-12);
   EXPECT_NEAR(out[1], -0.7, 1e-12);
@@ -422,8 +484,18 @@ TEST(Lapack, InverseOfATransposedViewAndSingularError) {
   inv(reinterpret_cast<int64_t>(meta), reinterpret_cast<int64_t>(out),
       reinterpret_cast<int64_t>(S), 0, 0);
   EXPECT_TRUE(std::isnan(out[0]));
-  EXPECT_EQ(cpnrt::takeKernelError(), "LinAlgError: Singular matrix");
-  EXPECT_EQ(cpnrt::takeKernelError(), "");
+  // Its kind travels beside NumPy's message (no "LinAlgError: " to parse),
+  // through the C entry point cpnc's modules call too.
+  Failure error = cpnrt::takeKernelError();
+  EXPECT_EQ(error.kind, ErrorKind::LinAlg);
+  EXPECT_EQ(error.message, "Singular matrix");
+  EXPECT_FALSE(cpnrt::takeKernelError());
+  inv(reinterpret_cast<int64_t>(meta), reinterpret_cast<int64_t>(out),
+      reinterpret_cast<int64_t>(S), 0, 0);
+  int kind = -1;
+  EXPECT_STREQ(cpn_lib_take_error(&kind), "Singular matrix");
+  EXPECT_EQ(kind, static_cast<int>(ErrorKind::LinAlg));
+  EXPECT_STREQ(cpn_lib_take_error(&kind), "");
 }
 
 namespace {

@@ -95,8 +95,10 @@ struct BaselineWindow {
   const FpSites *fp;
   std::vector<int32_t> &status;
   /// Set by the runner when an op failed after a donated input was written
-  /// in place: the window cannot be compiled instead; its values fail.
+  /// in place: the window cannot be compiled instead; its values fail, with
+  /// this kind (Runtime: the message names the exception's class).
   std::string error;
+  cpnrt::ErrorKind errorKind = cpnrt::ErrorKind::Runtime;
 };
 /// Runs a window op by op (the bindings set it: NumPy's loops and the
 /// runtime's library calls); false, having written nothing, when it cannot

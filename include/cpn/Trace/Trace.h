@@ -9,6 +9,7 @@
 #define CPN_TRACE_TRACE_H
 
 #include "cpn/Trace/FpErrors.h"
+#include "cpnrt/Error.h"
 #include "cpnrt/Store.h"
 
 #include <cstdint>
@@ -40,8 +41,11 @@ struct ValueNode {
   int32_t opIndex = -1;
   uint64_t epoch = 0;
   // Why the value could not be computed (its window failed to compile and
-  // this op, or one it reads, was the cause); reading it raises this.
+  // this op, or one it reads, was the cause; or the baseline tier's op
+  // failed after writing an input in place); reading it raises this, as a
+  // cpnrt::Error of this kind (a compiler's error: Runtime).
   std::string error;
+  cpnrt::ErrorKind errorKind = cpnrt::ErrorKind::Runtime;
   // The least and greatest element, once an index check has computed them
   // (a value never changes: a write makes a new node).
   std::optional<std::pair<int64_t, int64_t>> bounds;

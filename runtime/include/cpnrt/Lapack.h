@@ -14,13 +14,16 @@
 // Inputs are batches of matrices `(..., M, N)` with any strides; the output
 // is a fresh C-contiguous buffer whose layout each entry point documents.
 // Errors LAPACK reports (a singular matrix, no convergence) are kept in a
-// per-thread slot that the task running the kernel turns into a failure
-// (see cpnrt::takeKernelError); the output is then NaN.
+// per-thread slot, with their kind (cpnrt/Error.h), that the task running
+// the kernel turns into a failure (see cpnrt::takeKernelError); the output
+// is then NaN.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef CPNRT_LAPACK_H
 #define CPNRT_LAPACK_H
+
+#include "cpnrt/Error.h"
 
 #include <cstddef>
 #include <cstdint>
@@ -41,17 +44,20 @@ struct cpn_lib_entry {
 const cpn_lib_entry *cpn_lib_functions(size_t *count);
 
 /// The error a library call on this thread reported since the last call
-/// (empty: none), cleared; for code without C++ (cpnc's modules).
-const char *cpn_lib_take_error();
+/// (empty: none), cleared, and its cpnrt::ErrorKind into `*kind` (when not
+/// null); for code without C++ (cpnc's modules pick the exception's class by
+/// the kind).
+const char *cpn_lib_take_error(int *kind);
 }
 
 namespace cpnrt {
-/// The error a library call on this thread reported, cleared ("" if none).
-/// Messages start with the NumPy exception's name ("LinAlgError: ...",
-/// "IndexError: ...").
-std::string takeKernelError();
-/// Reports an error of a library call (the first one of a kernel is kept).
-void setKernelError(const std::string &error);
+/// The error a library call on this thread reported, cleared (an empty
+/// Failure if none).
+Failure takeKernelError();
+/// Reports an error of a library call (the first one of a kernel is kept):
+/// its kind and NumPy's message, without the class's name ("Singular
+/// matrix" of kind LinAlg).
+void setKernelError(ErrorKind kind, std::string message);
 /// The entry points of Algorithms.cpp (sorting, searching), Indexing.cpp
 /// (gathers, scatters) and Scans.cpp (ufunc.accumulate, ufunc.at).
 std::vector<cpn_lib_entry> algorithmFunctions();

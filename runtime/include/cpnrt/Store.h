@@ -64,7 +64,7 @@ public:
   Distribution distribution() const { return dist_; }
 
   /// Blocks until the last task that writes this store has finished; throws
-  /// std::runtime_error with the task's message if it failed.
+  /// cpnrt::Error with the task's kind and message if it failed.
   void wait();
 
   /// What kernels have learned about the elements since the last write (bits

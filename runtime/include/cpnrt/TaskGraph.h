@@ -7,6 +7,7 @@
 #ifndef CPNRT_TASKGRAPH_H
 #define CPNRT_TASKGRAPH_H
 
+#include "cpnrt/Error.h"
 #include "cpnrt/Store.h"
 
 #include <condition_variable>
@@ -25,7 +26,9 @@ public:
   std::vector<StoreRef> reads, writes;
 
   bool done() const { return done_; }
-  const std::string &error() const { return error_; }
+  /// Why it failed (its own exception's, or that of a task it depends on).
+  const std::string &error() const { return failure_.message; }
+  ErrorKind errorKind() const { return failure_.kind; }
 
 private:
   friend class TaskGraph;
@@ -34,7 +37,7 @@ private:
   int pendingDeps_ = 0;
   bool done_ = false;
   bool failed_ = false;
-  std::string error_;
+  Failure failure_;
 };
 
 using TaskRef = std::shared_ptr<Task>;
@@ -43,7 +46,11 @@ using TaskRef = std::shared_ptr<Task>;
 /// stores: a task runs after the last writer of every store it reads
 /// (read-after-write) and after the last writer and the readers of every store
 /// it writes (write-after-write, write-after-read). A failed task fails its
-/// successors with the same message; waiting on any store they write throws.
+/// successors with the same kind and message; waiting on any store they
+/// write throws cpnrt::Error with them. A task's exception becomes its
+/// failure: a cpnrt::Error keeps its kind (and, unless of kind Runtime, its
+/// message as it is: NumPy's), std::bad_alloc is of kind Memory, anything
+/// else of kind Runtime, prefixed with the task's name.
 ///
 /// A thread that waits runs ready tasks itself while fewer than `workers`
 /// tasks run: a window submitted and waited for at once (a sync after each
@@ -90,7 +97,7 @@ public:
   /// Blocks until `task` has finished (successfully or not).
   void wait(const TaskRef &task);
   /// Blocks until the last writer of `store` has finished; throws
-  /// std::runtime_error with its message if it failed.
+  /// cpnrt::Error with its kind and message if it failed.
   void waitStore(Store &store);
   /// Whether the last task that writes `store` has finished successfully
   /// (or none was submitted): its elements can be read now, without waiting.
@@ -117,7 +124,7 @@ private:
   template <typename Done>
   void helpUntil(std::unique_lock<std::mutex> &lock, Done done,
                  bool settleDeferred = true);
-  void finish(const TaskRef &task, bool failed, const std::string &error);
+  void finish(const TaskRef &task, bool failed, const Failure &failure);
   /// Under mu_: if a WaitFollows submission left ready tasks no worker was
   /// told of, wakes the workers when there are more than `mine` (those the
   /// calling thread runs itself).
