@@ -29,9 +29,6 @@
 #include <vector>
 
 namespace {
-/// The first error of a library call on this thread, until taken.
-thread_local cpnrt::Failure kernelError;
-
 using cpnrt::lib::Array;
 using cpnrt::lib::Call;
 using cpnrt::lib::forBatch;
@@ -631,24 +628,4 @@ bool cpnrt::isRuntimeAlgorithm(std::string_view callee) {
     return set;
   }();
   return names.count(std::string(callee)) != 0;
-}
-
-void cpnrt::setKernelError(ErrorKind kind, std::string message) {
-  if (!kernelError)
-    kernelError = {kind, std::move(message)};
-}
-
-extern "C" const char *cpn_lib_take_error(int *kind) {
-  static thread_local std::string last;
-  cpnrt::Failure failure = cpnrt::takeKernelError();
-  if (kind)
-    *kind = static_cast<int>(failure.kind);
-  last = std::move(failure.message);
-  return last.c_str();
-}
-
-cpnrt::Failure cpnrt::takeKernelError() {
-  cpnrt::Failure failure = std::move(kernelError);
-  kernelError = {};
-  return failure;
 }
