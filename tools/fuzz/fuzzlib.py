@@ -89,6 +89,30 @@ exec(D_SOURCE, _d_ns)
 D = _d_ns["D"]
 
 
+def _overlapping_1d_copy(base, key_text, ns, values):
+    """Whether `base[key] = value` is NumPy's forward element copy of a value
+    that overlaps the 1-D destination (no temporary: PyArray_AssignArray
+    copies first only for several dimensions or strides of opposite sign)."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            ns["__index_exp"] = numpy.index_exp
+            # ast.unparse writes a tuple key with parentheses: "(:, -1)"
+            text = key_text[1:-1] if key_text.startswith("(") and \
+                key_text.endswith(")") else key_text
+            try:
+                key = eval(f"__index_exp[{text}]", ns)
+            except SyntaxError:
+                key = eval(f"__index_exp[{key_text}]", ns)
+            dst = base[key]
+    except Exception:
+        return False
+    if not isinstance(dst, numpy.ndarray) or dst.ndim != 1 or dst.size < 2:
+        return False
+    return any(src.ndim >= 1 and numpy.shares_memory(dst, src)
+               and dst.strides[0] * src.strides[-1] >= 0 for src in values)
+
+
 def _both_zeros(a):
     """Whether float array `a` holds both -0.0 and 0.0."""
     if a is None or a.dtype.kind not in "fc":
@@ -871,6 +895,15 @@ class Analysis:
                     # the memory it writes (a6[m] = a6[::-1] reads values
                     # already written); cpnumeric's reads it first
                     ill = f"a mask assignment into {k} of a value in its memory"
+                elif _overlapping_1d_copy(v, key_text, dict(self.ns), [
+                        self.ns[n] for n in value_names
+                        if isinstance(self.ns.get(n), numpy.ndarray)]):
+                    # NumPy copies a value that overlaps a 1-D destination
+                    # element by element, forward, unless their strides
+                    # have opposite signs (PyArray_AssignArray): a0[:, -1]
+                    # = a0[-2] reads an element it has just written (880:
+                    # 1926); cpnumeric reads the value first
+                    ill = f"a 1-D assignment into {k} of a value in its memory"
             for n in names:
                 key = self.ns.get(n)
                 if n != k and isinstance(v, numpy.ndarray) and \
