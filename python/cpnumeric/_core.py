@@ -749,7 +749,7 @@ class ndarray(_cpn.ArrayBase):
         b = self._base
         if b.np is not None:
             return self._np_view(b.np)
-        if _jit.TRACING["function"] is not None:
+        if _jit.tracing_here():
             raise _jit.tracing_error("converting an array to a Python or NumPy "
                                      "value (float(), print, np.asarray, ...)")
         if 0 in self._shape:
@@ -762,7 +762,7 @@ class ndarray(_cpn.ArrayBase):
         traced base: one element read from the base's store, no kernel).
         Inside @jit tracing, where values are unknown, a 0-d traced copy."""
         b = self._base
-        if b.np is None and _jit.TRACING["function"] is not None:
+        if b.np is None and _jit.tracing_here():
             r = ndarray._from_node(self._node(), (), self._dtype)
             r._standin = True  # `a[i, j] += v` then computes a new value
             return r
@@ -1014,7 +1014,7 @@ class ndarray(_cpn.ArrayBase):
         eager = self._eager()
         if eager is not None:
             return eager.copy()
-        if _jit.TRACING["function"] is not None:
+        if _jit.tracing_here():
             raise _jit.tracing_error("converting an array to a Python or NumPy "
                                      "value (float(), print, np.asarray, ...)")
         if not self._is_whole_base():  # the view's elements, read in place
@@ -1068,7 +1068,7 @@ class ndarray(_cpn.ArrayBase):
         if self.size != 1:
             raise ValueError("The truth value of an array with more than one "
                              "element is ambiguous. Use a.any() or a.all()")
-        if _jit.TRACING["function"] is not None and self._eager() is None:
+        if _jit.tracing_here() and self._eager() is None:
             raise _jit.tracing_error("a branch on an array (if/while/and/or)")
         return bool(self._host().reshape(())[()])
 
@@ -1103,7 +1103,7 @@ class ndarray(_cpn.ArrayBase):
         if not self._shape:
             raise TypeError("iteration over a 0-d array")
         if (len(self._shape) == 1 and self._part is None
-                and _jit.TRACING["function"] is None):
+                and not _jit.tracing_here()):
             # The elements read straight from the buffer (one sync), as
             # NumPy's scalars, in C; a write to the array while iterating (a
             # new version of its base, or a demotion) is seen at the next

@@ -177,7 +177,7 @@ def _view_of(x, r):
 def _call(npf, args, kwargs):
     """npf on the eager elements of args, wrapped; _Traced before npf runs
     when the call is not eager."""
-    if not _EAGER["threshold"] or _TRACING["function"] is not None:
+    if not _EAGER["threshold"] or (_TRACING["function"] is not None and _jit.tracing_here()):
         raise _Traced
     a = _Args()
     unwrap = a.unwrap
@@ -316,7 +316,7 @@ def creation(npf, cpf, size_of):
     is small (size_of's count of its elements below the threshold)."""
     def f(*args, **kwargs):
         t = _EAGER["threshold"]
-        if t and _TRACING["function"] is None and not kwargs.get("like"):
+        if t and (_TRACING["function"] is None or not _jit.tracing_here()) and not kwargs.get("like"):
             try:
                 n = size_of(*args, **kwargs)
             except TypeError:

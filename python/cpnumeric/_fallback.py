@@ -16,7 +16,7 @@ FALLBACK_CALLS = {"count": 0}
 
 def _warn(name):
     from . import _jit
-    if _jit.TRACING["function"] is not None:
+    if _jit.tracing_here():
         raise _jit.fallback_error(name)
     FALLBACK_CALLS["count"] += 1
     if name not in _warned:

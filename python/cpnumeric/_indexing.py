@@ -71,7 +71,7 @@ def _check_bounds(ind, n, axis):
     vals = ind._eager()
     if vals is not None:
         lo, hi = int(vals.min()), int(vals.max())
-    elif _jit.TRACING["function"] is not None:
+    elif _jit.tracing_here():
         return None
     else:
         node = ind._base.node if ind._whole else None

@@ -18,14 +18,25 @@ import os
 import sys
 import traceback
 
+import threading
+
 import numpy as _np
 
 from . import _config, _core, _cpn
 from ._core import ndarray
 
 _PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
-# The function being traced (its name), or None.
-TRACING = {"function": None}
+# The function being traced (its name), or None, and the thread tracing it:
+# another thread's trace does not change what this one does (its ops wait
+# for the engine's gate until the trace ends). Checks read "function" first,
+# so the thread test costs nothing when no trace runs.
+TRACING = {"function": None, "thread": None}
+
+
+def tracing_here():
+    """Whether this thread is tracing a @jit function."""
+    return TRACING["function"] is not None and \
+        TRACING["thread"] == threading.get_ident()
 JIT_STATS = {"jit_traces": 0, "jit_calls": 0}
 
 
@@ -204,9 +215,12 @@ def _capture(fun, name, kwnames, skeletons, arrays, execute):
     traced = [_to_traced(a) for a in arrays]
     args = _rebuild(skeletons[0], traced)
     kwargs = {k: _rebuild(s, traced) for k, s in zip(kwnames, skeletons[1])}
-    threshold = _core.EAGER["threshold"]
+    # The engine's gate first (another thread's trace ends before ours
+    # begins), then the threshold that trace has restored.
     _cpn.begin_capture()
+    threshold = _core.EAGER["threshold"]
     originals = [t._base.node for t in traced]
+    TRACING["thread"] = threading.get_ident()
     TRACING["function"] = name
     _core.EAGER["threshold"] = 0
     try:

@@ -558,7 +558,7 @@ def average(a, axis=None, weights=None, returned=False, *, keepdims=False):
     wsum = _reductions.sum(_manip.broadcast_to(w, a.shape).astype(rt), axis=axis,
                            keepdims=keepdims)
     from . import _jit
-    if _jit.TRACING["function"] is None and bool(_reductions.any(_ufuncs.equal(wsum, 0))):
+    if not _jit.tracing_here() and bool(_reductions.any(_ufuncs.equal(wsum, 0))):
         raise ZeroDivisionError("Weights sum to zero, can't be normalized")  # NumPy's check
     avg = _ufuncs.divide(_reductions.sum(_ufuncs.multiply(a, w).astype(rt),
                                          axis=axis, keepdims=keepdims), wsum)

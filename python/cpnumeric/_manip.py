@@ -105,7 +105,7 @@ def _check_intp(i):
 def getitem(a, key):
     t = type(key)
     if (t is int or t is tuple) and (a._base.np is not None
-                                     or _TRACING["function"] is None):
+                                     or (_TRACING["function"] is None or not _jit.tracing_here())):
         r = _element_get(a, key)  # an eager or computed array's element, in C
         if r is not None:
             return r
@@ -144,7 +144,7 @@ _TRACING = _jit.TRACING
 def setitem(a, key, value):
     t = type(key)
     if ((t is int or t is tuple) and type(value) in _ELEMENT_VALUES
-            and _TRACING["function"] is None
+            and (_TRACING["function"] is None or not _jit.tracing_here())
             and _element_set(a, key, value)):
         return
     if t is ndarray and key._shape and a._base.np is not None and not a._readonly:

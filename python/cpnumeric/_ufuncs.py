@@ -135,7 +135,7 @@ def _check_int_power(e, shape, dt=None):
             return
         vals = e._eager()
         if vals is None:
-            if _jit.TRACING["function"] is not None:
+            if _jit.tracing_here():
                 return
             from ._reductions import amin
             negative = int(amin(e)) < 0

@@ -80,7 +80,7 @@ def _our_tuple(r):
 
 
 def _tracing():
-    return _jit.TRACING["function"] is not None
+    return _jit.tracing_here()
 
 
 def _libcall(callee, inputs, dt, parts, args=(), raises=False, out_dt=None):

@@ -162,7 +162,7 @@ class Generator:
     # -- the primitive -----------------------------------------------------------
     def _bits(self, shape):
         """Fresh random 64-bit words of `shape` (uint64)."""
-        if _jit.TRACING["function"] is not None:
+        if _jit.tracing_here():
             raise _jit.tracing_error(
                 "drawing random numbers (each call must draw new ones: draw "
                 "them outside the function and pass them in)")

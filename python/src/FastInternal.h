@@ -130,14 +130,30 @@ bool nodeRef(PyObject *node, cpn::NodeRef &out);
 struct ItemHandlers {
   PyObject *get = nullptr, *set = nullptr, *values = nullptr,
            *tracing = nullptr;
+  /// Whether this thread traces a @jit function (_jit.tracing_here).
   bool tracingNow() const {
-    // An interned key: PyDict_GetItemString would make a str per call (the
+    // Interned keys: PyDict_GetItemString would make a str per call (the
     // a[i] path asks on every element).
     static PyObject *key = PyUnicode_InternFromString("function");
+    static PyObject *threadKey = PyUnicode_InternFromString("thread");
     PyObject *f = key ? PyDict_GetItemWithError(tracing, key) : nullptr;
     if (!f && PyErr_Occurred())
       PyErr_Clear();
-    return f && f != Py_None;
+    if (!f || f == Py_None)
+      return false;
+    // Another thread's trace does not change what this thread does.
+    PyObject *t = threadKey ? PyDict_GetItemWithError(tracing, threadKey)
+                            : nullptr;
+    if (!t) {
+      PyErr_Clear();
+      return true;
+    }
+    unsigned long ident = PyLong_AsUnsignedLong(t);
+    if (ident == static_cast<unsigned long>(-1) && PyErr_Occurred()) {
+      PyErr_Clear();
+      return true;
+    }
+    return ident == PyThread_get_thread_ident();
   }
 };
 

@@ -459,3 +459,70 @@ def test_python_threads_share_the_engine(request, tier):
     done.set()
     asker.join()
     assert errors == []
+
+
+def test_another_threads_jit_trace_does_not_change_this_thread():
+    # @jit tracing marks the process (_jit.TRACING) while it runs; only the
+    # tracing thread may act on it. Here "another thread" traces: this one
+    # still syncs, reads elements (in C and in Python) and runs the declared
+    # fallback, where each raised the @jit tracing errors before.
+    import threading
+    import warnings
+    from cpnumeric import _jit
+    a = np.asarray(numpy.arange(100_000.0))
+    b = a * 2.0
+    ident = threading.get_ident()
+    saved = dict(_jit.TRACING)
+    _jit.TRACING.update(function="f", thread=ident + 1)
+    try:
+        assert not _jit.tracing_here()
+        assert float(b.sum()) == float((numpy.arange(100_000.0) * 2).sum())
+        assert b[3] == 6.0 and float(b[-1]) == 199_998.0
+        assert bool(b[1] > 1.0)
+        from cpnumeric import _fallback
+        warned = set(_fallback._warned)  # warned once per process: keep it so
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            g = np.random.default_rng(1)
+            r = g.hypergeometric(5, 5, 3, size=4)  # the declared fallback
+        _fallback._warned.clear()
+        _fallback._warned.update(warned)
+        assert numpy.asarray(r).shape == (4,)
+        _jit.TRACING.update(thread=ident)
+        assert _jit.tracing_here()
+        with pytest.raises(_jit.TracingError):
+            float(b.sum())
+    finally:
+        _jit.TRACING.update(saved)
+
+
+def test_concurrent_jit_traces_restore_the_eager_threshold():
+    # A trace sets the eager threshold to 0 while it runs. A second thread
+    # that calls a @jit function meanwhile waits for the first trace to end
+    # (the engine's gate); it read the threshold before waiting, saved the
+    # first trace's 0 and restored that: small arrays were traced for good.
+    import threading
+    import time
+    saved = _core.EAGER["threshold"]
+    _core.EAGER["threshold"] = threshold = 32768  # the default
+    xb = np.asarray(numpy.ones(40_000))  # traced: no record in the call
+    g = np.jit(lambda x: x + 2.0)
+    seen, started = [], []
+
+    def other():
+        seen.append(float(numpy.asarray(g(xb))[0]))
+
+    def body(x):
+        t = threading.Thread(target=other)
+        t.start()
+        started.append(t)
+        time.sleep(0.3)  # the other thread reaches its trace and waits
+        return x * 3.0
+
+    try:
+        r = np.jit(body)(np.ones(40_000))
+        started[0].join(120)
+        assert float(numpy.asarray(r)[0]) == 3.0 and seen == [3.0]
+        assert _core.EAGER["threshold"] == threshold
+    finally:
+        _core.EAGER["threshold"] = saved
