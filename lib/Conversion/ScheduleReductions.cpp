@@ -62,6 +62,32 @@ bool isOrderedProduct(ReduceOp op) {
          isa<FloatType, ComplexType>(tensorOf(op.getResult()).getElementType());
 }
 
+/// Whether `x` is stored data once lowered: an argument, a buffer's tensor,
+/// a library call's result (not one updated in place, which stays a tensor
+/// op) or a view that lowers to a slice of one of these or to its base.
+/// Views that lower to a loop (transposed, reversed, broadcast, gathered)
+/// are computed.
+bool isStored(Value x) {
+  Operation *def = x.getDefiningOp();
+  if (!def || isa<bufferization::ToTensorOp, tensor::ExtractSliceOp>(def))
+    return true;
+  if (auto call = dyn_cast<LibcallOp>(def))
+    return !call.getInPlace();
+  auto view = dyn_cast<ViewOp>(def);
+  if (!view)
+    return false;
+  switch (tolinalg::viewForm(view)) {
+  case tolinalg::ViewForm::Slice:
+    return true;
+  case tolinalg::ViewForm::Base:
+    return isStored(view.getBase());
+  case tolinalg::ViewForm::Loop:
+  case tolinalg::ViewForm::Gather:
+    return false;
+  }
+  return false;
+}
+
 /// How many row blocks a reduction over the outer dimension only
 /// (`x.sum(axis=0)`) is cut into, or 0 to keep it whole.
 int64_t outerBlocks(ReduceOp op) {
@@ -97,11 +123,9 @@ int64_t outerBlocks(ReduceOp op) {
   // the result, when x is stored data (an argument or a slice or view of
   // one). The slices would keep a producer from fusing into the sum:
   // computing it into a buffer costs more (3x measured) than blocks save.
-  Operation *def = op.getX().getDefiningOp();
-  bool stored =
-      !def ||
-      isa<ViewOp, bufferization::ToTensorOp, tensor::ExtractSliceOp>(def);
-  return stored && rows >= 1024 && 16 * cols * bytes <= (32 << 20) ? 16 : 0;
+  return isStored(op.getX()) && rows >= 1024 && 16 * cols * bytes <= (32 << 20)
+             ? 16
+             : 0;
 }
 
 /// A copy of `op` (its attributes) reducing `x` over `axes` into `type`.

@@ -173,13 +173,16 @@ void runKernel(const std::shared_ptr<Executable> &exe,
         exe->fn(args.data());
         if (blocktime >= 0)
           setBlocktime(blocktime);
+        // A library call (LAPACK, a gather) that failed left its error for
+        // this thread; its kind (LinAlg, Index) travels with it to the wait.
+        // Taken first, so that it never reaches a later kernel of this
+        // thread.
+        cpnrt::Failure error = cpnrt::takeKernelError();
         if (exe->checks && !exe->checks->error.empty())
           throw std::runtime_error(exe->checks->error);
         if (fp && llvm::any_of(status, [](int32_t w) { return w != 0; }))
           reportFpErrors(*fp, status);
-        // A library call (LAPACK, a gather) that failed left its error for
-        // this thread; its kind (LinAlg, Index) travels with it to the wait.
-        if (cpnrt::Failure error = cpnrt::takeKernelError())
+        if (error)
           throw cpnrt::Error(error);
       },
       reads, writes, /*mayDefer=*/!exe->callsRuntime);

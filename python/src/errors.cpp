@@ -43,6 +43,8 @@ PyObject *classOf(cpnrt::ErrorKind kind) {
 cpnrt::Failure failureOf(py::handle exc) {
   py::handle type = reinterpret_cast<PyObject *>(Py_TYPE(exc.ptr()));
   std::string message = py::str(exc);
+  if (message.empty()) // MemoryError() says nothing; a Failure must
+    message = py::str(type.attr("__name__")).cast<std::string>();
   for (auto kind : {cpnrt::ErrorKind::LinAlg, cpnrt::ErrorKind::Index,
                     cpnrt::ErrorKind::Memory})
     if (PyObject_IsInstance(exc.ptr(), classOf(kind)) == 1)

@@ -11,6 +11,7 @@
 
 #include <cstdlib>
 #include <new>
+#include <optional>
 #include <stdexcept>
 
 namespace cpnrt {
@@ -84,13 +85,15 @@ TaskRef TaskGraph::submit(std::string name, std::function<void()> fn,
   task->reads = std::move(reads);
   task->writes = std::move(writes);
   std::unique_lock<std::mutex> lock(mu_);
-  const Failure *upstream = nullptr;
+  // Copied at once: a finished predecessor may be owned only by the
+  // lastWriter this submit replaces below.
+  std::optional<Failure> upstream;
   auto dependOn = [&](const TaskRef &pred) {
     if (!pred || pred == task)
       return;
     if (pred->done_) {
       if (pred->failed_ && !upstream)
-        upstream = &pred->failure_;
+        upstream = pred->failure_;
       return;
     }
     for (auto &s : pred->successors_)

@@ -72,3 +72,21 @@ func.func @products(%x: tensor<4096x8xf64>, %v: tensor<4096x1xf64>, %w: tensor<4
   %3 = cpn.matmul %c, %d : tensor<1x300xf64>, tensor<300x1xf64> -> tensor<1x1xf64>
   return %0, %1, %2, %3 : tensor<8x1xf64>, tensor<8x2xf64>, tensor<1x1xf32>, tensor<1x1xf64>
 }
+
+// -----
+
+// Views count as stored data where they lower to a slice of it: a box of
+// 1031 stored rows gets 16 blocks (the 7 left start the result); a
+// transposed view lowers to a loop, as computed data does: no blocks.
+// CHECK-LABEL: func @views_of_stored_rows
+// CHECK: %[[S:.+]] = cpn.view %arg0 {offset = 5 : i64, strides = array<i64: 5, 1>}
+// CHECK: cpn.reduce sum %[[S]] {axes = array<i64: 0>, cpn.row_blocks = 16 : i64} : tensor<1031x5xf64>
+// CHECK: %[[T:.+]] = cpn.view %arg1
+// CHECK: cpn.reduce sum %[[T]] {axes = array<i64: 0>} : tensor<1031x5xf64>
+func.func @views_of_stored_rows(%a: tensor<1040x5xf64>, %b: tensor<5x1031xf64>) -> (tensor<5xf64>, tensor<5xf64>) {
+  %s = cpn.view %a {offset = 5 : i64, strides = array<i64: 5, 1>} : tensor<1040x5xf64> -> tensor<1031x5xf64>
+  %0 = cpn.reduce sum %s {axes = array<i64: 0>} : tensor<1031x5xf64> -> tensor<5xf64>
+  %t = cpn.view %b {offset = 0 : i64, strides = array<i64: 1, 1031>} : tensor<5x1031xf64> -> tensor<1031x5xf64>
+  %1 = cpn.reduce sum %t {axes = array<i64: 0>} : tensor<1031x5xf64> -> tensor<5xf64>
+  return %0, %1 : tensor<5xf64>, tensor<5xf64>
+}

@@ -270,6 +270,27 @@ Failure failureOf(TaskGraph &g, Store &s) {
 }
 } // namespace
 
+TEST(TaskGraph, AWriterAfterAFailedWriterKeepsItsFailure) {
+  // A task that writes a store whose last writer failed inherits its
+  // failure; that writer, finished, is owned only by the store's lastWriter,
+  // which the new task replaces: its failure is copied first (it was read
+  // after the writer was freed).
+  TaskGraph g(2);
+  auto a = store(1);
+  g.submit("kernel 1",
+           [] {
+             throw cpnrt::Error(ErrorKind::Index, "index 9 is out of "
+                                                  "bounds");
+           },
+           {}, {a});
+  g.waitAll();
+  g.submit("kernel 2", [] {}, {}, {a});
+  g.waitAll();
+  Failure f = failureOf(g, *a);
+  EXPECT_EQ(f.kind, ErrorKind::Index);
+  EXPECT_EQ(f.message, "index 9 is out of bounds");
+}
+
 TEST(TaskGraph, ErrorKindReachesDependentsAndTheWaiter) {
   // A library call's error (a LinAlgError) fails its task with its kind and
   // NumPy's message as they are: a task that depends on it while it runs

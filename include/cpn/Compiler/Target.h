@@ -14,8 +14,9 @@
 // nests: `cpnc --target cpu`). A CUDA target plugs in here: its lowering
 // options and a code generator that writes CUDA source for NVRTC.
 //
-// Defined in lib/Compiler/Target.cpp; the compiler's units (Compiler.cpp,
-// Reports.cpp, KernelCache.cpp, Jit.cpp) take their target from here.
+// Defined in lib/Compiler/Target.cpp. Compiler.cpp, KernelCache.cpp and
+// Jit.cpp take their target from here; Reports.cpp takes the JIT target's
+// lowering options (its "llvm" stage is the host's optimized IR).
 //
 //===----------------------------------------------------------------------===//
 

@@ -56,12 +56,21 @@ SmallVector<OpFoldResult> boxOffsets(OpBuilder &b, Location loc,
 Value offsetValue(OpBuilder &b, Location loc, int64_t offset, Value dynOffset);
 OpFoldResult addConstant(OpBuilder &b, Location loc, OpFoldResult o, int64_t c);
 LogicalResult lowerView(IRRewriter &rw, ViewOp op);
+/// What lowerView makes of a view: its base itself (the whole base with unit
+/// steps), a tensor.extract_slice alone (a box in the base's dimension
+/// order), or a loop (a box that transposes, reverses or broadcasts: a slice
+/// and a generic; any other view: a gather).
+enum class ViewForm { Base, Slice, Loop, Gather };
+ViewForm viewForm(ViewOp op);
 LogicalResult lowerRemap(IRRewriter &rw, RemapOp op);
 
 // Reductions.cpp; combineReassoc also serves the products, isSmallReduce
 // cpn-schedule-reductions (a reduction of at most 8 (float sums) or 16
 // elements per result: an elementwise loop over them, never split).
 bool isSmallReduce(ReduceOp op);
+/// The cpn.row_blocks of `op` over `rows` rows when the lowering can follow
+/// it (1 <= blocks <= rows; `divides`: no remainder), else 0 (lowered whole).
+int64_t rowBlocksOf(Operation *op, int64_t rows, bool divides);
 Value combineReassoc(OpBuilder &b, Location l, ReduceKind kind, Value acc,
                      Value x, bool isUnsigned);
 LogicalResult lowerReduce(IRRewriter &rw, ReduceOp op);

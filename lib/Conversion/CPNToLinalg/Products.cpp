@@ -61,10 +61,9 @@ static Value tallTransposedProduct(IRRewriter &rw, MatmulOp op) {
     return {};
   int64_t rows = tensorOf(base).getDimSize(0), m = resTy.getDimSize(0),
           n = resTy.getDimSize(1);
-  auto blocksAttr = op->getAttrOfType<IntegerAttr>(kRowBlocksAttr);
-  if (!blocksAttr)
+  int64_t blocks = rowBlocksOf(op, rows, /*divides=*/true);
+  if (!blocks)
     return {};
-  int64_t blocks = blocksAttr.getInt();
   Location loc = op.getLoc();
   MLIRContext *ctx = rw.getContext();
   int64_t q = rows / blocks;
@@ -123,8 +122,7 @@ static Value innerProduct(IRRewriter &rw, MatmulOp op) {
   Location loc = op.getLoc();
   MLIRContext *ctx = rw.getContext();
   int64_t k = lhsTy.getDimSize(1);
-  auto blocksAttr = op->getAttrOfType<IntegerAttr>(kRowBlocksAttr);
-  int64_t blocks = blocksAttr ? blocksAttr.getInt() : 0;
+  int64_t blocks = rowBlocksOf(op, k, /*divides=*/true);
   int64_t q = blocks ? k / blocks : k;
   auto d = [&](unsigned i) { return rw.getAffineDimExpr(i); };
   AffineExpr zeroExpr = rw.getAffineConstantExpr(0);

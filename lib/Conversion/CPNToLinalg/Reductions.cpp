@@ -255,11 +255,24 @@ static LogicalResult splitOuterReduce(IRRewriter &rw, ReduceOp op,
   return success();
 }
 
+int64_t rowBlocksOf(Operation *op, int64_t rows, bool divides) {
+  auto attr = op->getAttrOfType<IntegerAttr>(kRowBlocksAttr);
+  if (!attr)
+    return 0;
+  int64_t blocks = attr.getInt();
+  if (blocks < 1 || blocks > rows || (divides && rows % blocks != 0))
+    return 0; // not a schedule this op can follow: lowered whole
+  return blocks;
+}
+
 LogicalResult lowerReduce(IRRewriter &rw, ReduceOp op) {
   if (isSmallReduce(op))
     return lowerSmallReduce(rw, op);
-  if (auto blocks = op->getAttrOfType<IntegerAttr>(kRowBlocksAttr))
-    return splitOuterReduce(rw, op, blocks.getInt());
+  RankedTensorType xTy = tensorOf(op.getX());
+  if (xTy.hasStaticShape() && xTy.getRank() >= 1 &&
+      op.getAxes() == ArrayRef<int64_t>{0})
+    if (int64_t blocks = rowBlocksOf(op, xTy.getDimSize(0), false))
+      return splitOuterReduce(rw, op, blocks);
   Location loc = op.getLoc();
   RankedTensorType inTy = tensorOf(op.getX());
   RankedTensorType resTy = tensorOf(op.getResult());
