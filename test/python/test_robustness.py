@@ -354,9 +354,22 @@ def test_jit_zeros_of_imag_beside_a_concatenation_keep_their_own_buffer():
         same(g, w)
 
 
-@pytest.mark.skipif("asan" in os.environ.get("LD_PRELOAD", ""),
-                    reason="AddressSanitizer's shadow memory needs the address space "
-                           "that RLIMIT_AS would limit (its mmap fails at start)")
+def _python_lines(code):
+    """The lines a fresh Python prints running `code` (which must exit 0),
+    and its whole output for messages."""
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                       timeout=300)
+    assert r.returncode == 0, r.stderr
+    return r.stdout.splitlines(), r.stdout
+
+
+needs_address_space = pytest.mark.skipif(
+    "asan" in os.environ.get("LD_PRELOAD", ""),
+    reason="AddressSanitizer's shadow memory needs the address space "
+           "that RLIMIT_AS would limit (its mmap fails at start)")
+
+
+@needs_address_space
 def test_an_array_past_the_address_space_limit_is_numpys_memory_error():
     # 760:12742: under RLIMIT_AS, NumPy's allocation of a 6 GiB product fails
     # at once with MemoryError; cpnumeric recorded it, and the kernel's
@@ -373,17 +386,12 @@ def test_an_array_past_the_address_space_limit_is_numpys_memory_error():
         "except MemoryError as e:\n"
         "    print('MemoryError', e)\n"
         "print(float(m.sum()))\n")
-    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                       timeout=300)
-    assert r.returncode == 0, r.stderr
-    lines = r.stdout.splitlines()
-    assert lines[0].startswith("MemoryError Unable to allocate"), r.stdout
+    lines, out = _python_lines(code)
+    assert lines[0].startswith("MemoryError Unable to allocate"), out
     assert lines[1] == "562500.0"
 
 
-@pytest.mark.skipif("asan" in os.environ.get("LD_PRELOAD", ""),
-                    reason="AddressSanitizer's shadow memory needs the address space "
-                           "that RLIMIT_AS would limit (its mmap fails at start)")
+@needs_address_space
 def test_a_store_the_runtime_cannot_allocate_is_a_memory_error():
     # The array fits the address-space limit alone (the check at the call
     # passes) but not beside what the process holds: the kernel's task gets
@@ -403,13 +411,10 @@ def test_a_store_the_runtime_cannot_allocate_is_a_memory_error():
         "except MemoryError as e:\n"
         "    print('MemoryError', type(e.__context__).__name__, e)\n"
         "print(float((np.ones(10) * 2).sum()))\n")
-    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                       timeout=300)
-    assert r.returncode == 0, r.stderr
-    lines = r.stdout.splitlines()
-    assert lines[1].startswith("MemoryError NoneType kernel "), r.stdout
+    lines, out = _python_lines(code)
+    assert lines[1].startswith("MemoryError NoneType kernel "), out
     assert lines[1].endswith(": std::bad_alloc: the computation needed more memory "
-                             "than the process could allocate"), r.stdout
+                             "than the process could allocate"), out
     assert lines[2] == "20.0"
 
 
