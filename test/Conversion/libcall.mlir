@@ -86,17 +86,16 @@ func.func @stored_and_read(%a: tensor<8xf64>, %i: tensor<5xi64>, %out: memref<1x
   return %e : tensor<1x5x1xf64>
 }
 
-// A scan of a temporary that only it reads, stored as an output, runs in
-// place in the output's argument: the temporary is materialized there (its
-// tensor.empty becomes the argument once empty tensors are eliminated) and
-// the call reads and writes that one buffer. A scan of an input (not a
-// temporary of the kernel) reads the input where it is.
+// A scan of a temporary reads it from a buffer of its own, written before
+// the call (it ran in place in the output's argument until the fuzzer's
+// 890:515: the decision, made before CSE, could overwrite a merged value
+// that other ops read). A scan of an input (not a temporary of the kernel)
+// reads the input where it is.
 // CHECK-LABEL: func @scan_in_place
 // CHECK: %[[E:.+]] = linalg.generic
-// CHECK: bufferization.materialize_in_destination %[[E]] in restrict writable %arg1
-// CHECK: %[[IN:.+]] = memref.cast %arg1 : memref<4x16xf64> to memref<4x16xf64, strided<[?, ?], offset: ?>>
+// CHECK-NOT: bufferization.materialize_in_destination %[[E]]
+// CHECK: bufferization.to_buffer %[[E]]
 // CHECK: call @cpn_lib_cumsum_f8
-// CHECK-NOT: memref.alloc()
 // CHECK-LABEL: func @scan_of_an_input
 // CHECK: bufferization.to_buffer %arg0 read_only
 // CHECK: call @cpn_lib_cumsum_f8

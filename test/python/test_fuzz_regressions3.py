@@ -779,3 +779,20 @@ def test_read_only_before_the_key(eager_threshold, key):
         k = m.asarray([7]) if key == "array" else key
         with pytest.raises(ValueError, match="read-only"):
             x[k] = 1
+
+
+@pytest.mark.parametrize("dt", ["uint16", "int32", "float32"])
+def test_scan_in_place_beside_a_twin_of_its_input(dt, eager0):
+    # 890:515: cumsum's cast of `a` and the index cast of `a.T` were the same
+    # op once lowered; the scan ran in place in its output, CSE merged the
+    # two casts, and the index read the scanned values (IndexError).
+    a0n = numpy.ones((3, 3), dtype=dt)
+    a0 = cp.asarray(a0n)
+    a1 = cp.cumsum(a0, axis=-1)
+    idx = cp.moveaxis(a0, 1, 0).astype(numpy.intp)
+    same(a1[idx], numpy.cumsum(a0n, axis=-1)[numpy.moveaxis(a0n, 1, 0)
+                                              .astype(numpy.intp)])
+    b = cp.add.accumulate(cp.ones((3, 3), dtype="uint16"), axis=-1)
+    c = b[cp.moveaxis(cp.ones((3, 3), dtype="uint16"), 1, 0)]
+    want = numpy.add.accumulate(numpy.ones((3, 3), numpy.uint16), axis=-1)
+    same(c, want[numpy.ones((3, 3), numpy.uint16)])

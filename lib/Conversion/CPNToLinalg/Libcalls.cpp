@@ -92,25 +92,13 @@ LogicalResult lowerLibcall(IRRewriter &rw, LibcallOp op) {
   }
   Value outBuf = store ? Value(store.getDest())
                        : Value(memref::AllocOp::create(rw, loc, outTy));
-  // A scan of a temporary that only it reads runs in place in the output
-  // argument: the temporary is computed there (materialized into it; the
-  // producer's tensor.empty becomes the argument) and no buffer of its own
-  // lives beside the result (`cumsum(a * dt + b)`: one array less).
-  Value inPlace;
-  if (store && op->getNumOperands() == 1 &&
-      cpnrt::scanMayRunInPlace(op.getCallee())) {
-    Value v = op->getOperand(0);
-    Operation *def = v.getDefiningOp();
-    if (v.hasOneUse() && tensorOf(v) == resTy && def &&
-        isa<CPNDialect>(def->getDialect()) &&
-        !isa<ViewOp, LibcallOp, UpdateOp>(def)) {
-      auto fill =
-          bufferization::MaterializeInDestinationOp::create(rw, loc, v, outBuf);
-      fill.setRestrict(true);
-      fill.setWritable(true);
-      inPlace = outBuf;
-    }
-  }
+  // A scan of a temporary does not run in place in the output argument
+  // (session 31 did: materialize_in_destination of the temporary into the
+  // argument, the call reading and writing it). The decision was made here,
+  // before canonicalization and CSE, which can merge the temporary's
+  // producer with another op whose value other ops read (fuzzer 890:515:
+  // `cumsum(a)` and the index of `x[a.T]` cast `a` alike; the index read the
+  // scanned values). It needs to be made where uses are final.
   SmallVector<Value> buffers{outBuf};
   for (Value v : op.getOperands()) {
     RankedTensorType t = tensorOf(v);
@@ -118,10 +106,6 @@ LogicalResult lowerLibcall(IRRewriter &rw, LibcallOp op) {
         ctx, ShapedType::kDynamic,
         SmallVector<int64_t>(t.getRank(), ShapedType::kDynamic));
     auto mt = MemRefType::get(t.getShape(), t.getElementType(), layout);
-    if (inPlace) {
-      buffers.push_back(memref::CastOp::create(rw, loc, mt, inPlace));
-      continue;
-    }
     if (Value strided = viewInPlace(rw, loc, v, mt)) {
       buffers.push_back(strided);
       continue;
