@@ -10,7 +10,6 @@
 
 #include "Lowerings.h"
 #include "cpn/Dialect/CPN/Transforms/BufferizableOpInterfaceImpl.h"
-#include "cpnrt/Lapack.h"
 
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
