@@ -49,3 +49,4 @@ func.func @fuse_through_identity(%x: tensor<8xf64>) -> tensor<8xf64> {
   } -> tensor<8xf64>
   return %r : tensor<8xf64>
 }
+
