@@ -10,6 +10,7 @@
 
 #include "Lowerings.h"
 #include "cpn/Dialect/CPN/Transforms/BufferizableOpInterfaceImpl.h"
+#include "cpnrt/Lapack.h"
 
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -69,11 +70,28 @@ static Value viewInPlace(IRRewriter &rw, Location loc, Value v, MemRefType mt) {
 /// arguments, so that deallocation sees their last use. An in-place call
 /// stays for one-shot bufferization (BufferizableOpInterfaceImpl.cpp).
 LogicalResult lowerLibcall(IRRewriter &rw, LibcallOp op) {
+  RankedTensorType resTy = tensorOf(op.getResult());
+  // A scan of a temporary of its result's type runs in place: the call
+  // stays a tensor op marked in place, so that one-shot bufferization, which
+  // sees every use once CSE and fusion are done, lets it overwrite the
+  // temporary's buffer only where nothing reads the temporary afterwards
+  // (else it scans a copy), and empty-tensor elimination computes the
+  // temporary straight into the output it is stored in (`cumsum(a * dt +
+  // b)`: one array, not two). Deciding here which buffer the call writes
+  // (session 31) went wrong when CSE later merged the temporary with an op
+  // other ops read (fuzzer 890:515).
+  if (!op.getInPlace() && op->getNumOperands() == 1 &&
+      cpnrt::scanMayRunInPlace(op.getCallee().str())) {
+    Value v = op->getOperand(0);
+    Operation *def = v.getDefiningOp();
+    if (tensorOf(v) == resTy && def && isa<CPNDialect>(def->getDialect()) &&
+        !isa<ViewOp, LibcallOp, UpdateOp>(def))
+      op.setInPlace(true);
+  }
   if (op.getInPlace())
     return success();
   Location loc = op.getLoc();
   MLIRContext *ctx = rw.getContext();
-  RankedTensorType resTy = tensorOf(op.getResult());
   auto outTy = MemRefType::get(resTy.getShape(), resTy.getElementType());
   // A result stored as a kernel output (into an argument that nothing else
   // touches) is written there by the callee: no fresh buffer and no copy at
@@ -91,13 +109,6 @@ LogicalResult lowerLibcall(IRRewriter &rw, LibcallOp op) {
   }
   Value outBuf = store ? Value(store.getDest())
                        : Value(memref::AllocOp::create(rw, loc, outTy));
-  // A scan of a temporary does not run in place in the output argument
-  // (session 31 did: materialize_in_destination of the temporary into the
-  // argument, the call reading and writing it). The decision was made here,
-  // before canonicalization and CSE, which can merge the temporary's
-  // producer with another op whose value other ops read (fuzzer 890:515:
-  // `cumsum(a)` and the index of `x[a.T]` cast `a` alike; the index read the
-  // scanned values). It needs to be made where uses are final.
   SmallVector<Value> buffers{outBuf};
   for (Value v : op.getOperands()) {
     RankedTensorType t = tensorOf(v);

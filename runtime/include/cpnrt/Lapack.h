@@ -74,6 +74,15 @@ inline bool updatesFirstInput(std::string_view callee) {
 /// runtime's threads, see cpnrt/Threads.h), not a BLAS/LAPACK call that runs
 /// on OpenBLAS's threads.
 bool isRuntimeAlgorithm(std::string_view callee);
+/// Whether `callee` may be given its first input's buffer as its output
+/// (same shape and type, row-major): the scans (cumsum, cumprod, cummax,
+/// ..., Scans.cpp) read each element before they write it, on every split.
+/// The compiler then marks a scan of a temporary in place (cpn.libcall
+/// {in_place}; one-shot bufferization copies the temporary where another op
+/// still reads it).
+inline bool scanMayRunInPlace(std::string_view callee) {
+  return callee.substr(0, 3) == "cum";
+}
 } // namespace cpnrt
 
 #endif // CPNRT_LAPACK_H
