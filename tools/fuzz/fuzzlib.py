@@ -1019,6 +1019,15 @@ class Analysis:
                     # zero factors or not (NumPy's 0 where cpnumeric's NaN;
                     # 820:2957)
                     ill = f"non-finite {k} in a matrix product"
+                elif ill is None and a is not None and a.dtype.kind == "f" and a.size:
+                    m = float(numpy.max(numpy.abs(a)))
+                    if m > 0 and 2 * math.log(m) + math.log(a.size) > \
+                            math.log(float(numpy.finfo(a.dtype).max)):
+                        # products that overflow: +inf and -inf terms give NaN,
+                        # or inf where the kernel accumulates with FMA (the
+                        # exact product added to an infinite sum); NumPy's a @
+                        # a.T is OpenBLAS's syrk, cpnumeric's a gemm (910:5272)
+                        ill = f"{k}'s products overflow in a matrix product"
             if ill is None and any(True for _ in _complex_inputs(pre_vals)):
                 # a real operand's inf times a complex one's parts (promoted:
                 # inf * 0j parts; 720:11256)
