@@ -21,6 +21,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/Analysis/LoopInfo.h"
 #include "llvm/IR/Dominators.h"
@@ -102,7 +103,23 @@ static TraceCost costOf(ModuleOp module,
         live -= memrefBytes(d.getMemref().getType());
         return;
       }
-      if (auto l = dyn_cast<linalg::LinalgOp>(op)) {
+      // A cpn-fuse-row-products loop is one kernel: the loops and calls
+      // inside run once per block of rows.
+      if (op->getParentOfType<scf::ForallOp>())
+        return;
+      if (auto loop = dyn_cast<scf::ForallOp>(op)) {
+        int64_t trips = 1;
+        for (OpFoldResult ub : loop.getMixedUpperBound())
+          trips *= getConstantIntValue(ub).value_or(1);
+        int64_t loops = 0;
+        loop.getBody()->walk([&](linalg::LinalgOp inner) {
+          ++loops;
+          for (Value v : inner->getOperands())
+            k.bytes += trips * memrefBytes(v.getType());
+        });
+        k.what = "row-block loop of " + std::to_string(trips) + " blocks, " +
+                 std::to_string(loops) + " loop nest(s) each";
+      } else if (auto l = dyn_cast<linalg::LinalgOp>(op)) {
         for (Value v : op->getOperands())
           k.bytes += memrefBytes(v.getType());
         std::string kind = isa<linalg::GenericOp>(op)

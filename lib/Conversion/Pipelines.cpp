@@ -15,6 +15,7 @@
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
 #include "mlir/Dialect/Linalg/Passes.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Dialect/SCF/Transforms/Passes.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassOptions.h"
 #include "mlir/Pass/PassRegistry.h"
@@ -46,6 +47,7 @@ void addStage(Adder &add, llvm::StringRef stage,
   if (stage == "linalg") {
     add(cpn::createOutlineRepeats());
     add(cpn::createScheduleReductions());
+    add(cpn::createFuseRowProducts());
     cpn::ConvertCPNToLinalgOptions toLinalg;
     toLinalg.keepUpdates = true;
     add(cpn::createConvertCPNToLinalg(toLinalg));
@@ -76,6 +78,8 @@ void addStage(Adder &add, llvm::StringRef stage,
     add(cpn::createEarlyDealloc());
     add(cpn::createStridedCopyToLinalg());
   } else if (stage == "loops") {
+    // cpn-fuse-row-products' loop over row blocks runs in parallel.
+    add(createForallToParallelLoopPass());
     add.onFunctions(createConvertLinalgToParallelLoopsPass());
     if (o.openmp) // else scf.parallel stays a sequential loop nest
       add(cpn::createParallelOuterLoops());

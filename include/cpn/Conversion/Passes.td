@@ -31,6 +31,28 @@ def ScheduleReductions : Pass<"cpn-schedule-reductions", "ModuleOp"> {
   let dependentDialects = ["mlir::tensor::TensorDialect"];
 }
 
+def FuseRowProducts : Pass<"cpn-fuse-row-products", "ModuleOp"> {
+  let summary = "One pass over x for x.T @ f(x @ w): both products per block of rows";
+  let description = [{
+    A tall transposed product `x.T @ v` whose `v` is computed row by row
+    (elementwise ops, reshapes and broadcast scalars) from `x @ w` and from
+    stored row vectors (the gradient of a linear model: logistic regression's
+    `x.T @ (sigmoid(x @ w) - y)`) reads x twice: once for `x @ w`, once for
+    the sum over its rows. Here both run per block of rows small enough to
+    stay in cache (an `scf.forall` over the blocks): `z = x_b @ w`, the
+    elementwise ops on the block, then `x_b.T @ v_b` into the block's
+    partial, read from cache; the partials are added after the loop. Values
+    of the chain that other ops read (`z`, `prob`) are written block by
+    block into full-size results. x must be stored (an argument) with a
+    static shape, the block rows must divide its rows; otherwise nothing
+    changes.
+  }];
+  let dependentDialects = ["mlir::linalg::LinalgDialect",
+                           "mlir::scf::SCFDialect",
+                           "mlir::tensor::TensorDialect",
+                           "mlir::affine::AffineDialect"];
+}
+
 def ConvertCPNToLinalg : Pass<"convert-cpn-to-linalg", "ModuleOp"> {
   let summary = "Lower cpn ops to linalg.generic on tensors";
   let description = [{
