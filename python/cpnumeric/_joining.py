@@ -24,6 +24,46 @@ def _arrays(seq):
 
 # -- joining ---------------------------------------------------------------------
 
+def _concat_axes(arrs, nd):
+    """The axis order, outermost first, of NumPy's concatenation result: its
+    PyArray_CreateMultiSortedStridePerm, a stable insertion sort by the
+    inputs' strides, biggest first, where an axis moves outward only if
+    every input with extent on both axes agrees (C order wins a conflict);
+    None for C order. Broadcast inputs (`np.broadcast_to(a, (3, n))`, stride
+    0 outermost) give an F-ordered result, as in NumPy."""
+    if nd < 2 or all(type(a) is _core.ndarray and a._whole for a in arrs):
+        return None
+    shapes, strides = [], []
+    for a in arrs:
+        if type(a) is not _core.ndarray or a._part is not None:
+            return None
+        shapes.append(a._shape)
+        strides.append([abs(t) for t in (_core.c_strides(a._shape)
+                                          if a._whole else a._strides)])
+    perm = list(range(nd))
+    for i0 in range(1, nd):
+        ipos, ax0 = i0, perm[i0]
+        for i1 in range(i0 - 1, -1, -1):
+            ax1 = perm[i1]
+            ambig, swap = True, False
+            for sh, st in zip(shapes, strides):
+                if sh[ax0] != 1 and sh[ax1] != 1:
+                    if st[ax0] <= st[ax1]:
+                        swap = False
+                    elif ambig:
+                        swap = True
+                    ambig = False
+            if not ambig:
+                if swap:
+                    ipos = i1
+                else:
+                    break
+        if ipos != i0:
+            perm[ipos + 1:i0 + 1] = perm[ipos:i0]
+            perm[ipos] = ax0
+    return None if perm == list(range(nd)) else perm
+
+
 def concatenate(arrays, axis=0, out=None, *, dtype=None, casting="same_kind"):
     from ._creation import empty
     arrs = _arrays(arrays)
@@ -67,7 +107,12 @@ def concatenate(arrays, axis=0, out=None, *, dtype=None, casting="same_kind"):
             raise ValueError("Output array is the wrong shape")
         res = out
     else:
-        res = empty(tuple(shape), dt)
+        axes = _concat_axes(arrs, nd)
+        if axes is None:
+            res = empty(tuple(shape), dt)
+        else:  # NumPy's layout: a C-ordered base in `axes` order, viewed back
+            res = empty(tuple(shape[k] for k in axes), dt)._axes_view(
+                _core._inverse_axes(axes))
     pos = 0
     for a in arrs:
         n = a.shape[axis]

@@ -329,3 +329,34 @@ def test_two_concatenations_in_one_kernel_keep_their_own_data():
     check(a, numpy.array([1.9, 0.1, 0.5, 1.2, 1.9, 0.1]))
     check(b, numpy.array([4.0, 1.0, 2.0, 3.0, 4.0, 1.0]))
     check(s, numpy.array([5.9, 1.1, 2.5, 4.2, 5.9, 1.1]))
+
+
+@pytest.mark.parametrize("arrays,axis", [
+    (lambda x: [numpy.broadcast_to(x[0, 0], (3, 6))] * 2, -1),
+    (lambda x: [x.transpose(2, 0, 1)] * 2, 0),
+    (lambda x: [x.T, x.T], 1),
+    (lambda x: [x[:, ::2], x[:, 1::2]], 1),
+    (lambda x: [x.T, x.T.copy()], 0),
+    (lambda x: [x[:1, :1], x[1:2, :1]], 0),
+    (lambda x: [x, x], 2),
+])
+def test_concatenate_takes_numpys_layout(arrays, axis, eager0):
+    # NumPy allocates the result in the inputs' stride order (C order wins a
+    # conflict); reshape(order='F') of it is then a view or a copy as in
+    # NumPy, and a later write shows through or not (fuzzer 920:969).
+    xn = numpy.arange(4 * 5 * 6, dtype=float).reshape(4, 5, 6)
+    ins = arrays(xn)
+    want = numpy.concatenate(ins, axis=axis)
+    got = cp.concatenate([cp.asarray(a) for a in ins], axis=axis)
+    assert got.strides == want.strides
+    numpy.testing.assert_array_equal(cp.asnumpy(got), want)
+
+
+def test_a_reshape_in_f_order_of_a_concatenation_is_a_view_as_in_numpy(eager0):
+    def run(np):
+        a7 = np.concatenate([np.broadcast_to(np.linspace(0.0, 1, 50), (3, 50))] * 2,
+                            axis=-1)
+        a10 = a7.reshape(1, 5, -1, order="F")
+        a7 += a7
+        return a10
+    numpy.testing.assert_array_equal(cp.asnumpy(run(cp)), run(numpy))
