@@ -160,6 +160,8 @@ bool collect(Value root, Chain &c, int64_t rows, Operation *product) {
 /// again from L2 by the second product), dividing the rows, 64 or more, and
 /// at least 4 blocks; 0 if none.
 int64_t blockRows(int64_t rows, int64_t cols, int64_t elementBytes) {
+  if (cols < 1 || elementBytes < 1)
+    return 0;
   int64_t most = (128 << 10) / (cols * elementBytes);
   for (int64_t q = std::min(most, rows / 4); q >= 64; --q)
     if (rows % q == 0)
@@ -400,7 +402,7 @@ struct FuseRowProductsPass
         continue;
       int64_t rows = xTy.getDimSize(0), m = xTy.getDimSize(1);
       RankedTensorType vTy = tensorType(product.getRhs());
-      if (m > 256 || !isRowVector(vTy, rows) || vTy.getRank() != 2 ||
+      if (m < 1 || m > 256 || !isRowVector(vTy, rows) || vTy.getRank() != 2 ||
           vTy.getElementType() != et)
         continue;
       int64_t q = blockRows(rows, m, et.getIntOrFloatBitWidth() / 8);

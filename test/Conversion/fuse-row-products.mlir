@@ -79,3 +79,14 @@ func.func @read_before_the_product(%x: tensor<2048x8xf64>, %w: tensor<8x1xf64>, 
   %g = cpn.matmul %xt, %z : tensor<8x2048xf64>, tensor<2048x1xf64> -> tensor<8x1xf64>
   return %g : tensor<8x1xf64>
 }
+// No columns: nothing to block (and no division by a zero block width).
+// CHECK-LABEL: func @no_columns
+// CHECK-NOT: scf.forall
+// CHECK: return
+func.func @no_columns(%x: tensor<4096x0xf64>, %w: tensor<0x1xf64>, %out: memref<4096x1xf64>) {
+  %z = cpn.matmul %x, %w : tensor<4096x0xf64>, tensor<0x1xf64> -> tensor<4096x1xf64>
+  %xt = cpn.view %x {offset = 0 : i64, strides = array<i64: 1, 0>} : tensor<4096x0xf64> -> tensor<0x4096xf64>
+  %g = cpn.matmul %xt, %z : tensor<0x4096xf64>, tensor<4096x1xf64> -> tensor<0x1xf64>
+  bufferization.materialize_in_destination %z in restrict writable %out : (tensor<4096x1xf64>, memref<4096x1xf64>) -> ()
+  return
+}
