@@ -92,3 +92,56 @@ def test_shapes_left_alone_are_still_right():
     e = cp.asarray(en)
     close(e.T @ (e @ cp.zeros(0) + 1.0), en.T @ (en @ numpy.zeros(0) + 1.0),
           "float64")
+
+
+UNARY = ["negative", "exp", "tanh", "absolute", "sqrt", "square", "sin", "log1p"]
+BINARY = ["add", "subtract", "multiply", "maximum", "minimum"]
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_random_chains(seed):
+    # x.T @ f(x @ w, y, scalars) for random row-by-row chains f, with z (and
+    # sometimes a chain value) read after the product; some shapes the pass
+    # takes, some it leaves alone.
+    import random
+    pick = random.Random(seed)
+    rows = pick.choice([256, 300, 1024, 4096, 2053, 6000])
+    cols = pick.choice([1, 3, 8, 32])
+    dtype = pick.choice(["float64", "float32"])
+    column = pick.random() < 0.3
+    steps = [(pick.random(), pick.choice(UNARY), pick.choice(BINARY),
+              pick.random(), pick.choice([0.5, 2.0, -1.0]), pick.choice([0.0, 1.0]))
+             for _ in range(pick.randint(0, 4))]
+    keep = pick.random() < 0.3
+
+    def f(np, x, w, y):
+        z = x @ (w[:, None] if column else w)
+        yy = y[:, None] if column else y
+        v = z
+        for k, un, bi, side, a, b in steps:
+            if k < 0.4:
+                v = getattr(np, un)(v)
+            elif k < 0.7:
+                v = getattr(np, bi)(v, yy if side < 0.5 else z)
+            else:
+                v = v * a + b
+        out = [x.T @ v, z]
+        if keep:
+            out.append(v * 1)
+        return out
+
+    g = numpy.random.default_rng(seed)
+    xn = (g.normal(size=(rows, cols)) * 0.3).astype(dtype)
+    wn = g.normal(size=cols).astype(dtype)
+    yn = g.normal(size=rows).astype(dtype)
+    with numpy.errstate(all="ignore"), cp.errstate(all="ignore"):
+        want = f(numpy, xn, wn, yn)
+        got = f(cp, cp.asarray(xn), cp.asarray(wn), cp.asarray(yn))
+        tol = 2e-3 if dtype == "float32" else 1e-8
+        for a, b in zip(got, want):
+            a = cp.asnumpy(a)
+            assert a.shape == b.shape and a.dtype == b.dtype
+            finite = numpy.abs(b[numpy.isfinite(b)])
+            scale = max(1.0, float(finite.max())) if finite.size else 1.0
+            numpy.testing.assert_allclose(a, b, rtol=tol, atol=tol * scale,
+                                          equal_nan=True)
