@@ -90,3 +90,23 @@ func.func @no_columns(%x: tensor<4096x0xf64>, %w: tensor<0x1xf64>, %out: memref<
   bufferization.materialize_in_destination %z in restrict writable %out : (tensor<4096x1xf64>, memref<4096x1xf64>) -> ()
   return
 }
+
+// Two products x @ w1 and x @ w2 in one chain, and a bool chain value read
+// after the product: both products run per block, the mask is exported.
+// CHECK-LABEL: func @two_products_and_a_mask
+// CHECK: %[[L:.+]]:2 = scf.forall (%{{.+}}) in (32) shared_outs(%{{.+}} = %{{.+}}, %[[E:.+]] = %{{.+}}) -> (tensor<32x8xf64>, tensor<65536x1xi1>)
+// CHECK-DAG: %[[Z1:.+]] = linalg.generic {{.+}} ins(%{{.+}}, %arg1 : tensor<2048x8xf64>, tensor<8x1xf64>)
+// CHECK-DAG: %[[Z2:.+]] = linalg.generic {{.+}} ins(%{{.+}}, %arg2 : tensor<2048x8xf64>, tensor<8x1xf64>)
+// CHECK: %[[M:.+]] = cpn.greater %[[Z1]], %[[Z2]] : tensor<2048xf64>, tensor<2048xf64> -> tensor<2048xi1>
+// CHECK: cpn.cast %[[M]] : tensor<2048xi1> -> tensor<2048xf64>
+// CHECK: tensor.parallel_insert_slice %[[M]] into %[[E]]
+// CHECK: return %{{.+}}, %[[L]]#1
+func.func @two_products_and_a_mask(%x: tensor<65536x8xf64>, %w1: tensor<8x1xf64>, %w2: tensor<8x1xf64>) -> (tensor<8x1xf64>, tensor<65536x1xi1>) {
+  %z1 = cpn.matmul %x, %w1 : tensor<65536x8xf64>, tensor<8x1xf64> -> tensor<65536x1xf64>
+  %z2 = cpn.matmul %x, %w2 : tensor<65536x8xf64>, tensor<8x1xf64> -> tensor<65536x1xf64>
+  %m = cpn.greater %z1, %z2 : tensor<65536x1xf64>, tensor<65536x1xf64> -> tensor<65536x1xi1>
+  %v = cpn.cast %m : tensor<65536x1xi1> -> tensor<65536x1xf64>
+  %xt = cpn.view %x {offset = 0 : i64, strides = array<i64: 1, 8>} : tensor<65536x8xf64> -> tensor<8x65536xf64>
+  %g = cpn.matmul %xt, %v : tensor<8x65536xf64>, tensor<65536x1xf64> -> tensor<8x1xf64>
+  return %g, %m : tensor<8x1xf64>, tensor<65536x1xi1>
+}
