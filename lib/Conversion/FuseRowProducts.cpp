@@ -25,7 +25,9 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "CPNToLinalg/Lowerings.h"
 #include "cpn/Conversion/Passes.h"
+#include "cpn/Conversion/ScalarOps.h"
 #include "cpn/Dialect/CPN/CPNOps.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
@@ -38,27 +40,11 @@ namespace mlir::cpn {
 
 using namespace mlir;
 using namespace mlir::cpn;
+using mlir::cpn::tolinalg::tensorOf;
+using mlir::cpn::tolinalg::transposedBase;
+using mlir::cpn::tolinalg::zerosOf;
 
 namespace {
-
-RankedTensorType tensorType(Value v) {
-  return dyn_cast<RankedTensorType>(v.getType());
-}
-
-/// The base of a transposed 2-D view (`x.T`), or null.
-Value transposedOf(Value v) {
-  auto view = v.getDefiningOp<ViewOp>();
-  if (!view || view.getDynOffset() || view.getOffset() != 0)
-    return {};
-  RankedTensorType base = tensorType(view.getBase()),
-                   shape = tensorType(view.getResult());
-  if (base.getRank() != 2 || shape.getRank() != 2 ||
-      shape.getDimSize(0) != base.getDimSize(1) ||
-      shape.getDimSize(1) != base.getDimSize(0) ||
-      view.getStrides() != ArrayRef<int64_t>{1, base.getDimSize(1)})
-    return {};
-  return view.getBase();
-}
 
 /// Whether `t` is a row vector of `rows` rows: (rows) or (rows, 1).
 bool isRowVector(RankedTensorType t, int64_t rows) {
@@ -77,8 +63,8 @@ bool isStored(Value v) {
 bool isRowReshape(ViewOp view, int64_t rows) {
   if (view.getDynOffset() || view.getOffset() != 0)
     return false;
-  RankedTensorType base = tensorType(view.getBase()),
-                   res = tensorType(view.getResult());
+  RankedTensorType base = tensorOf(view.getBase()),
+                   res = tensorOf(view.getResult());
   if (!isRowVector(base, rows) || !isRowVector(res, rows))
     return false;
   ArrayRef<int64_t> s = view.getStrides();
@@ -88,8 +74,8 @@ bool isRowReshape(ViewOp view, int64_t rows) {
 
 /// A 0-d value broadcast to a row vector (a Python scalar of the chain).
 bool isScalarBroadcast(ViewOp view, int64_t rows) {
-  return !view.getDynOffset() && tensorType(view.getBase()).getRank() == 0 &&
-         isRowVector(tensorType(view.getResult()), rows) &&
+  return !view.getDynOffset() && tensorOf(view.getBase()).getRank() == 0 &&
+         isRowVector(tensorOf(view.getResult()), rows) &&
          llvm::all_of(view.getStrides(), [](int64_t s) { return s == 0; });
 }
 
@@ -116,10 +102,10 @@ bool collect(Value root, Chain &c, int64_t rows, Operation *product) {
     if (def && def->getBlock() != product->getBlock())
       return false;
     if (auto mm = dyn_cast_or_null<MatmulOp>(def)) {
-      RankedTensorType w = tensorType(mm.getRhs());
+      RankedTensorType w = tensorOf(mm.getRhs());
       if (mm.getLhs() != c.x || !w.hasStaticShape() || w.getRank() != 2 ||
-          w.getDimSize(1) != 1 || !isRowVector(tensorType(u), rows) ||
-          w.getElementType() != tensorType(c.x).getElementType())
+          w.getDimSize(1) != 1 || !isRowVector(tensorOf(u), rows) ||
+          w.getElementType() != tensorOf(c.x).getElementType())
         return false;
       c.zs.push_back(mm);
       continue;
@@ -136,13 +122,13 @@ bool collect(Value root, Chain &c, int64_t rows, Operation *product) {
       continue;
     }
     if (def && def->hasTrait<OpTrait::CPNSameShape>() &&
-        def->getNumResults() == 1 && isRowVector(tensorType(u), rows)) {
+        def->getNumResults() == 1 && isRowVector(tensorOf(u), rows)) {
       inChain.insert(def);
       for (Value operand : def->getOperands())
         work.push_back(operand);
       continue;
     }
-    if (isStored(u) && isRowVector(tensorType(u), rows)) {
+    if (isStored(u) && isRowVector(tensorOf(u), rows)) {
       c.slices.push_back(u);
       continue;
     }
@@ -169,42 +155,46 @@ int64_t blockRows(int64_t rows, int64_t cols, int64_t elementBytes) {
   return 0;
 }
 
+/// out += a * b, reassociable (the vectorizer's partial sums), as the
+/// lowering's row-block products.
+void multiplyAdd(OpBuilder &b, Location loc, ValueRange args) {
+  Value prod = emitScalarUfunc(b, loc, "multiply", {args[0], args[1]},
+                               args[0].getType(), false);
+  linalg::YieldOp::create(
+      b, loc,
+      tolinalg::combineReassoc(b, loc, ReduceKind::sum, args[2], prod, false));
+}
+
+/// Offsets, sizes and strides of rows [off, off + q) of a row vector of
+/// rank `rank` ((R) or (R, 1)).
+struct RowBox {
+  SmallVector<OpFoldResult> offsets, sizes, strides;
+};
+RowBox rowBox(OpBuilder &b, Value off, int64_t q, int64_t rank) {
+  RowBox box{{off}, {b.getIndexAttr(q)}, {b.getIndexAttr(1)}};
+  if (rank == 2) {
+    box.offsets.push_back(b.getIndexAttr(0));
+    box.sizes.push_back(b.getIndexAttr(1));
+    box.strides.push_back(b.getIndexAttr(1));
+  }
+  return box;
+}
+
 /// `q` rows at `off` of the row vector `u`, as a (q) tensor.
 Value rowSlice(OpBuilder &b, Location loc, Value u, Value off, int64_t q) {
-  RankedTensorType t = tensorType(u);
-  auto blockTy = RankedTensorType::get({q}, t.getElementType());
-  SmallVector<OpFoldResult> offs{off}, sizes{b.getIndexAttr(q)},
-      strides{b.getIndexAttr(1)};
-  if (t.getRank() == 2) {
-    offs.push_back(b.getIndexAttr(0));
-    sizes.push_back(b.getIndexAttr(1));
-    strides.push_back(b.getIndexAttr(1));
-  }
-  return tensor::ExtractSliceOp::create(b, loc, blockTy, u, offs, sizes,
-                                        strides)
+  RankedTensorType t = tensorOf(u);
+  RowBox box = rowBox(b, off, q, t.getRank());
+  return tensor::ExtractSliceOp::create(
+             b, loc, RankedTensorType::get({q}, t.getElementType()), u,
+             box.offsets, box.sizes, box.strides)
       .getResult();
-}
-
-Value zeros(OpBuilder &b, Location loc, ArrayRef<int64_t> shape, Type et) {
-  Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(et));
-  Value empty = tensor::EmptyOp::create(b, loc, shape, et);
-  return linalg::FillOp::create(b, loc, zero, empty).getResult(0);
-}
-
-/// out += a * b, reassociable (the vectorizer's partial sums).
-void multiplyAdd(OpBuilder &b, Location loc, ValueRange args) {
-  auto reassoc =
-      arith::FastMathFlagsAttr::get(b.getContext(), arith::FastMathFlags::reassoc);
-  Value prod = arith::MulFOp::create(b, loc, args[0], args[1]);
-  Value sum = arith::AddFOp::create(b, loc, args[2], prod, reassoc);
-  linalg::YieldOp::create(b, loc, sum);
 }
 
 void rewrite(MatmulOp product, Chain &c, int64_t q) {
   OpBuilder b(product);
   Location loc = product.getLoc();
   MLIRContext *ctx = b.getContext();
-  RankedTensorType xTy = tensorType(c.x);
+  RankedTensorType xTy = tensorOf(c.x);
   Type et = xTy.getElementType();
   int64_t rows = xTy.getDimSize(0), m = xTy.getDimSize(1), blocks = rows / q;
   DenseSet<Operation *> inside(c.ops.begin(), c.ops.end());
@@ -231,7 +221,7 @@ void rewrite(MatmulOp product, Chain &c, int64_t q) {
                                                    ArrayRef<int64_t>{blocks, m},
                                                    et)};
   for (Value e : exports) {
-    RankedTensorType t = tensorType(e);
+    RankedTensorType t = tensorOf(e);
     inits.push_back(
         tensor::EmptyOp::create(b, loc, t.getShape(), t.getElementType()));
   }
@@ -266,7 +256,7 @@ void rewrite(MatmulOp product, Chain &c, int64_t q) {
         for (MatmulOp z : c.zs) {
           auto gen = linalg::GenericOp::create(
               lb, l, TypeRange{RankedTensorType::get({q}, et)},
-              ValueRange{xb, z.getRhs()}, zeros(lb, l, {q}, et),
+              ValueRange{xb, z.getRhs()}, zerosOf(lb, l, {q}, et),
               ArrayRef<AffineMap>{
                   AffineMap::get(2, 0, {d(0), d(1)}, ctx),
                   AffineMap::get(2, 0, {d(1), lb.getAffineConstantExpr(0)},
@@ -285,7 +275,7 @@ void rewrite(MatmulOp product, Chain &c, int64_t q) {
             continue;
           }
           Operation *clone = lb.clone(*op, map);
-          Type resEt = tensorType(op->getResult(0)).getElementType();
+          Type resEt = tensorOf(op->getResult(0)).getElementType();
           clone->getResult(0).setType(RankedTensorType::get({q}, resEt));
           if (view)
             clone->setAttr("strides", lb.getDenseI64ArrayAttr({0}));
@@ -295,7 +285,7 @@ void rewrite(MatmulOp product, Chain &c, int64_t q) {
         auto partial = linalg::GenericOp::create(
             lb, l, TypeRange{RankedTensorType::get({m}, et)},
             ValueRange{xb, map.lookup(product.getRhs())},
-            zeros(lb, l, {m}, et),
+            zerosOf(lb, l, {m}, et),
             ArrayRef<AffineMap>{AffineMap::get(2, 0, {d(0), d(1)}, ctx),
                                 AffineMap::get(2, 0, {d(0)}, ctx),
                                 AffineMap::get(2, 0, {d(1)}, ctx)},
@@ -311,35 +301,26 @@ void rewrite(MatmulOp product, Chain &c, int64_t q) {
             ArrayRef<OpFoldResult>{tb.getIndexAttr(1), tb.getIndexAttr(m)},
             ArrayRef<OpFoldResult>{tb.getIndexAttr(1), tb.getIndexAttr(1)});
         for (auto [i, e] : llvm::enumerate(exports)) {
-          RankedTensorType t = tensorType(e);
-          SmallVector<OpFoldResult> offs{off}, sizes{tb.getIndexAttr(q)},
-              strides{tb.getIndexAttr(1)};
-          if (t.getRank() == 2) {
-            offs.push_back(tb.getIndexAttr(0));
-            sizes.push_back(tb.getIndexAttr(1));
-            strides.push_back(tb.getIndexAttr(1));
-          }
+          RowBox box = rowBox(tb, off, q, tensorOf(e).getRank());
           tensor::ParallelInsertSliceOp::create(tb, l, map.lookup(e),
-                                                bbArgs[i + 1], offs, sizes,
-                                                strides);
+                                                bbArgs[i + 1], box.offsets,
+                                                box.sizes, box.strides);
         }
   }
   // (b, i): total[i] += partials[b, i]; then the product's (m, 1) shape.
   auto total = linalg::GenericOp::create(
       b, loc, TypeRange{RankedTensorType::get({m}, et)},
-      ValueRange{forall.getResult(0)}, zeros(b, loc, {m}, et),
+      ValueRange{forall.getResult(0)}, zerosOf(b, loc, {m}, et),
       ArrayRef<AffineMap>{AffineMap::get(2, 0, {d(0), d(1)}, ctx),
                           AffineMap::get(2, 0, {d(1)}, ctx)},
       ArrayRef<utils::IteratorType>{red, par},
       [&](OpBuilder &gb, Location gl, ValueRange a) {
-        auto reassoc = arith::FastMathFlagsAttr::get(
-            gb.getContext(), arith::FastMathFlags::reassoc);
-        linalg::YieldOp::create(
-            gb, gl, arith::AddFOp::create(gb, gl, a[1], a[0], reassoc)
-                        .getResult());
+        linalg::YieldOp::create(gb, gl,
+                                tolinalg::combineReassoc(
+                                    gb, gl, ReduceKind::sum, a[1], a[0], false));
       });
   Value result = tensor::ExpandShapeOp::create(
-      b, loc, tensorType(product.getResult()), total.getResult(0),
+      b, loc, tensorOf(product.getResult()), total.getResult(0),
       ArrayRef<ReassociationIndices>{{0, 1}});
   for (auto [i, e] : llvm::enumerate(exports))
     e.replaceUsesWithIf(forall.getResult(i + 1), [&](OpOperand &use) {
@@ -368,7 +349,7 @@ bool exportsFollow(MatmulOp product, const Chain &c) {
   for (MatmulOp z : c.zs)
     inside.insert(z);
   inside.insert(product);
-  int64_t rows = tensorType(c.x).getDimSize(0);
+  int64_t rows = tensorOf(c.x).getDimSize(0);
   auto follows = [&](Operation *op) {
     // A broadcast scalar's other readers keep their view of it.
     if (auto view = dyn_cast<ViewOp>(op); view && isScalarBroadcast(view, rows))
@@ -388,20 +369,20 @@ bool exportsFollow(MatmulOp product, const Chain &c) {
 }
 
 struct FuseRowProductsPass
-    : public cpn::impl::FuseRowProductsBase<FuseRowProductsPass> {
+    : public mlir::cpn::impl::FuseRowProductsBase<FuseRowProductsPass> {
   void runOnOperation() override {
     SmallVector<MatmulOp> products;
     getOperation()->walk([&](MatmulOp op) { products.push_back(op); });
     for (MatmulOp product : products) {
-      Value x = transposedOf(product.getLhs());
+      Value x = transposedBase(product.getLhs());
       if (!x || !isStored(x))
         continue;
-      RankedTensorType xTy = tensorType(x);
+      RankedTensorType xTy = tensorOf(x);
       Type et = xTy.getElementType();
       if (!xTy.hasStaticShape() || !(et.isF32() || et.isF64()))
         continue;
       int64_t rows = xTy.getDimSize(0), m = xTy.getDimSize(1);
-      RankedTensorType vTy = tensorType(product.getRhs());
+      RankedTensorType vTy = tensorOf(product.getRhs());
       if (m < 1 || m > 256 || !isRowVector(vTy, rows) || vTy.getRank() != 2 ||
           vTy.getElementType() != et)
         continue;

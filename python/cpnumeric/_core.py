@@ -278,33 +278,37 @@ def k_order(arrays, shape):
         lead = nd - len(sh)  # broadcast leading axes: no stride
         strides.append([0 if k < lead or sh[k - lead] == 1 else abs(st[k - lead])
                         for k in range(nd)])
-    # NumPy's insertion sort, innermost axis first: axis `cur` moves inward
-    # past `inner` while the first operand with strides on both says so and
-    # none says otherwise; an operand without strides on both is no vote.
-    perm = list(range(nd - 1, -1, -1))
-    for i in range(1, nd):
+    # Innermost axis first: axis `cur` moves inward past `inner` while every
+    # operand with strides on both says so; one without strides on both is
+    # no vote.
+    def moves(cur, inner):
+        votes = [st[inner] > st[cur] for st in strides if st[cur] and st[inner]]
+        return all(votes) if votes else None
+    order = tuple(reversed(axes_insertion_sort(list(range(nd - 1, -1, -1)),
+                                               moves)))
+    return None if order == tuple(range(nd)) else order
+
+
+def axes_insertion_sort(perm, moves):
+    """NumPy's stable insertion sort of axes (its iterator's
+    find_best_axis_ordering and PyArray_CreateMultiSortedStridePerm): axis
+    `cur` moves before the axis `prev` ahead of it while moves(cur, prev) is
+    True (every operand that votes agrees), passes over it when no operand
+    votes (None) and stops at False. Sorts `perm` in place and returns it."""
+    for i in range(1, len(perm)):
         cur = perm[i]
         pos = i
         for j in range(i - 1, -1, -1):
-            inner = perm[j]
-            ambig, swap = True, False
-            for st in strides:
-                if st[cur] and st[inner]:
-                    if st[inner] <= st[cur]:
-                        swap = False
-                    elif ambig:
-                        swap = True
-                    ambig = False
-            if not ambig:
-                if swap:
-                    pos = j
-                else:
-                    break
+            m = moves(cur, perm[j])
+            if m is None:
+                continue
+            if not m:
+                break
+            pos = j
         if pos != i:
             del perm[i]
             perm.insert(pos, cur)
-    order = tuple(reversed(perm))
-    return None if order == tuple(range(nd)) else order
+    return perm
 
 
 def _uint(itemsize):

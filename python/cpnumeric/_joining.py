@@ -40,27 +40,12 @@ def _concat_axes(arrs, nd):
         shapes.append(a._shape)
         strides.append([abs(t) for t in (_core.c_strides(a._shape)
                                           if a._whole else a._strides)])
-    perm = list(range(nd))
-    for i0 in range(1, nd):
-        ipos, ax0 = i0, perm[i0]
-        for i1 in range(i0 - 1, -1, -1):
-            ax1 = perm[i1]
-            ambig, swap = True, False
-            for sh, st in zip(shapes, strides):
-                if sh[ax0] != 1 and sh[ax1] != 1:
-                    if st[ax0] <= st[ax1]:
-                        swap = False
-                    elif ambig:
-                        swap = True
-                    ambig = False
-            if not ambig:
-                if swap:
-                    ipos = i1
-                else:
-                    break
-        if ipos != i0:
-            perm[ipos + 1:i0 + 1] = perm[ipos:i0]
-            perm[ipos] = ax0
+
+    def moves(ax0, ax1):  # outward: every input with extent on both agrees
+        votes = [st[ax0] > st[ax1] for sh, st in zip(shapes, strides)
+                 if sh[ax0] != 1 and sh[ax1] != 1]
+        return all(votes) if votes else None
+    perm = _core.axes_insertion_sort(list(range(nd)), moves)
     return None if perm == list(range(nd)) else perm
 
 

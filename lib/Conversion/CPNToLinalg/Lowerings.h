@@ -79,6 +79,8 @@ LogicalResult lowerReduce(IRRewriter &rw, ReduceOp op);
 // when `v` is a cpn.view that transposes a whole 2-D tensor (offset 0,
 // strides [1, columns]); null otherwise.
 Value transposedBase(Value v);
+/// A tensor of `shape` filled with zeros of `et`.
+Value zerosOf(OpBuilder &b, Location loc, ArrayRef<int64_t> shape, Type et);
 LogicalResult lowerMatmul(IRRewriter &rw, MatmulOp op);
 LogicalResult lowerLibcall(IRRewriter &rw, LibcallOp op);
 LogicalResult lowerRandomBits(IRRewriter &rw, RandomBitsOp op);

@@ -33,9 +33,7 @@ Value transposedBase(Value v) {
   return view.getBase();
 }
 
-/// A tensor of `shape` filled with zeros of `et`.
-static Value zerosOf(OpBuilder &b, Location loc, ArrayRef<int64_t> shape,
-                     Type et) {
+Value zerosOf(OpBuilder &b, Location loc, ArrayRef<int64_t> shape, Type et) {
   return linalg::FillOp::create(
              b, loc, emitZero(b, loc, et),
              tensor::EmptyOp::create(b, loc, shape, et).getResult())
