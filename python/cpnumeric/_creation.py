@@ -254,6 +254,39 @@ def _dtype_stand_in(x):
     return _np.zeros((0,) * a.ndim, a.dtype)
 
 
+def _spaced(y, start, stop, div, dt):
+    """linspace's arithmetic on the positions y (of its dtype dt) for start and
+    stop known here (NumPy scalars or arrays): start + y * step, or start +
+    y / div * delta where a step is 0 (denormal ranges). Returns the values
+    and the step."""
+    from . import _ufuncs
+    delta = _np.subtract(stop, start, dtype=type(dt))
+    if div > 0:
+        step = delta / div
+        y = y / div * delta if _np.any(step == 0) else y * step
+    else:
+        step = _np.nan
+        y = y * delta
+    y = _ufuncs.add(y, start)
+    return (y if y._dtype == dt else y.astype(dt)), step
+
+
+def linspace_at(pos, start, stop, num, dtype=None):
+    """linspace(start, stop, num, dtype=dtype)[pos] for scalar start and stop
+    and an integer array pos of positions in [0, num), element by element
+    with linspace's own arithmetic (the same values bit for bit, no table to
+    gather from): histogram's uniform bins compute their edges this way."""
+    from . import _ufuncs
+    dt = _np.linspace(_dtype_stand_in(start), _dtype_stand_in(stop), 2).dtype
+    if _is_py_scalar(start) and _is_py_scalar(stop):
+        start, stop = _np.asarray(start), _np.asarray(stop)
+    y, _ = _spaced(pos.astype(dt), start, stop, num - 1, dt)
+    if num > 1:
+        last = _np.asarray(stop).astype(dt)[()]  # as y[-1] = stop
+        y = _ufuncs.where(_ufuncs.equal(pos, num - 1), last, y)
+    return y.astype(dt if dtype is None else dtype, copy=False)
+
+
 def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0,
              *, device=None):
     """NumPy's linspace, step for step: `start + arange(num) * step` in the
@@ -278,24 +311,21 @@ def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis
         start = start if _is_py_scalar(start) else _core.asndarray(start)
         stop = stop if _is_py_scalar(stop) else _core.asndarray(stop)
         delta = _ufuncs.subtract(_core.asndarray(stop, dt), _core.asndarray(start, dt))
-        nd = delta.ndim
-    else:  # the step is known here, as NumPy computes it
-        delta = _np.subtract(stop, start, dtype=type(dt))
-        nd = delta.ndim
-    y = arange(0, num, dtype=dt).reshape((-1,) + (1,) * nd)
-    if div > 0:
-        step = delta / div
-        if not traced:
-            y = y / div * delta if _np.any(step == 0) else y * step  # denormals
-        else:
+        y = arange(0, num, dtype=dt).reshape((-1,) + (1,) * delta.ndim)
+        if div > 0:
+            step = delta / div
             from ._reductions import any as _any
             y = _ufuncs.where(_any(_ufuncs.equal(step, 0)), y / div * delta, y * step)
-    else:
-        step = _np.nan
-        y = y * delta
-    y = _ufuncs.add(y, start)
-    if y._dtype != dt:
-        y = y.astype(dt)
+        else:
+            step = _np.nan
+            y = y * delta
+        y = _ufuncs.add(y, start)
+        if y._dtype != dt:
+            y = y.astype(dt)
+    else:  # the step is known here, as NumPy computes it
+        nd = _np.ndim(_np.subtract(stop, start, dtype=type(dt)))
+        y, step = _spaced(arange(0, num, dtype=dt).reshape((-1,) + (1,) * nd),
+                          start, stop, div, dt)
     if endpoint and num > 1:
         y[-1, ...] = stop
     if axis != 0:

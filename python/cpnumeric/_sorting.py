@@ -635,57 +635,149 @@ def _bincount(x, weights, length):
 def histogram_bin_edges(a, bins=10, range=None, weights=None):
     a = _as(a)
     if isinstance(bins, str) or not _np.ndim(bins) == 0:
-        from . import _fallback
-        return _fallback.call_numpy("histogram_bin_edges", (a,),
-                                    {"bins": bins, "range": range, "weights": weights})
-    return _uniform_edges(a, int(bins), range)[0]
+        if isinstance(bins, str):
+            from . import _fallback
+            return _fallback.call_numpy("histogram_bin_edges", (a,),
+                                        {"bins": bins, "range": range, "weights": weights})
+        return _array_edges(bins)
+    return _uniform_edges(a, _bin_count(bins), range)[0]
+
+
+def _bin_count(bins):
+    try:
+        n = operator.index(bins)
+    except TypeError:
+        raise TypeError("`bins` must be an integer, a string, or an array") from None
+    if n < 1:
+        raise ValueError("`bins` must be positive, when an integer")
+    return n
+
+
+def _array_edges(bins):
+    edges = _as(bins)
+    if edges.ndim != 1:
+        raise ValueError("`bins` must be 1d, when an array")
+    if edges.size > 1 and bool(_reductions.any(_ufuncs.less(edges[1:], edges[:-1]))):
+        raise ValueError("`bins` must increase monotonically, when an array")
+    return edges
+
+
+def _outer_edges(a, range):
+    """NumPy's first and last edge (its _get_outer_edges): a's own minimum
+    and maximum (NumPy scalars of a's dtype, one sync point for both), or the
+    range's values as given."""
+    if range is not None:
+        first, last = range
+        if first > last:
+            raise ValueError("max must be larger than min in range parameter.")
+        if not (_np.isfinite(first) and _np.isfinite(last)):
+            raise ValueError(f"supplied range of [{first}, {last}] is not finite")
+    elif a.size == 0:
+        first, last = 0, 1
+    else:
+        lo, hi = _reductions.amin(a), _reductions.amax(a)
+        first, last = _np.asarray(lo)[()], _np.asarray(hi)[()]
+        if not (_np.isfinite(first) and _np.isfinite(last)):
+            raise ValueError(f"autodetected range of [{first}, {last}] is not finite")
+    if first == last:
+        first, last = first - 0.5, last + 0.5
+    return first, last
 
 
 def _uniform_edges(a, bins, range):
+    """NumPy's equal-width edges: linspace over the outer edges in the dtype
+    of the edges and a (float64 for integers). Returns (edges, first, last)."""
     from ._creation import linspace
-    if bins < 1:
-        raise ValueError("`bins` must be positive, when an integer")
-    if range is None:
-        if a.size:
-            first, last = float(_reductions.amin(a)), float(_reductions.amax(a))
-        else:
-            first, last = 0.0, 1.0
-    else:
-        first, last = float(range[0]), float(range[1])
-    if first > last:
-        raise ValueError("max must be larger than min in range parameter.")
-    if not (_np.isfinite(first) and _np.isfinite(last)):
-        raise ValueError(f"autodetected range of [{first}, {last}] is not finite")
-    if first == last:
-        first, last = first - 0.5, last + 0.5
-    dt = _np.result_type(a._dtype, _np.float64) if a._dtype.kind in "biu" else a._dtype
-    return linspace(first, last, bins + 1, dtype=dt), first, last
+    first, last = _outer_edges(a, range)
+    dt = _np.result_type(first, last, _np.zeros(0, a._dtype))
+    if _np.issubdtype(dt, _np.integer):
+        dt = _np.result_type(dt, float)
+    edges = linspace(first, last, bins + 1, endpoint=True, dtype=dt)
+    if bool(_reductions.any(_ufuncs.greater_equal(edges[:-1], edges[1:]))):
+        raise ValueError(f"Too many bins for data range. Cannot create {bins} "
+                         "finite-sized bins.")
+    return edges, first, last
+
+
+def _unsigned_subtract(a, b):
+    """NumPy's histogram difference: signed integers subtract as unsigned (no
+    overflow), other types in their common type. a, b NumPy scalars or
+    Python numbers, or (for a) an array of a float dtype."""
+    if isinstance(a, ndarray):
+        return _ufuncs.subtract(a, b, dtype=_np.result_type(_np.zeros(0, a._dtype), b))
+    dt = _np.result_type(a, b)
+    if dt.kind == "i":
+        return _np.subtract(_np.asarray(a, dt), _np.asarray(b, dt), casting="unsafe",
+                            dtype=_np.dtype(dt.char.upper()))
+    return _np.subtract(a, b, dtype=dt)
+
+
+def _uniform_bin_index(flat, edges, first, last, nb):
+    """The bin of each element for nb equal bins, NumPy's computation
+    (numpy/lib/_histograms_impl.py) element by element in one loop: the
+    scaled offset from the first edge, truncated, then moved by one where it
+    disagrees with the edges within an ulp (the edges recomputed in the loop
+    as linspace computes them, no gather). Elements outside [first, last]
+    (and NaN) get bin nb."""
+    from ._creation import linspace_at
+    dt = edges._dtype
+    keep = _ufuncs.logical_and(_ufuncs.greater_equal(flat, first),
+                               _ufuncs.less_equal(flat, last))
+    tmp = flat.astype(dt, copy=False)
+    scaled = _ufuncs.multiply(
+        _ufuncs.divide(_unsigned_subtract(tmp, first), _unsigned_subtract(last, first)), nb)
+    ind = _ufuncs.where(keep, scaled, 0).astype(_np.intp)
+    ind = _ufuncs.where(_ufuncs.equal(ind, nb), nb - 1, ind)
+    ind = _ufuncs.where(_ufuncs.less(tmp, linspace_at(ind, first, last, nb + 1, dt)),
+                        ind - 1, ind)
+    up = _ufuncs.logical_and(
+        _ufuncs.greater_equal(tmp, linspace_at(ind + 1, first, last, nb + 1, dt)),
+        _ufuncs.not_equal(ind, nb - 1))
+    ind = _ufuncs.where(up, ind + 1, ind)
+    return _ufuncs.where(keep, ind, nb)
 
 
 def histogram(a, bins=10, range=None, density=None, weights=None):
     a = _as(a)
-    if isinstance(bins, str) or _np.ndim(bins) != 0:
-        if isinstance(bins, str):
+    if isinstance(bins, str):
+        from . import _fallback
+        return _fallback.call_numpy("histogram", (a,), {"bins": bins, "range": range,
+                                                        "density": density,
+                                                        "weights": weights})
+    if a._dtype == _np.bool_:
+        import warnings
+        warnings.warn("Converting input from bool to <class 'numpy.uint8'> for "
+                      "compatibility.", RuntimeWarning, stacklevel=2)
+        a = a.astype(_np.uint8)
+    flat = _manip.ravel(a)
+    w = None
+    if weights is not None:
+        w = _manip.ravel(_as(weights))
+        if w._shape != flat._shape:
+            raise ValueError("weights should have the same shape as a.")
+        if w._dtype.kind == "c":
             from . import _fallback
             return _fallback.call_numpy("histogram", (a,), {"bins": bins, "range": range,
                                                             "density": density,
                                                             "weights": weights})
-        edges = _as(bins)
-        nb = edges.size - 1
+    if _np.ndim(bins) == 0:
+        nb = _bin_count(bins)
+        edges, first, last = _uniform_edges(a, nb, range)
+        idx = _uniform_bin_index(flat, edges, first, last, nb)
     else:
-        nb = int(bins)
-        edges, _, _ = _uniform_edges(a, nb, range)
-    flat = _manip.ravel(a)
-    w = None if weights is None else _manip.ravel(_as(weights))
-    idx = _ufuncs.subtract(searchsorted(edges, flat, side="right"), 1)
-    last = edges[-1]
-    idx = _ufuncs.where(_ufuncs.equal(flat, last), nb - 1, idx)
-    inside = _ufuncs.logical_and(_ufuncs.greater_equal(flat, edges[0]),
-                                 _ufuncs.less_equal(flat, last))
-    idx = _ufuncs.where(inside, idx, nb)
+        edges = _array_edges(bins)
+        nb = edges.size - 1
+        last = edges[-1]
+        idx = _ufuncs.subtract(searchsorted(edges, flat, side="right"), 1)
+        idx = _ufuncs.where(_ufuncs.equal(flat, last), nb - 1, idx)
+        inside = _ufuncs.logical_and(_ufuncs.greater_equal(flat, edges[0]),
+                                     _ufuncs.less_equal(flat, last))
+        idx = _ufuncs.where(inside, idx, nb)
     counts = _bincount(idx, w, nb + 1)[:nb]
+    if w is not None and counts._dtype != w._dtype:
+        counts = counts.astype(w._dtype)
     if density:
-        widths = _ufuncs.subtract(edges[1:], edges[:-1])
+        widths = _ufuncs.subtract(edges[1:], edges[:-1]).astype(_np.float64)
         counts = _ufuncs.divide(_ufuncs.divide(counts, widths), _reductions.sum(counts))
     return counts, edges
 
@@ -720,7 +812,7 @@ def histogramdd(sample, bins=10, range=None, density=None, weights=None):
             if b < 1:
                 raise ValueError(f"`bins[{i}]` must be positive, when an integer")
             _, first, last = _uniform_edges(c, operator.index(b), range[i])
-            e = linspace(first, last, operator.index(b) + 1)
+            e = linspace(float(first), float(last), operator.index(b) + 1)
         else:
             e = _as(b)
             if e.ndim != 1:

@@ -116,6 +116,34 @@ template <typename T> void partition(const Args &a) {
   }
 }
 
+/// Where each of xs[0, K) goes in sorted[0, n), n > 0, into out[0, K): the
+/// first place whose element sorts after x (`Right`: np.searchsorted's
+/// side='right') or not before it (side 'left'). Binary searches without
+/// branches, K in lockstep: every needle halves the same lengths, each step
+/// picks its side by arithmetic (std::upper_bound's branch missed about every
+/// other step on random needles), and the K chains of dependent loads overlap.
+/// 2M needles in 101 edges, two threads: 30 ms with std::upper_bound.
+template <bool Right, int64_t K, typename T>
+void insertionPoints(const T *sorted, int64_t n, const T *xs, int64_t *out) {
+  // less() of floats with bitwise operators: `||` and `&&` compile to jumps.
+  auto after = [](T x, T e) {
+    if constexpr (std::is_floating_point_v<T>)
+      return Right ? !((x < e) | ((e != e) & (x == x)))
+                   : (e < x) | ((x != x) & (e == e));
+    else
+      return Right ? !less(x, e) : less(e, x);
+  };
+  int64_t at[K] = {};
+  for (int64_t len = n; len > 1;) {
+    int64_t half = len / 2;
+    for (int64_t k = 0; k < K; ++k)
+      at[k] += half * int64_t(after(xs[k], sorted[at[k] + half]));
+    len -= half;
+  }
+  for (int64_t k = 0; k < K; ++k)
+    out[k] = at[k] + int64_t(after(xs[k], sorted[at[k]]));
+}
+
 /// searchsorted: in0 sorted (1, N), in1 values (1, M) -> out (1, M) int64;
 /// args[0] = 1 for side='right'.
 template <typename T> void searchsorted(const Args &a) {
@@ -131,14 +159,28 @@ template <typename T> void searchsorted(const Args &a) {
   int64_t *out = a.out.data<int64_t>();
   const T *v = needles.data<const T>();
   int64_t vs = needles.strides[1];
-  gatherOnThreads(m, m * 8, [&](int64_t lo, int64_t hi, auto) {
-    auto cmp = [](T x, T y) { return less(x, y); };
-    for (int64_t i = lo; i < hi; ++i) {
-      T x = v[i * vs];
-      const T *it = right ? std::upper_bound(sorted, sorted + n, x, cmp)
-                          : std::lower_bound(sorted, sorted + n, x, cmp);
-      out[i] = it - sorted;
+  if (n == 0) {
+    std::fill(out, out + m, int64_t(0));
+    return;
+  }
+  auto search = [&](auto right, int64_t lo, int64_t hi) {
+    constexpr int64_t K = 8;
+    T xs[K];
+    int64_t i = lo;
+    for (; i + K <= hi; i += K) {
+      for (int64_t k = 0; k < K; ++k)
+        xs[k] = v[(i + k) * vs];
+      insertionPoints<decltype(right)::value, K>(sorted, n, xs, out + i);
     }
+    for (; i < hi; ++i)
+      insertionPoints<decltype(right)::value, 1>(sorted, n, v + i * vs,
+                                                  out + i);
+  };
+  gatherOnThreads(m, m * 8, [&](int64_t lo, int64_t hi, auto) {
+    if (right)
+      search(std::true_type(), lo, hi);
+    else
+      search(std::false_type(), lo, hi);
   });
 }
 

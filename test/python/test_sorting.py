@@ -250,6 +250,62 @@ def test_bincount_histogram():
     both("histogram", numpy.ones(10), bins=3)
 
 
+@pytest.mark.parametrize("dtype", ["float64", "float32", "float16", "int64", "int8", "uint8"])
+def test_histogram_uniform_bins_as_numpy(dtype):
+    """Equal-width bins are NumPy's arithmetic element by element (scaled
+    offset, then corrected against the edges): the same counts and edges,
+    in the edges' dtype NumPy gives (the data's for floats, float64 for
+    integers, a float64 step when the range is Python floats)."""
+    rng = numpy.random.default_rng(11)
+    v = (rng.standard_normal(3000) * 40).astype(dtype)
+    for kw in [{}, {"bins": 1}, {"bins": 100}, {"bins": 7, "range": (-20, 30)},
+               {"bins": 13, "range": (-1.5, 2.25)}, {"bins": 5, "density": True},
+               {"bins": 4, "weights": rng.random(3000).astype(numpy.float32)}]:
+        both("histogram", v, **kw)
+    same(cp.histogram(cp.array(v)[::-3], bins=9), numpy.histogram(v[::-3], bins=9))
+    same(cp.histogram(cp.array(v).reshape(60, 50)[::2, 1::4], bins=6),
+         numpy.histogram(v.reshape(60, 50)[::2, 1::4], bins=6))
+    both("histogram", numpy.linspace(0, 1, 1001).astype(dtype), bins=10)  # values on edges
+    both("histogram", numpy.zeros(0, dtype), bins=3)
+
+
+def test_histogram_edge_cases_and_errors():
+    both("histogram", numpy.array([numpy.iinfo(numpy.int64).min, numpy.iinfo(numpy.int64).max]),
+         bins=5)  # the span overflows int64: NumPy subtracts as unsigned
+    both("histogram", numpy.array([1e-320, 2e-320, 3e-320]), bins=2)  # denormal steps
+    both("histogram", numpy.array([0.0, 1.0, numpy.nan, 2.0]), bins=2, range=(0.0, 2.0))
+    both("histogram", numpy.arange(10.0), bins=numpy.array([0, 1, 5]), range=(2, 4))
+    with pytest.warns(RuntimeWarning, match="Converting input from bool"):
+        got = cp.histogram(cp.array([True, False, True]))
+    same(got, numpy.histogram(numpy.array([True, False, True]).astype(numpy.uint8)))
+    for kw, exc in [({"bins": 2.5}, TypeError), ({"bins": 0}, ValueError),
+                    ({"bins": numpy.array([3.0, 1.0])}, ValueError),
+                    ({"range": (5, 1)}, ValueError), ({"range": (0.0, numpy.inf)}, ValueError),
+                    ({"bins": 10, "range": (0.0, 2e-323)}, ValueError)]:
+        with pytest.raises(exc):
+            numpy.histogram(numpy.ones(4), **kw)
+        with pytest.raises(exc):
+            cp.histogram(cp.ones(4), **kw)
+    with pytest.raises(ValueError, match="not finite"):
+        cp.histogram(cp.array([1.0, numpy.inf]))
+
+
+def test_searchsorted_branchless_as_numpy():
+    """Binary searches in lockstep: every side, needle count (tails of the
+    group of eight), haystack size, NaN and infinities, and strided needles."""
+    rng = numpy.random.default_rng(5)
+    for n in [1, 2, 3, 8, 9, 101, 1000]:
+        for dtype in ["float64", "float32", "int64", "uint8", "int16"]:
+            h = numpy.sort(rng.integers(0, 50, n).astype(dtype))
+            v = rng.integers(-3, 53, 37).astype(dtype)
+            if dtype.startswith("float"):
+                h[-1:] = numpy.nan
+                v[:3] = [numpy.nan, numpy.inf, -numpy.inf]
+            for side in ("left", "right"):
+                both("searchsorted", h, v, side=side)
+                both("searchsorted", h, v[::-2], side=side)
+
+
 def test_long_scans_gathers_and_searches_split_over_threads():
     """Sizes where scans, gathers and binary searches run on several threads:
     the same values as NumPy's (integers exactly, float sums to rounding), and
