@@ -2,11 +2,14 @@
 //
 // Part of cpnumeric. convert-cpn-to-linalg{keep-updates} leaves cpn.update
 // ops in place so that elementwise fusion does not see them; this pass lowers
-// them afterwards (lowerUpdate, shared with that pass).
+// them afterwards (lowerUpdate, shared with that pass). A chain of updates
+// that tiles its base (a join, Joins.h) starts from tensor.empty when its
+// base is computed: no element of it survives, so it needs no fill.
 //
 //===----------------------------------------------------------------------===//
 
 #include "CPNToLinalg/LowerUpdate.h"
+#include "Joins.h"
 #include "cpn/Conversion/Passes.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -27,6 +30,26 @@ struct ConvertCPNUpdatesPass
     SmallVector<UpdateOp> ops;
     getOperation()->walk([&](UpdateOp op) { ops.push_back(op); });
     IRRewriter rw(&getContext());
+    for (UpdateOp op : ops) {
+      // The last update of a join: its chain's first base is dead. A stored
+      // base (an argument: a donated buffer) is kept, for the output to be
+      // written into it.
+      if (llvm::any_of(op->getUsers(), [](Operation *u) { return isa<UpdateOp>(u); }))
+        continue;
+      std::optional<Join> j = matchJoin(op.getResult());
+      if (!j)
+        continue;
+      Value base = j->first.getBase();
+      Operation *def = base.getDefiningOp();
+      if (!def || !isa<linalg::LinalgOp, tensor::EmptyOp>(def))
+        continue;
+      rw.setInsertionPoint(j->first);
+      auto ty = cast<RankedTensorType>(base.getType());
+      j->first.getBaseMutable().assign(tensor::EmptyOp::create(
+          rw, j->first.getLoc(), ty.getShape(), ty.getElementType()));
+      if (def->use_empty()) // bufferized, it would be a fill of its own
+        rw.eraseOp(def);
+    }
     for (UpdateOp op : ops) {
       rw.setInsertionPoint(op);
       if (failed(lowerUpdate(rw, op)))

@@ -48,6 +48,7 @@ void addStage(Adder &add, llvm::StringRef stage,
     add(cpn::createOutlineRepeats());
     add(cpn::createScheduleReductions());
     add(cpn::createFuseRowProducts());
+    add(cpn::createSplitJoins());
     cpn::ConvertCPNToLinalgOptions toLinalg;
     toLinalg.keepUpdates = true;
     add(cpn::createConvertCPNToLinalg(toLinalg));

@@ -360,3 +360,47 @@ def test_a_reshape_in_f_order_of_a_concatenation_is_a_view_as_in_numpy(eager0):
         a7 += a7
         return a10
     numpy.testing.assert_array_equal(cp.asnumpy(run(cp)), run(numpy))
+
+
+def _periodic(np, u, steps):
+    """A periodic heat step: ufuncs over np.roll (joins that
+    cpn-split-joins computes piece by piece)."""
+    for _ in range(steps):
+        u = u + 0.25 * (np.roll(u, 1) - 2 * u + np.roll(u, -1))
+    return u
+
+
+@pytest.mark.parametrize("shape,axis", [((101,), None), ((12, 9), 0), ((12, 9), 1),
+                                        ((4, 5, 6), 1), ((1,), None), ((2,), None)])
+def test_ufuncs_of_rolls_and_concatenations(shape, axis):
+    """Elementwise ops of np.roll, np.concatenate, np.stack and np.append are
+    computed per piece of the join (no fill, no copy per piece): NumPy's
+    values over several steps, 1-D and along every axis, and with views,
+    comparisons, casts and where."""
+    x = data(shape, "float64", 4)
+    if axis is None:
+        check(_periodic(cp, cp.array(x), 7), _periodic(numpy, x, 7))
+    for np_ in (numpy, cp):
+        u = np_.asarray(x) if np_ is cp else x
+        r = np_.roll(u, 2, axis=axis) * 3.0 - np_.roll(u, -1, axis=axis)
+        r = np_.where(r > 0, r, np_.roll(r, 1, axis=axis)).astype(numpy.float32)
+        if np_ is numpy:
+            ref = r
+    check(r, ref)
+    ax = 0 if axis is None else axis
+    a = data(shape, "int32", 5)
+    half = numpy.take(a, numpy.arange(shape[ax] // 2), axis=ax)
+    rest = numpy.take(a, numpy.arange(shape[ax] // 2, shape[ax]), axis=ax)
+    empty = numpy.take(a, numpy.arange(0), axis=ax)
+    f = lambda np_, p, q, e: (np_.concatenate([p, e, q], axis=ax) // 3 + np_.asarray(a)) != 4
+    check(f(cp, cp.array(half), cp.array(rest), cp.array(empty)), f(numpy, half, rest, empty))
+    g = lambda np_, v: np_.sqrt(np_.abs(np_.append(v, v[::-1], axis=ax))) + 1
+    check(g(cp, cp.array(a)), g(numpy, a))
+
+
+def test_ufuncs_of_many_pieces():
+    """A join of more pieces than cpn-split-joins splits (8): computed whole."""
+    parts = [data((3,), "float64", k) for k in range(12)]
+    check(cp.exp(cp.concatenate([cp.array(p) for p in parts])) * 2,
+          numpy.exp(numpy.concatenate(parts)) * 2)
+    check(cp.stack([cp.array(p) for p in parts[:5]]) - 1, numpy.stack(parts[:5]) - 1)

@@ -53,6 +53,24 @@ def FuseRowProducts : Pass<"cpn-fuse-row-products", "ModuleOp"> {
                            "mlir::affine::AffineDialect"];
 }
 
+def SplitJoins : Pass<"cpn-split-joins", "ModuleOp"> {
+  let summary = "Compute elementwise ops of a concatenation piece by piece";
+  let description = [{
+    np.concatenate, np.roll, np.stack and np.append write their result as a
+    chain of cpn.update ops that tile a fresh base along one axis (a join).
+    An elementwise op with a join operand becomes one op per piece (the
+    union of the split points of its join operands on that axis), reading
+    the pieces and slices of its other operands; its result is a join of
+    those pieces, so that ops reading it split in turn. A chain of ufuncs
+    over `np.roll(u, 1)` and `np.roll(u, -1)` is then one fused loop per
+    piece instead of a fill and copies per roll and a pass over each.
+  }];
+  let options = [
+    Option<"maxPieces", "max-pieces", "int64_t", /*default=*/"8",
+           "Split an op into at most this many pieces">,
+  ];
+}
+
 def ConvertCPNToLinalg : Pass<"convert-cpn-to-linalg", "ModuleOp"> {
   let summary = "Lower cpn ops to linalg.generic on tensors";
   let description = [{
