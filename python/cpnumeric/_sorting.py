@@ -464,7 +464,13 @@ def _unique_flat(ar, want_index, want_inverse, want_counts, equal_nan=True):
     if n == 0:
         e = empty((0,), _np.int64)
         return flat.copy(), e, e, e
-    if want_index or want_inverse:
+    # The inverse without first indices: each element's place among the
+    # distinct values by a binary search (a sort and a search cost less than
+    # an argsort with its index pairs, a gather and a scatter), where equal
+    # values are one value (not NaNs kept apart: equal_nan=False).
+    search_inverse = want_inverse and not want_index and (
+        equal_nan or flat._dtype.kind not in "fc")
+    if want_index or (want_inverse and not search_inverse):
         perm = argsort(flat)
         s = take(flat, perm)
     else:  # the values alone: a sort, without the index pairs of an argsort
@@ -484,7 +490,9 @@ def _unique_flat(ar, want_index, want_inverse, want_counts, equal_nan=True):
     if want_counts:
         starts = compress(mask, arange(n))
         counts = _ufuncs.subtract(concatenate([starts[1:], _core.asndarray([n])]), starts)
-    if want_inverse:
+    if search_inverse:
+        inverse = searchsorted(values, flat).astype(_np.int64, copy=False)
+    elif want_inverse:
         group = _ufuncs.subtract(cumsum(mask), 1)
         inverse = put(zeros(n, _np.int64), perm, group, copy=True)
     return values, index, inverse, counts
@@ -607,7 +615,8 @@ def bincount(x, weights=None, minlength=0):
         return wrap(_np.bincount(x._eager(), w, minlength))
     length = minlength
     if x.size:
-        lo, hi = int(_reductions.amin(x)), int(_reductions.amax(x))  # a sync point
+        lo, hi = _reductions.amin(x), _reductions.amax(x)
+        lo, hi = int(lo), int(hi)  # one sync point for both
         if lo < 0:
             raise ValueError("'list' argument must have no negative elements")
         length = max(hi + 1, minlength)

@@ -347,6 +347,23 @@ template <typename T> void bincount(const Args &a) {
         out[b] += mine[b];
     return;
   }
+  if (x.rank() == 1 && (a.in.size() == 1 || a.in[1].rank() == 1)) {
+    // Flat operands (the usual case): pointer loops, in order.
+    const int64_t *xp = x.data<const int64_t>();
+    int64_t xs = x.strides[0];
+    if (a.in.size() == 1) {
+      for (int64_t i = 0; i < n; ++i)
+        if (int64_t b = xp[i * xs]; b >= 0 && b < m)
+          out[b] += T(1);
+      return;
+    }
+    const T *wp = a.in[1].data<const T>();
+    int64_t ws = a.in[1].strides[0];
+    for (int64_t i = 0; i < n; ++i)
+      if (int64_t b = xp[i * xs]; b >= 0 && b < m)
+        out[b] += wp[i * ws];
+    return;
+  }
   for (int64_t i = 0; i < n; ++i) {
     int64_t b = x.el<int64_t>(x.at(i));
     if (b < 0 || b >= m)

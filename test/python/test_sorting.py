@@ -294,7 +294,7 @@ def test_searchsorted_branchless_as_numpy():
     """Binary searches in lockstep: every side, needle count (tails of the
     group of eight), haystack size, NaN and infinities, and strided needles."""
     rng = numpy.random.default_rng(5)
-    for n in [1, 2, 3, 8, 9, 101, 1000]:
+    for n in [1, 2, 3, 8, 9, 101, 1000, 4097, 70001]:  # two levels past 32 KiB
         for dtype in ["float64", "float32", "int64", "uint8", "int16"]:
             h = numpy.sort(rng.integers(0, 50, n).astype(dtype))
             v = rng.integers(-3, 53, 37).astype(dtype)
@@ -304,6 +304,24 @@ def test_searchsorted_branchless_as_numpy():
             for side in ("left", "right"):
                 both("searchsorted", h, v, side=side)
                 both("searchsorted", h, v[::-2], side=side)
+
+
+def test_unique_inverse_by_search_and_by_argsort():
+    """return_inverse alone is a sort and a binary search of each element
+    among the distinct values; with return_index, or NaNs kept apart
+    (equal_nan=False), the argsort path. Both give NumPy's arrays (NaNs kept
+    apart are numbered in the order of NumPy's unstable argsort: not
+    compared)."""
+    rng = numpy.random.default_rng(8)
+    for v in [rng.integers(0, 30, 5000), rng.standard_normal(7000),
+              numpy.where(rng.random(3000) < 0.2, numpy.nan,
+                          rng.integers(0, 9, 3000).astype(float)),
+              numpy.array([0.0, -0.0, 1.0, -0.0]), rng.integers(0, 4, (40, 25)).astype("uint8")]:
+        both("unique", v, return_inverse=True)
+        both("unique", v, return_inverse=True, return_counts=True)
+        both("unique", v, return_index=True, return_inverse=True)
+        if not numpy.isnan(v).any():  # NumPy's NaN order is its quicksort's
+            both("unique", v, return_inverse=True, equal_nan=False)
 
 
 def test_long_scans_gathers_and_searches_split_over_threads():
