@@ -62,6 +62,11 @@ void runKernel(const std::shared_ptr<Executable> &exe,
                std::vector<cpnrt::StoreRef> writes,
                std::shared_ptr<const FpSites> fp);
 
+/// Whether the compiler thread is compiling a window now
+/// (BackgroundCompile.cpp): kernels then let their idle OpenMP threads sleep
+/// at once, for the compile and the windows run op by op meanwhile.
+bool backgroundCompileRunning();
+
 /// Queues a report for each site of `fp` whose bits are set in `status` (a
 /// kernel's fp status words, or the baseline tier's), for takeFpReports.
 void reportFpErrors(const FpSites &fp, const std::vector<int32_t> &status);
