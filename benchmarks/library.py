@@ -73,6 +73,11 @@ def equal(res, ref, inputs):
     numpy.testing.assert_array_equal(res, ref)
 
 
+def equal_parts(res, ref, inputs):
+    for r, e in zip(res, ref):
+        numpy.testing.assert_array_equal(r, e)
+
+
 def check_argsort(res, ref, inputs):
     # Ties may be ordered differently; the values they pick may not.
     a = inputs[0]
@@ -178,6 +183,16 @@ def cases(quick):
                   lambda n=n: (numpy.sort(values(n, "float64")),
                                rng().standard_normal(10**5) * 1.5),
                   lambda np, h, v: np.searchsorted(h, v), equal))
+    for n in sizes:
+        # Group labels (~100 per value), as a group-by over keys uses them.
+        labels = (lambda n=n: (rng().integers(0, max(10, n // 100), n),))
+        c.append(("unique_inverse", n, "int64", labels,
+                  lambda np, a: np.unique(a, return_inverse=True), equal_parts))
+        c.append(("bincount", n, "int64",
+                  lambda n=n: (rng().integers(0, max(10, n // 100), n), rng().random(n)),
+                  lambda np, x, w: np.bincount(x, w), loose(1e-12)))
+        c.append(("histogram", n, "float64", lambda n=n: (values(n, "float64"),),
+                  lambda np, a: np.histogram(a, bins=100), equal_parts))
     for n in sizes:
         c.append(("take", n, "float64",
                   lambda n=n: (values(n, "float64"), rng().integers(0, n, n)),

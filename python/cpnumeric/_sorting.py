@@ -702,7 +702,11 @@ def _uniform_edges(a, bins, range):
     if _np.issubdtype(dt, _np.integer):
         dt = _np.result_type(dt, float)
     edges = linspace(first, last, bins + 1, endpoint=True, dtype=dt)
-    if bool(_reductions.any(_ufuncs.greater_equal(edges[:-1], edges[1:]))):
+    # Edges a few ulps apart or more cannot round onto each other: only a
+    # range of a few ulps per bin needs NumPy's check (a sync point).
+    lo, hi = float(first), float(last)
+    tiny = (hi - lo) / bins <= 8 * float(_np.spacing(dt.type(2 * max(abs(lo), abs(hi)))))
+    if tiny and bool(_reductions.any(_ufuncs.greater_equal(edges[:-1], edges[1:]))):
         raise ValueError(f"Too many bins for data range. Cannot create {bins} "
                          "finite-sized bins.")
     return edges, first, last
