@@ -705,7 +705,9 @@ def _uniform_edges(a, bins, range):
     # Edges a few ulps apart or more cannot round onto each other: only a
     # range of a few ulps per bin needs NumPy's check (a sync point).
     lo, hi = float(first), float(last)
-    tiny = (hi - lo) / bins <= 8 * float(_np.spacing(dt.type(2 * max(abs(lo), abs(hi)))))
+    fi = _np.finfo(dt)
+    tiny = (hi - lo) / bins <= 16 * (float(fi.eps) * max(abs(lo), abs(hi))
+                                     + float(fi.smallest_subnormal))
     if tiny and bool(_reductions.any(_ufuncs.greater_equal(edges[:-1], edges[1:]))):
         raise ValueError(f"Too many bins for data range. Cannot create {bins} "
                          "finite-sized bins.")
