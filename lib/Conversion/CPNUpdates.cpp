@@ -14,6 +14,7 @@
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 
 namespace mlir::cpn {
 #define GEN_PASS_DEF_CONVERTCPNUPDATES
@@ -36,7 +37,7 @@ struct ConvertCPNUpdatesPass
       // written into it.
       if (llvm::any_of(op->getUsers(), [](Operation *u) { return isa<UpdateOp>(u); }))
         continue;
-      std::optional<Join> j = matchJoin(op.getResult());
+      std::optional<Join> j = matchJoin(op.getResult(), int64_t(1) << 16);
       if (!j)
         continue;
       Value base = j->first.getBase();
@@ -47,7 +48,9 @@ struct ConvertCPNUpdatesPass
       auto ty = cast<RankedTensorType>(base.getType());
       j->first.getBaseMutable().assign(tensor::EmptyOp::create(
           rw, j->first.getLoc(), ty.getShape(), ty.getElementType()));
-      if (def->use_empty()) // bufferized, it would be a fill of its own
+      // Bufferized, it would be a fill of its own; one that reports fp
+      // errors (cpn.fp_flag in its body) still runs.
+      if (isOpTriviallyDead(def))
         rw.eraseOp(def);
     }
     for (UpdateOp op : ops) {

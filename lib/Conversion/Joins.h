@@ -28,9 +28,10 @@ struct Join {
   SmallVector<Value> pieces;      // piece i spans [bounds[i], bounds[i + 1])
 };
 
-/// The join `v` is the result of, if it is one (of at most `maxPieces`
-/// pieces; static shapes and offsets only).
-std::optional<Join> matchJoin(Value v, int64_t maxPieces = 16);
+/// The join `v` is the result of, if it is one: a chain of at most
+/// `maxPieces` updates whose results before `v` have no other reader
+/// (static shapes and offsets only).
+std::optional<Join> matchJoin(Value v, int64_t maxPieces);
 
 } // namespace mlir::cpn
 

@@ -200,15 +200,20 @@ std::optional<Join> mlir::cpn::matchJoin(Value v, int64_t maxPieces) {
   int64_t axis = -1;
   UpdateOp u = v.getDefiningOp<UpdateOp>();
   for (; u; u = u.getBase().getDefiningOp<UpdateOp>()) {
+    // A result before the last that something else reads shows the base
+    // through its gaps: the chain is not a join (and CSE merges equal
+    // prefixes of chains, `zeros(8); y[:3] = a` with np.append(a, b)).
+    if (u.getResult() != v && !u.getResult().hasOneUse())
+      return std::nullopt;
     auto s = slabOf(u);
     if (!s || s->first < 0 || (axis >= 0 && s->first != axis) ||
         int64_t(slabs.size()) >= maxPieces)
       return std::nullopt;
     axis = s->first;
-    slabs.push_back(
-        {s->second,
-         cast<RankedTensorType>(u.getValue().getType()).getDimSize(axis),
-         u.getValue()});
+    int64_t size =
+        cast<RankedTensorType>(u.getValue().getType()).getDimSize(axis);
+    if (size > 0) // an empty slab writes nothing
+      slabs.push_back({s->second, size, u.getValue()});
     j.first = u;
   }
   if (slabs.size() < 2)

@@ -22,6 +22,11 @@
 // UPD: tensor.insert_slice %{{.+}} into %[[E:.+]][0] [1] [1]
 // UPD-NOT: outs(%{{.+}} : tensor<8xf64>)
 // UPD-LABEL: func.func @two_rolls
+// A chain whose middle result another op reads keeps its base (the add's
+// result shows through the first write's gap there); its ufunc stays whole.
+// UPD-LABEL: func.func @prefix_read
+// UPD: %[[A:.+]] = linalg.generic
+// UPD: tensor.insert_slice %{{.+}} into %[[A]][0] [1] [1]
 // LLVM-LABEL: llvm.func @roll_plus
 func.func @roll_plus(%u: tensor<8xf64>, %z: tensor<f64>) -> tensor<8xf64> {
   %b = cpn.view %z {offset = 0 : i64, strides = array<i64: 0>} : tensor<f64> -> tensor<8xf64>
@@ -97,4 +102,16 @@ func.func @not_joins(%u: tensor<8xf64>, %v: tensor<7xf64>, %w: tensor<3xf64>) ->
   %o1 = cpn.update %o0, %w {offset = 5 : i64, strides = array<i64: 1>} : tensor<8xf64>, tensor<3xf64> -> tensor<8xf64>
   %r2 = cpn.add %o1, %u : tensor<8xf64>, tensor<8xf64> -> tensor<8xf64>
   return %r0, %r1, %r2 : tensor<8xf64>, tensor<8xf64>, tensor<8xf64>
+}
+
+// CHECK-LABEL: func.func @prefix_read
+// CHECK: cpn.negative %{{.+}} : tensor<8xf64> -> tensor<8xf64>
+// CHECK: cpn.exp %{{.+}} : tensor<8xf64> -> tensor<8xf64>
+func.func @prefix_read(%x: tensor<8xf64>, %h: tensor<1xf64>, %t: tensor<7xf64>) -> (tensor<8xf64>, tensor<8xf64>) {
+  %a = cpn.add %x, %x : tensor<8xf64>, tensor<8xf64> -> tensor<8xf64>
+  %j0 = cpn.update %a, %h {offset = 0 : i64, strides = array<i64: 1>} : tensor<8xf64>, tensor<1xf64> -> tensor<8xf64>
+  %s = cpn.negative %j0 : tensor<8xf64> -> tensor<8xf64>
+  %j1 = cpn.update %j0, %t {offset = 1 : i64, strides = array<i64: 1>} : tensor<8xf64>, tensor<7xf64> -> tensor<8xf64>
+  %e = cpn.exp %j1 : tensor<8xf64> -> tensor<8xf64>
+  return %s, %e : tensor<8xf64>, tensor<8xf64>
 }

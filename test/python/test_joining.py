@@ -399,8 +399,27 @@ def test_ufuncs_of_rolls_and_concatenations(shape, axis):
 
 
 def test_ufuncs_of_many_pieces():
-    """A join of more pieces than cpn-split-joins splits (8): computed whole."""
+    """A join of more pieces than cpn-split-joins splits (8) is computed
+    whole; one of five, split."""
     parts = [data((3,), "float64", k) for k in range(12)]
     check(cp.exp(cp.concatenate([cp.array(p) for p in parts])) * 2,
           numpy.exp(numpy.concatenate(parts)) * 2)
     check(cp.stack([cp.array(p) for p in parts[:5]]) - 1, numpy.stack(parts[:5]) - 1)
+
+
+def test_join_prefix_read_elsewhere():
+    """A chain of writes whose middle result another op reads is not a join
+    (the base shows through its gaps there): `a[:1] = h; s = -a; a[1:] = t`,
+    and a zeros-then-write that CSE may merge with np.append's first write."""
+    x = data((8,), "float64", 1)
+    def f(np_, x):
+        a = x * 2
+        a[:1] = x[:1] + 5
+        s = -a
+        a[1:] = x[1:] - 3
+        y = np_.zeros(8)
+        y[:3] = x[:3]
+        z = np_.append(x[:3], x[3:]) + 1
+        return s, a, y, z
+    for o, r in zip(f(cp, cp.array(x)), f(numpy, x)):
+        check(o, r)
