@@ -26,10 +26,7 @@
 #include <iterator>
 #include <mutex>
 #include <pthread.h>
-#include <sys/resource.h>
-#include <sys/syscall.h>
 #include <thread>
-#include <unistd.h>
 
 namespace cpn {
 
@@ -77,10 +74,7 @@ void workerLoop() {
   // takes the others.
   unsigned cores = std::max(1u, std::thread::hardware_concurrency());
   setCompileThreadCap(std::max(1u, cores - 1));
-  // Below the program's threads: the windows that run op by op meanwhile,
-  // and the kernels' threads, come first (on 2 cores a compile at equal
-  // priority made the baseline windows beside it several times slower).
-  setpriority(PRIO_PROCESS, pid_t(syscall(SYS_gettid)), 10);
+
   Worker &w = worker();
   std::unique_lock<std::mutex> lock(w.mutex);
   for (;;) {
