@@ -102,9 +102,16 @@ def concatenate(arrays, axis=0, out=None, *, dtype=None, casting="same_kind"):
     for a in arrs:
         n = a.shape[axis]
         if n:
-            idx = [slice(None)] * nd
-            idx[axis] = slice(pos, pos + n)
-            res[tuple(idx)] = a
+            if out is None:  # a box of the fresh result: written directly
+                box = list(res._shape)
+                box[axis] = n
+                piece = res._view(box, res._strides, res._offset + pos * res._strides[axis])
+                piece._write(a._node_as(tuple(box), dt))
+                _core.statement_end()
+            else:
+                idx = [slice(None)] * nd
+                idx[axis] = slice(pos, pos + n)
+                res[tuple(idx)] = a
         pos += n
     return res
 
@@ -197,14 +204,17 @@ def roll(a, shift, axis=None):
     a = _core.asndarray(a)
     if axis is None:
         return _manip.reshape(roll(_manip.ravel(a), shift, 0), a.shape)
-    axes = normalize_axis_tuple(axis, a.ndim, allow_duplicate=True)
-    shifts = _np.broadcast_to(_np.asarray(shift), (len(axes),)) if _np.ndim(
-        shift) == 0 else _np.asarray(shift)
-    if len(shifts) != len(axes):
-        raise ValueError("'shift' and 'axis' should be scalars or 1D sequences")
-    total = {}
-    for s, ax in zip(shifts.tolist(), axes):
-        total[ax] = total.get(ax, 0) + int(s)
+    if type(axis) is int and type(shift) is int:  # the common call, checked quickly
+        total = {normalize_axis_index(axis, a.ndim): shift}
+    else:
+        axes = normalize_axis_tuple(axis, a.ndim, allow_duplicate=True)
+        shifts = _np.broadcast_to(_np.asarray(shift), (len(axes),)) if _np.ndim(
+            shift) == 0 else _np.asarray(shift)
+        if len(shifts) != len(axes):
+            raise ValueError("'shift' and 'axis' should be scalars or 1D sequences")
+        total = {}
+        for s, ax in zip(shifts.tolist(), axes):
+            total[ax] = total.get(ax, 0) + int(s)
     res = a
     for ax, s in total.items():
         n = a.shape[ax]
