@@ -800,7 +800,8 @@ def histogram(a, bins=10, range=None, density=None, weights=None):
 def histogramdd(sample, bins=10, range=None, density=None, weights=None):
     """Counts of N points in D dimensions: a bin index per dimension
     (searchsorted on the edges), one flat index, one bincount. Integer
-    bins: uniform float64 edges over the data's range (a sync point)."""
+    bins: NumPy's linspace over the data's range (its dtype's minimum and
+    maximum: a sync point), without histogram's bin-width check."""
     from ._creation import linspace
     if isinstance(sample, (list, tuple)):  # D coordinate arrays (or one 1-D list)
         cols = ([_manip.ravel(_as(sample))] if sample and _np.ndim(sample[0]) == 0
@@ -826,8 +827,12 @@ def histogramdd(sample, bins=10, range=None, density=None, weights=None):
         if _np.ndim(b) == 0:
             if b < 1:
                 raise ValueError(f"`bins[{i}]` must be positive, when an integer")
-            _, first, last = _uniform_edges(c, operator.index(b), range[i])
-            e = linspace(float(first), float(last), operator.index(b) + 1)
+            first, last = _outer_edges(c, range[i])  # NumPy's: no bin-width check
+            try:
+                nb_i = operator.index(b)
+            except TypeError:
+                raise TypeError(f"`bins[{i}]` must be an integer, when a scalar") from None
+            e = linspace(first, last, nb_i + 1)
         else:
             e = _as(b)
             if e.ndim != 1:

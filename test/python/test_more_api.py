@@ -100,6 +100,15 @@ def test_histogramdd():
     same(cp.histogramdd(cp.asarray(s[:0]))[0], numpy.histogramdd(s[:0])[0])
     with pytest.raises(ValueError, match="monotonically"):
         cp.histogramdd(cp.asarray(s[:, :1]), bins=[[3, 2, 1]])
+    # NumPy's edges: the sample's dtype (float32 here), no bin-width check
+    # (a constant float32 sample of 1e8: its +-0.5 rounds away, zero widths)
+    for s32 in [s.astype(numpy.float32), numpy.full((5, 2), 1e8, numpy.float32)]:
+        r, re_ = cp.histogramdd(cp.asarray(s32), bins=3), numpy.histogramdd(s32, bins=3)
+        same(r[0], re_[0])
+        for a, b in zip(r[1], re_[1]):
+            same(a, b)
+    with pytest.raises(TypeError, match="must be an integer"):
+        cp.histogramdd(cp.asarray(s), bins=2.5)
 
 
 def test_roots_and_polydiv():
