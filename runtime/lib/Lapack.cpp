@@ -25,7 +25,6 @@
 #include <thread>
 #include <string>
 #include <type_traits>
-#include <unordered_set>
 #include <vector>
 
 namespace {
@@ -596,36 +595,16 @@ CPN_LIB_ENTRY(lstsq)
 CPN_LIB_ENTRY(matmul)
 #undef CPN_LIB_ENTRY
 
-extern "C" const cpn_lib_entry *cpn_lib_functions(size_t *count) {
+std::vector<cpn_lib_entry> cpnrt::lapackFunctions() {
 #define CPN_LIB_ROW(name)                                                      \
   {"cpn_lib_" #name "_f32", &cpn_lib_##name##_f32}, {                          \
     "cpn_lib_" #name "_f64", &cpn_lib_##name##_f64                             \
   }
-  static const std::vector<cpn_lib_entry> table = [] {
-    std::vector<cpn_lib_entry> t = {
-        CPN_LIB_ROW(inv),      CPN_LIB_ROW(solve), CPN_LIB_ROW(slogdet),
-        CPN_LIB_ROW(cholesky), CPN_LIB_ROW(qr),    CPN_LIB_ROW(svd),
-        CPN_LIB_ROW(eigh),     CPN_LIB_ROW(eig),   CPN_LIB_ROW(lstsq),
-        CPN_LIB_ROW(matmul),
-    };
-    for (const cpn_lib_entry &e : cpnrt::algorithmFunctions())
-      t.push_back(e);
-    for (const cpn_lib_entry &e : cpnrt::fftFunctions())
-      t.push_back(e);
-    return t;
-  }();
+  return {
+      CPN_LIB_ROW(inv),      CPN_LIB_ROW(solve), CPN_LIB_ROW(slogdet),
+      CPN_LIB_ROW(cholesky), CPN_LIB_ROW(qr),    CPN_LIB_ROW(svd),
+      CPN_LIB_ROW(eigh),     CPN_LIB_ROW(eig),   CPN_LIB_ROW(lstsq),
+      CPN_LIB_ROW(matmul),
+  };
 #undef CPN_LIB_ROW
-  *count = table.size();
-  return table.data();
-}
-
-bool cpnrt::isRuntimeAlgorithm(std::string_view callee) {
-  static const std::unordered_set<std::string> names = [] {
-    std::unordered_set<std::string> set;
-    for (auto part : {cpnrt::algorithmFunctions, cpnrt::fftFunctions})
-      for (const cpn_lib_entry &e : part())
-        set.insert(std::string(e.name).substr(std::strlen("cpn_lib_")));
-    return set;
-  }();
-  return names.count(std::string(callee)) != 0;
 }
