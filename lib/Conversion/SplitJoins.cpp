@@ -25,7 +25,6 @@
 
 #include "CPNToLinalg/Lowerings.h"
 #include "cpn/Conversion/Passes.h"
-#include "cpn/Trace/ViewBox.h"
 
 #include "mlir/IR/Builders.h"
 
@@ -40,13 +39,6 @@ using namespace mlir;
 using namespace mlir::cpn;
 
 namespace {
-/// Row-major strides of a static shape.
-SmallVector<int64_t> stridesOf(ArrayRef<int64_t> shape) {
-  std::vector<int64_t> s =
-      ::cpn::rowMajorStrides(std::vector<int64_t>(shape.begin(), shape.end()));
-  return SmallVector<int64_t>(s.begin(), s.end());
-}
-
 /// Where an update writes along the one axis its value does not cover whole:
 /// {axis, start}; nullopt when it is not such a slab in the base's order.
 /// An update of the whole base gives axis -1.
@@ -93,7 +85,7 @@ Value sliceOf(OpBuilder &b, Location loc, Value x, int64_t axis, int64_t lo,
     return ViewOp::create(b, loc, sliceTy, v.getBase(), Value(),
                           v.getOffset() + lo * strides[axis], strides);
   }
-  SmallVector<int64_t> strides = stridesOf(ty.getShape());
+  SmallVector<int64_t> strides = tolinalg::rowMajorStrides(ty.getShape());
   return ViewOp::create(b, loc, sliceTy, x, Value(), lo * strides[axis],
                         strides);
 }
@@ -180,7 +172,7 @@ struct SplitJoinsPass
     SmallVector<int64_t> zeros(ty.getRank(), 0);
     Value base = CopyOp::create(
         b, loc, ViewOp::create(b, loc, ty, pieces[0], Value(), 0, zeros));
-    SmallVector<int64_t> strides = stridesOf(ty.getShape());
+    SmallVector<int64_t> strides = tolinalg::rowMajorStrides(ty.getShape());
     for (size_t p = 0; p < pieces.size(); ++p)
       base = UpdateOp::create(b, loc, ty, base, pieces[p], Value(),
                               bounds[p] * strides[*axis], strides);

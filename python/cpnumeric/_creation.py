@@ -255,12 +255,14 @@ def _dtype_stand_in(x):
 
 
 def _spaced(y, start, stop, div, dt):
-    """linspace's arithmetic on the positions y (of its dtype dt) for start and
-    stop known here (NumPy scalars or arrays): start + y * step, or start +
+    """linspace's arithmetic on the positions y (1-D, of its dtype dt) for
+    start and stop known here (NumPy scalars or arrays, whose axes follow
+    y's): start + y * step, or start +
     y / div * delta where a step is 0 (denormal ranges). Returns the values
     and the step."""
     from . import _ufuncs
     delta = _np.subtract(stop, start, dtype=type(dt))
+    y = y.reshape(y.shape + (1,) * delta.ndim)  # array endpoints: one column each
     if div > 0:
         step = delta / div
         y = y / div * delta if _np.any(step == 0) else y * step
@@ -323,9 +325,7 @@ def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis
         if y._dtype != dt:
             y = y.astype(dt)
     else:  # the step is known here, as NumPy computes it
-        nd = _np.ndim(_np.subtract(stop, start, dtype=type(dt)))
-        y, step = _spaced(arange(0, num, dtype=dt).reshape((-1,) + (1,) * nd),
-                          start, stop, div, dt)
+        y, step = _spaced(arange(0, num, dtype=dt), start, stop, div, dt)
     if endpoint and num > 1:
         y[-1, ...] = stop
     if axis != 0:

@@ -615,12 +615,18 @@ def bincount(x, weights=None, minlength=0):
         return wrap(_np.bincount(x._eager(), w, minlength))
     length = minlength
     if x.size:
-        lo, hi = _reductions.amin(x), _reductions.amax(x)
-        lo, hi = int(lo), int(hi)  # one sync point for both
+        lo, hi = _extremes(x)
         if lo < 0:
             raise ValueError("'list' argument must have no negative elements")
-        length = max(hi + 1, minlength)
+        length = max(int(hi) + 1, minlength)
     return _bincount(x, weights, length)
+
+
+def _extremes(a):
+    """a's minimum and maximum as NumPy scalars of its dtype: both recorded
+    before either is read, so one sync point computes both."""
+    lo, hi = _reductions.amin(a), _reductions.amax(a)
+    return _np.asarray(lo)[()], _np.asarray(hi)[()]
 
 
 def _bincount(x, weights, length):
@@ -684,8 +690,7 @@ def _outer_edges(a, range):
     elif a.size == 0:
         first, last = 0, 1
     else:
-        lo, hi = _reductions.amin(a), _reductions.amax(a)
-        first, last = _np.asarray(lo)[()], _np.asarray(hi)[()]
+        first, last = _extremes(a)
         if not (_np.isfinite(first) and _np.isfinite(last)):
             raise ValueError(f"autodetected range of [{first}, {last}] is not finite")
     if first == last:

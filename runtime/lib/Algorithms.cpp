@@ -208,26 +208,27 @@ template <typename T> void searchsorted(const Args &a) {
     std::fill(out, out + m, int64_t(0));
     return;
   }
-  auto search = [&](const auto &searcher, int64_t lo, int64_t hi) {
-    constexpr int64_t K = 8;
-    T xs[K];
-    int64_t i = lo;
-    for (; i + K <= hi; i += K) {
-      for (int64_t k = 0; k < K; ++k)
-        xs[k] = v[(i + k) * vs];
-      searcher.template operator()<K>(xs, out + i);
-    }
-    for (; i < hi; ++i)
-      searcher.template operator()<1>(v + i * vs, out + i);
+  // The side's searcher (its sampled top level built once), eight needles
+  // at a time on each thread's range.
+  auto run = [&](auto right) {
+    Searcher<decltype(right)::value, T> searcher(sorted, n);
+    gatherOnThreads(m, m * 8, [&](int64_t lo, int64_t hi, auto) {
+      constexpr int64_t K = 8;
+      T xs[K];
+      int64_t i = lo;
+      for (; i + K <= hi; i += K) {
+        for (int64_t k = 0; k < K; ++k)
+          xs[k] = v[(i + k) * vs];
+        searcher.template operator()<K>(xs, out + i);
+      }
+      for (; i < hi; ++i)
+        searcher.template operator()<1>(v + i * vs, out + i);
+    });
   };
-  Searcher<true, T> rightSearch(sorted, right ? n : 0);
-  Searcher<false, T> leftSearch(sorted, right ? 0 : n);
-  gatherOnThreads(m, m * 8, [&](int64_t lo, int64_t hi, auto) {
-    if (right)
-      search(rightSearch, lo, hi);
-    else
-      search(leftSearch, lo, hi);
-  });
+  if (right)
+    run(std::true_type());
+  else
+    run(std::false_type());
 }
 
 } // namespace
