@@ -20,6 +20,14 @@ import numpy as _np
 # workloads the same. Set OPENBLAS_THREAD_TIMEOUT to override.
 _os.environ.setdefault("OPENBLAS_THREAD_TIMEOUT", "20")
 
+# Under an MPI launcher, this rank's share of the cores (None otherwise); set
+# before the runtime loads OpenBLAS (python/cpnumeric/_ranks.py).
+from . import _ranks  # noqa: E402
+_RANK_THREADS = _ranks.prepare_environment()
+# MPI starts before any module draws entropy or prints.
+from . import _config, _cpn  # noqa: E402
+_ranks.start(_cpn, _config.get("CPN_PRINT_RANKS"))
+
 from . import (_config, _core, _cpn, _creation, _extras, _fallback, _indexing, _jit, _library,
                _joining, _manip, _pad, _products, _reductions, _sorting, _sysinfo, _ufuncs)
 from . import fft, linalg, random  # noqa: F401
@@ -49,12 +57,24 @@ from ._joining import (allclose, append, atleast_1d, atleast_2d, atleast_3d,  # 
                        hstack, isclose, ptp, roll, stack, trace, tril, triu, vstack,
                        mgrid, ogrid, r_, c_)
 
+rank, ranks = _ranks.rank, _ranks.ranks
+
+
+def _baseline_work():
+    if _config.get("CPN_DUMP_IR"):
+        return 0  # IR dumps show kernels: every window is compiled then
+    if _ranks.several() and "CPN_BASELINE_WORK" not in _os.environ:
+        # Every rank must compute the same values: whether a window ran in
+        # the baseline tier (NumPy's loops) or compiled depends on timing.
+        return 0
+    return _config.get_int("CPN_BASELINE_WORK")
+
+
 _cpn.configure(_config.get("CPN_DUMP_IR"), _config.get_int("CPN_TRACE_LIMIT"),
-               _config.get_int("CPN_OPT_LEVEL"), _config.get_int("CPN_THREADS"),
+               _config.get_int("CPN_OPT_LEVEL"),
+               _config.get_int("CPN_THREADS") or _RANK_THREADS or 0,
                _config.cache_dir(), _config.get_int("CPN_CACHE_MAX_BYTES"),
-               # IR dumps show kernels: every window is compiled then
-               0 if _config.get("CPN_DUMP_IR") else _config.get_int("CPN_BASELINE_WORK"),
-               _config.get_int("CPN_BACKGROUND_COMPILE") != 0)
+               _baseline_work(), _config.get_int("CPN_BACKGROUND_COMPILE") != 0)
 
 _cpn.set_pool_limit(_config.get_int("CPN_POOL_LIMIT"))
 
@@ -67,6 +87,8 @@ def _at_exit():
     _cpn.wait_all()
 
 
+# atexit runs last what it registered first: MPI ends after the kernels.
+__import__("atexit").register(_ranks.finish, _cpn, _config.get_int("CPN_EXIT_WAIT"))
 __import__("atexit").register(_at_exit)
 
 _core.EAGER["threshold"] = _config.get_int("CPN_EAGER_THRESHOLD")

@@ -37,7 +37,8 @@ KNOBS = {
              "compiled; below it, one whose kernel is not compiled yet runs "
              "op by op in the baseline tier (NumPy's loops) when that is "
              "expected to take less than waiting for the compile (0: always "
-             "compile)."),
+             "compile; the default under several MPI ranks, whose values "
+             "must not depend on timing)."),
         Knob("CPN_BACKGROUND_COMPILE", "1", False,
              "1: a window the baseline tier runs is compiled meanwhile on a "
              "thread of its own once it repeats, and its kernel runs from "
@@ -54,7 +55,15 @@ KNOBS = {
              "used kernels are removed (0: no bound)."),
         Knob("CPN_THREADS", "0", False,
              "OpenMP threads each compiled kernel runs on, and threads of the "
-             "runtime's sorts (0: all cores)."),
+             "runtime's sorts (0: all cores; under an MPI launcher, this "
+             "rank's share of the node's cores)."),
+        Knob("CPN_PRINT_RANKS", "0", False,
+             "Under several MPI ranks, which ranks' standard output and "
+             "warnings are shown: '0' (rank 0 only) or 'all'."),
+        Knob("CPN_EXIT_WAIT", "60", False,
+             "Under several MPI ranks, seconds a rank that reached the end of "
+             "the program waits for the others before it ends them all "
+             "(0: no limit)."),
         Knob("CPN_PROFILE", "", False,
              "File: write a Chrome/Perfetto trace-event timeline of kernels, "
              "compilations and copies at exit (see cpnumeric.profile)."),

@@ -1396,13 +1396,17 @@ class ndarray(_cpn.ArrayBase):
         return self._numpy().tobytes(order)
 
     def tofile(self, fid, sep="", format="%s"):
-        return self._numpy().tofile(fid, sep, format)
+        from . import _ranks
+        a = self._numpy()
+        return _ranks.run_writer(lambda: a.tofile(fid, sep, format))
 
     def dumps(self):
         return self._numpy().dumps()
 
     def dump(self, file):
-        return self._numpy().dump(file)
+        from . import _ranks
+        a = self._numpy()
+        return _ranks.run_writer(lambda: a.dump(file))
 
     def to_device(self, device, /, *, stream=None):
         return self

@@ -6,7 +6,7 @@ import warnings
 
 import numpy as _np
 
-from . import _core
+from . import _core, _ranks
 from ._core import ndarray
 
 _warned = set()
@@ -52,7 +52,10 @@ def call_numpy(name, args, kwargs, func=None):
     func = func or getattr(_np, name)
     out = kwargs.get("out")
     np_kwargs = {k: _to_numpy(v) for k, v in kwargs.items()}
-    result = func(*_to_numpy(args), **np_kwargs)
+    np_args = _to_numpy(args)
+    if name in _ranks.WRITERS:  # one rank writes the file
+        return _ranks.run_writer(lambda: func(*np_args, **np_kwargs))
+    result = func(*np_args, **np_kwargs)
     if isinstance(out, ndarray):
         out[...] = _from_numpy(np_kwargs["out"])
         return out

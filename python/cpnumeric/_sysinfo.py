@@ -100,5 +100,12 @@ def show_config(file=None):
     print(f"  CPU: {' '.join(c['cpu_features']) or 'no AVX'}   cores: {os.cpu_count()}",
           file=out)
     print("  sort: Highway vqsort (libhwy)", file=out)
+    from . import _cpn, _ranks
+    if _cpn.mpi_active():
+        version = _cpn.mpi_library_version().split(",")[0]
+        print(f"  MPI: rank {_ranks.rank()} of {_ranks.ranks()} ({version}; thread level "
+              f"{_cpn.mpi_thread_level()}); kernel threads {_cpn.kernel_threads()}", file=out)
+    else:
+        print("  MPI: not started (one process; run under mpirun for several ranks)", file=out)
     if c["generic"]:
         print("  WARNING: generic BLAS kernels on a CPU with AVX2", file=out)

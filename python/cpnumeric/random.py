@@ -27,7 +27,8 @@ import warnings
 
 import numpy as _np
 
-from . import _core, _creation, _errstate, _fallback, _jit, _manip, _reductions, _ufuncs
+from . import (_core, _creation, _errstate, _fallback, _jit, _manip, _ranks, _reductions,
+               _ufuncs)
 from ._core import ndarray, prod, record
 
 _M32 = (1 << 32) - 1
@@ -46,7 +47,9 @@ def _key_from_seed(seed):
     """A 64-bit Philox key from a seed: None (fresh entropy), a non-negative
     integer or a sequence of them."""
     if seed is None:
-        return secrets.randbits(64)
+        # Under several MPI ranks, rank 0's entropy on every rank: the
+        # replicated streams must agree.
+        return _ranks.shared_entropy(secrets.randbits(64))
     if isinstance(seed, ndarray):
         seed = seed._numpy()
     words = _np.asarray(seed, dtype=object).ravel().tolist()

@@ -21,6 +21,7 @@ void initCompiler(pybind11::module_ &m);
 void initRuntime(pybind11::module_ &m);
 void initFast(pybind11::module_ &m);
 void initBaseline(pybind11::module_ &m);
+void initRanks(pybind11::module_ &m);
 
 /// The kind and message of a Python exception as a value's failure (the
 /// baseline tier's runner returns one): numpy.linalg.LinAlgError, IndexError

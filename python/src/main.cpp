@@ -17,6 +17,7 @@ PYBIND11_MODULE(_cpn, m) {
   initRuntime(m);
   initFast(m);
   initBaseline(m);
+  initRanks(m);
   // A Python thread that finds another inside the engine (its flush let the
   // GIL go, in NumPy's loops or a library call) waits for it without the
   // GIL, which that thread needs to finish.

@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "cpnrt/Blas.h"
+#include "cpnrt/Comm.h"
 #include "cpnrt/Error.h"
 #include "cpnrt/Facts.h"
 #include "cpnrt/Lapack.h"
@@ -1101,4 +1102,29 @@ TEST(Blas, LargeMatrixVectorProducts) {
             << "trans " << trans << " accumulate " << accumulate << " row " << i;
       EXPECT_EQ(y[1], 0.5); // the elements between the strided ones
     }
+}
+
+// Without an MPI launcher (these tests run plainly), the ranks are one
+// process that never calls MPI: rank 0 of 1, collectives do nothing.
+TEST(Comm, APlainProcessIsRankZeroOfOneWithoutMpi) {
+  if (cpnrt::comm::launchedByMpi())
+    GTEST_SKIP() << "started by an MPI launcher";
+  EXPECT_FALSE(cpnrt::comm::start());
+  EXPECT_FALSE(cpnrt::comm::active());
+  EXPECT_EQ(cpnrt::comm::rank(), 0);
+  EXPECT_EQ(cpnrt::comm::size(), 1);
+  EXPECT_EQ(cpnrt::comm::localSize(), 1);
+  EXPECT_EQ(cpnrt::comm::threadLevel(), -1);
+  cpnrt::comm::barrier();
+  uint64_t v = 42;
+  cpnrt::comm::broadcast(&v, sizeof v, 0);
+  EXPECT_EQ(v, 42u);
+  for (int64_t x : {int64_t(-7), INT64_MIN, INT64_MAX}) {
+    int64_t lo = 0, hi = 0;
+    cpnrt::comm::minMax(x, lo, hi);
+    EXPECT_EQ(lo, x);
+    EXPECT_EQ(hi, x);
+  }
+  cpnrt::comm::finish(1.0); // nothing started: nothing to end
+  EXPECT_FALSE(cpnrt::comm::active());
 }

@@ -1,0 +1,188 @@
+//===- Comm.cpp - the ranks of an MPI launch ------------------------------===//
+//
+// Part of cpnumeric's runtime (libcpnrt). See cpnrt/Comm.h.
+//
+//===----------------------------------------------------------------------===//
+
+#include "cpnrt/Comm.h"
+
+// The C API only: OpenMPI's and MPICH's mpi.h bring their deprecated C++
+// bindings into C++ code, which would need libmpi_cxx.
+#define OMPI_SKIP_MPICXX 1
+#define MPICH_SKIP_MPICXX 1
+#include <mpi.h>
+
+#include <chrono>
+#include <climits>
+#include <cstdio>
+#include <cstdlib>
+#include <mutex>
+#include <thread>
+
+namespace {
+struct State {
+  bool started = false;  // this process called MPI_Init_thread
+  bool finished = false; // ... and MPI_Finalize
+  int rank = 0, size = 1, localRank = 0, localSize = 1;
+  int threadLevel = -1;
+  MPI_Comm node = MPI_COMM_NULL;
+  // The exit handshake's own communicator: its barrier never matches a
+  // collective of the program's.
+  MPI_Comm exit = MPI_COMM_NULL;
+};
+
+State &state() {
+  static State s;
+  return s;
+}
+
+std::mutex &startMutex() {
+  static std::mutex m;
+  return m;
+}
+
+bool envSet(const char *name) {
+  const char *v = std::getenv(name);
+  return v && *v;
+}
+} // namespace
+
+bool cpnrt::comm::launchedByMpi() {
+  return envSet("OMPI_COMM_WORLD_SIZE") || envSet("PMIX_RANK") ||
+         envSet("PMI_SIZE") || envSet("PMI_RANK");
+}
+
+bool cpnrt::comm::start() {
+  std::lock_guard<std::mutex> lock(startMutex());
+  State &s = state();
+  if (s.started || !launchedByMpi())
+    return active();
+  int initialized = 0;
+  MPI_Initialized(&initialized);
+  if (initialized) {
+    // Someone else (mpi4py, the program) started MPI in this process: use
+    // it, and leave MPI_Finalize to them.
+    MPI_Query_thread(&s.threadLevel);
+  } else {
+    MPI_Init_thread(nullptr, nullptr, MPI_THREAD_MULTIPLE, &s.threadLevel);
+    s.started = true;
+  }
+  MPI_Comm_rank(MPI_COMM_WORLD, &s.rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &s.size);
+  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL,
+                      &s.node);
+  MPI_Comm_rank(s.node, &s.localRank);
+  MPI_Comm_size(s.node, &s.localSize);
+  MPI_Comm_dup(MPI_COMM_WORLD, &s.exit);
+  if (!s.started)
+    s.started = true, s.finished = true; // not ours to finalize
+  return true;
+}
+
+bool cpnrt::comm::active() {
+  const State &s = state();
+  if (!s.started)
+    return false;
+  int finalized = 0;
+  MPI_Finalized(&finalized);
+  return !finalized;
+}
+
+int cpnrt::comm::rank() { return active() ? state().rank : 0; }
+int cpnrt::comm::size() { return active() ? state().size : 1; }
+int cpnrt::comm::localRank() { return active() ? state().localRank : 0; }
+int cpnrt::comm::localSize() { return active() ? state().localSize : 1; }
+int cpnrt::comm::threadLevel() { return active() ? state().threadLevel : -1; }
+
+std::string cpnrt::comm::libraryVersion() {
+  if (!active())
+    return "";
+  char text[MPI_MAX_LIBRARY_VERSION_STRING];
+  int length = 0;
+  MPI_Get_library_version(text, &length);
+  std::string v(text, length);
+  while (!v.empty() && (v.back() == '\n' || v.back() == '\0'))
+    v.pop_back();
+  return v;
+}
+
+void cpnrt::comm::barrier() {
+  if (active())
+    MPI_Barrier(MPI_COMM_WORLD);
+}
+
+void cpnrt::comm::broadcast(void *data, size_t bytes, int root) {
+  if (!active())
+    return;
+  auto *p = static_cast<char *>(data);
+  // MPI counts are int: large buffers go in pieces.
+  while (bytes) {
+    int n = static_cast<int>(bytes < size_t(INT_MAX) ? bytes : size_t(INT_MAX));
+    MPI_Bcast(p, n, MPI_BYTE, root, MPI_COMM_WORLD);
+    p += n;
+    bytes -= n;
+  }
+}
+
+void cpnrt::comm::minMax(int64_t value, int64_t &min, int64_t &max) {
+  if (!active()) {
+    min = max = value;
+    return;
+  }
+  // One reduction: the maximum of (value, ~value) is (max, ~min).
+  int64_t in[2] = {value, ~value};
+  int64_t out[2];
+  MPI_Allreduce(in, out, 2, MPI_INT64_T, MPI_MAX, MPI_COMM_WORLD);
+  max = out[0];
+  min = ~out[1];
+}
+
+void cpnrt::comm::abortAll(const std::string &message, int code) {
+  if (!message.empty()) {
+    if (active())
+      std::fprintf(stderr, "cpnumeric: rank %d of %d: %s\n", rank(), size(),
+                   message.c_str());
+    else
+      std::fprintf(stderr, "cpnumeric: %s\n", message.c_str());
+  }
+  std::fflush(stderr);
+  std::fflush(stdout);
+  if (active())
+    MPI_Abort(MPI_COMM_WORLD, code);
+  std::_Exit(code);
+}
+
+void cpnrt::comm::finish(double waitSeconds) {
+  std::unique_lock<std::mutex> lock(startMutex());
+  State &s = state();
+  if (!s.started || s.finished)
+    return;
+  if (s.size > 1) {
+    // MPI_Finalize waits for every rank: a rank that ends while the others
+    // still wait in a collective for it would hang them all. Each rank
+    // waits for the others here instead, for `waitSeconds` at most.
+    MPI_Request request;
+    MPI_Ibarrier(s.exit, &request);
+    auto deadline = std::chrono::steady_clock::now() +
+                    std::chrono::duration<double>(waitSeconds);
+    int done = 0;
+    for (;;) {
+      MPI_Test(&request, &done, MPI_STATUS_IGNORE);
+      if (done)
+        break;
+      if (waitSeconds > 0 && std::chrono::steady_clock::now() > deadline) {
+        lock.unlock();
+        abortAll("this rank reached the end of the program and the others "
+                 "did not within " +
+                     std::to_string(static_cast<long>(waitSeconds)) +
+                     " s (CPN_EXIT_WAIT): ending every rank",
+                 1);
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+  }
+  s.finished = true;
+  MPI_Comm_free(&s.exit);
+  MPI_Comm_free(&s.node);
+  MPI_Finalize();
+}
