@@ -60,8 +60,11 @@ from ._joining import (allclose, append, atleast_1d, atleast_2d, atleast_3d,  # 
 rank, ranks = _ranks.rank, _ranks.ranks
 
 
+_DUMP_IR = _ranks.per_rank_path(_config.get("CPN_DUMP_IR"))
+
+
 def _baseline_work():
-    if _config.get("CPN_DUMP_IR"):
+    if _DUMP_IR:
         return 0  # IR dumps show kernels: every window is compiled then
     if _ranks.several() and "CPN_BASELINE_WORK" not in _os.environ:
         # Every rank must compute the same values: whether a window ran in
@@ -70,9 +73,9 @@ def _baseline_work():
     return _config.get_int("CPN_BASELINE_WORK")
 
 
-_cpn.configure(_config.get("CPN_DUMP_IR"), _config.get_int("CPN_TRACE_LIMIT"),
+_cpn.configure(_DUMP_IR, _config.get_int("CPN_TRACE_LIMIT"),
                _config.get_int("CPN_OPT_LEVEL"),
-               _config.get_int("CPN_THREADS") or _RANK_THREADS or 0,
+               _config.get_int("CPN_THREADS") or _ranks.kernel_threads(_cpn, _RANK_THREADS) or 0,
                _config.cache_dir(), _config.get_int("CPN_CACHE_MAX_BYTES"),
                _baseline_work(), _config.get_int("CPN_BACKGROUND_COMPILE") != 0)
 
@@ -92,7 +95,7 @@ __import__("atexit").register(_ranks.finish, _cpn, _config.get_int("CPN_EXIT_WAI
 __import__("atexit").register(_at_exit)
 
 _core.EAGER["threshold"] = _config.get_int("CPN_EAGER_THRESHOLD")
-_core.LOCATIONS = bool(_config.get("CPN_DUMP_IR"))
+_core.LOCATIONS = bool(_DUMP_IR)
 from . import _baseline  # noqa: E402,F401  (sets the Engine's baseline tier)
 from . import _profile  # noqa: E402
 _profile._start_from_environment()

@@ -60,7 +60,7 @@ KNOBS = {
         Knob("CPN_PRINT_RANKS", "0", False,
              "Under several MPI ranks, which ranks' standard output and "
              "warnings are shown: '0' (rank 0 only) or 'all'."),
-        Knob("CPN_EXIT_WAIT", "60", False,
+        Knob("CPN_EXIT_WAIT", "300", False,
              "Under several MPI ranks, seconds a rank that reached the end of "
              "the program waits for the others before it ends them all "
              "(0: no limit)."),

@@ -1398,7 +1398,7 @@ class ndarray(_cpn.ArrayBase):
     def tofile(self, fid, sep="", format="%s"):
         from . import _ranks
         a = self._numpy()
-        return _ranks.run_writer(lambda: a.tofile(fid, sep, format))
+        return _ranks.run_writer(lambda: a.tofile(fid, sep, format), fid)
 
     def dumps(self):
         return self._numpy().dumps()
@@ -1406,7 +1406,7 @@ class ndarray(_cpn.ArrayBase):
     def dump(self, file):
         from . import _ranks
         a = self._numpy()
-        return _ranks.run_writer(lambda: a.dump(file))
+        return _ranks.run_writer(lambda: a.dump(file), file)
 
     def to_device(self, device, /, *, stream=None):
         return self

@@ -53,8 +53,9 @@ def call_numpy(name, args, kwargs, func=None):
     out = kwargs.get("out")
     np_kwargs = {k: _to_numpy(v) for k, v in kwargs.items()}
     np_args = _to_numpy(args)
-    if name in _ranks.WRITERS:  # one rank writes the file
-        return _ranks.run_writer(lambda: func(*np_args, **np_kwargs))
+    if name in _ranks.WRITERS:  # one rank writes a file named by a path
+        target = np_args[0] if np_args else np_kwargs.get("file", np_kwargs.get("fname"))
+        return _ranks.run_writer(lambda: func(*np_args, **np_kwargs), target)
     result = func(*np_args, **np_kwargs)
     if isinstance(out, ndarray):
         out[...] = _from_numpy(np_kwargs["out"])

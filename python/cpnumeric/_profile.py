@@ -52,7 +52,8 @@ class profile:
 
 
 def _start_from_environment():
-    path = _config.get("CPN_PROFILE")
+    from . import _ranks
+    path = _ranks.per_rank_path(_config.get("CPN_PROFILE"))
     if not path:
         return
     session = profile(path).__enter__()

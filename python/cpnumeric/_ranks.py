@@ -23,7 +23,7 @@ _LOCAL_SIZE_VARIABLES = ("OMPI_COMM_WORLD_LOCAL_SIZE", "MPI_LOCALNRANKS", "PMI_L
 # others wait for it (a barrier), so every rank can read the file next.
 WRITERS = frozenset({"save", "savez", "savez_compressed", "savetxt"})
 
-_state = {"rank": 0, "size": 1, "active": False}
+_state = {"rank": 0, "size": 1, "active": False, "pid": None}
 
 
 def launched():
@@ -72,11 +72,36 @@ def start(cpn, print_ranks):
     the copies one program. `print_ranks` is CPN_PRINT_RANKS."""
     if not cpn.mpi_start():
         return
-    _state.update(rank=cpn.mpi_rank(), size=cpn.mpi_size(), active=True)
+    _state.update(rank=cpn.mpi_rank(), size=cpn.mpi_size(), active=True, pid=os.getpid())
     sys.excepthook = _abort_all_hook(cpn, sys.excepthook)
     if _state["size"] > 1 and _state["rank"] != 0 and print_ranks != "all":
+        # Python's standard output only: what C code or a child process
+        # writes to file descriptor 1 still shows.
         sys.stdout = open(os.devnull, "w")
         warnings.showwarning = _quiet_warning
+
+
+def kernel_threads(cpn, share):
+    """The threads every rank's kernels run on: the smallest share of any
+    rank (a reduction's order, and so its last bits, follows the count: the
+    replicated ranks must agree). `share` is this rank's (None: no launch)."""
+    if share is None or not _state["active"]:
+        return share
+    cores = os.cpu_count() or 1
+    share = max(1, min(share, cores // max(1, cpn.mpi_local_size())))
+    return cpn.mpi_min_max(share)[0]
+
+
+def per_rank_path(path):
+    """A file or directory name of this rank's own under several ranks
+    (CPN_PROFILE, CPN_DUMP_IR): prof.json -> prof.rank1.json, dir -> dir/rank1."""
+    if not path or not several():
+        return path
+    r = _state["rank"]
+    if os.path.isdir(path) or not os.path.splitext(path)[1]:
+        return os.path.join(path, f"rank{r}")
+    stem, ext = os.path.splitext(path)
+    return f"{stem}.rank{r}{ext}"
 
 
 def finish(cpn, wait_seconds):
@@ -112,15 +137,28 @@ def shared_entropy(value):
     return _cpn.mpi_broadcast_u64(value, 0)
 
 
-def run_writer(call):
-    """Runs `call` (it writes a file) on rank 0 only; every rank then waits
-    until it is written. Rank 0's error, if any, is raised there and ends
-    every rank (the uncaught-error hook)."""
-    if not several():
+def run_writer(call, target):
+    """Runs `call`, which writes `target`. Under several ranks a file named
+    by a path is written by rank 0 only, and every rank returns once it is
+    written (or raises rank 0's error, as OSError where rank 0's was
+    another kind: the ranks' control flow stays the same). A file object or
+    buffer is each rank's own, so every rank writes its own."""
+    if not several() or not isinstance(target, (str, bytes, os.PathLike)):
         return call()
     from . import _cpn
-    result = call() if _state["rank"] == 0 else None
-    _cpn.mpi_barrier()
+    failure, result = None, None
+    if _state["rank"] == 0:
+        try:
+            result = call()
+        except Exception as e:  # noqa: BLE001  (raised below, on every rank)
+            failure = e
+    # The broadcast is the barrier: a rank gets rank 0's flag once the file
+    # is written.
+    if _cpn.mpi_broadcast_u64(0 if failure is None else 1, 0):
+        if failure is not None:
+            raise failure
+        raise OSError(f"cpnumeric: rank 0 could not write {os.fsdecode(target)!r} "
+                      "(its error is on rank 0's standard error)")
     return result
 
 
@@ -130,7 +168,8 @@ def _quiet_warning(*args, **kwargs):
 
 def _abort_all_hook(cpn, previous):
     def hook(kind, value, tb):
-        if kind is KeyboardInterrupt or not _state["active"]:
+        if (issubclass(kind, KeyboardInterrupt) or not _state["active"]
+                or _state["pid"] != os.getpid()):  # a forked child is no rank
             return previous(kind, value, tb)
         text = "".join(traceback.format_exception(kind, value, tb))
         prefix = f"[rank {_state['rank']} of {_state['size']}] "

@@ -19,16 +19,20 @@
 #include <mutex>
 #include <thread>
 
+#include <unistd.h>
+
 namespace {
 struct State {
-  bool started = false;  // this process called MPI_Init_thread
-  bool finished = false; // ... and MPI_Finalize
+  bool started = false;  // start() found a launcher and MPI running
+  bool ours = false;     // ... and called MPI_Init_thread itself
+  bool finished = false; // finish() ran (or MPI is not ours to end)
   int rank = 0, size = 1, localRank = 0, localSize = 1;
   int threadLevel = -1;
+  pid_t pid = 0;                 // the process that started MPI
+  MPI_Comm world = MPI_COMM_NULL; // cpnumeric's collectives: never matched
+                                  // with the program's own (mpi4py)
   MPI_Comm node = MPI_COMM_NULL;
-  // The exit handshake's own communicator: its barrier never matches a
-  // collective of the program's.
-  MPI_Comm exit = MPI_COMM_NULL;
+  MPI_Comm exit = MPI_COMM_NULL; // the exit handshake
 };
 
 State &state() {
@@ -45,9 +49,23 @@ bool envSet(const char *name) {
   const char *v = std::getenv(name);
   return v && *v;
 }
+
+bool finalized() {
+  int done = 0;
+  MPI_Finalized(&done);
+  return done;
+}
+
+// Set by start() in the environment: a process started by a rank
+// (multiprocessing, subprocess) inherits the launcher's variables but is
+// not a rank.
+constexpr const char *kRankPid = "CPN_MPI_RANK_PID";
 } // namespace
 
 bool cpnrt::comm::launchedByMpi() {
+  if (const char *pid = std::getenv(kRankPid))
+    if (*pid && std::atol(pid) != static_cast<long>(getpid()))
+      return false;
   return envSet("OMPI_COMM_WORLD_SIZE") || envSet("PMIX_RANK") ||
          envSet("PMI_SIZE") || envSet("PMI_RANK");
 }
@@ -59,33 +77,35 @@ bool cpnrt::comm::start() {
     return active();
   int initialized = 0;
   MPI_Initialized(&initialized);
+  if (initialized && finalized())
+    return false; // the program ended MPI already
   if (initialized) {
-    // Someone else (mpi4py, the program) started MPI in this process: use
-    // it, and leave MPI_Finalize to them.
+    // The program (mpi4py) started MPI: cpnumeric uses it and leaves
+    // MPI_Finalize, and so the exit handshake, to it.
     MPI_Query_thread(&s.threadLevel);
   } else {
     MPI_Init_thread(nullptr, nullptr, MPI_THREAD_MULTIPLE, &s.threadLevel);
-    s.started = true;
+    s.ours = true;
   }
-  MPI_Comm_rank(MPI_COMM_WORLD, &s.rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &s.size);
-  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL,
+  s.started = true;
+  s.finished = !s.ours;
+  s.pid = getpid();
+  setenv(kRankPid, std::to_string(static_cast<long>(s.pid)).c_str(), 1);
+  MPI_Comm_dup(MPI_COMM_WORLD, &s.world);
+  MPI_Comm_rank(s.world, &s.rank);
+  MPI_Comm_size(s.world, &s.size);
+  MPI_Comm_split_type(s.world, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL,
                       &s.node);
   MPI_Comm_rank(s.node, &s.localRank);
   MPI_Comm_size(s.node, &s.localSize);
-  MPI_Comm_dup(MPI_COMM_WORLD, &s.exit);
-  if (!s.started)
-    s.started = true, s.finished = true; // not ours to finalize
+  MPI_Comm_dup(s.world, &s.exit);
   return true;
 }
 
 bool cpnrt::comm::active() {
   const State &s = state();
-  if (!s.started)
-    return false;
-  int finalized = 0;
-  MPI_Finalized(&finalized);
-  return !finalized;
+  // Not in a forked child of a rank (its copy of MPI is not a rank's).
+  return s.started && s.pid == getpid() && !finalized();
 }
 
 int cpnrt::comm::rank() { return active() ? state().rank : 0; }
@@ -108,7 +128,7 @@ std::string cpnrt::comm::libraryVersion() {
 
 void cpnrt::comm::barrier() {
   if (active())
-    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_Barrier(state().world);
 }
 
 void cpnrt::comm::broadcast(void *data, size_t bytes, int root) {
@@ -118,7 +138,7 @@ void cpnrt::comm::broadcast(void *data, size_t bytes, int root) {
   // MPI counts are int: large buffers go in pieces.
   while (bytes) {
     int n = static_cast<int>(bytes < size_t(INT_MAX) ? bytes : size_t(INT_MAX));
-    MPI_Bcast(p, n, MPI_BYTE, root, MPI_COMM_WORLD);
+    MPI_Bcast(p, n, MPI_BYTE, root, state().world);
     p += n;
     bytes -= n;
   }
@@ -132,7 +152,7 @@ void cpnrt::comm::minMax(int64_t value, int64_t &min, int64_t &max) {
   // One reduction: the maximum of (value, ~value) is (max, ~min).
   int64_t in[2] = {value, ~value};
   int64_t out[2];
-  MPI_Allreduce(in, out, 2, MPI_INT64_T, MPI_MAX, MPI_COMM_WORLD);
+  MPI_Allreduce(in, out, 2, MPI_INT64_T, MPI_MAX, state().world);
   max = out[0];
   min = ~out[1];
 }
@@ -155,8 +175,12 @@ void cpnrt::comm::abortAll(const std::string &message, int code) {
 void cpnrt::comm::finish(double waitSeconds) {
   std::unique_lock<std::mutex> lock(startMutex());
   State &s = state();
-  if (!s.started || s.finished)
+  if (!s.started || s.finished || s.pid != getpid())
     return;
+  if (finalized()) { // the program ended MPI itself
+    s.finished = true;
+    return;
+  }
   if (s.size > 1) {
     // MPI_Finalize waits for every rank: a rank that ends while the others
     // still wait in a collective for it would hang them all. Each rank
@@ -184,5 +208,6 @@ void cpnrt::comm::finish(double waitSeconds) {
   s.finished = true;
   MPI_Comm_free(&s.exit);
   MPI_Comm_free(&s.node);
+  MPI_Comm_free(&s.world);
   MPI_Finalize();
 }
