@@ -21,6 +21,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "EngineInternal.h"
+#include "LoopBody.h"
 #include "cpn/Compiler/Compiler.h"
 #include "cpn/Compiler/Kernel.h"
 #include "cpn/Trace/ViewBox.h"
@@ -135,6 +136,11 @@ NodeRef Engine::record(std::string name, const std::vector<NodeRef> &operands,
     flush();
   NodeRef r = trace_.add(std::move(name), operands, std::move(iattrs),
                          std::move(sattr), std::move(shape), dtype);
+  if (!capturing_) {
+    if (!loopBody_)
+      loopBody_ = std::make_shared<detail::LoopBody>();
+    loopBody_->recorded(detail::opSignature(trace_.ops().back()));
+  }
   // A runaway trace without statements (x = f(x) in a loop) is cut too; `r`
   // is alive, so it is materialized.
   size_t limit = runawayLimit_ ? runawayLimit_ : 4 * options_.traceLimit;
@@ -191,7 +197,8 @@ size_t Engine::tailPeriod(const Trace &t) {
 }
 
 void Engine::statementEnd() {
-  if (trace_.size() >= options_.traceLimit && !capturing_)
+  if (trace_.size() >= options_.traceLimit && !capturing_ &&
+      (!loopBody_ || loopBody_->cutHere(trace_.size(), options_.traceLimit)))
     cutPending_ = true;
 }
 

@@ -221,11 +221,33 @@ def roll(a, shift, axis=None):
         if n == 0 or s % n == 0:
             continue
         s %= n
+        if type(res) is _core.ndarray and res._whole:
+            res = _roll_whole(res, ax, s)
+            continue
         lo = [slice(None)] * a.ndim
         hi = [slice(None)] * a.ndim
         lo[ax], hi[ax] = slice(n - s, None), slice(None, n - s)
         res = concatenate((res[tuple(lo)], res[tuple(hi)]), ax)
     return res if res is not a else _manip.copy_array(a)
+
+
+def _roll_whole(a, ax, s):
+    """roll of a C-ordered whole array by 0 < s < n along `ax`: what
+    concatenate((a[..., n-s:, ...], a[..., :n-s, ...]), ax) makes (a C-ordered
+    result, its two boxes written directly), without its checks: np.roll is
+    called in stencil loops, per step and axis."""
+    from ._creation import empty
+    shape, st = a._shape, a._strides
+    n = shape[ax]
+    res = empty(shape, a._dtype)
+    for pos, start, m in ((0, n - s, s), (s, 0, n - s)):
+        box = list(shape)
+        box[ax] = m
+        piece = a._view(box, st, a._offset + start * st[ax])
+        dest = res._view(box, res._strides, res._offset + pos * res._strides[ax])
+        dest._write(piece._node_as(tuple(box), a._dtype))
+        _core.statement_end()
+    return res
 
 
 def _tri(m, k, lower):

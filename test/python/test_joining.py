@@ -423,3 +423,24 @@ def test_join_prefix_read_elsewhere():
         return s, a, y, z
     for o, r in zip(f(cp, cp.array(x)), f(numpy, x)):
         check(o, r)
+
+
+@pytest.mark.parametrize("shape", [(7,), (4, 5), (3, 4, 6), (1, 5), (6, 1)])
+def test_roll_of_a_whole_array_is_a_fresh_c_ordered_copy(shape):
+    """np.roll of a C-ordered array writes its two boxes into a fresh result
+    directly (python/cpnumeric/_joining.py, _roll_whole): NumPy's values,
+    layout and ownership, along every axis and with several shifts."""
+    ref = numpy.arange(numpy.prod(shape), dtype=numpy.float64).reshape(shape) * 1.5
+    a = cp.asarray(ref) + 0  # computed: a traced whole array
+    for ax in range(len(shape)):
+        for s in (1, -1, 3, shape[ax] + 2, -shape[ax]):
+            r, want = cp.roll(a, s, ax), numpy.roll(ref, s, ax)
+            got = cp.asnumpy(r)
+            numpy.testing.assert_array_equal(got, want)
+            assert r.flags["C_CONTIGUOUS"] and r.flags["WRITEABLE"]
+            assert not numpy.shares_memory(got, cp.asnumpy(a)) if got.size else True
+    r = cp.roll(a, 1, 0)
+    r[...] = -1.0  # the result owns its elements
+    numpy.testing.assert_array_equal(cp.asnumpy(a), ref)
+    both2 = cp.roll(a, (1, -2), axis=(0, -1))
+    numpy.testing.assert_array_equal(cp.asnumpy(both2), numpy.roll(ref, (1, -2), axis=(0, -1)))

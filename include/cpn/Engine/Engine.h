@@ -26,6 +26,9 @@
 #include <vector>
 
 namespace cpn {
+namespace detail {
+class LoopBody;
+} // namespace detail
 
 /// A compiled trace (cpn/Compiler/Kernel.h).
 class Executable;
@@ -213,6 +216,9 @@ private:
   // windows of a loop `x = f(x)` start at the same point of its body and
   // are one kernel.
   size_t runawayLimit_ = 0;
+  // The loop body the recent ops repeat, across windows (LoopBody.h): where
+  // a statement end may cut the window.
+  std::shared_ptr<detail::LoopBody> loopBody_;
   CompilerOptions options_;
   CompilerStats stats_;
   uint8_t fpChecks_ = 0;

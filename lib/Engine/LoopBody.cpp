@@ -1,0 +1,75 @@
+//===- LoopBody.cpp - where windows are cut in a loop ---------------------===//
+//
+// Part of cpnumeric. See LoopBody.h.
+//
+//===----------------------------------------------------------------------===//
+
+#include "LoopBody.h"
+
+#include <algorithm>
+#include <functional>
+
+using namespace cpn;
+using namespace cpn::detail;
+
+namespace {
+// Signatures kept: bodies up to a third of it are found.
+constexpr size_t kRecent = 3072;
+// A body longer than this many times the trace limit is not waited for: a
+// window of one body would take long to compile (bufferization grows
+// faster than linearly with the window's updates).
+constexpr size_t kMaxBodyLimits = 4;
+} // namespace
+
+uint64_t cpn::detail::opSignature(const TraceOp &op) {
+  uint64_t h = std::hash<std::string>()(op.name);
+  h = hashMix(h, std::hash<std::string>()(op.sattr));
+  h = hashMix(h, static_cast<uint64_t>(op.dtype) << 8 | op.fpChecks);
+  // A view's or update's offset may be a kernel argument (offset-argument
+  // kernels): `A[i, :] = ...` is one body whatever i is.
+  for (size_t k = hasViewOffset(op) ? 1 : 0; k < op.iattrs.size(); ++k)
+    h = hashMix(h, static_cast<uint64_t>(op.iattrs[k]));
+  for (int64_t d : op.shape)
+    h = hashMix(h, static_cast<uint64_t>(d) ^ 0x5bd1e995u);
+  return hashMix(h, op.operands.size());
+}
+
+void LoopBody::recorded(uint64_t signature) {
+  if (recent_.size() == 2 * kRecent)
+    recent_.erase(recent_.begin(), recent_.begin() + kRecent);
+  recent_.push_back(signature);
+}
+
+bool LoopBody::repeats(size_t p) const {
+  size_t n = recent_.size();
+  if (!p || 2 * p > n)
+    return false;
+  for (size_t i = n - p; i < n; ++i)
+    if (recent_[i] != recent_[i - p])
+      return false;
+  return true;
+}
+
+size_t LoopBody::findPeriod(size_t maxPeriod) const {
+  size_t n = std::min(recent_.size(), kRecent);
+  // The shortest p that the last 3p signatures repeat with.
+  for (size_t p = 1; p <= maxPeriod && 3 * p <= n; ++p) {
+    bool periodic = true;
+    for (size_t i = recent_.size() - 2 * p; i < recent_.size() && periodic; ++i)
+      periodic = recent_[i] == recent_[i - p];
+    if (periodic)
+      return p;
+  }
+  return 0;
+}
+
+bool LoopBody::cutHere(size_t n, size_t limit) {
+  size_t maxPeriod = kMaxBodyLimits * limit;
+  if (!repeats(period_))
+    period_ = findPeriod(maxPeriod);
+  if (!period_)
+    return true; // no loop: the first statement end past the limit
+  // A window of k bodies ends where it began. Past the next multiple
+  // without a statement end there (the body changed), cut anyway.
+  return n % period_ == 0 || n > (limit + period_ - 1) / period_ * period_;
+}

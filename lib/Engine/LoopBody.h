@@ -1,0 +1,52 @@
+//===- LoopBody.h - where windows are cut in a loop -------------*- C++ -*-===//
+//
+// Part of cpnumeric. Private to lib/Engine.
+//
+// A window is cut at the end of a statement once it holds traceLimit ops.
+// In a loop whose body is not a multiple of the statements that end where
+// the limit falls (np.roll, concatenate and indexing write pieces and end
+// statements of their own), the cuts drift through the body: each window is
+// a different op sequence, a different kernel, and runs in the baseline tier
+// because none repeats (Game of Life, 500 x 500: 156 of 160 windows). The
+// recent ops' signatures, across windows, give the loop body's length p;
+// windows are then cut only where their length is a multiple of p, so each
+// starts where the previous one did and all are one kernel.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef CPN_LIB_ENGINE_LOOPBODY_H
+#define CPN_LIB_ENGINE_LOOPBODY_H
+
+#include "cpn/Trace/Trace.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace cpn::detail {
+
+/// What an op computes, for finding loop bodies: its name, attributes (but
+/// a view's or update's offset), shape, dtype, checks and operand count (not
+/// which values it reads).
+uint64_t opSignature(const TraceOp &op);
+
+class LoopBody {
+public:
+  /// Called for every op recorded outside a @jit capture.
+  void recorded(uint64_t signature);
+  /// At a statement end, with `n` ops in the window (n >= limit): whether
+  /// to cut the window there.
+  bool cutHere(size_t n, size_t limit);
+  /// The body length found last (0: none), for tests and logs.
+  size_t period() const { return period_; }
+
+private:
+  size_t findPeriod(size_t maxPeriod) const;
+  bool repeats(size_t p) const;
+  std::vector<uint64_t> recent_;
+  size_t period_ = 0;
+};
+
+} // namespace cpn::detail
+
+#endif // CPN_LIB_ENGINE_LOOPBODY_H
