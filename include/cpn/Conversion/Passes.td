@@ -71,6 +71,29 @@ def SplitJoins : Pass<"cpn-split-joins", "ModuleOp"> {
   ];
 }
 
+def Partition : Pass<"cpn-partition", "ModuleOp"> {
+  let summary = "Decide a distribution over MPI ranks for every value";
+  let description = [{
+    Writes `cpn.dist` on every op with a tensor result: "replicated", or
+    `{kind = "rows", extent, shift}` (split in blocks of rows of an index
+    space of `extent` rows; value row i is index row i + shift; `anywhere`:
+    every rank can compute any rows of it from replicated data) or
+    `{kind = "transposed", ...}` (a 2-D view whose columns are split rows).
+    Elementwise ops compute their rows where they are written (owner
+    computes); operands at other shifts give the base they view a halo,
+    `cpn.halo = array<i64: below, above>`. `cpn.comm = {kind = bytes}`
+    names the data each op moves (all_reduce, all_gather, all_to_all,
+    update_halo) and the bytes each rank receives, the cheaper way chosen
+    where there are two. Analysis only: nothing is rewritten yet.
+  }];
+  let options = [
+    Option<"ranks", "ranks", "int64_t", /*default=*/"1",
+           "Ranks to partition over (1: the pass does nothing)">,
+    Option<"threshold", "threshold", "int64_t", /*default=*/"65536",
+           "Values with fewer elements are replicated">,
+  ];
+}
+
 def ConvertCPNToLinalg : Pass<"convert-cpn-to-linalg", "ModuleOp"> {
   let summary = "Lower cpn ops to linalg.generic on tensors";
   let description = [{

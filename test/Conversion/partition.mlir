@@ -1,0 +1,121 @@
+// RUN: cpn-opt %s -cpn-partition="ranks=4 threshold=1000" | FileCheck %s
+// RUN: cpn-opt %s -cpn-partition | FileCheck %s --check-prefix=ONE
+
+// One rank: nothing to decide, nothing written.
+// ONE-NOT: cpn.dist
+// ONE-NOT: cpn.comm
+
+// A 5-point Jacobi step written into u[1:-1, 1:-1] and its sum. The sum of
+// the four neighbours is computed where it is written (rows at shift 1:
+// owner computes); the views u[:-2] and u[2:] are a row below and above:
+// u needs a halo of one row on each side. The sum over the split rows is
+// local partials and an all-reduce (8 bytes: 2 * 8 * 3/4 per rank).
+// CHECK-LABEL: func.func @jacobi5
+// CHECK-SAME: %arg0: tensor<100x100xf64> {cpn.dist = {extent = 100 : i64, kind = "rows", shift = 0 : i64}, cpn.halo = array<i64: 1, 1>}
+// CHECK-SAME: %arg1: tensor<f64> {cpn.dist = "replicated"}
+// CHECK: cpn.view %arg0 {cpn.dist = {extent = 100 : i64, kind = "rows", shift = 0 : i64}, offset = 1
+// CHECK: cpn.view %arg0 {cpn.dist = {extent = 100 : i64, kind = "rows", shift = 2 : i64}, offset = 201
+// CHECK: cpn.add {{.*}}cpn.dist = {extent = 100 : i64, kind = "rows", shift = 1 : i64}
+// CHECK: cpn.add {{.*}}cpn.dist = {extent = 100 : i64, kind = "rows", shift = 1 : i64}
+// CHECK: cpn.add {{.*}}cpn.dist = {extent = 100 : i64, kind = "rows", shift = 1 : i64}
+// CHECK: cpn.view %arg1 {cpn.dist = {anywhere, extent = 98 : i64, kind = "rows", shift = 0 : i64}
+// CHECK: cpn.multiply {{.*}}cpn.dist = {extent = 100 : i64, kind = "rows", shift = 1 : i64}
+// CHECK: cpn.update {{.*}}cpn.dist = {extent = 100 : i64, kind = "rows", shift = 0 : i64}
+// CHECK: cpn.reduce sum {{.*}}cpn.comm = {all_reduce = 12 : i64}, cpn.dist = "replicated"
+func.func @jacobi5(%u: tensor<100x100xf64>, %q: tensor<f64>) -> (tensor<100x100xf64>, tensor<f64>) {
+  %n = cpn.view %u {offset = 1 : i64, strides = array<i64: 100, 1>} : tensor<100x100xf64> -> tensor<98x98xf64>
+  %s = cpn.view %u {offset = 201 : i64, strides = array<i64: 100, 1>} : tensor<100x100xf64> -> tensor<98x98xf64>
+  %w = cpn.view %u {offset = 100 : i64, strides = array<i64: 100, 1>} : tensor<100x100xf64> -> tensor<98x98xf64>
+  %e = cpn.view %u {offset = 102 : i64, strides = array<i64: 100, 1>} : tensor<100x100xf64> -> tensor<98x98xf64>
+  %a = cpn.add %n, %s : tensor<98x98xf64>, tensor<98x98xf64> -> tensor<98x98xf64>
+  %b = cpn.add %a, %w : tensor<98x98xf64>, tensor<98x98xf64> -> tensor<98x98xf64>
+  %c = cpn.add %b, %e : tensor<98x98xf64>, tensor<98x98xf64> -> tensor<98x98xf64>
+  %k = cpn.view %q {offset = 0 : i64, strides = array<i64: 0, 0>} : tensor<f64> -> tensor<98x98xf64>
+  %m = cpn.multiply %k, %c : tensor<98x98xf64>, tensor<98x98xf64> -> tensor<98x98xf64>
+  %u1 = cpn.update %u, %m {offset = 101 : i64, strides = array<i64: 100, 1>} : tensor<100x100xf64>, tensor<98x98xf64> -> tensor<100x100xf64>
+  %t = cpn.reduce sum %u1 {axes = array<i64: 0, 1>} : tensor<100x100xf64> -> tensor<f64>
+  return %u1, %t : tensor<100x100xf64>, tensor<f64>
+}
+
+// A 9-point stencil (the diagonals too): still one row each side. A wider
+// 1-D stencil, v[:-4] + v[4:] into v[2:-2]: two elements each side.
+// CHECK-LABEL: func.func @nine_point
+// CHECK-SAME: cpn.halo = array<i64: 1, 1>
+// CHECK: cpn.update {{.*}}cpn.dist = {extent = 100 : i64, kind = "rows", shift = 0 : i64}
+// CHECK-NOT: cpn.comm
+// CHECK: return
+func.func @nine_point(%u: tensor<100x100xf64>) -> tensor<100x100xf64> {
+  %nw = cpn.view %u {offset = 0 : i64, strides = array<i64: 100, 1>} : tensor<100x100xf64> -> tensor<98x98xf64>
+  %n = cpn.view %u {offset = 1 : i64, strides = array<i64: 100, 1>} : tensor<100x100xf64> -> tensor<98x98xf64>
+  %ne = cpn.view %u {offset = 2 : i64, strides = array<i64: 100, 1>} : tensor<100x100xf64> -> tensor<98x98xf64>
+  %w = cpn.view %u {offset = 100 : i64, strides = array<i64: 100, 1>} : tensor<100x100xf64> -> tensor<98x98xf64>
+  %e = cpn.view %u {offset = 102 : i64, strides = array<i64: 100, 1>} : tensor<100x100xf64> -> tensor<98x98xf64>
+  %sw = cpn.view %u {offset = 200 : i64, strides = array<i64: 100, 1>} : tensor<100x100xf64> -> tensor<98x98xf64>
+  %s = cpn.view %u {offset = 201 : i64, strides = array<i64: 100, 1>} : tensor<100x100xf64> -> tensor<98x98xf64>
+  %se = cpn.view %u {offset = 202 : i64, strides = array<i64: 100, 1>} : tensor<100x100xf64> -> tensor<98x98xf64>
+  %a1 = cpn.add %nw, %n : tensor<98x98xf64>, tensor<98x98xf64> -> tensor<98x98xf64>
+  %a2 = cpn.add %a1, %ne : tensor<98x98xf64>, tensor<98x98xf64> -> tensor<98x98xf64>
+  %a3 = cpn.add %a2, %w : tensor<98x98xf64>, tensor<98x98xf64> -> tensor<98x98xf64>
+  %a4 = cpn.add %a3, %e : tensor<98x98xf64>, tensor<98x98xf64> -> tensor<98x98xf64>
+  %a5 = cpn.add %a4, %sw : tensor<98x98xf64>, tensor<98x98xf64> -> tensor<98x98xf64>
+  %a6 = cpn.add %a5, %s : tensor<98x98xf64>, tensor<98x98xf64> -> tensor<98x98xf64>
+  %a7 = cpn.add %a6, %se : tensor<98x98xf64>, tensor<98x98xf64> -> tensor<98x98xf64>
+  %u1 = cpn.update %u, %a7 {offset = 101 : i64, strides = array<i64: 100, 1>} : tensor<100x100xf64>, tensor<98x98xf64> -> tensor<100x100xf64>
+  return %u1 : tensor<100x100xf64>
+}
+
+// CHECK-LABEL: func.func @wide_1d
+// CHECK-SAME: cpn.halo = array<i64: 2, 2>
+func.func @wide_1d(%v: tensor<4096xf64>) -> tensor<4096xf64> {
+  %l = cpn.view %v {offset = 0 : i64, strides = array<i64: 1>} : tensor<4096xf64> -> tensor<4092xf64>
+  %r = cpn.view %v {offset = 4 : i64, strides = array<i64: 1>} : tensor<4096xf64> -> tensor<4092xf64>
+  %a = cpn.add %l, %r : tensor<4092xf64>, tensor<4092xf64> -> tensor<4092xf64>
+  %v1 = cpn.update %v, %a {offset = 2 : i64, strides = array<i64: 1>} : tensor<4096xf64>, tensor<4092xf64> -> tensor<4096xf64>
+  return %v1 : tensor<4096xf64>
+}
+
+// Reductions: over the split rows an all-reduce of the result (64 float64:
+// 512 bytes, 768 received per rank); along a row, local.
+// CHECK-LABEL: func.func @reductions
+// CHECK: cpn.reduce sum {{.*}}cpn.comm = {all_reduce = 768 : i64}, cpn.dist = "replicated"
+// CHECK: cpn.reduce max {{.*}}cpn.dist = {extent = 1000 : i64, kind = "rows", shift = 0 : i64}
+// CHECK-NOT: cpn.comm
+// CHECK: return
+func.func @reductions(%x: tensor<1000x64xf64>) -> (tensor<64xf64>, tensor<1000xf64>) {
+  %c = cpn.reduce sum %x {axes = array<i64: 0>} : tensor<1000x64xf64> -> tensor<64xf64>
+  %r = cpn.reduce max %x {axes = array<i64: 1>} : tensor<1000x64xf64> -> tensor<1000xf64>
+  return %c, %r : tensor<64xf64>, tensor<1000xf64>
+}
+
+// Transposes and products. x.T read elementwise moves x (all_to_all: each
+// rank receives 3/4 of its quarter, 96000 bytes). x.T @ v with x and v split
+// alike contracts over the split rows: partial products and an all-reduce of
+// the 64 x 8 result (6144 bytes) beat gathering x and v (432000). a @ b with
+// both split: rows of the result are rows of a, b is gathered (900000).
+// CHECK-LABEL: func.func @products
+// CHECK: cpn.view %arg0 {cpn.dist = {extent = 1000 : i64, kind = "transposed", shift = 0 : i64}
+// CHECK: cpn.add {{.*}}cpn.comm = {all_to_all = 96000 : i64}
+// CHECK: cpn.matmul {{.*}}cpn.comm = {all_reduce = 6144 : i64}, cpn.dist = "replicated"
+// CHECK: cpn.matmul {{.*}}cpn.comm = {all_gather = 900000 : i64}, cpn.dist = {extent = 1000 : i64, kind = "rows", shift = 0 : i64}
+func.func @products(%x: tensor<1000x64xf64>, %y: tensor<64x1000xf64>, %v: tensor<1000x8xf64>,
+                    %a: tensor<1000x500xf64>, %b: tensor<500x300xf64>)
+    -> (tensor<64x1000xf64>, tensor<64x8xf64>, tensor<1000x300xf64>) {
+  %xt = cpn.view %x {offset = 0 : i64, strides = array<i64: 1, 64>} : tensor<1000x64xf64> -> tensor<64x1000xf64>
+  %s = cpn.add %xt, %y : tensor<64x1000xf64>, tensor<64x1000xf64> -> tensor<64x1000xf64>
+  %g = cpn.matmul %xt, %v : tensor<64x1000xf64>, tensor<1000x8xf64> -> tensor<64x8xf64>
+  %c = cpn.matmul %a, %b : tensor<1000x500xf64>, tensor<500x300xf64> -> tensor<1000x300xf64>
+  return %s, %g, %c : tensor<64x1000xf64>, tensor<64x8xf64>, tensor<1000x300xf64>
+}
+
+// Small arrays (under the threshold) are replicated: no data moves.
+// CHECK-LABEL: func.func @small
+// CHECK-SAME: %arg0: tensor<100xf64> {cpn.dist = "replicated"}
+// CHECK: cpn.multiply {{.*}}cpn.dist = "replicated"
+// CHECK: cpn.reduce sum {{.*}}cpn.dist = "replicated"
+// CHECK-NOT: cpn.comm
+// CHECK: return
+func.func @small(%s: tensor<100xf64>) -> tensor<f64> {
+  %m = cpn.multiply %s, %s : tensor<100xf64>, tensor<100xf64> -> tensor<100xf64>
+  %t = cpn.reduce sum %m {axes = array<i64: 0>} : tensor<100xf64> -> tensor<f64>
+  return %t : tensor<f64>
+}
