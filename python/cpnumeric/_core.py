@@ -1128,11 +1128,11 @@ class ndarray(_cpn.ArrayBase):
         from ._creation import array
         return (array, (self._numpy(),))
 
-    def __copy__(self):
-        return self.copy()
+    def __copy__(self):  # NumPy's copy.copy / copy.deepcopy keep the layout
+        return self.copy(order="K")
 
     def __deepcopy__(self, memo):
-        return self.copy()
+        return self.copy(order="K")
 
     # -- NumPy interoperability ------------------------------------------
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):

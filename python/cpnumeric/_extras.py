@@ -76,7 +76,7 @@ def real_if_close(a, tol=100):
     if tol > 1:
         tol = _np.finfo(a._dtype).eps * tol
     if bool(_ufuncs.less(_ufuncs.absolute(a.imag), tol).all()):
-        return a.real.copy()
+        return a.real  # NumPy's: a view of the real parts
     return a
 
 
@@ -136,7 +136,7 @@ def angle(z, deg=False):
 def fix(x, out=None):
     x = _as(x)
     if x._dtype.kind in "biu":
-        return _core.store_out(x.copy(), out)
+        return _core.store_out(x.copy(order="K"), out)  # a ufunc result: order K
     return _ufuncs.trunc(x, out=out)
 
 

@@ -796,3 +796,29 @@ def test_scan_in_place_beside_a_twin_of_its_input(dt, eager0):
     c = b[cp.moveaxis(cp.ones((3, 3), dtype="uint16"), 1, 0)]
     want = numpy.add.accumulate(numpy.ones((3, 3), numpy.uint16), axis=-1)
     same(c, want[numpy.ones((3, 3), numpy.uint16)])
+
+
+@pytest.mark.parametrize("dt", ["uint32", "int8", "bool"])
+def test_fix_and_copies_of_a_transposed_integer_array_keep_its_layout(dt, eager0):
+    # 1010:1967: np.fix of an integer array is NumPy's ceil/floor, a ufunc
+    # result in the operand's layout (order K); a C-ordered copy made
+    # reshape(-1, 7, 4) of it a view, and writes through that view changed it.
+    import copy
+    base = (numpy.arange(2100) % 9).astype(dt).reshape(3, 700)
+    for f in (lambda m, a: m.fix(a), lambda m, a: copy.copy(a), lambda m, a: copy.deepcopy(a)):
+        ref = f(numpy, base.T)
+        got = f(cp, cp.asarray(base).T)
+        assert got.flags["F_CONTIGUOUS"] == ref.flags["F_CONTIGUOUS"]
+        r14, g14 = ref.reshape(-1, 7, 4), got.reshape(-1, 7, 4)
+        r14[5:80] = 1
+        g14[5:80] = 1
+        same(got, ref)
+
+
+def test_real_if_close_is_a_view_of_the_real_parts(eager0):
+    ref = numpy.array([1 + 0j, 2 + 1e-20j, 3.5 + 0j])
+    c = cp.asarray(ref)
+    r, rn = cp.real_if_close(c), numpy.real_if_close(ref)
+    r[0], rn[0] = 5.0, 5.0
+    same(c, ref)
+    same(r, rn)
