@@ -103,27 +103,38 @@ int64_t rowElements(RankedTensorType t) {
   return r;
 }
 
-/// A view's rows as rows of its base: true (and `delta`, the base row of
-/// view row 0) when view row i is base row i + delta, whole within it.
-bool rowAligned(ViewOp v, int64_t &delta) {
-  auto base = cast<RankedTensorType>(v.getBase().getType());
-  auto view = cast<RankedTensorType>(v.getType());
-  if (v.getDynOffset() || base.getRank() < 1 || view.getRank() < 1 ||
-      view.getRank() > base.getRank() + 0)
+/// A box of `shape` at `offset`/`strides` in a base of type `base`, by rows:
+/// true (and `delta`, the base row of the box's row 0) when box row i lies
+/// whole within base row i + delta (cpn.view's and cpn.update's boxes).
+bool rowBox(RankedTensorType base, ArrayRef<int64_t> shape, int64_t offset,
+            ArrayRef<int64_t> strides, int64_t &delta) {
+  if (base.getRank() < 1 || shape.empty() || shape.size() > size_t(base.getRank()))
     return false;
   int64_t rowStride = rowElements(base);
-  ArrayRef<int64_t> strides = v.getStrides();
-  int64_t offset = v.getOffset();
   if (rowStride <= 0 || strides[0] != rowStride || offset < 0)
     return false;
-  int64_t within = offset % rowStride, reach = within;
-  for (int64_t k = 1; k < view.getRank(); ++k) {
+  int64_t reach = offset % rowStride;
+  for (size_t k = 1; k < shape.size(); ++k) {
     if (strides[k] < 0)
       return false;
-    reach += (view.getDimSize(k) - 1) * strides[k];
+    reach += (shape[k] - 1) * strides[k];
   }
   delta = offset / rowStride;
-  return reach < rowStride && delta + view.getDimSize(0) <= base.getDimSize(0);
+  return reach < rowStride && delta + shape[0] <= base.getDimSize(0);
+}
+
+bool rowAligned(ViewOp v, int64_t &delta) {
+  return !v.getDynOffset() &&
+         rowBox(cast<RankedTensorType>(v.getBase().getType()),
+                cast<RankedTensorType>(v.getType()).getShape(), v.getOffset(),
+                v.getStrides(), delta);
+}
+
+bool rowAligned(UpdateOp u, int64_t &delta) {
+  return !u.getDynOffset() &&
+         rowBox(cast<RankedTensorType>(u.getBase().getType()),
+                cast<RankedTensorType>(u.getValue().getType()).getShape(),
+                u.getOffset(), u.getStrides(), delta);
 }
 
 /// A 2-D view that transposes a 2-D base (v[j, i] = base[i + delta, j + c]).
@@ -134,7 +145,8 @@ bool transposedView(ViewOp v, int64_t &delta) {
     return false;
   int64_t rowStride = base.getDimSize(1);
   ArrayRef<int64_t> strides = v.getStrides();
-  if (strides[0] != 1 || strides[1] != rowStride || v.getOffset() < 0)
+  if (rowStride <= 0 || strides[0] != 1 || strides[1] != rowStride ||
+      v.getOffset() < 0)
     return false;
   delta = v.getOffset() / rowStride;
   return v.getOffset() % rowStride + view.getDimSize(0) <= rowStride;
@@ -171,8 +183,15 @@ public:
       if (!isa<RankedTensorType>(a.getType()))
         continue;
       f.setArgAttr(a.getArgNumber(), "cpn.dist", distAttr(b, dist_.lookup(a)));
-      if (auto h = haloAttr(b, a))
+      if (auto h = haloAttr(b, a)) {
         f.setArgAttr(a.getArgNumber(), "cpn.halo", h);
+        auto hs = cast<DenseI64ArrayAttr>(h).asArrayRef();
+        auto t = cast<RankedTensorType>(a.getType());
+        NamedAttribute bytes = b.getNamedAttr(
+            "update_halo", b.getI64IntegerAttr((hs[0] + hs[1]) * rowElements(t) *
+                                               elementBytes(t.getElementType())));
+        f.setArgAttr(a.getArgNumber(), "cpn.comm", b.getDictionaryAttr(bytes));
+      }
     }
   }
 
@@ -182,7 +201,8 @@ private:
   Dist fresh(Type type) const {
     auto t = dyn_cast<RankedTensorType>(type);
     if (!t || !t.hasStaticShape() || t.getRank() < 1 ||
-        t.getNumElements() < threshold_ || t.getDimSize(0) < ranks_)
+        t.getNumElements() == 0 || t.getNumElements() < threshold_ ||
+        t.getDimSize(0) < ranks_)
       return {};
     return {Dist::Rows, 0, t.getDimSize(0), /*anywhere=*/true};
   }
@@ -224,11 +244,11 @@ private:
     if (auto v = dyn_cast<ViewOp>(op)) {
       Dist base = dist_.lookup(v.getBase());
       int64_t delta = 0;
-      if (base.split() && rowAligned(v, delta)) {
+      if (base.kind == Dist::Rows && base.split() && rowAligned(v, delta)) {
         dist_[r] = {Dist::Rows, base.shift + delta, base.extent};
         return;
       }
-      if (base.split() && transposedView(v, delta)) {
+      if (base.kind == Dist::Rows && base.split() && transposedView(v, delta)) {
         dist_[r] = {Dist::Transposed, base.shift + delta, base.extent};
         return;
       }
@@ -246,18 +266,16 @@ private:
       }
       // The base stays computable anywhere only if what is written is.
       dist_[r].anywhere = dest.anywhere && (value.anywhere || !value.split());
-      // The value's rows go to the base's rows at the view's offset.
-      auto baseTy = cast<RankedTensorType>(u.getBase().getType());
-      auto valTy = cast<RankedTensorType>(u.getValue().getType());
-      int64_t rowStride = rowElements(baseTy);
-      ArrayRef<int64_t> strides = u.getStrides();
-      if (!u.getDynOffset() && valTy.getRank() == baseTy.getRank() &&
-          rowStride > 0 && strides[0] == rowStride && u.getOffset() >= 0)
-        demand_[u.getValue()] = {Dist::Rows,
-                                 dest.shift + u.getOffset() / rowStride,
-                                 dest.extent};
-      else
+      // The value's rows go to the base's rows at the box's offset.
+      int64_t delta = 0;
+      if (rowAligned(u, delta)) {
+        Dist target = {Dist::Rows, dest.shift + delta, dest.extent};
+        target_[op] = target;
+        if (!demand_.count(u.getValue()))
+          demand_[u.getValue()] = target;
+      } else {
         needWhole(op, u.getValue());
+      }
       return;
     }
     if (elementwise(op)) {
@@ -286,8 +304,18 @@ private:
         return;
       }
       if (x.kind == Dist::Rows && x.split()) {
-        // Local partials, combined over the ranks.
-        comm(op, "all_reduce", reduceBytes(bytesOf(r)));
+        // Local partials, combined over the ranks; argmin/argmax combine
+        // (value, global index) pairs (indices offset by the block's start).
+        ReduceKind k = red.getKind();
+        if (k == ReduceKind::argmin || k == ReduceKind::argmax) {
+          auto xt = cast<RankedTensorType>(red.getX().getType());
+          auto rt = cast<RankedTensorType>(r.getType());
+          comm(op, "all_reduce_loc",
+               reduceBytes(rt.getNumElements() *
+                           (elementBytes(xt.getElementType()) + 8)));
+        } else {
+          comm(op, "all_reduce", reduceBytes(bytesOf(r)));
+        }
         dist_[r] = {};
         return;
       }
@@ -302,16 +330,13 @@ private:
     // Library calls, iota, random bits, ...: their split operands are
     // gathered, and a big result is kept in blocks (each rank holds its
     // rows of a value every rank computed).
-    bool inputs = false;
-    for (Value x : op->getOperands()) {
-      inputs |= isa<TensorType>(x.getType());
+    for (Value x : op->getOperands())
       needWhole(op, x);
-    }
-    // An op without tensor operands (an input's to_tensor, iota) is
-    // computed or read whole by every rank; a library call's result too.
-    dist_[r] = inputs || isa<LibcallOp>(op) || !isa<IotaOp, RandomBitsOp>(op)
-                   ? held(r.getType())
-                   : fresh(r.getType());
+    // iota and random bits (from a replicated key) can be computed at any
+    // rows; an input's to_tensor and a library call's result are held in
+    // blocks.
+    dist_[r] = isa<IotaOp, RandomBitsOp>(op) ? fresh(r.getType())
+                                             : held(r.getType());
   }
 
   void product(MatmulOp mm) {
@@ -399,10 +424,10 @@ private:
       for (Value x : op->getOperands())
         needFrom(x, at, op);
     }
-    if (auto u = dyn_cast<UpdateOp>(op)) {
-      auto it = demand_.find(u.getValue());
-      if (it != demand_.end())
-        needFrom(u.getValue(), it->second, op);
+    if (isa<UpdateOp>(op)) {
+      auto it = target_.find(op); // where this update writes its value
+      if (it != target_.end())
+        needFrom(cast<UpdateOp>(op).getValue(), it->second, op);
     }
   }
 
@@ -457,6 +482,8 @@ private:
   // The rows an elementwise result should be computed at (where it is
   // written).
   llvm::DenseMap<Value, Dist> demand_;
+  // Each row-aligned update's rows in the index space.
+  llvm::DenseMap<Operation *, Dist> target_;
   llvm::DenseMap<Value, std::pair<int64_t, int64_t>> halo_;
   llvm::DenseMap<Operation *, std::map<std::string, int64_t>> comms_;
 };
@@ -467,7 +494,8 @@ struct PartitionPass : public mlir::cpn::impl::PartitionBase<PartitionPass> {
     if (ranks < 2)
       return; // one rank: nothing to decide
     getOperation().walk([&](func::FuncOp f) {
-      Partitioner(ranks, threshold).run(f);
+      if (!f.isExternal())
+        Partitioner(ranks, threshold).run(f);
     });
   }
 };

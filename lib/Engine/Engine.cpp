@@ -197,6 +197,7 @@ size_t Engine::tailPeriod(const Trace &t) {
 }
 
 void Engine::statementEnd() {
+  Gate gate;
   if (trace_.size() >= options_.traceLimit && !capturing_ &&
       (!loopBody_ || loopBody_->cutHere(trace_.size(), options_.traceLimit)))
     cutPending_ = true;

@@ -69,7 +69,9 @@ bool LoopBody::cutHere(size_t n, size_t limit) {
     period_ = findPeriod(maxPeriod);
   if (!period_)
     return true; // no loop: the first statement end past the limit
-  // A window of k bodies ends where it began. Past the next multiple
-  // without a statement end there (the body changed), cut anyway.
-  return n % period_ == 0 || n > (limit + period_ - 1) / period_ * period_;
+  // A window of k bodies, the fewest that reach the limit, ends where it
+  // began (a statement end is there: the previous cut was one). Past that
+  // length without a statement end at it (the body changed), the first
+  // statement end cuts.
+  return n >= (limit + period_ - 1) / period_ * period_;
 }

@@ -9,12 +9,15 @@
 // the four neighbours is computed where it is written (rows at shift 1:
 // owner computes); the views u[:-2] and u[2:] are a row below and above:
 // u needs a halo of one row on each side. The sum over the split rows is
-// local partials and an all-reduce (8 bytes: 2 * 8 * 3/4 per rank).
+// local partials and an all-reduce (12 bytes received: 2 * 8 * 3/4). The
+// halo is two rows of 100 float64 received per rank: 1600 bytes.
 // CHECK-LABEL: func.func @jacobi5
-// CHECK-SAME: %arg0: tensor<100x100xf64> {cpn.dist = {extent = 100 : i64, kind = "rows", shift = 0 : i64}, cpn.halo = array<i64: 1, 1>}
+// CHECK-SAME: %arg0: tensor<100x100xf64> {cpn.comm = {update_halo = 1600 : i64}, cpn.dist = {extent = 100 : i64, kind = "rows", shift = 0 : i64}, cpn.halo = array<i64: 1, 1>}
 // CHECK-SAME: %arg1: tensor<f64> {cpn.dist = "replicated"}
 // CHECK: cpn.view %arg0 {cpn.dist = {extent = 100 : i64, kind = "rows", shift = 0 : i64}, offset = 1
 // CHECK: cpn.view %arg0 {cpn.dist = {extent = 100 : i64, kind = "rows", shift = 2 : i64}, offset = 201
+// CHECK: cpn.view %arg0 {cpn.dist = {extent = 100 : i64, kind = "rows", shift = 1 : i64}, offset = 100
+// CHECK: cpn.view %arg0 {cpn.dist = {extent = 100 : i64, kind = "rows", shift = 1 : i64}, offset = 102
 // CHECK: cpn.add {{.*}}cpn.dist = {extent = 100 : i64, kind = "rows", shift = 1 : i64}
 // CHECK: cpn.add {{.*}}cpn.dist = {extent = 100 : i64, kind = "rows", shift = 1 : i64}
 // CHECK: cpn.add {{.*}}cpn.dist = {extent = 100 : i64, kind = "rows", shift = 1 : i64}
@@ -118,4 +121,29 @@ func.func @small(%s: tensor<100xf64>) -> tensor<f64> {
   %m = cpn.multiply %s, %s : tensor<100xf64>, tensor<100xf64> -> tensor<100xf64>
   %t = cpn.reduce sum %m {axes = array<i64: 0>} : tensor<100xf64> -> tensor<f64>
   return %t : tensor<f64>
+}
+
+// One-sided: u[1:] = 0.5 * u[:-1] reads the row below only: [1, 0]; the
+// column u[:, 0] = c of a split c is row aligned (no data moves); a box that
+// straddles two rows (offset 2, four elements a row, in a base of rows of
+// four) is not: its value is gathered.
+// CHECK-LABEL: func.func @one_sided
+// CHECK-SAME: %arg0: tensor<1000x4xf64> {cpn.comm = {update_halo = 32 : i64}, cpn.dist = {extent = 1000 : i64, kind = "rows", shift = 0 : i64}, cpn.halo = array<i64: 1, 0>}
+// CHECK: cpn.update %{{.*}}, %arg1 {cpn.dist = {extent = 1000 : i64, kind = "rows", shift = 0 : i64}, offset = 0
+// CHECK: cpn.update %{{.*}}, %arg2 {cpn.comm = {all_gather = 11952 : i64}
+func.func @one_sided(%u: tensor<1000x4xf64>, %c: tensor<1000xf64>, %w: tensor<498x4xf64>) -> tensor<1000x4xf64> {
+  %l = cpn.view %u {offset = 0 : i64, strides = array<i64: 4, 1>} : tensor<1000x4xf64> -> tensor<999x4xf64>
+  %m = cpn.multiply %l, %l : tensor<999x4xf64>, tensor<999x4xf64> -> tensor<999x4xf64>
+  %u1 = cpn.update %u, %m {offset = 4 : i64, strides = array<i64: 4, 1>} : tensor<1000x4xf64>, tensor<999x4xf64> -> tensor<1000x4xf64>
+  %u2 = cpn.update %u1, %c {offset = 0 : i64, strides = array<i64: 4>} : tensor<1000x4xf64>, tensor<1000xf64> -> tensor<1000x4xf64>
+  %u3 = cpn.update %u2, %w {offset = 2 : i64, strides = array<i64: 4, 1>} : tensor<1000x4xf64>, tensor<498x4xf64> -> tensor<1000x4xf64>
+  return %u3 : tensor<1000x4xf64>
+}
+
+// argmax over the split rows combines (value, global index) pairs.
+// CHECK-LABEL: func.func @argmax_rows
+// CHECK: cpn.reduce argmax {{.*}}cpn.comm = {all_reduce_loc = 768 : i64}
+func.func @argmax_rows(%x: tensor<1000x32xf64>) -> tensor<32xi64> {
+  %i = cpn.reduce argmax %x {axes = array<i64: 0>} : tensor<1000x32xf64> -> tensor<32xi64>
+  return %i : tensor<32xi64>
 }
