@@ -613,6 +613,17 @@ class _Key:
         rest = [self.view._shape[d] for d in self.rest]
         self.shape = tuple(rest[:self.at]) + self.block + tuple(rest[self.at:])
 
+    def layout(self):
+        """NumPy's memory order of the result (mapiter's): the indexed
+        dimensions outermost, then the others in the order of the view's
+        strides, biggest first (stable); None when that is C order."""
+        nb, at = len(self.block), self.at
+        rest = [(r if r < at else r + nb, abs(self.view._strides[d]))
+                for r, d in enumerate(self.rest)]
+        order = list(range(at, at + nb)) + [
+            r for r, _ in sorted(rest, key=lambda t: -t[1])]
+        return None if order == list(range(len(self.shape))) else order
+
     def positions(self):
         """The result's elements' positions in the base buffer (int64, the
         result's shape or broadcastable to it)."""
@@ -667,6 +678,13 @@ def _eager_key(a, key):
     return tuple(out) if isinstance(key, tuple) else out[0]
 
 
+def _c_rows(a):
+    """Whether a[i]'s layout is C order (strides not growing inward): then
+    a[index_array] is C-ordered in NumPy too, as take's result is."""
+    st = [abs(t) for t in a._strides[1:]]
+    return all(st[i] >= st[i + 1] for i in range(len(st) - 1))
+
+
 def getitem(a, key):
     """a[key] for keys with integer arrays or boolean masks (copies)."""
     np_key = _eager_key(a, key)
@@ -675,7 +693,7 @@ def getitem(a, key):
     if a._part is not None:  # .real/.imag of complex: index a copy
         return getitem(a.copy(), key)
     if (type(key) is ndarray and key._shape and key._dtype.kind in "iu"
-            and a._shape):
+            and a._shape and _c_rows(a)):
         # One integer index array: a take along axis 0 (its bounds checked
         # and negative indices wrapped there), without the general key's
         # steps (a[idx] of 64000 elements: 43 -> 40 us of recording).
@@ -691,9 +709,19 @@ def getitem(a, key):
     v = index.view
     if (len(index.arrays) == 1 and index.arrays[0][0] == index.at
             and v._strides == c_strides(v._shape)):
-        # One index array in place on a contiguous view: a take along its axis.
+        # One index array in place on a contiguous view: a take along its
+        # axis, C-ordered. NumPy puts the indexed axis outermost (A[:, idx]
+        # is then not C-contiguous); gathered in that order, 2000 x 2000
+        # by 1000 columns took 18.5 ms against 11.7 (docs/numpy-api.md).
         return take(v, index.arrays[0][1], axis=index.at, mode="clip")
-    return take(_flat_base(a), index.positions(), mode="clip")
+    order = index.layout()
+    positions = index.positions()
+    if order is None:
+        return take(_flat_base(a), positions, mode="clip")
+    # NumPy's layout: gathered in `order` (C order of the permuted shape),
+    # seen through the inverse permutation.
+    got = take(_flat_base(a), positions._axes_view(order), mode="clip")
+    return got._axes_view(_core._inverse_axes(order))
 
 
 def setitem(a, key, value):

@@ -375,8 +375,11 @@ class ufunc(_cpn.UfuncBase):
             for a in args:
                 if isinstance(a, int) and not isinstance(a, bool):
                     _np.array(a, dtype=dtype)
-        if dtype is not None and _np.dtype(dtype).kind == "b":
-            _check_c_long(args)  # a bool loop takes them as C longs first (720:17256)
+        if dtype is not None and _np.dtype(dtype).kind == "b" and any(
+                t.endswith("->?") for t in self._np.types):
+            # a bool loop takes them as C longs first (720:17256); without
+            # one (logaddexp) resolution's TypeError comes first (1020:2412)
+            _check_c_long(args)
         in_types = [_in_type(a) for a in args]
         loop = _resolve(self._np, in_types, dtype, casting)
         in_dts, out_dt = loop[:self.nin], loop[self.nin]

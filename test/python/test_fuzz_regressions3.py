@@ -822,3 +822,39 @@ def test_real_if_close_is_a_view_of_the_real_parts(eager0):
     r[0], rn[0] = 5.0, 5.0
     same(c, ref)
     same(r, rn)
+
+
+def test_fancy_index_result_has_numpys_layout(eager0):
+    # 1020:103: a[[i...], -9:] of a swapped-axes view: NumPy lays the result
+    # out with the indexed dimensions outermost and the others in the view's
+    # stride order, so a later reshape copies; ours was C-ordered, the
+    # reshape a view, and a write through `a4` reached `a7`.
+    a0 = cp.full((11, 13, 17), 3.25).reshape(1, 187, 13)
+    n0 = numpy.full((11, 13, 17), 3.25).reshape(1, 187, 13)
+    a4, n4 = cp.swapaxes(a0, 1, 2)[[-1, -1, -1, -1], -9:], numpy.swapaxes(n0, 1, 2)[[-1, -1, -1, -1], -9:]
+    a7, n7 = a4.reshape(748, 9), n4.reshape(748, 9)
+    a4[[0, 1, -3]] = 1.5
+    n4[[0, 1, -3]] = 1.5
+    same(a7, n7)
+    same(a4, n4)
+    base = numpy.arange(120.0).reshape(2, 3, 4, 5)
+    for lay in (lambda x: x.transpose(3, 2, 1, 0), lambda x: x[:, ::-1, :, ::2],
+                lambda x: x.transpose(1, 3, 0, 2)):
+        for key in ([0, 1], ([1, 0], slice(1, None)), (slice(None), [0, 2], [1, 1]),
+                    (1, slice(None), [1, 0])):
+            want = lay(base)[key]
+            got = lay(cp.asarray(base))[key]
+            same(got, want)
+            assert got.strides == want.strides, (key, got.strides, want.strides)
+
+
+def test_bool_dtype_without_a_bool_loop_is_a_type_error_first(eager0):
+    # 1020:2412: logaddexp has no bool loop: NumPy's TypeError comes before
+    # the Python int's conversion (an OverflowError for a bool loop).
+    a = cp.zeros((2, 3), bool)
+    with pytest.raises(TypeError):
+        cp.logaddexp(a, 2 ** 64, dtype="bool")
+    with pytest.raises(OverflowError):
+        cp.logical_and(a, 2 ** 64, dtype="bool")
+    with pytest.raises(OverflowError):
+        numpy.logical_and(numpy.zeros((2, 3), bool), 2 ** 64, dtype="bool")
