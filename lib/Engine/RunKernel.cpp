@@ -17,6 +17,7 @@
 
 #include "EngineInternal.h"
 #include "cpn/Compiler/Kernel.h"
+#include "cpnrt/Comm.h"
 #include "cpnrt/Error.h"
 #include "cpnrt/Lapack.h"
 #include "cpnrt/Store.h"
@@ -27,7 +28,12 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <dirent.h>
 #include <dlfcn.h>
+#include <thread>
 #include <exception>
 #include <mutex>
 #include <stdexcept>
@@ -38,6 +44,66 @@ namespace cpn::detail {
 constexpr uint64_t kMaxWindowsAhead = 2;
 
 namespace {
+
+/// This process's threads that are running or runnable now (state R in
+/// /proc/self/task/*/stat).
+long ownRunningThreads() {
+  long n = 0;
+  DIR *dir = opendir("/proc/self/task");
+  if (!dir)
+    return 0;
+  while (dirent *e = readdir(dir)) {
+    if (e->d_name[0] == '.')
+      continue;
+    char path[64], buf[512];
+    std::snprintf(path, sizeof path, "/proc/self/task/%s/stat", e->d_name);
+    FILE *f = std::fopen(path, "r");
+    if (!f)
+      continue;
+    size_t len = std::fread(buf, 1, sizeof buf - 1, f);
+    std::fclose(f);
+    buf[len] = 0;
+    // "tid (comm) S ...": the state follows the last ')'.
+    const char *close = std::strrchr(buf, ')');
+    if (close && close[1] == ' ' && close[2] == 'R')
+      ++n;
+  }
+  closedir(dir);
+  return n;
+}
+
+/// Whether other processes want the cores a kernel's team would use: the
+/// machine's running threads (/proc/loadavg) less this process's, plus the
+/// team, above the cores. Idle OpenMP threads must not spin then, and the
+/// loops run on one thread: a 50-window loop that takes 55 ms alone took
+/// 0.6-1.8 s beside a fuzzer's two processes, its threads yielding ~10^6
+/// times a run (NumPy: 60-140 ms); with this, 58-110 ms. Sampled at most
+/// every 50 ms.
+bool machineOversubscribed() {
+  static std::atomic<int64_t> nextSample{0};
+  static std::atomic<bool> busy{false};
+  int64_t now = std::chrono::duration_cast<std::chrono::milliseconds>(
+                    std::chrono::steady_clock::now().time_since_epoch())
+                    .count();
+  if (now < nextSample.load(std::memory_order_relaxed))
+    return busy.load(std::memory_order_relaxed);
+  nextSample.store(now + 50, std::memory_order_relaxed);
+  static const long cores = std::max(1u, std::thread::hardware_concurrency());
+  bool over = false;
+  if (FILE *f = std::fopen("/proc/loadavg", "r")) {
+    double l1, l5, l15;
+    long running = 0, total = 0;
+    int got = std::fscanf(f, "%lf %lf %lf %ld/%ld", &l1, &l5, &l15, &running,
+                          &total);
+    std::fclose(f);
+    if (got == 5) {
+      long others = std::max(0L, running - ownRunningThreads());
+      over = others + std::min<long>(cores, kernelThreads()) > cores;
+    }
+  }
+  busy.store(over, std::memory_order_relaxed);
+  return over;
+}
 
 /// libomp's source location record (ident_t), as compiled kernels pass it.
 struct OmpIdent {
@@ -148,7 +214,8 @@ void runKernel(const std::shared_ptr<Executable> &exe,
         // them: in a kernel with such calls they sleep at once. So they do
         // while a background compile runs: on 2 cores a spinning thread
         // beside the compile made the windows run op by op meanwhile 3-4x
-        // slower (a periodic stencil's second run: 300 -> 140 ms).
+        // slower (a periodic stencil's second run: 300 -> 140 ms). And so
+        // they do while other processes want the cores.
         static auto *setBlocktime = reinterpret_cast<void (*)(int)>(
             openmpRuntime() ? dlsym(openmpRuntime(), "kmp_set_blocktime")
                             : nullptr);
@@ -156,11 +223,24 @@ void runKernel(const std::shared_ptr<Executable> &exe,
             openmpRuntime() ? dlsym(openmpRuntime(), "kmp_get_blocktime")
                             : nullptr);
         int blocktime = -1;
-        if ((exe->callsLibrary || backgroundCompileRunning()) &&
+        bool crowded = machineOversubscribed();
+        if ((exe->callsLibrary || backgroundCompileRunning() || crowded) &&
             setBlocktime && getBlocktime) {
           blocktime = getBlocktime();
           setBlocktime(0);
         }
+        // On a machine whose cores other processes want, a team's threads
+        // wait for a time slice at every region: the loops run on this
+        // thread alone.
+        static auto *setThreads = reinterpret_cast<void (*)(int)>(
+            openmpRuntime() ? dlsym(openmpRuntime(), "omp_set_num_threads")
+                            : nullptr);
+        // Not under several MPI ranks: replicated ranks keep one thread
+        // count, whatever each node's load.
+        bool alone = crowded && setThreads && kernelThreads() > 1 &&
+                     cpnrt::comm::size() == 1;
+        if (alone)
+          setThreads(1);
         // The runtime's algorithms in a kernel of loops run their parts on
         // the loops' OpenMP threads (callsAlgorithms; one pool, awake).
         bool team = exe->callsAlgorithms && ompEntries().ok;
@@ -175,6 +255,8 @@ void runKernel(const std::shared_ptr<Executable> &exe,
           }
         } restoreBackend{team, before};
         exe->fn(args.data());
+        if (alone)
+          setThreads(kernelThreads());
         if (blocktime >= 0)
           setBlocktime(blocktime);
         // A library call (LAPACK, a gather) that failed left its error for
