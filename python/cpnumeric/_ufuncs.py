@@ -280,7 +280,10 @@ class ufunc(_cpn.UfuncBase):
 
     def _general_call(self, *args, out=None, where=True, casting="same_kind",
                       dtype=None, **kwargs):
-        if self._op in _LOGICAL:  # NumPy's logical loops take Python ints as C longs
+        if self._op in _LOGICAL and (dtype is None or any(
+                t.endswith("->" + _np.dtype(dtype).char) for t in self._np.types)):
+            # NumPy's logical loops take Python ints as C longs; with no
+            # loop for `dtype`, resolution's TypeError comes first (1030:10841)
             _check_c_long(args)
         if out is None and where is True and dtype is None and not kwargs \
                 and casting == "same_kind" and len(args) == self.nin:

@@ -858,3 +858,8 @@ def test_bool_dtype_without_a_bool_loop_is_a_type_error_first(eager0):
         cp.logical_and(a, 2 ** 64, dtype="bool")
     with pytest.raises(OverflowError):
         numpy.logical_and(numpy.zeros((2, 3), bool), 2 ** 64, dtype="bool")
+    # 1030:10841: a logical ufunc with a dtype it has no loop for
+    with pytest.raises(TypeError):
+        cp.logical_or(2 ** 63, cp.zeros(3), dtype="complex64")
+    with pytest.raises(OverflowError):
+        cp.logical_or(2 ** 63, cp.zeros(3))
