@@ -83,8 +83,8 @@ def start(cpn, print_ranks):
 
 def kernel_threads(cpn, share):
     """The threads every rank's kernels run on: the smallest share of any
-    rank (a reduction's order, and so its last bits, follows the count: the
-    replicated ranks must agree). `share` is this rank's (None: no launch)."""
+    rank (the replicated ranks run one thread count: a library call's last
+    bits may follow it). `share` is this rank's (None: no launch)."""
     if share is None or not _state["active"]:
         return share
     cores = os.cpu_count() or 1
