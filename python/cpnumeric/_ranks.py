@@ -27,7 +27,12 @@ _state = {"rank": 0, "size": 1, "active": False, "pid": None}
 
 
 def launched():
-    """Whether an MPI launcher started this process (its environment)."""
+    """Whether an MPI launcher started this process (its environment; a
+    process a rank started inherits it but is no rank: CPN_MPI_RANK_PID, as
+    cpnrt::comm::launchedByMpi reads it)."""
+    pid = os.environ.get("CPN_MPI_RANK_PID")
+    if pid and pid != str(os.getpid()):
+        return False
     return any(os.environ.get(v) for v in _LAUNCHER_VARIABLES)
 
 
