@@ -572,10 +572,18 @@ Value scalar::emitComplexUnary(OpBuilder &b, Location loc, StringRef name,
 
 Value scalar::emitComplexBinary(OpBuilder &b, Location loc, StringRef name,
                                 Value x, Value y) {
-  if (name == "add")
-    return complex::AddOp::create(b, loc, x, y);
-  if (name == "subtract")
-    return complex::SubOp::create(b, loc, x, y);
+  // Component-wise arith, not complex.add/sub: the complex dialect folds
+  // add(b, sub(a, b)) -> a, exact only without inf/NaN (inf + (inf - inf) is
+  // NaN in NumPy), and arith's float ops carry no such folds.
+  if (name == "add" || name == "subtract") {
+    auto part = [&](Value u, Value v) -> Value {
+      if (name == "add")
+        return arith::AddFOp::create(b, loc, u, v);
+      return arith::SubFOp::create(b, loc, u, v);
+    };
+    return mkC(b, loc, x.getType(), part(re(b, loc, x), re(b, loc, y)),
+               part(im(b, loc, x), im(b, loc, y)));
+  }
   if (name == "multiply")
     return mulC(b, loc, x, y, /*fused=*/true);
   if (name == "divide")

@@ -863,3 +863,21 @@ def test_bool_dtype_without_a_bool_loop_is_a_type_error_first(eager0):
         cp.logical_or(2 ** 63, cp.zeros(3), dtype="complex64")
     with pytest.raises(OverflowError):
         cp.logical_or(2 ** 63, cp.zeros(3))
+
+
+@pytest.mark.parametrize("dt", ["complex64", "complex128"])
+def test_fused_complex_add_of_a_difference_keeps_inf_minus_inf(eager0, dt):
+    # 1030:6640: x + (x - x) in one window was folded to x by the complex
+    # dialect's add(b, sub(a, b)) -> a; inf - inf is NaN, so NumPy gives NaN.
+    vals = numpy.array([numpy.inf, -numpy.inf, numpy.nan, 1.5, -0.0])
+    for x, n in ((cp.asarray(vals), vals), (cp.asarray(vals)[::-1], vals[::-1])):
+        got = x + cp.subtract(x, x, dtype=dt)
+        want = n + numpy.subtract(n, n, dtype=dt)
+        same(got, want)
+        got = cp.subtract(x, x, dtype=dt) + x
+        want = numpy.subtract(n, n, dtype=dt) + n
+        same(got, want)
+        z = cp.asarray(vals.astype(dt))
+        zn = vals.astype(dt)
+        same((z + 1j) - 1j, (zn + 1j) - 1j)
+        same(z - (z - z), zn - (zn - zn))
