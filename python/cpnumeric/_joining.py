@@ -363,6 +363,13 @@ def tile(A, reps):
     d = max(len(reps), A.ndim)
     shape = (1,) * (d - A.ndim) + A.shape
     reps = (1,) * (d - len(reps)) + reps
+    # NumPy's tile: all ones is a copy in A's memory order; an empty A is
+    # reshaped, not copied (a view of A, read-only where A is).
+    if all(r == 1 for r in reps):
+        return _manip.copy_array(_manip.reshape(A, shape), "K")
+    if A.size == 0:
+        return _manip.reshape(_manip.reshape(A, shape),
+                              tuple(r * s for r, s in zip(reps, shape)))
     inter = []
     for r, s in zip(reps, shape):
         inter += [r, s]

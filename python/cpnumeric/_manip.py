@@ -241,14 +241,16 @@ def reshape_to(a, shape):
 def reshape(a, *shape, order="C", copy=None):
     a = _core.asndarray(a)
     shape = _shape_arg(shape)
-    if shape.count(-1) > 1:
+    unknown = [k for k, d in enumerate(shape) if d < 0]  # NumPy: any negative
+    if len(unknown) > 1:
         raise ValueError("can only specify one unknown dimension")
-    if -1 in shape:
-        known = prod([d for d in shape if d != -1])
+    if unknown:
+        known = prod([d for d in shape if d >= 0])
         if known == 0 or a.size % known:
+            shown = ",".join("newaxis" if d < 0 else str(d) for d in shape)
             raise ValueError(f"cannot reshape array of size {a.size} into shape "
-                             f"{tuple(shape)}")
-        shape[shape.index(-1)] = a.size // known
+                             f"({shown})")
+        shape[unknown[0]] = a.size // known
     shape = tuple(shape)
     if prod(shape) != a.size:
         raise ValueError(f"cannot reshape array of size {a.size} into shape {shape}")
@@ -492,8 +494,13 @@ def _axis_order(a, order):
     if order == "A":  # F for an array that is F- and not C-contiguous
         f = a.flags
         return tuple(range(nd - 1, -1, -1)) if f.f_contiguous and not f.c_contiguous else None
-    if order == "K":
-        return _core.k_order([a], a._shape)
+    if order == "K":  # NumPy's PyArray_CreateSortedStridePerm: a stable
+        # sort by |stride|, largest outermost; broadcast (0) strides innermost
+        if a._whole or a._part is not None:
+            return None
+        st = [abs(s) for s in a._strides]
+        axes = sorted(range(nd), key=lambda k: -st[k])
+        return None if axes == list(range(nd)) else tuple(axes)
     raise ValueError(f"order must be one of 'C', 'F', 'A', or 'K' (got {order!r})")
 
 

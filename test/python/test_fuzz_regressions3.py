@@ -881,3 +881,45 @@ def test_fused_complex_add_of_a_difference_keeps_inf_minus_inf(eager0, dt):
         zn = vals.astype(dt)
         same((z + 1j) - 1j, (zn + 1j) - 1j)
         same(z - (z - z), zn - (zn - zn))
+
+
+def test_copy_order_k_puts_broadcast_axes_innermost(eager0):
+    # 1040:13695: astype/copy/zeros_like of a broadcast view follow NumPy's
+    # sorted-stride order (PyArray_CreateSortedStridePerm: 0 strides
+    # innermost), so a later reshape copies where NumPy's does.
+    n2 = numpy.arange(6.0).reshape(3, 1, 2)
+    for make in (lambda np, x: np.broadcast_to(x, (3, 3, 3, 2)),
+                 lambda np, x: np.broadcast_to(x, (3, 3, 3, 2))[:, ::-1].swapaxes(1, 3),
+                 lambda np, x: np.broadcast_to(x[:, :, :1], (4, 3, 5, 2))):
+        n = make(numpy, n2)
+        c = make(cp, cp.asarray(n2))
+        for f in (lambda np, x: x.astype(numpy.float32), lambda np, x: np.copy(x),
+                  lambda np, x: np.zeros_like(x), lambda np, x: x.copy(order="K"),
+                  lambda np, x: np.log1p(x[None], dtype="complex64")):
+            rn, rc = f(numpy, n), f(cp, c)
+            same(rc, rn)
+            assert rc.strides == rn.strides, (rc.strides, rn.strides)
+    a10 = cp.log1p(cp.broadcast_to(cp.asarray(n2), (3, 3, 3, 2)).astype(cp.float32)[None],
+                   dtype="complex64")
+    a11 = a10.reshape(9, 6)
+    a11.imag[...] = numpy.inf
+    assert not numpy.isinf(cp.asnumpy(a10).imag).any()
+
+
+def test_tile_of_empty_is_a_view_and_reshape_takes_any_negative(eager0):
+    # 1040:13717: NumPy's tile reshapes an empty array (no copy), so the
+    # result of a read-only view stays read-only; reps of ones copy in order K.
+    a1 = cp.array([[], []]).diagonal(-1)
+    t = cp.tile(a1, 2)
+    assert t.shape == (0,) and not t.flags.writeable
+    with pytest.raises(ValueError):
+        t[:] = 0
+    x = cp.arange(6.0).reshape(2, 3).T
+    same(cp.tile(x, 1), numpy.tile(numpy.arange(6.0).reshape(2, 3).T, 1))
+    assert cp.tile(x, 1).strides == (8, 24)
+    # any negative dimension is the unknown one, as in NumPy
+    assert cp.arange(6.0).reshape(2, -3).shape == (2, 3)
+    with pytest.raises(ValueError, match="one unknown"):
+        cp.arange(6.0).reshape(-2, -3)
+    with pytest.raises(ValueError):
+        cp.tile(cp.zeros((0, 3)), (2, -1))
