@@ -26,6 +26,8 @@
 #include <ctime>
 #include <dirent.h>
 #include <dlfcn.h>
+#include <elf.h>
+#include <link.h>
 #include <fcntl.h>
 #include <filesystem>
 #include <map>
@@ -44,8 +46,10 @@ namespace detail {
 // has any) and `<key>.trace`: a line with the content hashes of the other
 // two, then the trace text, compared on load so that a hash collision can
 // never run the wrong code. The key mixes the trace hash with everything
-// that changes the code: compiler version, LLVM version, the JIT target's
-// fingerprint (its pass pipeline, the host CPU and features), CPN_OPT_LEVEL.
+// that changes the code: compiler version and build (its build-id: the
+// passes and their order are its code), LLVM version, the JIT target's
+// fingerprint (which pipeline variant, the host CPU and features),
+// CPN_OPT_LEVEL.
 //
 // Loading an object runs its code, so the cache trusts only what this user
 // wrote: the directory is created 0700 and not used at all if another user
@@ -70,15 +74,65 @@ static uint64_t fnv(uint64_t h, const std::string &s) {
   return (h ^ 0xff) * 0x100000001b3ull;
 }
 
-/// A hash of the shared object this compiler is in: a rebuilt compiler (a
-/// changed lowering) never reuses kernels an older build wrote.
+/// The GNU build-id note of the loaded object that holds `addr` (the
+/// linker's hash of its contents), read from memory; empty without one.
+static std::string buildIdNote(const void *addr) {
+  struct Search {
+    uintptr_t addr;
+    std::string note;
+  } search{reinterpret_cast<uintptr_t>(addr), {}};
+  dl_iterate_phdr(
+      [](struct dl_phdr_info *info, size_t, void *data) -> int {
+        auto &s = *static_cast<Search *>(data);
+        bool holds = false;
+        for (int i = 0; i < info->dlpi_phnum && !holds; ++i) {
+          const ElfW(Phdr) &ph = info->dlpi_phdr[i];
+          uintptr_t lo = info->dlpi_addr + ph.p_vaddr;
+          holds = ph.p_type == PT_LOAD && s.addr >= lo &&
+                  s.addr < lo + ph.p_memsz;
+        }
+        if (!holds)
+          return 0;
+        for (int i = 0; i < info->dlpi_phnum; ++i) {
+          const ElfW(Phdr) &ph = info->dlpi_phdr[i];
+          if (ph.p_type != PT_NOTE)
+            continue;
+          const char *p =
+              reinterpret_cast<const char *>(info->dlpi_addr + ph.p_vaddr);
+          const char *end = p + ph.p_memsz;
+          while (p + sizeof(ElfW(Nhdr)) <= end) {
+            const auto *n = reinterpret_cast<const ElfW(Nhdr) *>(p);
+            const char *name = p + sizeof(ElfW(Nhdr));
+            const char *desc = name + ((n->n_namesz + 3) & ~3u);
+            if (desc + n->n_descsz > end)
+              break;
+            if (n->n_type == NT_GNU_BUILD_ID && n->n_namesz == 4 &&
+                std::memcmp(name, "GNU", 4) == 0 && n->n_descsz > 0)
+              s.note.assign(desc, n->n_descsz);
+            p = desc + ((n->n_descsz + 3) & ~3u);
+          }
+        }
+        return 1;
+      },
+      &search);
+  return search.note;
+}
+
+/// An identity of the shared object this compiler is in: a rebuilt compiler
+/// (a changed lowering) never reuses kernels an older build wrote. The
+/// linker's build-id (a hash of the object, read from memory in
+/// microseconds); without one, a hash of the file (~1 ms for its 4 MB,
+/// paid by the first window of every process).
 static uint64_t buildId() {
   static uint64_t id = [] {
     uint64_t h = 0xcbf29ce484222325ull;
+    std::string note = buildIdNote(reinterpret_cast<void *>(&buildId));
+    if (!note.empty())
+      return fnv(h, note);
     Dl_info info;
     if (dladdr(reinterpret_cast<void *>(&buildId), &info) && info.dli_fname)
       if (auto bytes = llvm::MemoryBuffer::getFile(info.dli_fname))
-        h ^= llvm::xxh3_64bits((*bytes)->getBuffer()); // 3 MB in < 1 ms
+        h ^= llvm::xxh3_64bits((*bytes)->getBuffer());
     return h;
   }();
   return id;

@@ -127,13 +127,6 @@ void addStage(Adder &add, llvm::StringRef stage,
   }
 }
 
-std::string printed(OpPassManager &pm) {
-  std::string s;
-  llvm::raw_string_ostream os(s);
-  pm.printAsTextualPipeline(os);
-  return s;
-}
-
 /// cpn-lower-to-llvm's options, as cpn-opt parses them.
 struct PipelineOptions : public PassPipelineOptions<PipelineOptions> {
   Option<bool> openmp{*this, "openmp",
@@ -180,19 +173,6 @@ void mlir::cpn::buildCPNLoweringPipeline(OpPassManager &pm,
     if (stage == o.stopAfter)
       break;
   }
-}
-
-std::string mlir::cpn::getLowerToLLVMPipeline(bool openmp, bool barePtr) {
-  // Built once per variant: the kernel cache hashes it on every lookup.
-  auto text = [](bool openmp, bool barePtr) {
-    OpPassManager pm("builtin.module");
-    buildCPNLoweringPipeline(pm, {openmp, barePtr});
-    return printed(pm);
-  };
-  static const std::string texts[2][2] = {
-      {text(false, false), text(false, true)},
-      {text(true, false), text(true, true)}};
-  return texts[openmp][barePtr];
 }
 
 std::string mlir::cpn::getReproPipeline(bool openmp, bool barePtr) {

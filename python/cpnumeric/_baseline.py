@@ -249,6 +249,17 @@ def run(ops, inputs, outputs, dests, sites):
                 r = ops[r][1][0]
         elif fits and ops[o][0] in ufuncs and o not in chain_dest:
             chain_dest[o] = d  # the ufunc writes its output's store itself
+    # An integer iota read only by casts to floats (np.arange(n, dtype=float),
+    # linspace): each cast is NumPy's arange in its own dtype (the same
+    # values: an integer rounds to a float as its product by 1 does), and
+    # the iota itself is never made: one pass and one buffer fewer.
+    lazy_iota = {i for i, op in enumerate(ops)
+                 if op[0] == "iota" and _dtype(op[5]).kind in "iu"}
+    for i, op in enumerate(ops):
+        for r in op[1]:
+            if r in lazy_iota and not (op[0] == "cast" and _dtype(op[5]).kind in "fc"):
+                lazy_iota.discard(r)
+    lazy_iota.difference_update(outputs)
     site = {name: k for k, name in enumerate(sites)}
     status = [0] * ((len(sites) + 9) // 10)
     flags = _Flags()
@@ -265,6 +276,13 @@ def run(ops, inputs, outputs, dests, sites):
         with (_np.errstate(divide="call", over="call", invalid="call", under="ignore",
                            call=flags) if checking else _np.errstate(all="ignore")):
             for i, (name, operands, iattrs, sattr, shape, key, checks) in enumerate(ops):
+                if i in lazy_iota:
+                    continue
+                if name == "cast" and operands[0] in lazy_iota:
+                    r = operands[0]
+                    vals[i] = _iota((), ops[r][2], "", ops[r][4], _dtype(key))
+                    compact[i] = vals[i].shape != shape
+                    continue
                 args = [vals[r] if r >= 0 else inputs[-r - 1] for r in operands]
                 if name in shaped:
                     for k, r in enumerate(operands):

@@ -507,3 +507,25 @@ def test_windows_of_a_loop_start_where_its_body_does():
     s = np.stats()
     assert s["compilations"] + s["disk_hits"] <= 3, s
     assert s["flushes"] <= 32, s
+
+
+@pytest.mark.parametrize("dtype", [numpy.float64, numpy.float32, numpy.float16,
+                                   numpy.complex64, numpy.int32])
+def test_baseline_aranges_of_floats_agree_bit_for_bit(baseline, dtype):
+    # The baseline tier makes an integer iota read only by casts to floats
+    # as NumPy's arange in the float dtype, and never the iota itself.
+    for n in (0, 1, 7, 70001):
+        got = np.arange(n, dtype=dtype).reshape(-1, 1) / 3
+        want = numpy.arange(n, dtype=dtype).reshape(-1, 1) / 3
+        numpy.testing.assert_array_equal(np.asarray(got), want)
+        assert np.asarray(got).dtype == want.dtype
+    # read both as integers and as floats: the iota is made
+    i = np.arange(50001)
+    got = i * 2 + np.arange(50001, dtype=numpy.float64)
+    r = numpy.arange(50001)
+    numpy.testing.assert_array_equal(np.asarray(got), r * 2 + r.astype(numpy.float64))
+    lin = np.linspace(-1.0, 2.0, 40001, dtype=dtype) if dtype != numpy.int32 else None
+    if lin is not None:
+        numpy.testing.assert_allclose(np.asarray(lin).astype(numpy.complex128),
+                                      numpy.linspace(-1.0, 2.0, 40001, dtype=dtype),
+                                      rtol=1e-3 if dtype == numpy.float16 else 1e-6)

@@ -64,8 +64,8 @@ public:
   virtual std::vector<char> generate(llvm::Module &m,
                                      const CodeGenOptions &opts) const = 0;
   /// What code for this target depends on besides the trace and the
-  /// compiler: its lowering pipeline and the machine (CPU name and
-  /// features). Part of the disk cache's key.
+  /// compiler's build: which variant of the lowering pipeline and the
+  /// machine (CPU name and features). Part of the disk cache's key.
   virtual std::string fingerprint() const = 0;
   /// The shared libraries its kernels call, by path (the JIT resolves
   /// their symbols there; libraries missing on this machine are left out).

@@ -61,10 +61,6 @@ void buildCPNLoweringStage(OpPassManager &pm, llvm::StringRef stage,
 void buildCPNLoweringPipeline(OpPassManager &pm,
                               const LoweringOptions &options);
 
-/// The whole pipeline as text, every pass with its options (part of the
-/// kernel cache's key).
-std::string getLowerToLLVMPipeline(bool openmp = true, bool barePtr = true);
-
 /// The registered pipeline with these options, for a cpn-opt command line.
 std::string getReproPipeline(bool openmp = true, bool barePtr = true);
 
