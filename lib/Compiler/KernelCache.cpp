@@ -27,9 +27,9 @@
 #include <dirent.h>
 #include <dlfcn.h>
 #include <elf.h>
-#include <link.h>
 #include <fcntl.h>
 #include <filesystem>
+#include <link.h>
 #include <map>
 #include <mutex>
 #include <sys/file.h>
@@ -88,8 +88,8 @@ static std::string buildIdNote(const void *addr) {
         for (int i = 0; i < info->dlpi_phnum && !holds; ++i) {
           const ElfW(Phdr) &ph = info->dlpi_phdr[i];
           uintptr_t lo = info->dlpi_addr + ph.p_vaddr;
-          holds = ph.p_type == PT_LOAD && s.addr >= lo &&
-                  s.addr < lo + ph.p_memsz;
+          holds =
+              ph.p_type == PT_LOAD && s.addr >= lo && s.addr < lo + ph.p_memsz;
         }
         if (!holds)
           return 0;
