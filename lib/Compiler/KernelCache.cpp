@@ -141,7 +141,7 @@ static uint64_t buildId() {
 static uint64_t computeCacheSalt(int optLevel);
 
 /// The salt of the cache keys at `optLevel` (computed once per level: it
-/// hashes the pipeline text and asks the CPU for its features, ~0.1 ms, and
+/// reads the build-id and asks the CPU for its features, ~0.1 ms, and
 /// every window the memory cache misses looks the disk up).
 static uint64_t cacheSalt(int optLevel) {
   static std::mutex mutex;

@@ -247,7 +247,11 @@ def reshape(a, *shape, order="C", copy=None):
     if unknown:
         known = prod([d for d in shape if d >= 0])
         if known == 0 or a.size % known:
-            shown = ",".join("newaxis" if d < 0 else str(d) for d in shape)
+            # NumPy drops leading unknowns from the shape it shows
+            k = 0
+            while k < len(shape) and shape[k] < 0:
+                k += 1
+            shown = ",".join("newaxis" if d < 0 else str(d) for d in shape[k:])
             raise ValueError(f"cannot reshape array of size {a.size} into shape "
                              f"({shown})")
         shape[unknown[0]] = a.size // known
@@ -494,14 +498,36 @@ def _axis_order(a, order):
     if order == "A":  # F for an array that is F- and not C-contiguous
         f = a.flags
         return tuple(range(nd - 1, -1, -1)) if f.f_contiguous and not f.c_contiguous else None
-    if order == "K":  # NumPy's PyArray_CreateSortedStridePerm: a stable
-        # sort by |stride|, largest outermost; broadcast (0) strides innermost
+    if order == "K":  # NumPy's NewLikeArray: C order for a C-contiguous
+        # array, F for an F-contiguous one (size-1 axes ignored, size 0 is
+        # both), else PyArray_CreateSortedStridePerm: a stable sort by
+        # |stride|, largest outermost; broadcast (0) strides innermost
         if a._whole or a._part is not None:
             return None
-        st = [abs(s) for s in a._strides]
+        shape, st = a._shape, a._strides
+        if _contiguous(shape, st, range(nd - 1, -1, -1)):
+            return None
+        if _contiguous(shape, st, range(nd)):
+            return tuple(range(nd - 1, -1, -1))
+        st = [abs(s) for s in st]
         axes = sorted(range(nd), key=lambda k: -st[k])
         return None if axes == list(range(nd)) else tuple(axes)
     raise ValueError(f"order must be one of 'C', 'F', 'A', or 'K' (got {order!r})")
+
+
+def _contiguous(shape, strides, inner_first):
+    """Whether elements `strides` apart are contiguous in the axis order
+    `inner_first` (innermost axis first), size-1 axes ignored; an empty
+    array is."""
+    if 0 in shape:
+        return True
+    want = 1
+    for k in inner_first:
+        if shape[k] != 1:
+            if strides[k] != want:
+                return False
+            want *= shape[k]
+    return True
 
 
 def _copy_in_order(a, op, dt, order):

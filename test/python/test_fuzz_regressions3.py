@@ -923,3 +923,23 @@ def test_tile_of_empty_is_a_view_and_reshape_takes_any_negative(eager0):
         cp.arange(6.0).reshape(-2, -3)
     with pytest.raises(ValueError):
         cp.tile(cp.zeros((0, 3)), (2, -1))
+
+
+def test_copy_order_k_of_contiguous_arrays_with_size_one_axes(eager0):
+    # NumPy's NewLikeArray keeps C order for a C-contiguous prototype and F
+    # order for an F-contiguous one (size-1 axes ignored) before sorting
+    # strides: a newaxis (stride 0) is not moved innermost.
+    x = numpy.arange(3.0)
+    f = numpy.zeros((3, 4)).T
+    for make in (lambda np, b: b[None], lambda np, b: b[:, None],
+                 lambda np, b: np.asarray(b)[None, :, None]):
+        for base in (x, f):
+            n, c = make(numpy, base), make(cp, cp.asarray(base))
+            for fn in (lambda np, v: np.zeros_like(v), lambda np, v: v.astype("f4"),
+                       lambda np, v: np.copy(v)):
+                rn, rc = fn(numpy, n), fn(cp, c)
+                same(rc, rn)
+                big = [s for s, d in zip(rn.strides, rn.shape) if d > 1]
+                assert [s for s, d in zip(rc.strides, rc.shape) if d > 1] == big
+    with pytest.raises(ValueError, match=r"into shape \(2\)$"):
+        cp.arange(5).reshape(-1, 2)
