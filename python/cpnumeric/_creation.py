@@ -206,13 +206,23 @@ def copy(a, order="K", subok=False):
     return _manip.copy_array(_core.asndarray(a), order)
 
 
-def arange(start, stop=None, step=None, dtype=None, *, like=None):
+def arange(start=None, stop=None, step=None, dtype=None, *, like=None):
     if stop is None:
+        if start is None:
+            raise TypeError("arange() requires stop to be specified.")
         start, stop = 0, start
+    elif start is None:
+        start = 0
     if step is None:
         step = 1
     if step == 0:
         raise ZeroDivisionError("step must not be zero")
+    if all(type(v) in (int, float, bool) for v in (start, stop, step)):
+        length = (stop - start) / step  # NumPy's length errors come first
+        if length != length:
+            raise ValueError("arange: cannot compute length")
+        if length >= 2.0 ** 63:
+            raise ValueError("Maximum allowed size exceeded")
     # NumPy's own length and dtype rules, from an empty arange of the same kind.
     dt = _np.dtype(dtype) if dtype is not None else _np.array([start, stop, step]).dtype
     n = max(int(_np.ceil((stop - start) / step)), 0)

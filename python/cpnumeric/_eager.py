@@ -271,9 +271,11 @@ def _real(x):
     return type(x) in (int, float, bool) or isinstance(x, (_np.integer, _np.floating))
 
 
-def _arange_size(start, stop=None, step=None, *a, **k):
+def _arange_size(start=None, stop=None, step=None, *a, **k):
     if stop is None:
         start, stop = 0, start
+    elif start is None:
+        start = 0
     step = 1 if step is None else step
     if not (_real(start) and _real(stop) and _real(step)) or not step:
         return None
@@ -304,17 +306,24 @@ def _shape_size(shape, *a, **k):
     return None
 
 
-# Creation functions and the size of what they make (None: not known here).
-CREATION = {"arange": _arange_size, "linspace": _space_size, "logspace": _space_size,
-            "geomspace": _space_size, "eye": _eye_size, "tri": _eye_size,
-            "identity": lambda n, *a, **k: _eye_size(n), "zeros": _shape_size,
-            "ones": _shape_size, "empty": _shape_size}
+# Creation functions: the size of what they make (None: not known here),
+# and the kind of size python/src/eager.cpp's creation_call computes for
+# positional Python numbers (its common case, without a Python call).
+CREATION = {"arange": (_arange_size, 1), "linspace": (_space_size, 2),
+            "logspace": (_space_size, 2), "geomspace": (_space_size, 2),
+            "eye": (_eye_size, 3), "tri": (_eye_size, 3),
+            "identity": (lambda n, *a, **k: _eye_size(n), 4),
+            "zeros": (_shape_size, 0), "ones": (_shape_size, 0), "empty": (_shape_size, 0)}
+_creation_call = _cpn.creation_call
 
 
-def creation(npf, cpf, size_of):
+def creation(npf, cpf, size_of, kind):
     """cpf, a creation function, with NumPy's npf in front when what it makes
     is small (size_of's count of its elements below the threshold)."""
     def f(*args, **kwargs):
+        r = _creation_call(npf, kind, args, kwargs)
+        if r is not DECLINED:
+            return r
         t = _EAGER["threshold"]
         if t and (_TRACING["function"] is None or not _jit.tracing_here()) and not kwargs.get("like"):
             try:
@@ -355,7 +364,7 @@ def install(namespace, npmod, names):
         cpf = namespace.get(name)
         npf = getattr(npmod, name, None)
         if name in CREATION and cpf is not None and npf is not None:
-            namespace[name] = creation(npf, cpf, CREATION[name])
+            namespace[name] = creation(npf, cpf, *CREATION[name])
             continue
         if name in _KEEP or name.startswith("_"):
             continue

@@ -186,6 +186,8 @@ PyObject *eagerCount(PyObject *, PyObject *reset);
 PyObject *eagerCallPy(PyObject *, PyObject *const *a, Py_ssize_t nargs);
 PyObject *arrayIterPy(PyObject *, PyObject *a);
 PyObject *eagerInit(PyObject *, PyObject *const *a, Py_ssize_t nargs);
+/// The module's creation_call (a small creation function's NumPy call).
+PyObject *creationCallPy(PyObject *, PyObject *const *a, Py_ssize_t nargs);
 
 } // namespace cpn::fast
 

@@ -19,6 +19,8 @@
 
 #include <pybind11/numpy.h>
 
+#include <cmath>
+
 namespace py = pybind11;
 
 namespace cpn::fast {
@@ -355,6 +357,182 @@ PyObject *arrayIterPy(PyObject *, PyObject *a) {
 
 /// eager_init(declined, finish, profiling, methods, traced): the Python
 /// side of eager_call.
+namespace {
+/// A Python float or int (not a bool's subclass question: bool is an int,
+/// as in _eager._real) as a double; false for anything else or an int too
+/// large for a double (the Python path then decides, and raises NumPy's
+/// error).
+bool realArg(PyObject *o, double &v) {
+  if (PyFloat_CheckExact(o)) {
+    v = PyFloat_AS_DOUBLE(o);
+    return true;
+  }
+  if (PyLong_Check(o)) {
+    v = PyLong_AsDouble(o);
+    if (v == -1.0 && PyErr_Occurred()) {
+      PyErr_Clear();
+      return false;
+    }
+    return true;
+  }
+  return false;
+}
+
+/// An exact Python int as a long long; false otherwise (or on overflow).
+bool intArg(PyObject *o, long long &v) {
+  if (!PyLong_CheckExact(o))
+    return false;
+  int overflow = 0;
+  v = PyLong_AsLongLongAndOverflow(o, &overflow);
+  if (overflow || (v == -1 && PyErr_Occurred())) {
+    PyErr_Clear();
+    return false;
+  }
+  return true;
+}
+
+/// The number of elements a creation function makes from positional
+/// arguments of Python numbers (python/cpnumeric/_eager.py's CREATION
+/// sizes, kinds 0-4: zeros/ones/empty, arange, linspace and the like, eye,
+/// identity); false where its Python path decides (other argument types,
+/// the size arguments given by keyword).
+bool creationSize(int kind, PyObject *args, PyObject *kwargs, long long &n) {
+  Py_ssize_t na = PyTuple_GET_SIZE(args);
+  auto named = [&](std::initializer_list<const char *> names) {
+    if (!kwargs)
+      return false;
+    for (const char *k : names)
+      if (PyDict_GetItemString(kwargs, k))
+        return true;
+    return false;
+  };
+  switch (kind) {
+  case 0: { // shape
+    if (na < 1 || named({"shape"}))
+      return false;
+    PyObject *shape = PyTuple_GET_ITEM(args, 0);
+    if (PyLong_CheckExact(shape))
+      return intArg(shape, n);
+    if (!PyTuple_CheckExact(shape))
+      return false;
+    n = 1;
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(shape); ++i) {
+      long long d;
+      if (!intArg(PyTuple_GET_ITEM(shape, i), d) ||
+          __builtin_mul_overflow(n, d, &n))
+        return false;
+    }
+    return true;
+  }
+  case 1: { // arange(start, stop=None, step=None)
+    if (na < 1 || named({"start", "stop", "step"}))
+      return false;
+    double start = 0, stop, step = 1;
+    PyObject *a0 = PyTuple_GET_ITEM(args, 0);
+    PyObject *a1 = na > 1 ? PyTuple_GET_ITEM(args, 1) : Py_None;
+    PyObject *a2 = na > 2 ? PyTuple_GET_ITEM(args, 2) : Py_None;
+    if (a1 == Py_None) {
+      if (!realArg(a0, stop))
+        return false;
+    } else if (!realArg(a0, start) || !realArg(a1, stop)) {
+      return false;
+    }
+    if (a2 != Py_None && !realArg(a2, step))
+      return false;
+    if (step == 0)
+      return false;
+    double c = std::ceil((stop - start) / step);
+    if (!std::isfinite(c) || c > 9.0e18)
+      return false;
+    n = c > 0 ? static_cast<long long>(c) : 0;
+    return true;
+  }
+  case 2: { // linspace(start, stop, num=50)
+    if (na < 2 || named({"start", "stop", "num"}))
+      return false;
+    double v;
+    if (!realArg(PyTuple_GET_ITEM(args, 0), v) ||
+        !realArg(PyTuple_GET_ITEM(args, 1), v))
+      return false;
+    if (na < 3) {
+      n = 50;
+      return true;
+    }
+    return intArg(PyTuple_GET_ITEM(args, 2), n);
+  }
+  case 3:   // eye(N, M=None)
+  case 4: { // identity(n)
+    if (na < 1 || named({"N", "M", "n"}))
+      return false;
+    long long rows, cols;
+    if (!intArg(PyTuple_GET_ITEM(args, 0), rows))
+      return false;
+    cols = rows;
+    if (kind == 3 && na > 1 && PyTuple_GET_ITEM(args, 1) != Py_None &&
+        !intArg(PyTuple_GET_ITEM(args, 1), cols))
+      return false;
+    return !__builtin_mul_overflow(rows, cols, &n);
+  }
+  }
+  return false;
+}
+} // namespace
+
+/// creation_call(npf, kind, args, kwargs): NumPy's creation function npf
+/// (kind: creationSize's) when it makes fewer elements than the eager
+/// threshold, its array wrapped as an eager ndarray (a tuple's first, for
+/// linspace's retstep); the declined marker when the Python path decides
+/// (python/cpnumeric/_eager.py's `creation`, whose common case this is).
+PyObject *creationCallPy(PyObject *, PyObject *const *a, Py_ssize_t nargs) {
+  if (nargs != 4 || !PyTuple_Check(a[2]) || !eagerCalls.declined) {
+    PyErr_SetString(PyExc_TypeError, "creation_call(npf, kind, args, kwargs)");
+    return nullptr;
+  }
+  PyObject *kwargs = a[3] != Py_None && PyDict_GET_SIZE(a[3]) ? a[3] : nullptr;
+  static PyObject *likeName = PyUnicode_InternFromString("like");
+  long long threshold = eagerThreshold(), n = 0;
+  if (threshold <= 0 || (items.tracing && items.tracingNow()) ||
+      (kwargs && PyDict_GetItemWithError(kwargs, likeName)) ||
+      !creationSize(static_cast<int>(PyLong_AsLong(a[1])), a[2], kwargs, n) ||
+      n < 0 || n >= threshold) {
+    if (PyErr_Occurred())
+      return nullptr;
+    return Py_NewRef(eagerCalls.declined);
+  }
+  ++state.eagerCalls;
+  PyObject *r = PyObject_Call(a[0], a[2], kwargs);
+  if (!r)
+    return nullptr;
+  auto held = [](PyObject *x) {
+    return isArray(x) &&
+           supportedDescr(reinterpret_cast<PyObject *>(
+               py::detail::array_proxy(x)->descr));
+  };
+  if (held(r))
+    return wrapEagerResult(r);
+  if (PyTuple_CheckExact(r) && PyTuple_GET_SIZE(r) > 0 &&
+      held(PyTuple_GET_ITEM(r, 0))) {
+    PyObject *w = wrapEagerResult(Py_NewRef(PyTuple_GET_ITEM(r, 0)));
+    if (!w) {
+      Py_DECREF(r);
+      return nullptr;
+    }
+    PyObject *t = PyTuple_New(PyTuple_GET_SIZE(r));
+    if (!t) {
+      Py_DECREF(w);
+      Py_DECREF(r);
+      return nullptr;
+    }
+    PyTuple_SET_ITEM(t, 0, w);
+    for (Py_ssize_t i = 1; i < PyTuple_GET_SIZE(r); ++i)
+      PyTuple_SET_ITEM(t, i, Py_NewRef(PyTuple_GET_ITEM(r, i)));
+    Py_DECREF(r);
+    return t;
+  }
+  Py_DECREF(r); // a dtype not held: cpnumeric's function raises
+  return Py_NewRef(eagerCalls.declined);
+}
+
 PyObject *eagerInit(PyObject *, PyObject *const *a, Py_ssize_t nargs) {
   if (nargs != 5 || !PyList_Check(a[2]) || PyList_GET_SIZE(a[2]) != 1 ||
       !PyDict_Check(a[3])) {

@@ -688,6 +688,11 @@ PyMethodDef methods[] = {
      METH_FASTCALL,
      "eager_call(npf, args, kwargs): NumPy's npf on eager arguments, "
      "wrapped; the declined marker when the call is not such a one."},
+    {"creation_call",
+     reinterpret_cast<PyCFunction>(reinterpret_cast<void *>(creationCallPy)),
+     METH_FASTCALL,
+     "creation_call(npf, kind, args, kwargs): NumPy's creation function "
+     "for a small result, wrapped; the declined marker otherwise."},
     {"array_iter", arrayIterPy, METH_O,
      "array_iter(a): for x in a, over a 1-D ndarray, in C."},
     {"eager_init",

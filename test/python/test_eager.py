@@ -304,3 +304,59 @@ def test_in_place_falls_back_for_traced_and_read_only(eager):
     x = cp.asarray(numpy.ones((1, 3)))
     with pytest.raises(ValueError):
         x += cp.asarray(numpy.ones((2, 3)))  # NumPy: non-broadcastable output
+
+
+CREATION_CALLS = [
+    ("zeros", (5,), {}), ("zeros", ((2, 3),), {"dtype": "f4"}), ("ones", ((0, 4),), {}),
+    ("empty", ((3,),), {"dtype": numpy.int32}), ("zeros", (numpy.int64(4),), {}),
+    ("zeros", ([2, 2],), {}), ("ones", (3,), {"dtype": "c16"}),
+    ("arange", (7,), {}), ("arange", (1.5, 9.25, 0.5), {}), ("arange", (True,), {}),
+    ("arange", (10, 0, -3), {}), ("arange", (3, 1), {}), ("arange", (0, 5, None), {}),
+    ("arange", (numpy.float32(2.5),), {}), ("arange", (5,), {"dtype": "f4"}),
+    ("arange", (), {"stop": 4}), ("arange", (1 << 40, (1 << 40) + 3), {}),
+    ("linspace", (0, 1, 11), {}), ("linspace", (0.5, -1.0), {}),
+    ("linspace", (0, 1, 5), {"retstep": True}), ("linspace", (0, 1), {"num": 4}),
+    ("logspace", (0, 2, 3), {}), ("geomspace", (1, 8, 4), {}),
+    ("eye", (3,), {}), ("eye", (3, 5), {"k": 1}), ("eye", (3, None), {}),
+    ("tri", (4, 3), {}), ("identity", (3,), {"dtype": "i8"}),
+]
+
+
+@pytest.mark.parametrize("name,args,kwargs", CREATION_CALLS)
+def test_small_creation_calls_are_numpys(eager, name, args, kwargs):
+    # The C path of small creation calls (python/src/eager.cpp
+    # creation_call) and the Python one give NumPy's arrays, held eagerly.
+    cp.reset_stats()
+    got = getattr(cp, name)(*args, **kwargs)
+    want = getattr(numpy, name)(*args, **kwargs)
+    if isinstance(want, tuple):
+        assert got[1] == want[1]
+        got, want = got[0], want[0]
+    assert isinstance(got, cp.ndarray)
+    assert cp.stats()["ops_recorded"] == 0
+    if name == "empty":  # uninitialized elements
+        got, want = cp.asnumpy(got), want
+        assert got.shape == want.shape and got.dtype == want.dtype
+        return
+    numpy.testing.assert_array_equal(cp.asnumpy(got), want)
+    assert cp.asnumpy(got).dtype == want.dtype
+
+
+@pytest.mark.parametrize("call", [
+    lambda np: np.zeros(-1), lambda np: np.arange(0, 5, 0), lambda np: np.arange(),
+    lambda np: np.arange(float("nan")),
+    lambda np: np.linspace(0, 1, -2), lambda np: np.eye(-1), lambda np: np.zeros((2, -2)),
+    lambda np: np.arange(float("inf")), lambda np: np.arange(2 ** 80)])
+def test_small_creation_errors_are_numpys(eager, call):
+    with pytest.raises(Exception) as want:
+        call(numpy)
+    with pytest.raises(type(want.value)):
+        call(cp)
+
+
+def test_creation_above_the_threshold_is_traced(eager):
+    cp.reset_stats()
+    a = cp.zeros(5000)
+    b = cp.arange(5000.0)
+    assert cp.stats()["eager_calls"] == 0
+    assert float((a + b).sum()) == 5000 * 4999 / 2
