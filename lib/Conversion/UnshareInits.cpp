@@ -97,7 +97,10 @@ void unshareDestinations(Operation *op, bool besideReaders) {
 /// that an update chain also writes into: the chain gets a copy of it (what
 /// bufferization would copy, had eliminate-empty-tensors not put the op into
 /// the output's buffer, which the chain then overwrote: `a1 = inner(a0, a0);
-/// np.maximum(a1, a1, out=a0); a0[::2] = 1` changed a1).
+/// np.maximum(a1, a1, out=a0); a0[::2] = 1` changed a1). So does every
+/// update chain but the first of one that several chains write into (CSE
+/// merged `a6 = a1 @ x` and `a4 = a1 @ x`, then `a6 += 1; a4[:] = 5`: both
+/// chains were put into a6's output buffer, and a4 read a6's values).
 void copyStoredDestinations(linalg::LinalgOp op) {
   for (OpResult result : op->getResults()) {
     SmallVector<OpOperand *> dests;
@@ -109,7 +112,8 @@ void copyStoredDestinations(linalg::LinalgOp op) {
         stored = true;
     }
     auto ty = dyn_cast<RankedTensorType>(result.getType());
-    if (!stored || dests.empty() || !ty)
+    size_t keep = stored ? 0 : 1;
+    if (dests.size() <= keep || !ty)
       continue;
     OpBuilder b(op->getContext());
     b.setInsertionPointAfter(op);
@@ -118,7 +122,7 @@ void copyStoredDestinations(linalg::LinalgOp op) {
     for (int64_t d = 0; d < ty.getRank(); ++d)
       if (ty.isDynamicDim(d))
         sizes.push_back(tensor::DimOp::create(b, loc, result, d));
-    for (OpOperand *use : dests) {
+    for (OpOperand *use : llvm::drop_begin(dests, keep)) {
       Value empty = tensor::EmptyOp::create(b, loc, ty.getShape(),
                                             ty.getElementType(), sizes);
       use->set(linalg::CopyOp::create(b, loc, result, empty).getResult(0));

@@ -146,6 +146,32 @@ func.func @stored_matmul_updated(%a: tensor<3x3xf64>, %v: tensor<1x3xf64>,
   return
 }
 
+// One matmul (CSE merged `a6 = a1 @ x` and `a4 = a1 @ x`) that two update
+// chains write into (`a6 += 1; a4[:] = 5`), each stored: the second chain
+// writes into a copy, so that bufferized neither output reads the other's
+// buffer (a4 read a6's values).
+// CHECK-LABEL: func @matmul_updated_twice
+// CHECK: %[[P:.+]] = linalg.matmul
+// CHECK: %[[C:.+]] = linalg.copy ins(%[[P]]
+// CHECK-DAG: tensor.insert_slice %{{.+}} into %[[P]]
+// CHECK-DAG: tensor.insert_slice %{{.+}} into %[[C]]
+// BUF-LABEL: func @matmul_updated_twice
+// BUF: linalg.matmul {{.*}} outs(%[[M:arg[45]]]
+// BUF: linalg.copy ins(%[[M]] {{.*}} outs(%[[N:arg[45]]]
+// BUF-NOT: memref.copy %[[M]], %[[N]]
+// BUF-NOT: memref.copy %[[N]], %[[M]]
+// BUF: return
+func.func @matmul_updated_twice(%a: tensor<2x3xf64>, %x: tensor<3x1xf64>, %v: tensor<2xf64>,
+                                %w: tensor<2xf64>, %o1: memref<2x1xf64>, %o2: memref<2x1xf64>) {
+  %e = tensor.empty() : tensor<2x1xf64>
+  %p = linalg.matmul ins(%a, %x : tensor<2x3xf64>, tensor<3x1xf64>) outs(%e : tensor<2x1xf64>) -> tensor<2x1xf64>
+  %u1 = tensor.insert_slice %v into %p[0, 0] [2, 1] [1, 1] : tensor<2xf64> into tensor<2x1xf64>
+  %u2 = tensor.insert_slice %w into %p[0, 0] [2, 1] [1, 1] : tensor<2xf64> into tensor<2x1xf64>
+  bufferization.materialize_in_destination %u1 in restrict writable %o1 : (tensor<2x1xf64>, memref<2x1xf64>) -> ()
+  bufferization.materialize_in_destination %u2 in restrict writable %o2 : (tensor<2x1xf64>, memref<2x1xf64>) -> ()
+  return
+}
+
 // An in-place library call (np.add.at into `a5 = a4.copy()`, the copy folded
 // by canonicalize) writes into the value of a generic that is also stored as
 // another output: the call gets its own clone, so that the stored output

@@ -943,3 +943,21 @@ def test_copy_order_k_of_contiguous_arrays_with_size_one_axes(eager0):
                 assert [s for s, d in zip(rc.strides, rc.shape) if d > 1] == big
     with pytest.raises(ValueError, match=r"into shape \(2\)$"):
         cp.arange(5).reshape(-1, 2)
+
+
+@pytest.mark.parametrize("dt", ["int64", "float64"])
+def test_two_updates_of_one_merged_product_stay_apart(eager0, dt):
+    # 1050:9103: CSE merged two equal products; each was then updated in
+    # place (`a6 += 1; x[:] = 5`) and stored: x read a6's buffer.
+    n1 = numpy.array([[2, 0, -6], [-5, -6, -7]], dt)
+    for np, a1 in ((numpy, n1), (cp, cp.asarray(n1))):
+        x = np.absolute(a1[-1])
+        a6 = a1 @ x
+        x = a1 @ x
+        a6 += 1
+        x[:] = 5
+        if np is numpy:
+            want = (x, a6)
+        else:
+            same(x, want[0])
+            same(a6, want[1])
