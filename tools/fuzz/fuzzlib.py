@@ -1129,13 +1129,19 @@ class Analysis:
                     break
         if err is None and ill is None:
             for k in changed:
+                # a byte other than 0 or 1 written into a bool array through
+                # an integer view: cpnumeric's bools are truth values
+                # (docs/numpy-api.md), NumPy keeps the byte. The bool array
+                # may be k itself or only the base of the view k (its name
+                # rebound since: `v = b.view('uint8'); b = ...; v += 4`).
                 a = self.ns[k]
-                if isinstance(a, numpy.ndarray) and a.dtype == numpy.bool_ and \
-                        a.size and a.view(numpy.uint8).max() > 1:
-                    # a byte other than 0 or 1 written into a bool array
-                    # through an integer view: cpnumeric's bools are truth
-                    # values (docs/numpy-api.md), NumPy keeps the byte
-                    ill = f"bool array {k} holds a byte other than 0 and 1"
+                while isinstance(a, numpy.ndarray):
+                    if a.dtype == numpy.bool_ and a.size and \
+                            a.view(numpy.uint8).max() > 1:
+                        ill = f"bool array {k} (or its base) holds a byte other than 0 and 1"
+                        break
+                    a = a.base
+                if ill is not None:
                     break
         if err is None and ill is None and info.ops & SORTS:
             for k in changed:
