@@ -246,7 +246,12 @@ def arange(start=None, stop=None, step=None, dtype=None, *, like=None):
             and _np.copysign(1.0, start) > 0
             and type(step) in (int, float) and step > 0):
         r = _ufuncs.add(r, start)
-    return r.astype(dt) if r._dtype != dt else r
+    if r._dtype != dt:
+        # NumPy fills the result in its dtype: values past a float16's range
+        # are inf without an overflow warning
+        with _np.errstate(over="ignore"):
+            r = r.astype(dt)
+    return r
 
 
 def _is_py_scalar(x):

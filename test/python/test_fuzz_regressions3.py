@@ -961,3 +961,13 @@ def test_two_updates_of_one_merged_product_stay_apart(eager0, dt):
         else:
             same(x, want[0])
             same(a6, want[1])
+
+
+def test_float16_arange_past_its_range_does_not_warn(eager0):
+    # NumPy fills an arange in its dtype: past float16's range the values
+    # are inf, without the overflow warning of a cast.
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        got = cp.arange(70001, dtype=numpy.float16)
+        same(got, numpy.arange(70001, dtype=numpy.float16))
