@@ -217,15 +217,15 @@ def arange(start=None, stop=None, step=None, dtype=None, *, like=None):
         step = 1
     if step == 0:
         raise ZeroDivisionError("step must not be zero")
+    length = (stop - start) / step
     if all(type(v) in (int, float, bool) for v in (start, stop, step)):
-        length = (stop - start) / step  # NumPy's length errors come first
-        if length != length:
+        if length != length:  # NumPy's length errors come first
             raise ValueError("arange: cannot compute length")
         if length >= 2.0 ** 63:
             raise ValueError("Maximum allowed size exceeded")
     # NumPy's own length and dtype rules, from an empty arange of the same kind.
     dt = _np.dtype(dtype) if dtype is not None else _np.array([start, stop, step]).dtype
-    n = max(int(_np.ceil((stop - start) / step)), 0)
+    n = max(int(_np.ceil(length)), 0)
     dt = _dtype(dt)
     if dt.kind == "b" and n > 2:
         raise TypeError("arange() is only supported for booleans when the result "

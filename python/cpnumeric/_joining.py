@@ -368,8 +368,7 @@ def tile(A, reps):
     if all(r == 1 for r in reps):
         return _manip.copy_array(_manip.reshape(A, shape), "K")
     if A.size == 0:
-        return _manip.reshape(_manip.reshape(A, shape),
-                              tuple(r * s for r, s in zip(reps, shape)))
+        return _manip.reshape(A, tuple(r * s for r, s in zip(reps, shape)))
     inter = []
     for r, s in zip(reps, shape):
         inter += [r, s]

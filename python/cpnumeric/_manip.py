@@ -505,29 +505,14 @@ def _axis_order(a, order):
         if a._whole or a._part is not None:
             return None
         shape, st = a._shape, a._strides
-        if _contiguous(shape, st, range(nd - 1, -1, -1)):
+        if _core._contiguous(shape, st, "C"):
             return None
-        if _contiguous(shape, st, range(nd)):
+        if _core._contiguous(shape, st, "F"):
             return tuple(range(nd - 1, -1, -1))
         st = [abs(s) for s in st]
         axes = sorted(range(nd), key=lambda k: -st[k])
         return None if axes == list(range(nd)) else tuple(axes)
     raise ValueError(f"order must be one of 'C', 'F', 'A', or 'K' (got {order!r})")
-
-
-def _contiguous(shape, strides, inner_first):
-    """Whether elements `strides` apart are contiguous in the axis order
-    `inner_first` (innermost axis first), size-1 axes ignored; an empty
-    array is."""
-    if 0 in shape:
-        return True
-    want = 1
-    for k in inner_first:
-        if shape[k] != 1:
-            if strides[k] != want:
-                return False
-            want *= shape[k]
-    return True
 
 
 def _copy_in_order(a, op, dt, order):
