@@ -136,13 +136,17 @@ void gemm(Blas blas, int64_t a, int64_t aOff, int64_t aRs, int64_t aCs,
     return;
   }
   // A matrix-vector product is bound by the matrix's bytes, which two
-  // threads read faster as soon as it leaves the cache; a matrix-matrix
-  // product by its flops.
+  // threads read faster as soon as it leaves the cache. A matrix-matrix
+  // product keeps OpenBLAS's own choice of threads, as NumPy's calls do (it
+  // runs products up to 64^3 multiply-adds on the calling thread): with its
+  // pool spinning ~0.3 ms after a call (OPENBLAS_THREAD_TIMEOUT=20) two
+  // threads win from ~100^3 on, even after a pause (256^3 back to back 0.49
+  // -> 0.30 ms, NumPy 0.27; session 37). Before session 37 products below
+  // 4e7 flops were forced onto one thread, a rule from when the pool slept
+  // at once.
   bool vector = n == 1 || m == 1;
   cpnrt::lib::OneBlasThreadIf small(
-      vector ? double(m) * double(n) * double(k) < kOneThreadMatvecElements
-             : 2.0 * double(m) * double(n) * double(k) <
-                   cpnrt::lib::kOneThreadBlasFlops);
+      vector && double(m) * double(n) * double(k) < kOneThreadMatvecElements);
   const T *Ap = reinterpret_cast<const T *>(a) + aOff;
   const T *Bp = reinterpret_cast<const T *>(b) + bOff;
   if (n == 1 && bRs > 0 && cRs > 0) { // C[:, 0] += A @ B[:, 0]

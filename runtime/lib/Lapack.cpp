@@ -565,12 +565,17 @@ template <typename T> void matmul(const Call &c) {
   int64_t B = a.size(0), n = a.size(1), k = a.size(2), m = b.size(2);
   int64_t out = reinterpret_cast<int64_t>(c.out.data<T>());
   auto ptr = [](const Array &x) { return reinterpret_cast<int64_t>(x.base); };
-  lapackBatch(B, 2.0 * double(n) * double(k) * double(m), [&](int64_t i) {
-    auto gemm = std::is_same_v<T, double> ? cpn_gemm_f64 : cpn_gemm_f32;
-    gemm(ptr(a), a.offset + i * a.strides[0], a.strides[1], a.strides[2],
-         ptr(b), b.offset + i * b.strides[0], b.strides[1], b.strides[2], out,
-         i * n * m, m, 1, n, m, k, /*accumulate=*/0);
-  });
+  // Products spread over threads run on one BLAS thread each; bigger ones,
+  // one after another, on OpenBLAS's choice of threads, as a single product
+  // does (cpn_gemm).
+  auto gemm = std::is_same_v<T, double> ? cpn_gemm_f64 : cpn_gemm_f32;
+  lapackBatch(B, 2.0 * double(n) * double(k) * double(m),
+              cpnrt::lib::kBatchSpreadBelowFlops, [&](int64_t i) {
+                gemm(ptr(a), a.offset + i * a.strides[0], a.strides[1],
+                     a.strides[2], ptr(b), b.offset + i * b.strides[0],
+                     b.strides[1], b.strides[2], out, i * n * m, m, 1, n, m, k,
+                     /*accumulate=*/0);
+              });
 }
 } // namespace
 

@@ -150,9 +150,13 @@ template <typename F> void onThreads(int64_t n, F fn) {
 /// (A stack of 1000 8 x 8 matrices stays on one thread: on two it took
 /// twice as long, measured; OpenBLAS takes a lock for each call's
 /// workspace, the likely cause.)
+/// Matrices of at least this many flops are done one after another, each
+/// on OpenBLAS's threads (forBatch).
+constexpr double kBatchSpreadBelowFlops = 2e6;
+
 template <typename F> void forBatch(int64_t n, double flops, F fn) {
   int64_t threads = std::min<int64_t>(n, maxThreads()); // CPN_THREADS
-  if (threads <= 1 || flops > 2e6 || n * flops < 1e6) {
+  if (threads <= 1 || flops >= kBatchSpreadBelowFlops || n * flops < 1e6) {
     for (int64_t b = 0; b < n; ++b)
       fn(b);
     return;

@@ -536,9 +536,11 @@ def test_einsum(dtype):
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 def test_stacked_products_big_enough_for_blas(dtype):
-    """Stacks of more than 16 products of 16^3+ multiply-adds go to one gemm
+    """Stacks of two or more products of 16^3+ multiply-adds go to one gemm
     per product in the runtime (cpn_lib_matmul): broadcast batch axes,
-    transposed and strided operands, vectors, int and mixed dtypes."""
+    transposed and strided operands, vectors, int and mixed dtypes; short
+    stacks of big products (their gemms on OpenBLAS's threads, one after
+    another) and of products as big as a 2-D one gets."""
     a = matrices((20, 24, 16), dtype, 1)
     b = matrices((20, 16, 32), dtype, 2)
     close(cp.matmul(cp.array(a), cp.array(b)), a @ b, dtype)
@@ -555,6 +557,11 @@ def test_stacked_products_big_enough_for_blas(dtype):
     close(cp.array(m) @ cp.array(v), m @ v, dtype)                  # matrix @ vector
     i = numpy.arange(20 * 16 * 16).reshape(20, 16, 16) % 7
     close(cp.array(a) @ cp.array(i[:, :, :16]), a @ i[:, :, :16], dtype)
+    for shape in [(2, 130, 70), (3, 16, 16), (2, 1, 200, 200)]:
+        e = matrices(shape, dtype, 9)
+        f = numpy.swapaxes(matrices(shape, dtype, 10), -1, -2)
+        close(cp.array(e) @ cp.array(f), e @ f, dtype)
+        close(cp.array(e) @ cp.array(f[:1]), e @ f[:1], dtype)     # broadcast
 
 
 @pytest.mark.parametrize("dtype", ["float64", "float32"])
