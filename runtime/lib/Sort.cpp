@@ -10,9 +10,13 @@
 // argsort sorts (key, index) pairs: a key is the value's bits turned into an
 // unsigned integer with the same order (sign flipped, negatives inverted,
 // -0.0 and NaNs made one value each). Keys of up to 32 bits and their index
-// share one 64-bit word, so ties are ordered by index by the sort itself;
-// 64-bit keys are sorted as key-value pairs and the indices of equal keys
-// sorted afterwards.
+// share one 64-bit word, so ties are ordered by index by the sort itself.
+// 64-bit keys of a row shorter than 2^32 do too, as their 32-bit prefix
+// above the row's smallest key (the top 32 bits of key - min, which keep the
+// order): the words are sorted, and only runs of equal prefixes, exact ties
+// or keys that differ below the prefix, are ordered by their full keys
+// afterwards (a stable sort of the run's indices). Longer rows are sorted as
+// key-value pairs and the indices of equal keys sorted afterwards.
 //
 //===----------------------------------------------------------------------===//
 
@@ -349,9 +353,116 @@ template <typename T> auto orderKey(T v) {
   }
 }
 
+/// orderKey of a 64-bit value without branches, so that loops of it
+/// vectorize: -0.0 as 0.0 and every NaN as the one quiet NaN.
+template <typename T> uint64_t orderKey64(T v) {
+  static_assert(sizeof(T) == 8);
+  uint64_t u;
+  std::memcpy(&u, &v, sizeof(u));
+  if constexpr (std::is_floating_point_v<T>) {
+    u = v == T(0) ? 0 : u;
+    u = v != v ? 0x7ff8000000000000ull : u;
+    uint64_t neg = uint64_t(int64_t(u) >> 63);
+    return u ^ (neg | (uint64_t(1) << 63));
+  } else if constexpr (std::is_signed_v<T>) {
+    return u ^ (uint64_t(1) << 63);
+  } else {
+    return u;
+  }
+}
+
+/// lo = min(lo, keys), hi = max(hi, keys) of src[from, to) (strided).
+template <typename T>
+CPN_CLONES void keyRange(const T *src, int64_t stride, int64_t from, int64_t to,
+                         uint64_t &lo, uint64_t &hi) {
+  uint64_t mn = lo, mx = hi;
+  if (stride == 1) {
+    for (int64_t i = from; i < to; ++i) {
+      uint64_t k = orderKey64(src[i]);
+      mn = k < mn ? k : mn, mx = k > mx ? k : mx;
+    }
+  } else {
+    for (int64_t i = from; i < to; ++i) {
+      uint64_t k = orderKey64(src[i * stride]);
+      mn = k < mn ? k : mn, mx = k > mx ? k : mx;
+    }
+  }
+  lo = mn, hi = mx;
+}
+
+/// dst[i - from] = (key(src[i]) - min) >> shift << 32 | i for i in [from, to).
+template <typename T>
+CPN_CLONES void prefixWords(const T *src, int64_t stride, int64_t from,
+                            int64_t to, uint64_t min, int shift,
+                            uint64_t *dst) {
+  if (stride == 1) {
+    for (int64_t i = from; i < to; ++i)
+      dst[i - from] = (orderKey64(src[i]) - min) >> shift << 32 | uint64_t(i);
+  } else {
+    for (int64_t i = from; i < to; ++i)
+      dst[i - from] =
+          (orderKey64(src[i * stride]) - min) >> shift << 32 | uint64_t(i);
+  }
+}
+
+/// argsort of a row of 64-bit keys shorter than 2^32, through (32-bit
+/// prefix of key - min) << 32 | index words (see the file comment). Sorting
+/// 8-byte words instead of 16-byte pairs halves the bytes each pass of the
+/// sort moves: 10^5 float64 2.0 -> 0.9 ms on 2 threads (session 37, Intel
+/// Xeon, NumPy 1.3 ms).
+template <typename T>
+void argsortByPrefix(const T *src, int64_t stride, int64_t n, int64_t *out,
+                     int64_t threads) {
+  // The keys' range, per thread then together.
+  int64_t t = threadsFor(n, kMinPerThread, threads);
+  std::vector<uint64_t> lo(t, UINT64_MAX), hi(t, 0);
+  onThreads(t, [&](int64_t c) {
+    keyRange(src, stride, n * c / t, n * (c + 1) / t, lo[c], hi[c]);
+  });
+  uint64_t min = *std::min_element(lo.begin(), lo.end()),
+           max = *std::max_element(hi.begin(), hi.end());
+  uint64_t range = max - min;
+  int shift = range >> 32 ? 32 - __builtin_clzll(range) : 0;
+  uint64_t *packed = reinterpret_cast<uint64_t *>(out);
+  parallelSort(packed, n, threads,
+               [&](uint64_t *dst, int64_t from, int64_t to) {
+                 prefixWords(src, stride, from, to, min, shift, dst);
+                 return to - from;
+               });
+  // Indices out; a run of equal prefixes (shift > 0 only: else its keys are
+  // equal, and its indices ascending) ordered by the full keys, stably.
+  // Thread c's part starts at the first run that starts at or after n c / t
+  // (found before any word is overwritten by its index).
+  auto prefix = [&](int64_t i) { return packed[i] >> 32; };
+  std::vector<int64_t> part(t + 1, n);
+  for (int64_t c = 0; c < t; ++c) {
+    int64_t from = std::max(n * c / t, c ? part[c - 1] : 0);
+    while (shift && from > 0 && from < n && prefix(from) == prefix(from - 1))
+      ++from;
+    part[c] = from;
+  }
+  onThreads(t, [&](int64_t c) {
+    for (int64_t i = part[c], end = part[c + 1]; i < end;) {
+      int64_t j = i + 1;
+      while (shift && j < end && prefix(j) == prefix(i))
+        ++j;
+      for (int64_t k = i; k < j; ++k)
+        out[k] = int64_t(packed[k] & 0xffffffffu);
+      if (j - i > 1)
+        std::stable_sort(out + i, out + j, [&](int64_t a, int64_t b) {
+          return orderKey64(src[a * stride]) < orderKey64(src[b * stride]);
+        });
+      i = j;
+    }
+  });
+}
+
 template <typename T>
 void argsortRow(const T *src, int64_t stride, int64_t n, int64_t *out,
                 int64_t threads) {
+  if constexpr (sizeof(T) == 8)
+    if (n < int64_t(UINT32_MAX))
+      return argsortByPrefix(src, stride, n, out, threads);
   if (sizeof(T) <= 4 && n <= int64_t(UINT32_MAX)) {
     // (key << 32 | index), sorted in the output itself.
     uint64_t *packed = reinterpret_cast<uint64_t *>(out);

@@ -16,8 +16,8 @@
 #include "cpnrt/Threads.h"
 
 #include "Compress.h"
-#include "LibCall.h"
 #include "Factor.h"
+#include "LibCall.h"
 #include "Sort.h"
 #include "Symmetry.h"
 
@@ -572,8 +572,8 @@ template <typename T> void checkParallelLu(double tol) {
       for (int64_t c = 0; c < 3; ++c)
         for (int64_t i = 0; i < n; ++i)
           for (int64_t k = 0; k < n; ++k)
-            b[i + c * n] += (trans == 'N' ? a[i + k * n] : a[k + i * n]) *
-                            x[k + c * n];
+            b[i + c * n] +=
+                (trans == 'N' ? a[i + k * n] : a[k + i * n]) * x[k + c * n];
       cpnrt::lib::parallelGetrs<T>(trans, n, 3, lu.data(), piv.data(),
                                    b.data());
       double err = 0;
@@ -755,6 +755,47 @@ TEST(Sort, RowsSortedAndArgsortStableInt16) { checkSortRows<int16_t>(); }
 TEST(Sort, RowsSortedAndArgsortStableInt8) { checkSortRows<int8_t>(); }
 TEST(Sort, RowsSortedAndArgsortStableUint64) { checkSortRows<uint64_t>(); }
 
+namespace {
+/// argsort of 64-bit keys against a stable sort of the indices.
+template <typename T> void expectArgsortStable(const std::vector<T> &v) {
+  int64_t n = int64_t(v.size());
+  std::vector<int64_t> idx(n), want(n);
+  cpnrt::argsortRows(v.data(), n, 1, 1, n, idx.data());
+  std::iota(want.begin(), want.end(), 0);
+  std::stable_sort(want.begin(), want.end(),
+                   [&](int64_t a, int64_t b) { return numpyLess(v[a], v[b]); });
+  for (int64_t j = 0; j < n; ++j)
+    ASSERT_EQ(idx[j], want[j]) << "position " << j;
+}
+} // namespace
+
+TEST(Sort, ArgsortOf64BitKeysThatShareTheirPrefix) {
+  // 64-bit keys are sorted by their 32-bit prefix above the row's minimum
+  // and the index; keys that differ only below the prefix (a wide range and
+  // values one ulp apart) and exact ties must still come out in order, runs
+  // of them across the threads' parts included.
+  fourSortThreads();
+  const int64_t n = 200003;
+  std::vector<double> d(n);
+  std::vector<int64_t> i64(n);
+  std::vector<uint64_t> u64(n);
+  uint64_t x = 11;
+  for (int64_t i = 0; i < n; ++i) {
+    x = x * 6364136223846793005ull + 1442695040888963407ull;
+    int64_t k = int64_t(x >> 33) % 1000;
+    d[i] = 1.0 + double(k) * std::numeric_limits<double>::epsilon();
+    i64[i] = (int64_t(x >> 40) % 3 - 1) * (int64_t(1) << 40) + k;
+    u64[i] = ~uint64_t(0) - uint64_t(k) * 3 - (i % 2 ? 0 : (uint64_t(1) << 63));
+  }
+  d[5] = -1e300, d[77] = std::numeric_limits<double>::quiet_NaN();
+  d[78] = std::numeric_limits<double>::infinity(), d[79] = -0.0, d[80] = 0.0;
+  expectArgsortStable(d);
+  expectArgsortStable(i64);
+  expectArgsortStable(u64);
+  std::vector<double> constant(n, 2.5);
+  expectArgsortStable(constant);
+}
+
 TEST(Sort, ManyShortRowsAreSharedOutBetweenThreads) {
   fourSortThreads();
   const int64_t rows = 5000, n = 37;
@@ -845,8 +886,8 @@ template <typename T> void checkBracketSplit() {
         if (rng() % 7 == 0)
           x = std::numeric_limits<T>::quiet_NaN();
     }
-    std::vector<std::vector<T>> want(4), got(4, std::vector<T>(
-                                                 m + cpnrt::simd::kSplitSlack));
+    std::vector<std::vector<T>> want(4),
+        got(4, std::vector<T>(m + cpnrt::simd::kSplitSlack));
     for (T x : v)
       want[x != x ? 3 : x < lo ? 0 : x > hi ? 2 : 1].push_back(x);
     T *const parts[4] = {got[0].data(), got[1].data(), got[2].data(),
@@ -854,9 +895,11 @@ template <typename T> void checkBracketSplit() {
     int64_t count[4];
     cpnrt::simd::splitByBracket(v.data(), m, lo, hi, parts, count);
     for (int r = 0; r < 4; ++r) {
-      ASSERT_EQ(count[r], int64_t(want[r].size())) << "m " << m << " part " << r;
+      ASSERT_EQ(count[r], int64_t(want[r].size()))
+          << "m " << m << " part " << r;
       for (int64_t i = 0; i < count[r]; ++i)
-        ASSERT_TRUE(got[r][i] == want[r][i] || (r == 3 && got[r][i] != got[r][i]))
+        ASSERT_TRUE(got[r][i] == want[r][i] ||
+                    (r == 3 && got[r][i] != got[r][i]))
             << "m " << m << " part " << r << " at " << i;
     }
   }
@@ -1054,9 +1097,8 @@ TEST(Threads, ABackendTakesThisThreadsJobs) {
     EXPECT_EQ(hits[t].load(), 1) << "part " << t;
   EXPECT_EQ(backendJobs.load(), 1);
   std::atomic<int> inner{0};
-  cpnrt::lib::onThreads(3, [&](int64_t) {
-    cpnrt::lib::onThreads(4, [&](int64_t) { ++inner; });
-  });
+  cpnrt::lib::onThreads(
+      3, [&](int64_t) { cpnrt::lib::onThreads(4, [&](int64_t) { ++inner; }); });
   EXPECT_EQ(inner.load(), 12);
   EXPECT_EQ(backendJobs.load(), 2); // the nested jobs ran where they were made
   std::atomic<int> elsewhere{0};
@@ -1100,7 +1142,8 @@ TEST(Blas, LargeMatrixVectorProducts) {
                    accumulate);
       for (int64_t i = 0; i < m; ++i)
         ASSERT_NEAR(y[3 * i], want[i], 1e-12 * (1 + std::abs(want[i])))
-            << "trans " << trans << " accumulate " << accumulate << " row " << i;
+            << "trans " << trans << " accumulate " << accumulate << " row "
+            << i;
       EXPECT_EQ(y[1], 0.5); // the elements between the strided ones
     }
 }
