@@ -772,8 +772,9 @@ template <typename T> void expectArgsortStable(const std::vector<T> &v) {
 TEST(Sort, ArgsortOf64BitKeysThatShareTheirPrefix) {
   // 64-bit keys are sorted by their 32-bit prefix above the row's minimum
   // and the index; keys that differ only below the prefix (a wide range and
-  // values one ulp apart) and exact ties must still come out in order, runs
-  // of them across the threads' parts included.
+  // values one ulp apart: runs sorted by prefix again) and exact ties (short
+  // runs: by compares) must still come out in order, runs across the
+  // threads' parts included.
   fourSortThreads();
   const int64_t n = 200003;
   std::vector<double> d(n);
@@ -794,6 +795,14 @@ TEST(Sort, ArgsortOf64BitKeysThatShareTheirPrefix) {
   expectArgsortStable(u64);
   std::vector<double> constant(n, 2.5);
   expectArgsortStable(constant);
+  // Short runs: 64-bit random keys, each about four times.
+  std::vector<uint64_t> pool(n / 4), few(n);
+  for (uint64_t &p : pool)
+    x = x * 6364136223846793005ull + 1442695040888963407ull, p = x;
+  for (int64_t i = 0; i < n; ++i)
+    few[i] =
+        pool[(uint64_t(i) * 2654435761u) % pool.size()] >> (i % 7 ? 0 : 20);
+  expectArgsortStable(few);
 }
 
 TEST(Sort, ManyShortRowsAreSharedOutBetweenThreads) {
