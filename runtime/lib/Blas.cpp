@@ -7,6 +7,9 @@
 #include "cpnrt/Blas.h"
 #include "cpnrt/Facts.h"
 
+#include "cpnrt/Lapack.h"
+
+#include "LibCall.h"
 #include "OpenBlas.h"
 #include "Symmetry.h"
 
@@ -214,4 +217,45 @@ extern "C" void cpn_gemm_f32(int64_t a, int64_t aOff, int64_t aRs, int64_t aCs,
                        CPN_BLAS(cblas_ssymv)},
               a, aOff, aRs, aCs, b, bOff, bRs, bCs, c, cOff, cRs, cCs, m, n, k,
               accumulate);
+}
+
+namespace {
+/// matmul: in0 (B, n, k), in1 (B, k, m) -> out (B, n, m): one gemm (or
+/// gemv) per product of the stack, read with the operands' strides. A stack
+/// of small products is shared out between threads, each product on its
+/// thread alone; bigger products run one after another on OpenBLAS's choice
+/// of threads, as a single product does.
+template <typename T>
+void matmulStack(int64_t meta, int64_t out, int64_t i0, int64_t i1,
+                 int64_t i2) {
+  cpnrt::lib::Call c(meta, out, i0, i1, i2);
+  const cpnrt::lib::Array &a = c.in[0], &b = c.in[1];
+  int64_t B = a.size(0), n = a.size(1), k = a.size(2), m = b.size(2);
+  int64_t o = reinterpret_cast<int64_t>(c.out.data<T>());
+  auto ptr = [](const cpnrt::lib::Array &x) {
+    return reinterpret_cast<int64_t>(x.base);
+  };
+  double flops = 2.0 * double(n) * double(k) * double(m);
+  cpnrt::lib::OneBlasThreadIf one(flops < cpnrt::lib::kBatchSpreadBelowFlops);
+  auto gemm = std::is_same_v<T, double> ? cpn_gemm_f64 : cpn_gemm_f32;
+  cpnrt::lib::forBatch(B, flops, [&](int64_t i) {
+    gemm(ptr(a), a.offset + i * a.strides[0], a.strides[1], a.strides[2],
+         ptr(b), b.offset + i * b.strides[0], b.strides[1], b.strides[2], o,
+         i * n * m, m, 1, n, m, k, /*accumulate=*/0);
+  });
+}
+} // namespace
+
+extern "C" void cpn_lib_matmul_f32(int64_t m, int64_t o, int64_t a, int64_t b,
+                                   int64_t c) {
+  matmulStack<float>(m, o, a, b, c);
+}
+extern "C" void cpn_lib_matmul_f64(int64_t m, int64_t o, int64_t a, int64_t b,
+                                   int64_t c) {
+  matmulStack<double>(m, o, a, b, c);
+}
+
+std::vector<cpn_lib_entry> cpnrt::blasFunctions() {
+  return {{"cpn_lib_matmul_f32", &cpn_lib_matmul_f32},
+          {"cpn_lib_matmul_f64", &cpn_lib_matmul_f64}};
 }

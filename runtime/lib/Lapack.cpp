@@ -9,7 +9,6 @@
 //===----------------------------------------------------------------------===//
 
 #include "cpnrt/Lapack.h"
-#include "cpnrt/Blas.h"
 
 #include "LibCall.h"
 #include "Factor.h"
@@ -555,30 +554,6 @@ template <void (*F32)(const Call &), void (*F64)(const Call &)> struct Entry {
 };
 } // namespace
 
-namespace {
-/// matmul: in0 (B, n, k), in1 (B, k, m) -> out (B, n, m): one gemm (or
-/// gemv) per product of the stack, read with the operands' strides; the
-/// stack is shared out between threads when its products are small, each
-/// product then on its thread alone.
-template <typename T> void matmul(const Call &c) {
-  const Array &a = c.in[0], &b = c.in[1];
-  int64_t B = a.size(0), n = a.size(1), k = a.size(2), m = b.size(2);
-  int64_t out = reinterpret_cast<int64_t>(c.out.data<T>());
-  auto ptr = [](const Array &x) { return reinterpret_cast<int64_t>(x.base); };
-  // Products spread over threads run on one BLAS thread each; bigger ones,
-  // one after another, on OpenBLAS's choice of threads, as a single product
-  // does (cpn_gemm).
-  auto gemm = std::is_same_v<T, double> ? cpn_gemm_f64 : cpn_gemm_f32;
-  lapackBatch(B, 2.0 * double(n) * double(k) * double(m),
-              cpnrt::lib::kBatchSpreadBelowFlops, [&](int64_t i) {
-                gemm(ptr(a), a.offset + i * a.strides[0], a.strides[1],
-                     a.strides[2], ptr(b), b.offset + i * b.strides[0],
-                     b.strides[1], b.strides[2], out, i * n * m, m, 1, n, m, k,
-                     /*accumulate=*/0);
-              });
-}
-} // namespace
-
 #define CPN_LIB_ENTRY(name)                                                    \
   extern "C" void cpn_lib_##name##_f32(int64_t m, int64_t o, int64_t a,        \
                                        int64_t b, int64_t c) {                 \
@@ -597,7 +572,6 @@ CPN_LIB_ENTRY(svd)
 CPN_LIB_ENTRY(eigh)
 CPN_LIB_ENTRY(eig)
 CPN_LIB_ENTRY(lstsq)
-CPN_LIB_ENTRY(matmul)
 #undef CPN_LIB_ENTRY
 
 std::vector<cpn_lib_entry> cpnrt::lapackFunctions() {
@@ -609,7 +583,6 @@ std::vector<cpn_lib_entry> cpnrt::lapackFunctions() {
       CPN_LIB_ROW(inv),      CPN_LIB_ROW(solve), CPN_LIB_ROW(slogdet),
       CPN_LIB_ROW(cholesky), CPN_LIB_ROW(qr),    CPN_LIB_ROW(svd),
       CPN_LIB_ROW(eigh),     CPN_LIB_ROW(eig),   CPN_LIB_ROW(lstsq),
-      CPN_LIB_ROW(matmul),
   };
 #undef CPN_LIB_ROW
 }

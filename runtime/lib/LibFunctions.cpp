@@ -2,8 +2,8 @@
 //
 // Part of cpnumeric's runtime (libcpnrt). The JIT's symbol table of library
 // calls (cpn_lib_functions), gathered from the families' own lists: LAPACK
-// (Lapack.cpp), the runtime's algorithms (Algorithms.cpp, Indexing.cpp,
-// Scans.cpp) and FFT (Fft.cpp).
+// (Lapack.cpp), stacked products (Blas.cpp), the runtime's algorithms
+// (Algorithms.cpp, Indexing.cpp, Scans.cpp) and FFT (Fft.cpp).
 //
 //===----------------------------------------------------------------------===//
 
@@ -17,7 +17,8 @@
 extern "C" const cpn_lib_entry *cpn_lib_functions(size_t *count) {
   static const std::vector<cpn_lib_entry> table = [] {
     std::vector<cpn_lib_entry> t = cpnrt::lapackFunctions();
-    for (auto part : {cpnrt::algorithmFunctions, cpnrt::fftFunctions})
+    for (auto part : {cpnrt::blasFunctions, cpnrt::algorithmFunctions,
+                      cpnrt::fftFunctions})
       for (const cpn_lib_entry &e : part())
         t.push_back(e);
     return t;

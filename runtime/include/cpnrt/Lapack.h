@@ -59,8 +59,10 @@ Failure takeKernelError();
 /// matrix" of kind LinAlg).
 void setKernelError(ErrorKind kind, std::string message);
 /// The LAPACK entry points (Lapack.cpp): inv, solve, slogdet, cholesky, qr,
-/// svd, eigh, eig, lstsq and stacked matmul, float32 and float64.
+/// svd, eigh, eig and lstsq, float32 and float64.
 std::vector<cpn_lib_entry> lapackFunctions();
+/// The BLAS entry point of Blas.cpp: stacked matmul, float32 and float64.
+std::vector<cpn_lib_entry> blasFunctions();
 /// The entry points of Algorithms.cpp (sorting, searching), Indexing.cpp
 /// (gathers, scatters) and Scans.cpp (ufunc.accumulate, ufunc.at).
 std::vector<cpn_lib_entry> algorithmFunctions();
