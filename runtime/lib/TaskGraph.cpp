@@ -122,7 +122,7 @@ TaskRef TaskGraph::submit(std::string name, std::function<void()> fn,
   }
   if (task->pendingDeps_ == 0) {
     ready_.push_back(task);
-    if (waitFollows > 0 && mayDefer) {
+    if (waitFollows > 0 && (mayDefer || threadsAwake())) {
       wakesDeferred_ = true;
       return task;
     }
@@ -140,6 +140,10 @@ TaskGraph::WaitFollows::~WaitFollows() {
   --waitFollows;
   std::lock_guard<std::mutex> lock(graph_.mu_);
   graph_.wakeDeferred(0);
+}
+
+bool TaskGraph::threadsAwake() const {
+  return std::chrono::steady_clock::now() - lastFinish_ < kThreadsAwakeFor;
 }
 
 void TaskGraph::wakeDeferred(size_t mine) {
@@ -271,6 +275,7 @@ void TaskGraph::finish(const TaskRef &task, bool failed,
     --inFlight_;
     --running_;
     ++tasksRun_;
+    lastFinish_ = std::chrono::steady_clock::now();
     // A task that waited for a free slot (a waiter ran one) may start now.
     if (nowReady.empty() && !ready_.empty())
       nowReady.push_back(nullptr);
@@ -311,7 +316,8 @@ void TaskGraph::waitAll() {
 
 void TaskGraph::waitInFlightAtMost(uint64_t n) {
   std::unique_lock<std::mutex> lock(mu_);
-  helpUntil(lock, [&] { return inFlight_ <= n; }, false);
+  helpUntil(
+      lock, [&] { return inFlight_ <= n; }, false);
 }
 
 } // namespace cpnrt

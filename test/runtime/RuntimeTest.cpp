@@ -143,6 +143,38 @@ TEST(TaskGraph, WaitFollowsRunsTheTaskOnTheWaiterAndStarvesNothing) {
   g.waitAll();
 }
 
+TEST(TaskGraph, ATaskWithThreadsOfItsOwnRunsAfterAPauseAndBackToBack) {
+  // A task that starts threads of its own (mayDefer false) under
+  // WaitFollows: after a pause a worker is told of it (the waiter may still
+  // take it first); right after another task finished none is, and the
+  // waiter runs it. Either way it runs once and the waits return.
+  TaskGraph g(1);
+  std::thread::id ranOn;
+  int runs = 0;
+  auto submitAndWait = [&] {
+    auto s = store(1);
+    TaskGraph::WaitFollows follows(g);
+    g.submit(
+        "blas",
+        [&] {
+          ranOn = std::this_thread::get_id();
+          ++runs;
+        },
+        {}, {s}, /*mayDefer=*/false);
+    g.waitStore(*s);
+  };
+  std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  submitAndWait();
+  for (int i = 0; i < 20; ++i) {
+    auto t0 = std::chrono::steady_clock::now();
+    submitAndWait();
+    if (std::chrono::steady_clock::now() - t0 < std::chrono::microseconds(100))
+      EXPECT_EQ(ranOn, std::this_thread::get_id());
+  }
+  g.waitAll();
+  EXPECT_EQ(runs, 21);
+}
+
 TEST(Pool, StoresTakeTheirMemoryAtTheFirstAccess) {
   // A window's outputs are made when it is submitted, their memory taken
   // when its kernel first touches them.

@@ -10,6 +10,7 @@
 #include "cpnrt/Error.h"
 #include "cpnrt/Store.h"
 
+#include <chrono>
 #include <condition_variable>
 #include <deque>
 #include <functional>
@@ -76,10 +77,14 @@ public:
   /// each op: the wake-up of a worker that then finds nothing to do, or that
   /// takes the task and is waited for, is a futex round trip, 10-35 us on a
   /// 2-vCPU VM). Tasks that start threads of their own (a kernel with BLAS
-  /// or library calls: submit's mayDefer false) wake a worker all the same:
-  /// with no wake-up the other vCPU was idle when OpenBLAS's thread needed
-  /// it (matvec 1000 x 1000: 0.19 -> 0.7-1.0 ms back to back, measured; the
-  /// worker's wake-up gets the vCPU going in parallel with the caller).
+  /// or library calls: submit's mayDefer false) go to a worker all the same
+  /// when no task finished in the last kThreadsAwakeFor: after a pause, with
+  /// the caller running the task, OpenBLAS's thread waited for the idle
+  /// vCPU (matvec 1000 x 1000 after 0.15 s: 0.3 -> 1.5 ms a call, measured),
+  /// while with the caller asleep it takes the caller's. Back to back (a
+  /// task finished within it) the caller runs them too: matvec 256 x 256
+  /// and a sync 17-20 -> 10.5 us, 1000 x 1000 200 -> 151 us (NumPy 7 and
+  /// 150; session 37).
   /// The first wait after it wakes the workers for whatever it
   /// left ready, and so does its end (the wait needed none of it), so that
   /// no task waits on a thread that does not wait: keep the wait inside.
@@ -115,9 +120,7 @@ private:
   /// Runs `task` (popped from ready_, counted in running_) on this thread.
   void run(const TaskRef &task);
   /// Whether a ready task may start now (under mu_).
-  bool canStart() const {
-    return !ready_.empty() && running_ < maxRunning_;
-  }
+  bool canStart() const { return !ready_.empty() && running_ < maxRunning_; }
   /// Waits (holding `lock` on mu_ between checks) until `done()`, running
   /// ready tasks meanwhile; `settleDeferred`: hands the tasks a WaitFollows
   /// submission told no worker of to this thread and the workers.
@@ -145,6 +148,13 @@ private:
   size_t maxRunning_ = 1; // the number of workers
   std::atomic<uint64_t> tasksRun_{0};
   bool wakesDeferred_ = false; // ready tasks no worker was told of (under mu_)
+  // When the last task finished (under mu_), and how long after it the
+  // threads of a library call are taken to be still awake (see WaitFollows):
+  // about as long as OpenBLAS's pool spins (OPENBLAS_THREAD_TIMEOUT=20).
+  std::chrono::steady_clock::time_point lastFinish_;
+  static constexpr std::chrono::microseconds kThreadsAwakeFor{300};
+  /// Under mu_: whether a task finished within kThreadsAwakeFor.
+  bool threadsAwake() const;
   bool stopping_ = false;
 };
 
