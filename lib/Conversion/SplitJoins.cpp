@@ -19,6 +19,13 @@
 // rolls is one fused loop per piece, written into its slice of the result.
 // convert-cpn-updates starts a join's chain from tensor.empty (no fill).
 //
+// A reduction over the join's axis whose partial results combine exactly
+// (a sum or product of integers, min/max of integers, any, all) becomes one
+// reduction per piece and the combination of their results: the count of
+// a mask made with np.concatenate (`a[np.concatenate(([True], s[1:] !=
+// s[:-1]))]`, np.unique's) no longer materializes the join to read it once.
+// Float sums keep their one reduction (splitting changes their rounding).
+//
 //===----------------------------------------------------------------------===//
 
 #include "Joins.h"
@@ -105,6 +112,47 @@ bool isElementwise(Operation *op) {
   });
 }
 
+/// Whether partial results of `op` over pieces of its operand combine into
+/// exactly its result (integer arithmetic wraps alike in any order).
+bool combinesExactly(ReduceOp op) {
+  if (op->hasAttr(kRowBlocksAttr))
+    return false; // scheduled as one reduction (cpn-schedule-reductions)
+  Type in = cast<RankedTensorType>(op.getX().getType()).getElementType();
+  Type out = cast<RankedTensorType>(op.getResult().getType()).getElementType();
+  switch (op.getKind()) {
+  case ReduceKind::any:
+  case ReduceKind::all:
+    return true;
+  case ReduceKind::sum:
+  case ReduceKind::prod:
+  case ReduceKind::min:
+  case ReduceKind::max:
+    return isa<IntegerType>(in) && isa<IntegerType>(out);
+  default:
+    return false;
+  }
+}
+
+/// a `kind` b for partial results of a reduction of kind `kind`.
+Value combine(OpBuilder &b, Location loc, ReduceOp op, Value x, Value y) {
+  Type t = x.getType();
+  bool u = op.getIsUnsigned();
+  switch (op.getKind()) {
+  case ReduceKind::sum:
+    return AddOp::create(b, loc, t, x, y, u);
+  case ReduceKind::prod:
+    return MultiplyOp::create(b, loc, t, x, y, u);
+  case ReduceKind::min:
+    return MinimumOp::create(b, loc, t, x, y, u);
+  case ReduceKind::max:
+    return MaximumOp::create(b, loc, t, x, y, u);
+  case ReduceKind::any:
+    return LogicalOrOp::create(b, loc, t, x, y, u);
+  default:
+    return LogicalAndOp::create(b, loc, t, x, y, u);
+  }
+}
+
 struct SplitJoinsPass
     : public mlir::cpn::impl::SplitJoinsBase<SplitJoinsPass> {
   using SplitJoinsBase::SplitJoinsBase;
@@ -117,6 +165,36 @@ struct SplitJoinsPass
     });
     for (Operation *op : ops)
       split(op);
+    // After the elementwise ops: a reduction of a ufunc of a join reads the
+    // join of the ufunc's pieces.
+    SmallVector<ReduceOp> reductions;
+    getOperation()->walk([&](ReduceOp op) {
+      if (combinesExactly(op))
+        reductions.push_back(op);
+    });
+    for (ReduceOp op : reductions)
+      splitReduce(op);
+  }
+
+  /// Replaces `op`, a reduction over the axis of its operand's join, by one
+  /// reduction per piece and the combination of their results.
+  void splitReduce(ReduceOp op) {
+    std::optional<Join> j = matchJoin(op.getX(), maxPieces);
+    if (!j || !llvm::is_contained(op.getAxes(), j->axis))
+      return;
+    OpBuilder b(op);
+    Location loc = op.getLoc();
+    Value total;
+    for (Value piece : j->pieces) {
+      OperationState st(loc, ReduceOp::getOperationName());
+      st.addOperands(piece);
+      st.addTypes(op.getResult().getType());
+      st.addAttributes(op->getAttrs());
+      Value part = b.create(st)->getResult(0);
+      total = total ? combine(b, loc, op, total, part) : part;
+    }
+    op.getResult().replaceAllUsesWith(total);
+    op.erase();
   }
 
   /// Replaces `op` by one op per piece of its join operands and a join of

@@ -115,3 +115,52 @@ func.func @prefix_read(%x: tensor<8xf64>, %h: tensor<1xf64>, %t: tensor<7xf64>) 
   %e = cpn.exp %j1 : tensor<8xf64> -> tensor<8xf64>
   return %s, %e : tensor<8xf64>, tensor<8xf64>
 }
+
+// The count of a mask made by np.concatenate (np.unique's): the cast splits
+// into one per piece and the sum into one per piece and an add; the join
+// of the casts is never built. A float sum over a join stays one sum (its
+// rounding would change), and so does a sum along another axis.
+// CHECK-LABEL: func.func @count_of_join
+// CHECK-DAG: %[[C0:.+]] = cpn.cast %{{.+}} : tensor<1xi1> -> tensor<1xi64>
+// CHECK-DAG: %[[C1:.+]] = cpn.cast %{{.+}} : tensor<7xi1> -> tensor<7xi64>
+// CHECK-DAG: %[[S0:.+]] = cpn.reduce sum %[[C0]] {axes = array<i64: 0>} : tensor<1xi64> -> tensor<i64>
+// CHECK-DAG: %[[S1:.+]] = cpn.reduce sum %[[C1]] {axes = array<i64: 0>} : tensor<7xi64> -> tensor<i64>
+// CHECK: %[[T:.+]] = cpn.add %[[S0]], %[[S1]] : tensor<i64>, tensor<i64> -> tensor<i64>
+// CHECK-NOT: tensor<8xi64>
+// CHECK: return %[[T]]
+// LLVM-LABEL: llvm.func @count_of_join
+func.func @count_of_join(%a: tensor<1xi1>, %m: tensor<7xi1>, %z: tensor<i1>) -> tensor<i64> {
+  %b = cpn.view %z {offset = 0 : i64, strides = array<i64: 0>} : tensor<i1> -> tensor<8xi1>
+  %init = cpn.copy %b : tensor<8xi1>
+  %j0 = cpn.update %init, %a {offset = 0 : i64, strides = array<i64: 1>} : tensor<8xi1>, tensor<1xi1> -> tensor<8xi1>
+  %j1 = cpn.update %j0, %m {offset = 1 : i64, strides = array<i64: 1>} : tensor<8xi1>, tensor<7xi1> -> tensor<8xi1>
+  %c = cpn.cast %j1 : tensor<8xi1> -> tensor<8xi64>
+  %s = cpn.reduce sum %c {axes = array<i64: 0>} : tensor<8xi64> -> tensor<i64>
+  return %s : tensor<i64>
+}
+
+// CHECK-LABEL: func.func @max_any_and_float_sum
+// CHECK: cpn.reduce max %{{.+}} {axes = array<i64: 0>, is_unsigned} : tensor<3x2xi8> -> tensor<2xi8>
+// CHECK: cpn.reduce max %{{.+}} {axes = array<i64: 0>, is_unsigned} : tensor<5x2xi8> -> tensor<2xi8>
+// CHECK: cpn.maximum %{{.+}}, %{{.+}} {is_unsigned} : tensor<2xi8>, tensor<2xi8> -> tensor<2xi8>
+// CHECK: cpn.reduce any %{{.+}} : tensor<3x2xi8> -> tensor<i1>
+// CHECK: cpn.reduce any %{{.+}} : tensor<5x2xi8> -> tensor<i1>
+// CHECK: cpn.logical_or
+// CHECK: cpn.reduce sum %{{.+}} {axes = array<i64: 1>} : tensor<8x2xi8> -> tensor<8xi8>
+// CHECK: cpn.reduce sum %{{.+}} {axes = array<i64: 0>} : tensor<8xf64> -> tensor<f64>
+func.func @max_any_and_float_sum(%a: tensor<3x2xi8>, %c: tensor<5x2xi8>, %z: tensor<i8>, %f: tensor<3xf64>, %h: tensor<5xf64>, %g: tensor<f64>)
+    -> (tensor<2xi8>, tensor<i1>, tensor<8xi8>, tensor<f64>) {
+  %b = cpn.view %z {offset = 0 : i64, strides = array<i64: 0, 0>} : tensor<i8> -> tensor<8x2xi8>
+  %init = cpn.copy %b : tensor<8x2xi8>
+  %j0 = cpn.update %init, %a {offset = 0 : i64, strides = array<i64: 2, 1>} : tensor<8x2xi8>, tensor<3x2xi8> -> tensor<8x2xi8>
+  %j1 = cpn.update %j0, %c {offset = 6 : i64, strides = array<i64: 2, 1>} : tensor<8x2xi8>, tensor<5x2xi8> -> tensor<8x2xi8>
+  %m = cpn.reduce max %j1 {axes = array<i64: 0>, is_unsigned} : tensor<8x2xi8> -> tensor<2xi8>
+  %y = cpn.reduce any %j1 {axes = array<i64: 0, 1>} : tensor<8x2xi8> -> tensor<i1>
+  %r = cpn.reduce sum %j1 {axes = array<i64: 1>} : tensor<8x2xi8> -> tensor<8xi8>
+  %fb = cpn.view %g {offset = 0 : i64, strides = array<i64: 0>} : tensor<f64> -> tensor<8xf64>
+  %finit = cpn.copy %fb : tensor<8xf64>
+  %f0 = cpn.update %finit, %f {offset = 0 : i64, strides = array<i64: 1>} : tensor<8xf64>, tensor<3xf64> -> tensor<8xf64>
+  %f1 = cpn.update %f0, %h {offset = 3 : i64, strides = array<i64: 1>} : tensor<8xf64>, tensor<5xf64> -> tensor<8xf64>
+  %fs = cpn.reduce sum %f1 {axes = array<i64: 0>} : tensor<8xf64> -> tensor<f64>
+  return %m, %y, %r, %fs : tensor<2xi8>, tensor<i1>, tensor<8xi8>, tensor<f64>
+}

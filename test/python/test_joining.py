@@ -407,6 +407,35 @@ def test_ufuncs_of_many_pieces():
     check(cp.stack([cp.array(p) for p in parts[:5]]) - 1, numpy.stack(parts[:5]) - 1)
 
 
+@pytest.mark.parametrize("dtype", ["bool", "int8", "uint8", "int64", "uint64", "float64"])
+def test_reductions_of_joins(dtype):
+    """Reductions over the axis of a join whose partial results combine
+    exactly (integer sum, prod, min, max; any, all) are one reduction per
+    piece (cpn-split-joins); the rest reduce the join: NumPy's values, with
+    wrapping integer sums, unsigned extremes, NaN, along either axis, and
+    np.unique's count of a concatenated mask."""
+    a = (data((7, 3), "float64", 1) * 90).astype(dtype)
+    b = (data((5, 3), "float64", 2) * 90).astype(dtype)
+    if dtype == "float64":
+        b[1, 2] = numpy.nan
+    def f(np_, a, b):
+        j = np_.concatenate([a, b])
+        c = np_.concatenate([b[:, :1], a[:5, 1:]], axis=1)
+        return [j.sum(), j.sum(axis=0), j.sum(axis=1), j.max(axis=0), j.min(),
+                j.any(), j.all(axis=0), (j != 0).sum(), j.prod(axis=0),
+                c.max(axis=1), c.sum(), np_.logical_not(j).any(axis=0)]
+    for o, r in zip(f(cp, cp.array(a), cp.array(b)), f(numpy, a, b)):
+        check(o, numpy.asarray(r))
+    s = numpy.sort(data((40,), "float64", 3).round(1))
+    for np_, x in ((cp, cp.array(s)), (numpy, s)):
+        mask = np_.concatenate([np_.ones(1, bool), x[1:] != x[:-1]])
+        r = (x[mask], np_.count_nonzero(mask), np_.unique(x))
+        if np_ is numpy:
+            check(ours[0], r[0]), check(ours[2], r[2])
+            assert int(ours[1]) == int(r[1])
+        ours = r
+
+
 def test_join_prefix_read_elsewhere():
     """A chain of writes whose middle result another op reads is not a join
     (the base shows through its gaps there): `a[:1] = h; s = -a; a[1:] = t`,
