@@ -993,11 +993,16 @@ class ndarray(_cpn.ArrayBase):
     def imag(self):
         if self._dtype.kind == "c":
             return self._part_view("imag")
-        # NumPy's zeros in the array's own layout (order 'K'): a reshape of
+        # NumPy's zeros in Fortran order for an F-contiguous (not C-
+        # contiguous) array, else in C order (array_imag_get): a reshape of
         # the imaginary part of a transposed array copies, as NumPy's does
-        # (and the copy is writeable; fuzz 810:14767)
+        # (and the copy is writeable; fuzz 810:14767); of a strided view
+        # (a diagonal) it is a view (fuzz 1080:12593, not order 'K').
         from ._creation import zeros_like
-        z = zeros_like(self)
+        fortran = (whole_elements(self)
+                   and _contiguous(self._shape, self._strides, "F")
+                   and not _contiguous(self._shape, self._strides, "C"))
+        z = zeros_like(self, order="F" if fortran else "C")
         z._readonly = True
         return z
 

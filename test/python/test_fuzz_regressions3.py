@@ -971,3 +971,25 @@ def test_float16_arange_past_its_range_does_not_warn(eager0):
         warnings.simplefilter("error")
         got = cp.arange(70001, dtype=numpy.float16)
         same(got, numpy.arange(70001, dtype=numpy.float16))
+
+
+def test_imag_of_a_real_array_is_c_ordered_unless_fortran(eager0):
+    # 1080:12593: the imaginary part of a real array is NumPy's zeros in F
+    # order for an F-contiguous array and in C order otherwise (not the
+    # array's own order 'K'): concatenating that of a diagonal gives a
+    # C-ordered array whose reshape is a view, and a write through it
+    # reaches the concatenation.
+    n0 = numpy.arange(8, dtype="float32").reshape(2, 2, 2)
+    for np, a in ((numpy, n0), (cp, cp.asarray(n0))):
+        d = a.diagonal(0)
+        c = np.concatenate([np.imag(d), np.imag(d)], axis=0)
+        v = np.squeeze(np.reshape(c, (2, -1)))
+        v -= np.int16(16384)
+        parts = [x.imag for x in (a.T, a[:, ::2], a[:, :1].T, a.reshape(2, 4).T, d)]
+        if np is numpy:
+            want = c
+            want_strides = [p.strides for p in parts]
+        else:
+            same(c, want)
+            assert [p.strides for p in parts] == want_strides
+            assert not any(p.flags.writeable for p in parts)
