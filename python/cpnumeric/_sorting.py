@@ -46,13 +46,25 @@ def _sort_rows(a, axis, name, dtype, kth=None):
     return back(libcall(name, [two], two._shape, dtype, args))
 
 
+def _sort_copy(a, axis, name, kth=None):
+    """sort or partition in the layout of NumPy's a.copy(order='K'), which
+    np.sort and np.partition sort in place: a reshape of the sort of a
+    transposed array copies, as NumPy's does (fuzz 1080:7990)."""
+    axes = _manip._axis_order(a, "K") if axis is not None else None
+    if axes is None or not -a.ndim <= axis < a.ndim:
+        return _sort_rows(a, axis, name, a._dtype, kth)
+    t = a._axes_view(axes)
+    r = _sort_rows(t, axes.index(axis % a.ndim), name, a._dtype, kth)
+    return r._axes_view(_core._inverse_axes(axes))
+
+
 def sort(a, axis=-1, kind=None, order=None, *, stable=None):
     a = _as(a)
     if order is not None:
         raise ValueError("Cannot specify order when the array has no fields.")
     if eager([a]):
         return wrap(_np.sort(a._eager(), axis=axis, kind=kind, stable=stable))
-    return _sort_rows(a, axis, "sort", a._dtype)
+    return _sort_copy(a, axis, "sort")
 
 
 def argsort(a, axis=-1, kind=None, order=None, *, stable=None):
@@ -85,7 +97,7 @@ def partition(a, kth, axis=-1, kind="introselect", order=None):
     _check_kth(a, kth, axis)
     if eager([a]):
         return wrap(_np.partition(a._eager(), kth, axis=axis))
-    return _sort_rows(a, axis, "partition", a._dtype, kth)
+    return _sort_copy(a, axis, "partition", kth)
 
 
 def argpartition(a, kth, axis=-1, kind="introselect", order=None):

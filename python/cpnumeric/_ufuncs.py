@@ -112,16 +112,24 @@ def _check_c_long(args):
             raise OverflowError("Python int too large to convert to C long")
 
 
-def _check_int_power(e, shape, dt=None):
+def _check_int_power(args, shape, dt=None):
     """NumPy's ValueError for integers to negative integer powers (of a
     result of `shape`: none when it is empty), at the call: a scalar exponent
     is checked here; an exponent array computed by pending work costs a sync
     (its least value), as index bounds do. Under @jit (no sync) it is not
-    checked."""
-    if type(e) is int and dt is not None:
-        info = _np.iinfo(dt)  # NEP 50's check comes first, as in NumPy's call
-        if not info.min <= e <= info.max:
-            raise OverflowError(f"Python integer {e} out of bounds for {dt}")
+    checked. First, as in NumPy's call, Python int operands: one that is no
+    C long (nor, for a uint64 loop, an unsigned one) is an OverflowError of
+    its own, then NEP 50's range of the loop's dtype (1080:18435)."""
+    e = args[1]
+    if dt is not None:
+        info = _np.iinfo(dt)
+        for a in args:
+            if type(a) is not int:
+                continue
+            if not -(1 << 63) <= a < (1 << (64 if dt.kind == "u" else 63)):
+                raise OverflowError("Python int too large to convert to C long")
+            if not info.min <= a <= info.max:
+                raise OverflowError(f"Python integer {a} out of bounds for {dt}")
     if shape is not None and 0 in shape:
         return
     if isinstance(e, ndarray):
@@ -322,7 +330,7 @@ class ufunc(_cpn.UfuncBase):
             if not native_loop(self._op, loop):
                 return None
             if self._op == "power" and loop[1].kind == "i":
-                _check_int_power(args[1], shape, loop[1])  # each call checks: not cached
+                _check_int_power(args, shape, loop[1])  # each call checks: not cached
             else:
                 _fast_loops[key] = loop
         if shape is None:
@@ -414,7 +422,7 @@ class ufunc(_cpn.UfuncBase):
                                  f"broadcast shape {_shape_text(full)}")
         shape = full
         if self._op == "power" and loop[1].kind == "i":
-            _check_int_power(args[1], shape, loop[1])  # after the casting check, as NumPy's loop
+            _check_int_power(args, shape, loop[1])  # after the casting check, as NumPy's loop
         order = None
         if out is None and len(shape) > 1:
             # NumPy's order='K': the result's axes in its operands' order

@@ -993,3 +993,48 @@ def test_imag_of_a_real_array_is_c_ordered_unless_fortran(eager0):
             same(c, want)
             assert [p.strides for p in parts] == want_strides
             assert not any(p.flags.writeable for p in parts)
+
+
+def test_sort_and_partition_keep_numpys_copy_order(eager0):
+    # 1080:7990, 1080:3688: np.sort and np.partition sort a.copy(order='K')
+    # in place: of a transposed or broadcast array the result is not
+    # C-ordered, so a reshape of it copies and a write through the reshape
+    # does not reach it (argsort and argpartition are C-ordered).
+    n0 = numpy.array([[-4, 4, 2, 4], [-1, 4, -7, -7], [-1, -8, 3, 3]], "int64")
+    for np, a in ((numpy, n0), (cp, cp.asarray(n0))):
+        t = np.moveaxis(a, 0, 1)
+        s = np.sort(t)
+        v = s.reshape(3, 1, 4)
+        v[:1, :, ::-1] = 1
+        b = np.broadcast_to(a, (2, 3, 4))
+        got = [s, np.sort(b, axis=0), np.partition(t, 1, axis=0),
+               np.argsort(t), np.sort(t, axis=None)]
+        strides = [x.strides for x in got]
+        if np is numpy:
+            want, want_strides = got, strides
+        else:
+            for g, w in zip(got[:2], want[:2]):
+                same(g, w)
+            same(numpy.sort(numpy.asarray(got[2]), axis=0),
+                 numpy.sort(want[2], axis=0))
+            same(got[3], want[3])
+            assert strides == want_strides
+
+
+@pytest.mark.parametrize("base,exp", [(2**70, [-5]), ([2], 2**63), (2**63, [-1]),
+                                      ([2], 2**64), ([2], -3)])
+def test_power_of_python_ints_past_a_c_long(eager0, base, exp):
+    # 1080:18435: a Python int operand of an integer power that is no C long
+    # is NumPy's OverflowError before the negative-exponent check.
+    def call(np):
+        b = np.asarray(base) if isinstance(base, list) else base
+        e = np.asarray(exp) if isinstance(exp, list) else exp
+        try:
+            return np.power(b, e)
+        except (OverflowError, ValueError) as err:
+            return type(err), str(err)
+    want, got = call(numpy), call(cp)
+    if isinstance(want, tuple):
+        assert got == want
+    else:
+        same(got, want)
