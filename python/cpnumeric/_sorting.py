@@ -51,10 +51,11 @@ def _sort_copy(a, axis, name, kth=None):
     np.sort and np.partition sort in place: a reshape of the sort of a
     transposed array copies, as NumPy's does (fuzz 1080:7990)."""
     axes = _manip._axis_order(a, "K") if axis is not None else None
-    if axes is None or not -a.ndim <= axis < a.ndim:
+    if axes is None:
         return _sort_rows(a, axis, name, a._dtype, kth)
+    axis = _manip.normalize_axis_index(axis, a.ndim)
     t = a._axes_view(axes)
-    r = _sort_rows(t, axes.index(axis % a.ndim), name, a._dtype, kth)
+    r = _sort_rows(t, axes.index(axis), name, a._dtype, kth)
     return r._axes_view(_core._inverse_axes(axes))
 
 
@@ -80,7 +81,8 @@ def argsort(a, axis=-1, kind=None, order=None, *, stable=None):
 
 
 def _check_kth(a, kth, axis):
-    n = a.size if axis is None else a._shape[axis]
+    n = a.size if axis is None else a._shape[
+        _manip.normalize_axis_index(axis, a.ndim)]
     for k in _np.atleast_1d(_np.asarray(kth)).tolist():
         if not -n <= k < n:
             raise ValueError(f"kth(={k}) out of bounds ({n})")

@@ -117,16 +117,16 @@ def _check_int_power(args, shape, dt=None):
     result of `shape`: none when it is empty), at the call: a scalar exponent
     is checked here; an exponent array computed by pending work costs a sync
     (its least value), as index bounds do. Under @jit (no sync) it is not
-    checked. First, as in NumPy's call, Python int operands: one that is no
-    C long (nor, for a uint64 loop, an unsigned one) is an OverflowError of
-    its own, then NEP 50's range of the loop's dtype (1080:18435)."""
+    checked. First, as in NumPy's call, Python int operands of the signed
+    loop: one that is no C long is an OverflowError of its own, then NEP
+    50's range of the loop's dtype (1080:18435)."""
     e = args[1]
     if dt is not None:
         info = _np.iinfo(dt)
         for a in args:
             if type(a) is not int:
                 continue
-            if not -(1 << 63) <= a < (1 << (64 if dt.kind == "u" else 63)):
+            if not -(1 << 63) <= a < (1 << 63):
                 raise OverflowError("Python int too large to convert to C long")
             if not info.min <= a <= info.max:
                 raise OverflowError(f"Python integer {a} out of bounds for {dt}")

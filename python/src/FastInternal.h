@@ -115,9 +115,10 @@ bool isArray(PyObject *o);
 long long numpyNumel(PyObject *arr);
 /// The eager threshold (_core.EAGER["threshold"]; 0: off).
 long long eagerThreshold();
-/// An eager ndarray owning `arr`; steals `arr`.
-PyObject *wrapEager(PyObject *arr);
-PyObject *wrapEagerResult(PyObject *r);
+/// An eager ndarray owning `arr`; steals `arr`. `like`: a shape tuple the
+/// result shares when its dimensions are the same (null: none).
+PyObject *wrapEager(PyObject *arr, PyObject *like = nullptr);
+PyObject *wrapEagerResult(PyObject *r, PyObject *like = nullptr);
 /// Whether fast_init was called (RuntimeError set when not).
 bool checkReady();
 /// A Python Node's NodeRef (pybind11 instance), or false.

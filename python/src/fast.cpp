@@ -50,6 +50,10 @@ bool supportedDescr(PyObject *descr) {
 /// The C-order element strides of `shape` (a tuple), as _core.c_strides.
 PyObject *cStrides(PyObject *shape) {
   Py_ssize_t nd = PyTuple_GET_SIZE(shape);
+  if (nd == 1) { // every 1-D array's: one shared tuple (tuples are immutable)
+    static PyObject *one = Py_BuildValue("(i)", 1);
+    return one ? Py_NewRef(one) : nullptr;
+  }
   PyObject *r = PyTuple_New(nd);
   if (!r)
     return nullptr;
@@ -153,10 +157,32 @@ long long eagerThreshold() {
   return v;
 }
 
+/// `like` (a shape tuple, or null) when it holds the dimensions of NumPy
+/// array `arr`, as a new reference; else null.
+static PyObject *sameShape(PyObject *arr, PyObject *like) {
+  if (!like || !PyTuple_Check(like))
+    return nullptr;
+  auto *p = py::detail::array_proxy(arr);
+  if (PyTuple_GET_SIZE(like) != p->nd)
+    return nullptr;
+  for (int i = 0; i < p->nd; ++i) {
+    PyObject *d = PyTuple_GET_ITEM(like, i);
+    if (!PyLong_CheckExact(d) || PyLong_AsSsize_t(d) != p->dimensions[i]) {
+      PyErr_Clear();
+      return nullptr;
+    }
+  }
+  return Py_NewRef(like);
+}
+
 /// An eager ndarray owning `arr` (an exact, C-contiguous NumPy array of a
-/// supported dtype); steals `arr`.
-PyObject *wrapEager(PyObject *arr) {
-  PyObject *shape = shapeOf(arr);
+/// supported dtype); steals `arr`. `like`: an operand's shape tuple that the
+/// result shares when it has the same dimensions (an elementwise result's
+/// shape, made once).
+PyObject *wrapEager(PyObject *arr, PyObject *like) {
+  PyObject *shape = sameShape(arr, like);
+  if (!shape)
+    shape = shapeOf(arr);
   PyObject *r = nullptr;
   if (shape) {
     PyObject *dtype =
@@ -171,11 +197,11 @@ PyObject *wrapEager(PyObject *arr) {
 /// eager ndarray owning it when it is a C-contiguous array of a supported
 /// dtype, else what _core._finish_eager makes of it (None: a dtype we do
 /// not hold).
-PyObject *wrapEagerResult(PyObject *r) {
+PyObject *wrapEagerResult(PyObject *r, PyObject *like) {
   if (isArray(r) && (py::detail::array_proxy(r)->flags & kCContiguous) &&
       supportedDescr(
           reinterpret_cast<PyObject *>(py::detail::array_proxy(r)->descr)))
-    return wrapEager(r);
+    return wrapEager(r, like);
   PyObject *f = PyObject_CallOneArg(state.finish, r);
   Py_DECREF(r);
   return f;
@@ -288,7 +314,12 @@ PyObject *eagerCall(PyObject *ufunc, PyObject *const *ops, Py_ssize_t n) {
     Py_RETURN_NONE;
   ++state.eagerCalls;
   PyObject *r = PyObject_Vectorcall(ufunc, eo.vals, n, nullptr);
-  return r ? wrapEagerResult(r) : nullptr;
+  // The first array operand's shape: an elementwise result's, mostly.
+  PyObject *like = nullptr;
+  for (Py_ssize_t i = 0; i < n && !like; ++i)
+    if (Py_TYPE(ops[i]) == state.array.type)
+      like = state.array.get(ops[i], kShape);
+  return r ? wrapEagerResult(r, like) : nullptr;
 }
 
 /// eager(ufunc, *operands): eagerCall from Python.

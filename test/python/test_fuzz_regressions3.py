@@ -1019,6 +1019,14 @@ def test_sort_and_partition_keep_numpys_copy_order(eager0):
                  numpy.sort(want[2], axis=0))
             same(got[3], want[3])
             assert strides == want_strides
+        # The axis is checked as NumPy's (helper review): a float is a
+        # TypeError, one out of range an AxisError, for partition too.
+        for bad, err in ((1.0, TypeError), (5, numpy.exceptions.AxisError),
+                         (-3, numpy.exceptions.AxisError)):
+            with pytest.raises(err):
+                np.sort(t, axis=bad)
+            with pytest.raises(err):
+                np.partition(t, 1, axis=bad)
 
 
 @pytest.mark.parametrize("base,exp", [(2**70, [-5]), ([2], 2**63), (2**63, [-1]),
