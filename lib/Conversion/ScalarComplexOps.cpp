@@ -253,10 +253,11 @@ Value sqrtC(OpBuilder &b, Location loc, Value z) {
   Value i2 = f.cps(s2, y);
   Value r = f.mul(sel(b, loc, pos, r1, r2), back);
   Value i = f.mul(sel(b, loc, pos, i1, i2), back);
-  // y = 0: sqrt(x) + i y for x >= 0 (r2's 0 / s2 is NaN at x = 0).
+  // y = 0: sqrt(|x|) + i y for x >= 0 (r2's 0 / s2 is NaN at x = 0; |x|:
+  // sqrt(-0.0) is -0.0 where csqrt(-0 + 0i) is +0 + 0i).
   Value yz = f.eq(y, zero);
   Value xNonNeg = cmpF(b, loc, CmpFPredicate::OGE, x, zero);
-  r = sel(b, loc, f.both(yz, xNonNeg), math::SqrtOp::create(b, loc, x), r);
+  r = sel(b, loc, f.both(yz, xNonNeg), math::SqrtOp::create(b, loc, ax), r);
   i = sel(b, loc, yz, f.cps(zero, y), i);
   i = sel(b, loc, f.both(yz, f.lt(x, zero)),
           f.cps(math::SqrtOp::create(b, loc, f.abs(x)), y), i);

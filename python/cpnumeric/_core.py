@@ -591,6 +591,13 @@ def _fast_power(self, other):
 _power = _binop("power")  # a ** b when no faster ufunc applies
 
 
+def _pow(self, other):
+    """`self ** other` when the base's C operator (NumPy's own on eager
+    operands) does not apply."""
+    f = _fast_power(self, other)
+    return f(self) if f is not None else _power(self, other)
+
+
 def _wide_view(a, dt):
     """a.view(dt) for a larger dtype (NumPy's checks): the bytes of a
     contiguous last axis regrouped, each element the bits of r whole base
@@ -1149,9 +1156,10 @@ class ndarray(_cpn.ArrayBase):
         return _fallback.dispatch_numpy_function(func, args, kwargs)
 
     # -- operators ------------------------------------------------------------
-    # + - * / // % & | ^ << >> are the base's (_cpn.ArrayBase, in C): the
-    # ufunc's C path first, then the Python functions registered with
-    # _cpn.set_operators at the end of this module.
+    # + - * / // % & | ^ << >> and ** are the base's (_cpn.ArrayBase, in C):
+    # the ufunc's C path (NumPy's operator for ** of eager operands) first,
+    # then the Python functions registered with _cpn.set_operators at the
+    # end of this module.
     __eq__ = _binop("equal")
     __ne__ = _binop("not_equal")
     __lt__ = _binop("less")
@@ -1170,12 +1178,6 @@ class ndarray(_cpn.ArrayBase):
     __ixor__ = _ibinop("bitwise_xor")
     __ilshift__ = _ibinop("left_shift")
     __irshift__ = _ibinop("right_shift")
-
-    def __pow__(self, other):
-        f = _fast_power(self, other)
-        return f(self) if f is not None else _power(self, other)
-
-    __rpow__ = _rbinop("power")
 
     def __ipow__(self, other):
         if getattr(self, "_standin", False):
@@ -1664,6 +1666,7 @@ _operators = {op: (getattr(_ufuncs, uf), _binop(uf), _rbinop(uf)) for op, uf in 
     "or": "bitwise_or", "xor": "bitwise_xor", "lshift": "left_shift",
     "rshift": "right_shift"}.items()}
 _operators["mul"] = (_ufuncs.multiply, *_mul(*_operators["mul"][1:]))
+_operators["pow"] = (_ufuncs.power, _pow, _rbinop("power"))
 _bind_late()
 _cpn.set_operators(_operators)
 # a[key] and a[key] = v: the base's C slots (one element), then these.

@@ -360,3 +360,35 @@ def test_creation_above_the_threshold_is_traced(eager):
     b = cp.arange(5000.0)
     assert cp.stats()["eager_calls"] == 0
     assert float((a + b).sum()) == 5000 * 4999 / 2
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32", "int64", "uint8", "complex128"])
+def test_power_operator_is_numpys(eager, dtype):
+    """`a ** b` on small eager arrays (and small views of computed ones) is
+    NumPy's own operator, scalar fast paths included: x ** 0.5 is sqrt
+    (-0.0 stays -0.0), x ** 2 square, x ** -1 reciprocal, complex x ** 1
+    and x ** 2.0 power; reflected, array exponents, a modulo (TypeError)
+    and in place as NumPy."""
+    vals = [-0.0, 4.0, 2.5, -3.0, 1.0] if dtype[0] in "fc" else [0, 4, 2, 3, 1]
+    n = numpy.array(vals).astype(dtype)
+    big = cp.arange(40000.0).reshape(200, 200) / 1e4
+    cp.synchronize()   # computed: its small views are read in place
+    col, ncol = big[:5, 7], numpy.arange(40000.0).reshape(200, 200)[:5, 7] / 1e4
+    for x, ref in ((cp.asarray(n), n), (col, ncol)):
+        exps = [2, 0.5, -1, 0, 1, 3, 2.0, -0.5] if ref.dtype.kind in "fc" else [2, 0, 1, 3]
+        with numpy.errstate(all="ignore"), cp.errstate(all="ignore"):
+            for e in exps:
+                got, want = cp.asnumpy(x ** e), ref ** e
+                assert got.dtype == want.dtype, e
+                numpy.testing.assert_array_equal(got, want, err_msg=str(e))
+                for part in ("real", "imag"):
+                    assert (numpy.signbit(getattr(got, part))
+                            == numpy.signbit(getattr(want, part))).all(), (e, part)
+            numpy.testing.assert_array_equal(cp.asnumpy(2 ** x), 2 ** ref)
+            numpy.testing.assert_array_equal(cp.asnumpy(x ** x), ref ** ref)
+    with pytest.raises(TypeError):
+        pow(cp.asarray(n), 2, 5)
+    y, m = cp.asarray(n), n.copy()
+    y **= 2
+    m **= 2
+    numpy.testing.assert_array_equal(cp.asnumpy(y), m)

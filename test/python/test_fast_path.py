@@ -155,3 +155,4 @@ def test_operators_keep_numpys_dispatch():
             return "radd"
     assert x + Other() == "radd"
     assert isinstance(x, cp.ndarray) and cp.ndarray.__add__ is not None
+
