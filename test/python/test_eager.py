@@ -392,3 +392,19 @@ def test_power_operator_is_numpys(eager, dtype):
     y **= 2
     m **= 2
     numpy.testing.assert_array_equal(cp.asnumpy(y), m)
+
+
+def test_ufunc_of_numpy_scalars_is_numpys_scalar(eager):
+    """A ufunc of NumPy scalars alone (`np.sqrt(a.sum())`) gives NumPy's
+    scalar, of NumPy's type, as NumPy does (not a 0-d array), and warns as
+    NumPy."""
+    a = cp.arange(5.0)
+    s = a.sum()
+    assert type(s) is numpy.float64
+    for f, args in ((cp.sqrt, (s,)), (cp.add, (s, 1)), (cp.maximum, (numpy.int8(3), 5)),
+                    (cp.sqrt, (numpy.float32(2),))):
+        got = f(*args)
+        want = getattr(numpy, f.__name__)(*args)
+        assert type(got) is type(want) and got == want
+    with pytest.warns(RuntimeWarning, match="invalid value"):
+        assert numpy.isnan(cp.sqrt(numpy.float64(-1.0)))
