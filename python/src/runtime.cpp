@@ -55,8 +55,18 @@ std::string bytesArgs(const NodeRef &node) {
 } // namespace
 
 py::object storeArray(const cpnrt::StoreRef &store, bool writable) {
-  std::string key = cpnrt::dtypeName(store->dtype());
-  py::dtype dt(key == "b1" ? std::string("?") : "<" + key);
+  // NumPy's dtype of each DType, made once (parsing its name on every call
+  // cost a small view's eager ufunc a few hundred ns). Leaked on purpose:
+  // no Python object is released at exit.
+  static py::dtype *dtypes[16] = {};
+  size_t k = static_cast<size_t>(store->dtype());
+  if (k >= 16)
+    throw std::runtime_error("storeArray: unknown dtype");
+  if (!dtypes[k]) {
+    std::string key = cpnrt::dtypeName(store->dtype());
+    dtypes[k] = new py::dtype(key == "b1" ? std::string("?") : "<" + key);
+  }
+  const py::dtype &dt = *dtypes[k];
   // The capsule owns a reference to the store: the array keeps its memory
   // alive.
   auto *owner = new cpnrt::StoreRef(store);
