@@ -111,7 +111,10 @@ _RAISING = _errstate.RAISING
 # Source lines of recorded ops, kept when IR is dumped (CPN_DUMP_IR): the
 # kernels of summary.txt name the lines they fused.
 LOCATIONS = False
-_PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
+# The package's directory as imported (a code object's file name keeps a
+# sys.path entry's '..') and made absolute.
+_PACKAGE_DIRS = tuple({os.path.dirname(__file__) + os.sep,
+                       os.path.dirname(os.path.abspath(__file__)) + os.sep})
 
 
 _EXTOBJ, _SYNCED = _errstate.EXTOBJ, _errstate.SYNCED
@@ -130,7 +133,7 @@ def record(name, operands, shape, dtype, iattrs=(), sattr=""):
 
 def _set_location():
     f = sys._getframe(2)
-    while f is not None and f.f_code.co_filename.startswith(_PACKAGE_DIR):
+    while f is not None and f.f_code.co_filename.startswith(_PACKAGE_DIRS):
         f = f.f_back
     if f is not None:
         _cpn.set_location(f.f_code.co_filename, f.f_lineno)

@@ -120,6 +120,9 @@ def test_errstate_raise_and_ir_locations_take_the_python_path(python_path_calls,
         assert python_path_calls == ["multiply"]  # records its source line
     finally:
         _core.LOCATIONS = old
+        # The last location stays set until cleared (a later op's warning
+        # would name this file's line).
+        cp._cpn.set_location("", 0)
 
 
 def test_fast_path_keeps_no_references():
