@@ -259,6 +259,8 @@ struct EagerOperands {
   PyObject *owned[3] = {nullptr, nullptr, nullptr};
   bool arrays = false;
   bool ours = false; // a cpnumeric ndarray among them
+  // The first one's shape (borrowed): an elementwise result's, mostly.
+  PyObject *like = nullptr;
 
   ~EagerOperands() {
     for (PyObject *o : owned)
@@ -270,6 +272,8 @@ struct EagerOperands {
       PyTypeObject *t = Py_TYPE(a);
       if (t == state.array.type) {
         ours = true;
+        if (!like)
+          like = state.array.get(a, kShape);
         PyObject *base = state.array.get(a, kBase);
         PyObject *np = base ? state.base.get(base, kNp) : nullptr;
         if (!np || np == Py_None) {
@@ -322,12 +326,7 @@ PyObject *eagerCall(PyObject *ufunc, PyObject *const *ops, Py_ssize_t n) {
       PyObject_TypeCheck(r,
                          reinterpret_cast<PyTypeObject *>(state.numpyGeneric)))
     return r;
-  // The first array operand's shape: an elementwise result's, mostly.
-  PyObject *like = nullptr;
-  for (Py_ssize_t i = 0; i < n && !like; ++i)
-    if (Py_TYPE(ops[i]) == state.array.type)
-      like = state.array.get(ops[i], kShape);
-  return r ? wrapEagerResult(r, like) : nullptr;
+  return r ? wrapEagerResult(r, eo.like) : nullptr;
 }
 
 /// eager(ufunc, *operands): eagerCall from Python.
@@ -640,11 +639,7 @@ PyObject *arrayPower(PyObject *a, PyObject *b, PyObject *mod) {
     PyObject *r = PyNumber_Power(eo.vals[0], eo.vals[1], Py_None);
     if (!r)
       return nullptr;
-    PyObject *like = Py_TYPE(a) == state.array.type ? state.array.get(a, kShape)
-                     : Py_TYPE(b) == state.array.type
-                         ? state.array.get(b, kShape)
-                         : nullptr;
-    return wrapEagerResult(r, like);
+    return wrapEagerResult(r, eo.like);
   }
   if (PyObject_TypeCheck(a, state.array.type))
     return PyObject_CallFunctionObjArgs(e.forward, a, b, nullptr);

@@ -333,41 +333,26 @@ namespace {
 // -- argsort ----------------------------------------------------------------
 
 /// The unsigned integer with the same order as v under NumPy's sort (equal
-/// values, -0.0 and 0.0 or two NaNs, give equal keys).
+/// values, -0.0 and 0.0 or two NaNs, give equal keys). Without branches, so
+/// that loops of it vectorize (argsortByPrefix's).
 template <typename T> auto orderKey(T v) {
   if constexpr (std::is_floating_point_v<T>) {
     using U = std::conditional_t<sizeof(T) == 8, uint64_t, uint32_t>;
-    constexpr U sign = U(1) << (8 * sizeof(T) - 1);
-    if (v == T(0))
-      v = T(0);
-    if (std::isnan(v))
-      v = std::numeric_limits<T>::quiet_NaN();
-    U u;
+    constexpr int top = 8 * sizeof(T) - 1;
+    const T nan = std::numeric_limits<T>::quiet_NaN();
+    U u, nanBits;
     std::memcpy(&u, &v, sizeof(u));
-    return (u & sign) ? U(~u) : U(u | sign);
+    std::memcpy(&nanBits, &nan, sizeof(u));
+    u = v == T(0) ? U(0) : u;
+    u = v != v ? nanBits : u;
+    // Negatives inverted, the sign bit set on the others.
+    U neg = U(std::make_signed_t<U>(u) >> top);
+    return U(u ^ (neg | (U(1) << top)));
   } else if constexpr (std::is_signed_v<T>) {
     using U = std::make_unsigned_t<T>;
     return U(U(v) ^ (U(1) << (8 * sizeof(T) - 1)));
   } else {
     return v;
-  }
-}
-
-/// orderKey of a 64-bit value without branches, so that loops of it
-/// vectorize: -0.0 as 0.0 and every NaN as the one quiet NaN.
-template <typename T> uint64_t orderKey64(T v) {
-  static_assert(sizeof(T) == 8);
-  uint64_t u;
-  std::memcpy(&u, &v, sizeof(u));
-  if constexpr (std::is_floating_point_v<T>) {
-    u = v == T(0) ? 0 : u;
-    u = v != v ? 0x7ff8000000000000ull : u;
-    uint64_t neg = uint64_t(int64_t(u) >> 63);
-    return u ^ (neg | (uint64_t(1) << 63));
-  } else if constexpr (std::is_signed_v<T>) {
-    return u ^ (uint64_t(1) << 63);
-  } else {
-    return u;
   }
 }
 
@@ -378,12 +363,12 @@ CPN_CLONES void keyRange(const T *src, int64_t stride, int64_t from, int64_t to,
   uint64_t mn = lo, mx = hi;
   if (stride == 1) {
     for (int64_t i = from; i < to; ++i) {
-      uint64_t k = orderKey64(src[i]);
+      uint64_t k = orderKey(src[i]);
       mn = k < mn ? k : mn, mx = k > mx ? k : mx;
     }
   } else {
     for (int64_t i = from; i < to; ++i) {
-      uint64_t k = orderKey64(src[i * stride]);
+      uint64_t k = orderKey(src[i * stride]);
       mn = k < mn ? k : mn, mx = k > mx ? k : mx;
     }
   }
@@ -397,11 +382,11 @@ CPN_CLONES void prefixWords(const T *src, int64_t stride, int64_t from,
                             uint64_t *dst) {
   if (stride == 1) {
     for (int64_t i = from; i < to; ++i)
-      dst[i - from] = (orderKey64(src[i]) - min) >> shift << 32 | uint64_t(i);
+      dst[i - from] = (orderKey(src[i]) - min) >> shift << 32 | uint64_t(i);
   } else {
     for (int64_t i = from; i < to; ++i)
       dst[i - from] =
-          (orderKey64(src[i * stride]) - min) >> shift << 32 | uint64_t(i);
+          (orderKey(src[i * stride]) - min) >> shift << 32 | uint64_t(i);
   }
 }
 
@@ -464,7 +449,7 @@ void argsortByPrefix(const T *src, int64_t stride, int64_t n, int64_t *out,
           out[k] = index[out[k]];
       } else if (j - i > 1) {
         std::stable_sort(out + i, out + j, [&](int64_t a, int64_t b) {
-          return orderKey64(src[a * stride]) < orderKey64(src[b * stride]);
+          return orderKey(src[a * stride]) < orderKey(src[b * stride]);
         });
       }
       i = j;
