@@ -158,7 +158,7 @@ int64_t blockRows(int64_t rows, int64_t cols, int64_t elementBytes) {
 /// out += a * b, reassociable (the vectorizer's partial sums), as the
 /// lowering's row-block products.
 void multiplyAdd(OpBuilder &b, Location loc, ValueRange args) {
-  Value prod = emitScalarUfunc(b, loc, "multiply", {args[0], args[1]},
+  Value prod = emitScalarUfunc(b, loc, Ufunc::multiply, {args[0], args[1]},
                                args[0].getType(), false);
   linalg::YieldOp::create(
       b, loc,

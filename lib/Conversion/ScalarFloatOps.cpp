@@ -16,7 +16,6 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/IR/BuiltinOps.h"
-#include "llvm/ADT/StringSwitch.h"
 
 #include <cmath>
 #include <limits>
@@ -96,20 +95,19 @@ std::pair<Value, Value> floatDivmod(OpBuilder &b, Location loc, Value a,
 }
 } // namespace
 
-Value scalar::emitFloatUnary(OpBuilder &b, Location loc, StringRef name,
-                             Value x) {
+Value scalar::emitFloatUnary(OpBuilder &b, Location loc, Ufunc u, Value x) {
   Type t = x.getType();
-  if (name == "negative")
+  if (u == Ufunc::negative)
     return arith::NegFOp::create(b, loc, x);
-  if (name == "positive")
+  if (u == Ufunc::positive)
     return x;
-  if (name == "absolute")
+  if (u == Ufunc::absolute)
     return math::AbsFOp::create(b, loc, x);
-  if (name == "square")
+  if (u == Ufunc::square)
     return arith::MulFOp::create(b, loc, x, x);
-  if (name == "reciprocal")
+  if (u == Ufunc::reciprocal)
     return arith::DivFOp::create(b, loc, cstF(b, loc, t, 1.0), x);
-  if (name == "sign") {
+  if (u == Ufunc::sign) {
     Value zero = cstF(b, loc, t, 0.0);
     return sel(b, loc, cmpF(b, loc, CmpFPredicate::OGT, x, zero),
                cstF(b, loc, t, 1.0),
@@ -118,50 +116,79 @@ Value scalar::emitFloatUnary(OpBuilder &b, Location loc, StringRef name,
                    // +0 for -0.0 too, as NumPy's; NaN stays
                    sel(b, loc, cmpF(b, loc, CmpFPredicate::OEQ, x, zero), zero, x)));
   }
-  if (name == "sqrt")
+  if (u == Ufunc::sqrt)
     return math::SqrtOp::create(b, loc, x);
-  if (name == "exp")
+  if (u == Ufunc::exp)
     return math::ExpOp::create(b, loc, x);
-  if (name == "exp2")
+  if (u == Ufunc::exp2)
     return math::Exp2Op::create(b, loc, x);
-  if (name == "log")
+  if (u == Ufunc::log)
     return math::LogOp::create(b, loc, x);
-  if (name == "log2")
+  if (u == Ufunc::log2)
     return math::Log2Op::create(b, loc, x);
-  if (name == "log10")
+  if (u == Ufunc::log10)
     return math::Log10Op::create(b, loc, x);
-  if (name == "sin")
+  if (u == Ufunc::sin)
     return math::SinOp::create(b, loc, x);
-  if (name == "cos")
+  if (u == Ufunc::cos)
     return math::CosOp::create(b, loc, x);
-  if (name == "floor")
+  if (u == Ufunc::floor)
     return math::FloorOp::create(b, loc, x);
-  if (name == "ceil")
+  if (u == Ufunc::ceil)
     return math::CeilOp::create(b, loc, x);
-  if (name == "trunc")
+  if (u == Ufunc::trunc)
     return math::TruncOp::create(b, loc, x);
-  if (name == "rint")
+  if (u == Ufunc::rint)
     return math::RoundEvenOp::create(b, loc, x);
   // Functions whose math-dialect lowerings are approximations or expansions
   // (log1p as log(1 + x), ...) call libm to stay within 1e-12 of NumPy.
-  StringRef libm = llvm::StringSwitch<StringRef>(name)
-                       .Case("cbrt", "cbrt")
-                       .Case("expm1", "expm1")
-                       .Case("log1p", "log1p")
-                       .Case("tan", "tan")
-                       .Case("arcsin", "asin")
-                       .Case("arccos", "acos")
-                       .Case("arctan", "atan")
-                       .Case("sinh", "sinh")
-                       .Case("cosh", "cosh")
-                       .Case("tanh", "tanh")
-                       .Case("arcsinh", "asinh")
-                       .Case("arccosh", "acosh")
-                       .Case("arctanh", "atanh")
-                       .Default("");
+  StringRef libm;
+  switch (u) {
+  case Ufunc::cbrt:
+    libm = "cbrt";
+    break;
+  case Ufunc::expm1:
+    libm = "expm1";
+    break;
+  case Ufunc::log1p:
+    libm = "log1p";
+    break;
+  case Ufunc::tan:
+    libm = "tan";
+    break;
+  case Ufunc::arcsin:
+    libm = "asin";
+    break;
+  case Ufunc::arccos:
+    libm = "acos";
+    break;
+  case Ufunc::arctan:
+    libm = "atan";
+    break;
+  case Ufunc::sinh:
+    libm = "sinh";
+    break;
+  case Ufunc::cosh:
+    libm = "cosh";
+    break;
+  case Ufunc::tanh:
+    libm = "tanh";
+    break;
+  case Ufunc::arcsinh:
+    libm = "asinh";
+    break;
+  case Ufunc::arccosh:
+    libm = "acosh";
+    break;
+  case Ufunc::arctanh:
+    libm = "atanh";
+    break;
+  default:
+    break;
+  }
   if (!libm.empty())
     return callLibm(b, loc, libm, x);
-  if (name == "spacing") { // away from 0 (up for -0.0); NaN for inf
+  if (u == Ufunc::spacing) { // away from 0 (up for -0.0); NaN for inf
     double inf = std::numeric_limits<double>::infinity();
     Value away =
         sel(b, loc, cmpF(b, loc, CmpFPredicate::OLT, x, cstF(b, loc, t, 0.0)),
@@ -172,10 +199,10 @@ Value scalar::emitFloatUnary(OpBuilder &b, Location loc, StringRef name,
   return {};
 }
 
-Value scalar::floatMinMax(OpBuilder &b, Location loc, StringRef name, Value x,
-                          Value y, bool tiesToFirst) {
-  bool isMax = name == "maximum" || name == "fmax";
-  bool nanWins = name == "maximum" || name == "minimum";
+Value scalar::floatMinMax(OpBuilder &b, Location loc, Ufunc u, Value x, Value y,
+                          bool tiesToFirst) {
+  bool isMax = u == Ufunc::maximum || u == Ufunc::fmax;
+  bool nanWins = u == Ufunc::maximum || u == Ufunc::minimum;
   // x wins when it is strictly on the right side of y (or equal, for
   // tiesToFirst), or when it is the NaN that propagates (maximum/minimum)
   // or y is the NaN that is skipped (fmax/fmin). Equal values are +-0 or
@@ -189,38 +216,38 @@ Value scalar::floatMinMax(OpBuilder &b, Location loc, StringRef name, Value x,
   return sel(b, loc, wins, x, y);
 }
 
-Value scalar::emitFloatBinary(OpBuilder &b, Location loc, StringRef name,
-                              Value x, Value y) {
-  if (name == "add")
+Value scalar::emitFloatBinary(OpBuilder &b, Location loc, Ufunc u, Value x,
+                              Value y) {
+  if (u == Ufunc::add)
     return arith::AddFOp::create(b, loc, x, y);
-  if (name == "subtract")
+  if (u == Ufunc::subtract)
     return arith::SubFOp::create(b, loc, x, y);
-  if (name == "multiply")
+  if (u == Ufunc::multiply)
     return arith::MulFOp::create(b, loc, x, y);
-  if (name == "divide")
+  if (u == Ufunc::divide)
     return arith::DivFOp::create(b, loc, x, y);
-  if (name == "floor_divide")
+  if (u == Ufunc::floor_divide)
     return floatDivmod(b, loc, x, y).first;
-  if (name == "remainder")
+  if (u == Ufunc::remainder)
     return floatDivmod(b, loc, x, y).second;
-  if (name == "fmod")
+  if (u == Ufunc::fmod)
     return arith::RemFOp::create(b, loc, x, y);
-  if (name == "power")
+  if (u == Ufunc::power)
     return math::PowFOp::create(b, loc, x, y);
-  if (name == "maximum" || name == "minimum" || name == "fmax" ||
-      name == "fmin")
-    return floatMinMax(b, loc, name, x, y, /*tiesToFirst=*/false);
-  if (name == "copysign")
+  if (u == Ufunc::maximum || u == Ufunc::minimum || u == Ufunc::fmax ||
+      u == Ufunc::fmin)
+    return floatMinMax(b, loc, u, x, y, /*tiesToFirst=*/false);
+  if (u == Ufunc::copysign)
     return callLibm(b, loc, "copysign", {x, y});
-  if (name == "arctan2")
+  if (u == Ufunc::arctan2)
     return callLibm(b, loc, "atan2", {x, y});
-  if (name == "hypot")
+  if (u == Ufunc::hypot)
     return callLibm(b, loc, "hypot", {x, y});
-  if (name == "nextafter")
+  if (u == Ufunc::nextafter)
     return callLibm(b, loc, "nextafter", {x, y});
-  if (name == "logaddexp" || name == "logaddexp2") {
+  if (u == Ufunc::logaddexp || u == Ufunc::logaddexp2) {
     // NumPy's npy_logaddexp: exact for x == y, log1p of the smaller term.
-    bool two = name == "logaddexp2";
+    bool two = u == Ufunc::logaddexp2;
     Type t = x.getType();
     Value tmp = arith::SubFOp::create(b, loc, x, y);
     Value zero = cstF(b, loc, t, 0.0);
@@ -243,14 +270,29 @@ Value scalar::emitFloatBinary(OpBuilder &b, Location loc, StringRef name,
             sel(b, loc, cmpF(b, loc, CmpFPredicate::OLE, tmp, zero), neg, tmp));
     return sel(b, loc, cmpF(b, loc, CmpFPredicate::OEQ, x, y), same, r);
   }
-  auto pred = llvm::StringSwitch<std::optional<CmpFPredicate>>(name)
-                  .Case("equal", CmpFPredicate::OEQ)
-                  .Case("not_equal", CmpFPredicate::UNE)
-                  .Case("less", CmpFPredicate::OLT)
-                  .Case("less_equal", CmpFPredicate::OLE)
-                  .Case("greater", CmpFPredicate::OGT)
-                  .Case("greater_equal", CmpFPredicate::OGE)
-                  .Default(std::nullopt);
+  std::optional<CmpFPredicate> pred;
+  switch (u) {
+  case Ufunc::equal:
+    pred = CmpFPredicate::OEQ;
+    break;
+  case Ufunc::not_equal:
+    pred = CmpFPredicate::UNE;
+    break;
+  case Ufunc::less:
+    pred = CmpFPredicate::OLT;
+    break;
+  case Ufunc::less_equal:
+    pred = CmpFPredicate::OLE;
+    break;
+  case Ufunc::greater:
+    pred = CmpFPredicate::OGT;
+    break;
+  case Ufunc::greater_equal:
+    pred = CmpFPredicate::OGE;
+    break;
+  default:
+    break;
+  }
   if (pred)
     return cmpF(b, loc, *pred, x, y);
   return {};

@@ -13,7 +13,6 @@
 
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
-#include "llvm/ADT/StringSwitch.h"
 
 using namespace mlir;
 using namespace mlir::cpn;
@@ -22,7 +21,7 @@ using namespace mlir::cpn::scalar;
 namespace {
 /// Integer division family with NumPy's results for a zero divisor (0) and
 /// for MIN / -1 (wraps), both of which are undefined in LLVM.
-Value intDivLike(OpBuilder &b, Location loc, StringRef name, Value a, Value d,
+Value intDivLike(OpBuilder &b, Location loc, Ufunc u, Value a, Value d,
                  bool isUnsigned) {
   Type t = a.getType();
   Value zero = cstI(b, loc, t, 0);
@@ -37,7 +36,7 @@ Value intDivLike(OpBuilder &b, Location loc, StringRef name, Value a, Value d,
   }
   Value safeD = sel(b, loc, bad, one, d);
   Value r;
-  if (name == "floor_divide") {
+  if (u == Ufunc::floor_divide) {
     r = isUnsigned ? (Value)arith::DivUIOp::create(b, loc, a, safeD)
                    : (Value)arith::FloorDivSIOp::create(b, loc, a, safeD);
     if (!isUnsigned)
@@ -50,7 +49,7 @@ Value intDivLike(OpBuilder &b, Location loc, StringRef name, Value a, Value d,
   // remainder (sign of the divisor) and fmod (sign of the dividend).
   r = isUnsigned ? (Value)arith::RemUIOp::create(b, loc, a, safeD)
                  : (Value)arith::RemSIOp::create(b, loc, a, safeD);
-  if (!isUnsigned && name == "remainder") {
+  if (!isUnsigned && u == Ufunc::remainder) {
     Value rNeg = cmpI(b, loc, CmpIPredicate::slt, r, zero);
     Value dNeg = cmpI(b, loc, CmpIPredicate::slt, d, zero);
     Value adjust =
@@ -64,8 +63,8 @@ Value intDivLike(OpBuilder &b, Location loc, StringRef name, Value a, Value d,
 /// Euclid's algorithm on magnitudes (an scf.while in the element's body).
 Value gcdOf(OpBuilder &b, Location loc, Value x, Value y, bool isUnsigned) {
   Type t = x.getType();
-  Value ax = emitIntUnary(b, loc, "absolute", x, isUnsigned);
-  Value ay = emitIntUnary(b, loc, "absolute", y, isUnsigned);
+  Value ax = emitIntUnary(b, loc, Ufunc::absolute, x, isUnsigned);
+  Value ay = emitIntUnary(b, loc, Ufunc::absolute, y, isUnsigned);
   auto loop = scf::WhileOp::create(
       b, loc, TypeRange{t, t}, ValueRange{ax, ay},
       [&](OpBuilder &nb, Location l, ValueRange v) {
@@ -81,23 +80,23 @@ Value gcdOf(OpBuilder &b, Location loc, Value x, Value y, bool isUnsigned) {
 }
 } // namespace
 
-Value scalar::emitIntUnary(OpBuilder &b, Location loc, StringRef name, Value x,
+Value scalar::emitIntUnary(OpBuilder &b, Location loc, Ufunc u, Value x,
                            bool isUnsigned) {
   Type t = x.getType();
   bool isBool = t.isInteger(1);
   Value zero = cstI(b, loc, t, 0);
-  if (name == "positive")
+  if (u == Ufunc::positive)
     return x;
-  if (name == "negative")
+  if (u == Ufunc::negative)
     return arith::SubIOp::create(b, loc, zero, x);
-  if (name == "absolute")
+  if (u == Ufunc::absolute)
     return (isUnsigned || isBool)
                ? x
                : sel(b, loc, cmpI(b, loc, CmpIPredicate::slt, x, zero),
                      arith::SubIOp::create(b, loc, zero, x), x);
-  if (name == "square")
+  if (u == Ufunc::square)
     return isBool ? x : (Value)arith::MulIOp::create(b, loc, x, x);
-  if (name == "sign") {
+  if (u == Ufunc::sign) {
     Value one = cstI(b, loc, t, 1);
     Value gt = cmpI(
         b, loc, isUnsigned ? CmpIPredicate::ugt : CmpIPredicate::sgt, x, zero);
@@ -106,7 +105,7 @@ Value scalar::emitIntUnary(OpBuilder &b, Location loc, StringRef name, Value x,
     Value lt = cmpI(b, loc, CmpIPredicate::slt, x, zero);
     return sel(b, loc, gt, one, sel(b, loc, lt, cstI(b, loc, t, -1), zero));
   }
-  if (name == "reciprocal") {
+  if (u == Ufunc::reciprocal) {
     // NumPy converts 1.0 / x: 1 and -1 are their own reciprocals, any other
     // nonzero x gives 0, and 0 gives an infinity converted as x86 does it
     // (cvttsd2si, truncated to the width): INT_MIN for 32- and 64-bit signed
@@ -124,12 +123,13 @@ Value scalar::emitIntUnary(OpBuilder &b, Location loc, StringRef name, Value x,
                        : zero;
     return sel(b, loc, cmpI(b, loc, CmpIPredicate::eq, x, zero), atZero, r);
   }
-  if (name == "invert")
+  if (u == Ufunc::invert)
     return arith::XOrIOp::create(b, loc, x, cstI(b, loc, t, -1));
-  if (name == "floor" || name == "ceil" || name == "trunc" || name == "rint")
+  if (u == Ufunc::floor || u == Ufunc::ceil || u == Ufunc::trunc ||
+      u == Ufunc::rint)
     return x;
-  if (name == "bitwise_count") { // of |x|, as a uint8
-    Value ax = emitIntUnary(b, loc, "absolute", x, isUnsigned);
+  if (u == Ufunc::bitwise_count) { // of |x|, as a uint8
+    Value ax = emitIntUnary(b, loc, Ufunc::absolute, x, isUnsigned);
     Value n = math::CtPopOp::create(b, loc, ax);
     Type u8 = b.getIntegerType(8);
     if (t.getIntOrFloatBitWidth() == 8)
@@ -141,21 +141,21 @@ Value scalar::emitIntUnary(OpBuilder &b, Location loc, StringRef name, Value x,
   return {};
 }
 
-Value scalar::emitIntBinary(OpBuilder &b, Location loc, StringRef name, Value x,
+Value scalar::emitIntBinary(OpBuilder &b, Location loc, Ufunc u, Value x,
                             Value y, bool isUnsigned) {
   Type t = x.getType();
   bool isBool = t.isInteger(1);
-  if (name == "add")
+  if (u == Ufunc::add)
     return isBool ? (Value)arith::OrIOp::create(b, loc, x, y)
                   : (Value)arith::AddIOp::create(b, loc, x, y);
-  if (name == "subtract")
+  if (u == Ufunc::subtract)
     return arith::SubIOp::create(b, loc, x, y);
-  if (name == "multiply")
+  if (u == Ufunc::multiply)
     return isBool ? (Value)arith::AndIOp::create(b, loc, x, y)
                   : (Value)arith::MulIOp::create(b, loc, x, y);
-  if (name == "floor_divide" || name == "remainder" || name == "fmod")
-    return intDivLike(b, loc, name, x, y, isUnsigned || isBool);
-  if (name == "power") {
+  if (u == Ufunc::floor_divide || u == Ufunc::remainder || u == Ufunc::fmod)
+    return intDivLike(b, loc, u, x, y, isUnsigned || isBool);
+  if (u == Ufunc::power) {
     if (isBool) // True ** anything is True; False ** 0 is True.
       return arith::OrIOp::create(
           b, loc, x, arith::XOrIOp::create(b, loc, y, cstI(b, loc, t, 1)));
@@ -171,37 +171,37 @@ Value scalar::emitIntBinary(OpBuilder &b, Location loc, StringRef name, Value x,
     }
     return math::IPowIOp::create(b, loc, x, y);
   }
-  if (name == "maximum" || name == "fmax")
+  if (u == Ufunc::maximum || u == Ufunc::fmax)
     return (isUnsigned || isBool) ? (Value)arith::MaxUIOp::create(b, loc, x, y)
                                   : (Value)arith::MaxSIOp::create(b, loc, x, y);
-  if (name == "minimum" || name == "fmin")
+  if (u == Ufunc::minimum || u == Ufunc::fmin)
     return (isUnsigned || isBool) ? (Value)arith::MinUIOp::create(b, loc, x, y)
                                   : (Value)arith::MinSIOp::create(b, loc, x, y);
-  if (name == "gcd" && !isBool)
+  if (u == Ufunc::gcd && !isBool)
     return gcdOf(b, loc, x, y, isUnsigned);
-  if (name == "lcm" && !isBool) { // |x / gcd * y|, 0 when both are 0
+  if (u == Ufunc::lcm && !isBool) { // |x / gcd * y|, 0 when both are 0
     Value g = gcdOf(b, loc, x, y, isUnsigned);
     Value zero = cstI(b, loc, t, 0);
     Value gZero = cmpI(b, loc, CmpIPredicate::eq, g, zero);
     Value safe = sel(b, loc, gZero, cstI(b, loc, t, 1), g);
-    Value ax = emitIntUnary(b, loc, "absolute", x, isUnsigned);
-    Value ay = emitIntUnary(b, loc, "absolute", y, isUnsigned);
+    Value ax = emitIntUnary(b, loc, Ufunc::absolute, x, isUnsigned);
+    Value ay = emitIntUnary(b, loc, Ufunc::absolute, y, isUnsigned);
     Value l = arith::MulIOp::create(
         b, loc, arith::DivUIOp::create(b, loc, ax, safe), ay);
     return sel(b, loc, gZero, zero, l);
   }
-  if (name == "bitwise_and")
+  if (u == Ufunc::bitwise_and)
     return arith::AndIOp::create(b, loc, x, y);
-  if (name == "bitwise_or")
+  if (u == Ufunc::bitwise_or)
     return arith::OrIOp::create(b, loc, x, y);
-  if (name == "bitwise_xor")
+  if (u == Ufunc::bitwise_xor)
     return arith::XOrIOp::create(b, loc, x, y);
-  if (name == "left_shift" || name == "right_shift") {
+  if (u == Ufunc::left_shift || u == Ufunc::right_shift) {
     unsigned width = t.getIntOrFloatBitWidth();
     Value w = cstI(b, loc, t, width);
     Value over = cmpI(b, loc, CmpIPredicate::uge, y, w);
     Value safe = sel(b, loc, over, cstI(b, loc, t, 0), y);
-    if (name == "left_shift")
+    if (u == Ufunc::left_shift)
       return sel(b, loc, over, cstI(b, loc, t, 0),
                  arith::ShLIOp::create(b, loc, x, safe));
     if (isUnsigned || isBool)
@@ -210,35 +210,32 @@ Value scalar::emitIntBinary(OpBuilder &b, Location loc, StringRef name, Value x,
     Value fill = arith::ShRSIOp::create(b, loc, x, cstI(b, loc, t, width - 1));
     return sel(b, loc, over, fill, arith::ShRSIOp::create(b, loc, x, safe));
   }
-  auto pred = llvm::StringSwitch<std::optional<CmpIPredicate>>(name)
-                  .Case("equal", CmpIPredicate::eq)
-                  .Case("not_equal", CmpIPredicate::ne)
-                  .Case("less", CmpIPredicate::slt)
-                  .Case("less_equal", CmpIPredicate::sle)
-                  .Case("greater", CmpIPredicate::sgt)
-                  .Case("greater_equal", CmpIPredicate::sge)
-                  .Default(std::nullopt);
-  if (pred) {
-    CmpIPredicate p = *pred;
-    if (isUnsigned || isBool) {
-      switch (*pred) {
-      case CmpIPredicate::slt:
-        p = CmpIPredicate::ult;
-        break;
-      case CmpIPredicate::sle:
-        p = CmpIPredicate::ule;
-        break;
-      case CmpIPredicate::sgt:
-        p = CmpIPredicate::ugt;
-        break;
-      case CmpIPredicate::sge:
-        p = CmpIPredicate::uge;
-        break;
-      default:
-        break;
-      }
-    }
-    return cmpI(b, loc, p, x, y);
+  // Comparisons: unsigned ones for unsigned integers and bools.
+  bool unsignedCmp = isUnsigned || isBool;
+  std::optional<CmpIPredicate> pred;
+  switch (u) {
+  case Ufunc::equal:
+    pred = CmpIPredicate::eq;
+    break;
+  case Ufunc::not_equal:
+    pred = CmpIPredicate::ne;
+    break;
+  case Ufunc::less:
+    pred = unsignedCmp ? CmpIPredicate::ult : CmpIPredicate::slt;
+    break;
+  case Ufunc::less_equal:
+    pred = unsignedCmp ? CmpIPredicate::ule : CmpIPredicate::sle;
+    break;
+  case Ufunc::greater:
+    pred = unsignedCmp ? CmpIPredicate::ugt : CmpIPredicate::sgt;
+    break;
+  case Ufunc::greater_equal:
+    pred = unsignedCmp ? CmpIPredicate::uge : CmpIPredicate::sge;
+    break;
+  default:
+    break;
   }
+  if (pred)
+    return cmpI(b, loc, *pred, x, y);
   return {};
 }

@@ -44,10 +44,9 @@ Value truthy(OpBuilder &b, Location loc, Value x) {
 }
 } // namespace
 
-Value mlir::cpn::emitMixedSignCompare(OpBuilder &b, Location loc,
-                                      StringRef name, Value x, Value y,
-                                      bool xUnsigned) {
-  Value unsignedCmp = emitIntBinary(b, loc, name, x, y, /*isUnsigned=*/true);
+Value mlir::cpn::emitMixedSignCompare(OpBuilder &b, Location loc, Ufunc u,
+                                      Value x, Value y, bool xUnsigned) {
+  Value unsignedCmp = emitIntBinary(b, loc, u, x, y, /*isUnsigned=*/true);
   if (!unsignedCmp)
     return {};
   Value s = xUnsigned ? y : x;
@@ -55,102 +54,210 @@ Value mlir::cpn::emitMixedSignCompare(OpBuilder &b, Location loc,
       cmpI(b, loc, CmpIPredicate::slt, s, cstI(b, loc, s.getType(), 0));
   // With the signed operand negative, the unsigned one is the greater.
   bool xGreater = xUnsigned;
-  bool holds = name == "not_equal" ||
-               (xGreater && (name == "greater" || name == "greater_equal")) ||
-               (!xGreater && (name == "less" || name == "less_equal"));
+  bool holds =
+      u == Ufunc::not_equal ||
+      (xGreater && (u == Ufunc::greater || u == Ufunc::greater_equal)) ||
+      (!xGreater && (u == Ufunc::less || u == Ufunc::less_equal));
   return sel(b, loc, negative, cstI(b, loc, b.getI1Type(), holds), unsignedCmp);
 }
 
-Value mlir::cpn::emitScalarUfunc(OpBuilder &b, Location loc, StringRef name,
-                                 ValueRange args, Type resultType,
-                                 bool isUnsigned) {
+namespace {
+/// The ufuncs of any element type: logical ones, classification, complex
+/// from its parts, the parts and conjugate of real elements, bitcast. Null
+/// for the others.
+Value anyElementType(OpBuilder &b, Location loc, Ufunc u, ValueRange args,
+                     Type resultType, bool isUnsigned) {
   Value x = args[0];
   Type t = x.getType();
-  // Logical and classification ufuncs work on any element type.
-  if (name == "logical_not")
+  if (u == Ufunc::logical_not)
     return arith::XOrIOp::create(b, loc, truthy(b, loc, x),
                                  cstI(b, loc, b.getI1Type(), 1));
-  if (name == "logical_and")
+  if (u == Ufunc::logical_and)
     return arith::AndIOp::create(b, loc, truthy(b, loc, x),
                                  truthy(b, loc, args[1]));
-  if (name == "logical_or")
+  if (u == Ufunc::logical_or)
     return arith::OrIOp::create(b, loc, truthy(b, loc, x),
                                 truthy(b, loc, args[1]));
-  if (name == "logical_xor")
+  if (u == Ufunc::logical_xor)
     return arith::XOrIOp::create(b, loc, truthy(b, loc, x),
                                  truthy(b, loc, args[1]));
   if (isa<ComplexType>(t) &&
-      (name == "isnan" || name == "isinf" || name == "isfinite")) {
+      (u == Ufunc::isnan || u == Ufunc::isinf || u == Ufunc::isfinite)) {
     // Of either part (isfinite: of both).
     Type bt = b.getI1Type();
-    Value r = emitScalarUfunc(b, loc, name, {re(b, loc, x)}, bt, false);
-    Value i = emitScalarUfunc(b, loc, name, {im(b, loc, x)}, bt, false);
-    return name == "isfinite" ? (Value)arith::AndIOp::create(b, loc, r, i)
-                              : (Value)arith::OrIOp::create(b, loc, r, i);
+    Value r = emitScalarUfunc(b, loc, u, {re(b, loc, x)}, bt, false);
+    Value i = emitScalarUfunc(b, loc, u, {im(b, loc, x)}, bt, false);
+    return u == Ufunc::isfinite ? (Value)arith::AndIOp::create(b, loc, r, i)
+                                : (Value)arith::OrIOp::create(b, loc, r, i);
   }
-  if (name == "complex")
+  if (u == Ufunc::complex)
     return mkC(b, loc, resultType, x, args[1]);
-  if (name == "bitcast")
+  if (u == Ufunc::bitcast)
     return t == resultType
                ? x
                : (Value)arith::BitcastOp::create(b, loc, resultType, x);
-  if (!isa<ComplexType>(t) && (name == "real" || name == "conjugate"))
+  if (!isa<ComplexType>(t) && (u == Ufunc::real || u == Ufunc::conjugate))
     return x;
-  if (!isa<ComplexType>(t) && name == "imag")
+  if (!isa<ComplexType>(t) && u == Ufunc::imag)
     return emitZero(b, loc, t);
-  if (name == "isnan" || name == "isinf" || name == "isfinite" ||
-      name == "signbit") {
+  if (u == Ufunc::isnan || u == Ufunc::isinf || u == Ufunc::isfinite ||
+      u == Ufunc::signbit) {
     if (!isa<FloatType>(t)) {
-      if (name == "isfinite")
+      if (u == Ufunc::isfinite)
         return cstI(b, loc, b.getI1Type(), 1);
-      if (name == "signbit" && !isUnsigned && !t.isInteger(1))
+      if (u == Ufunc::signbit && !isUnsigned && !t.isInteger(1))
         return cmpI(b, loc, CmpIPredicate::slt, x, cstI(b, loc, t, 0));
       return cstI(b, loc, b.getI1Type(), 0);
     }
-    if (name == "isnan")
+    if (u == Ufunc::isnan)
       return cmpF(b, loc, CmpFPredicate::UNO, x, x);
     Value inf = cstF(b, loc, t, std::numeric_limits<double>::infinity());
     Value ax = math::AbsFOp::create(b, loc, x);
-    if (name == "isinf")
+    if (u == Ufunc::isinf)
       return cmpF(b, loc, CmpFPredicate::OEQ, ax, inf);
-    if (name == "isfinite")
+    if (u == Ufunc::isfinite)
       return cmpF(b, loc, CmpFPredicate::ONE, ax, inf);
     Type it = b.getIntegerType(t.getIntOrFloatBitWidth());
     Value bits = arith::BitcastOp::create(b, loc, it, x);
     return cmpI(b, loc, CmpIPredicate::slt, bits, cstI(b, loc, it, 0));
   }
+  return {};
+}
+
+/// The ufuncs lowered per element family (ScalarIntOps, ScalarFloatOps,
+/// ScalarComplexOps); float16 computes in float32 as NumPy's half loops.
+Value byElementFamily(OpBuilder &b, Location loc, Ufunc u, ValueRange args,
+                      Type resultType, bool isUnsigned) {
+  Value x = args[0];
+  Type t = x.getType();
   Value r;
   if (t.isF16() && args.size() == 2 &&
-      (name == "maximum" || name == "minimum" || name == "fmax" ||
-       name == "fmin")) // NumPy's half loops: the first operand on a tie
-    return floatMinMax(b, loc, name, x, args[1], /*tiesToFirst=*/true);
+      (u == Ufunc::maximum || u == Ufunc::minimum || u == Ufunc::fmax ||
+       u == Ufunc::fmin)) // NumPy's half loops: the first operand on a tie
+    return floatMinMax(b, loc, u, x, args[1], /*tiesToFirst=*/true);
   if (t.isF16() && isa<FloatType>(resultType)) {
     // NumPy's half loops: compute in float32, round the result to half.
     Type f32 = b.getF32Type();
     SmallVector<Value> wide;
     for (Value a : args)
       wide.push_back(arith::ExtFOp::create(b, loc, f32, a));
-    r = emitScalarUfunc(b, loc, name, wide, f32, false);
+    r = emitScalarUfunc(b, loc, u, wide, f32, false);
     return r ? (Value)arith::TruncFOp::create(b, loc, resultType, r) : r;
   }
   if (t.isF16()) { // comparisons and the like: exact on the widened values
     SmallVector<Value> wide;
     for (Value a : args)
       wide.push_back(arith::ExtFOp::create(b, loc, b.getF32Type(), a));
-    return emitScalarUfunc(b, loc, name, wide, resultType, false);
+    return emitScalarUfunc(b, loc, u, wide, resultType, false);
   }
   if (isa<ComplexType>(t))
-    r = args.size() == 1 ? emitComplexUnary(b, loc, name, x)
-                         : emitComplexBinary(b, loc, name, x, args[1]);
+    r = args.size() == 1 ? emitComplexUnary(b, loc, u, x)
+                         : emitComplexBinary(b, loc, u, x, args[1]);
   else if (isa<FloatType>(t))
-    r = args.size() == 1 ? emitFloatUnary(b, loc, name, x)
-                         : emitFloatBinary(b, loc, name, x, args[1]);
+    r = args.size() == 1 ? emitFloatUnary(b, loc, u, x)
+                         : emitFloatBinary(b, loc, u, x, args[1]);
   else if (isa<IntegerType>(t))
-    r = args.size() == 1 ? emitIntUnary(b, loc, name, x, isUnsigned)
-                         : emitIntBinary(b, loc, name, x, args[1], isUnsigned);
+    r = args.size() == 1 ? emitIntUnary(b, loc, u, x, isUnsigned)
+                         : emitIntBinary(b, loc, u, x, args[1], isUnsigned);
   if (r && r.getType() != resultType)
     return {};
   return r;
+}
+} // namespace
+
+Value mlir::cpn::emitScalarUfunc(OpBuilder &b, Location loc, Ufunc u,
+                                 ValueRange args, Type resultType,
+                                 bool isUnsigned) {
+  // Where each ufunc is lowered. No default: a Ufunc case without a lowering
+  // does not build (-Werror=switch in lib/Conversion/CMakeLists.txt).
+  switch (u) {
+  case Ufunc::logical_not:
+  case Ufunc::logical_and:
+  case Ufunc::logical_or:
+  case Ufunc::logical_xor:
+  case Ufunc::isnan:
+  case Ufunc::isinf:
+  case Ufunc::isfinite:
+  case Ufunc::signbit:
+  case Ufunc::complex:
+  case Ufunc::real:
+  case Ufunc::imag:
+  case Ufunc::conjugate:
+  case Ufunc::bitcast:
+    if (Value r = anyElementType(b, loc, u, args, resultType, isUnsigned))
+      return r;
+    // real, imag and conjugate of complex elements: the complex family
+    return byElementFamily(b, loc, u, args, resultType, isUnsigned);
+  case Ufunc::negative:
+  case Ufunc::positive:
+  case Ufunc::absolute:
+  case Ufunc::sign:
+  case Ufunc::square:
+  case Ufunc::reciprocal:
+  case Ufunc::sqrt:
+  case Ufunc::cbrt:
+  case Ufunc::exp:
+  case Ufunc::exp2:
+  case Ufunc::expm1:
+  case Ufunc::log:
+  case Ufunc::log2:
+  case Ufunc::log10:
+  case Ufunc::log1p:
+  case Ufunc::sin:
+  case Ufunc::cos:
+  case Ufunc::tan:
+  case Ufunc::arcsin:
+  case Ufunc::arccos:
+  case Ufunc::arctan:
+  case Ufunc::sinh:
+  case Ufunc::cosh:
+  case Ufunc::tanh:
+  case Ufunc::arcsinh:
+  case Ufunc::arccosh:
+  case Ufunc::arctanh:
+  case Ufunc::floor:
+  case Ufunc::ceil:
+  case Ufunc::trunc:
+  case Ufunc::rint:
+  case Ufunc::invert:
+  case Ufunc::bitwise_count:
+  case Ufunc::spacing:
+  case Ufunc::add:
+  case Ufunc::gcd:
+  case Ufunc::lcm:
+  case Ufunc::nextafter:
+  case Ufunc::subtract:
+  case Ufunc::multiply:
+  case Ufunc::divide:
+  case Ufunc::floor_divide:
+  case Ufunc::remainder:
+  case Ufunc::fmod:
+  case Ufunc::power:
+  case Ufunc::maximum:
+  case Ufunc::minimum:
+  case Ufunc::fmax:
+  case Ufunc::fmin:
+  case Ufunc::arctan2:
+  case Ufunc::hypot:
+  case Ufunc::copysign:
+  case Ufunc::logaddexp:
+  case Ufunc::logaddexp2:
+  case Ufunc::equal:
+  case Ufunc::not_equal:
+  case Ufunc::less:
+  case Ufunc::less_equal:
+  case Ufunc::greater:
+  case Ufunc::greater_equal:
+  case Ufunc::bitwise_and:
+  case Ufunc::bitwise_or:
+  case Ufunc::bitwise_xor:
+  case Ufunc::left_shift:
+  case Ufunc::right_shift:
+    return byElementFamily(b, loc, u, args, resultType, isUnsigned);
+  case Ufunc::cast: // cpn.cast: emitScalarCast
+    return {};
+  }
+  llvm_unreachable("a Ufunc case the switch does not name");
 }
 
 Value mlir::cpn::emitScalarCast(OpBuilder &b, Location loc, Value x, Type to,
@@ -196,7 +303,7 @@ Value mlir::cpn::emitScalarCast(OpBuilder &b, Location loc, Value x, Type to,
   return arith::TruncIOp::create(b, loc, to, x);
 }
 
-Value mlir::cpn::emitFpErrorBits(OpBuilder &b, Location loc, StringRef name,
+Value mlir::cpn::emitFpErrorBits(OpBuilder &b, Location loc, Ufunc u,
                                  ValueRange args, Value result,
                                  unsigned checks) {
   enum : unsigned { Divide = 1, Overflow = 2, Invalid = 4 };
@@ -227,7 +334,7 @@ Value mlir::cpn::emitFpErrorBits(OpBuilder &b, Location loc, StringRef name,
   };
   Type rt = result.getType();
   Type at = args[0].getType();
-  if (name == "cast") {
+  if (u == Ufunc::cast) {
     if (isa<FloatType>(at) && isa<IntegerType>(rt) && !rt.isInteger(1))
       flag(arith::XOrIOp::create(b, loc, isFinite(args[0]),
                                  cstI(b, loc, b.getI1Type(), 1)),
@@ -238,7 +345,7 @@ Value mlir::cpn::emitFpErrorBits(OpBuilder &b, Location loc, StringRef name,
     return bits;
   }
   if (isa<IntegerType>(rt) && args.size() == 2 &&
-      (name == "floor_divide" || name == "remainder" || name == "fmod")) {
+      (u == Ufunc::floor_divide || u == Ufunc::remainder || u == Ufunc::fmod)) {
     flag(cmpI(b, loc, CmpIPredicate::eq, args[1], cstI(b, loc, at, 0)), Divide);
     return bits;
   }
@@ -246,7 +353,7 @@ Value mlir::cpn::emitFpErrorBits(OpBuilder &b, Location loc, StringRef name,
     return {};
   // Which errors the function can have besides invalid
   // (cpn/Trace/FpErrors.h; the trace checks only the ufuncs listed there).
-  const ::cpn::FpErrorFacts *facts = ::cpn::fpErrorFacts(name);
+  const ::cpn::FpErrorFacts *facts = ::cpn::fpErrorFacts(stringifyUfunc(u));
   bool overflows = facts && facts->overflows;
   // The pole where a finite operand gives an infinity: divide by zero.
   Value pole;
@@ -325,17 +432,17 @@ Value mlir::cpn::emitReductionCombine(OpBuilder &b, Location loc,
                                       ReduceKind kind, Value acc, Value x,
                                       bool isUnsigned) {
   Type t = acc.getType();
-  StringRef ufunc;
+  Ufunc ufunc = Ufunc::add;
   switch (kind) {
   case ReduceKind::any:
     return arith::OrIOp::create(b, loc, acc, truthy(b, loc, x));
   case ReduceKind::all:
     return arith::AndIOp::create(b, loc, acc, truthy(b, loc, x));
   case ReduceKind::sum:
-    ufunc = "add";
+    ufunc = Ufunc::add;
     break;
   case ReduceKind::prod:
-    ufunc = "multiply";
+    ufunc = Ufunc::multiply;
     break;
   case ReduceKind::min:
   case ReduceKind::max:
@@ -354,13 +461,13 @@ Value mlir::cpn::emitReductionCombine(OpBuilder &b, Location loc,
                     : (Value)arith::MaximumFOp::create(b, loc, a, v);
       return t.isF16() ? (Value)arith::TruncFOp::create(b, loc, t, r) : r;
     }
-    ufunc = kind == ReduceKind::min ? "minimum" : "maximum";
+    ufunc = kind == ReduceKind::min ? Ufunc::minimum : Ufunc::maximum;
     break;
   case ReduceKind::argmin:
   case ReduceKind::argmax:
     // An arg reduction combines (value, index) pairs: its lowering
     // compares with emitArgBetter; as a plain reduction it keeps the value.
-    ufunc = kind == ReduceKind::argmin ? "minimum" : "maximum";
+    ufunc = kind == ReduceKind::argmin ? Ufunc::minimum : Ufunc::maximum;
     break;
   }
   return emitScalarUfunc(b, loc, ufunc, {acc, x}, t, isUnsigned);

@@ -128,17 +128,6 @@ int64_t outerBlocks(ReduceOp op) {
              : 0;
 }
 
-/// A copy of `op` (its attributes) reducing `x` over `axes` into `type`.
-ReduceOp cloneReduce(OpBuilder &b, ReduceOp op, Value x, Type type,
-                     ArrayRef<int64_t> axes) {
-  OperationState st(op.getLoc(), ReduceOp::getOperationName());
-  st.addOperands(x);
-  st.addTypes(type);
-  st.addAttributes(op->getAttrs());
-  st.addAttribute("axes", b.getDenseI64ArrayAttr(axes));
-  return cast<ReduceOp>(b.create(st));
-}
-
 void scheduleReduce(OpBuilder &b, ReduceOp op) {
   RankedTensorType inTy = tensorOf(op.getX());
   RankedTensorType resTy = tensorOf(op.getResult());
@@ -161,7 +150,7 @@ void scheduleReduce(OpBuilder &b, ReduceOp op) {
     Type f64 = b.getF64Type();
     auto wide = CastOp::create(b, op.getLoc(), inTy.clone(f64), op.getX());
     ReduceOp sum =
-        cloneReduce(b, op, wide.getResult(), resTy.clone(f64), op.getAxes());
+        op.cloneOn(b, wide.getResult(), resTy.clone(f64), op.getAxes());
     auto narrow = CastOp::create(b, op.getLoc(), resTy, sum.getResult());
     op.getResult().replaceAllUsesWith(narrow.getResult());
     op.erase();
@@ -182,9 +171,9 @@ void scheduleReduce(OpBuilder &b, ReduceOp op) {
     for (int64_t i = 1; i < rank; ++i)
       rest.push_back(i);
     ReduceOp partial =
-        cloneReduce(b, op, op.getX(),
-                    RankedTensorType::get({inTy.getDimSize(0)}, resElem), rest);
-    ReduceOp total = cloneReduce(b, op, partial.getResult(), resTy, {0});
+        op.cloneOn(b, op.getX(),
+                   RankedTensorType::get({inTy.getDimSize(0)}, resElem), rest);
+    ReduceOp total = op.cloneOn(b, partial.getResult(), resTy, {0});
     op.getResult().replaceAllUsesWith(total.getResult());
     op.erase();
     scheduleReduce(b, partial);

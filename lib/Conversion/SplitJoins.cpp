@@ -186,11 +186,7 @@ struct SplitJoinsPass
     Location loc = op.getLoc();
     Value total;
     for (Value piece : j->pieces) {
-      OperationState st(loc, ReduceOp::getOperationName());
-      st.addOperands(piece);
-      st.addTypes(op.getResult().getType());
-      st.addAttributes(op->getAttrs());
-      Value part = b.create(st)->getResult(0);
+      Value part = op.cloneOn(b, piece, op.getResult().getType(), op.getAxes());
       total = total ? combine(b, loc, op, total, part) : part;
     }
     op.getResult().replaceAllUsesWith(total);

@@ -9,7 +9,7 @@
 // LINALG: linalg.generic
 // LINALG: ^bb0(%[[X:.+]]: f64, %[[Y:.+]]: f64, %{{.+}}: f64):
 // LINALG: %[[Q:.+]] = arith.divf %[[X]], %[[Y]]
-// LINALG: cpn.fp_flag "divide"(%[[X]], %[[Y]]) -> %[[Q]] {checks = 5 : i64, site = 22 : i64} : f64, f64 -> f64
+// LINALG: cpn.fp_flag divide(%[[X]], %[[Y]]) -> %[[Q]] {checks = 5 : i64, site = 22 : i64} : f64, f64 -> f64
 // LINALG: linalg.yield %[[Q]]
 func.func @divide(%a: tensor<8xf64>, %b: tensor<8xf64>) -> tensor<8xf64> {
   %r = cpn.divide %a, %b {cpn.fpcheck = 5 : i64, cpn.fpsite = 22 : i64} : tensor<8xf64>, tensor<8xf64> -> tensor<8xf64>
@@ -31,8 +31,8 @@ func.func @unchecked(%a: tensor<8xf64>, %b: tensor<8xf64>) -> tensor<8xf64> {
 // Integer floor division and casts report too (a zero divisor; NaN or
 // infinity cast to an integer).
 // LINALG-LABEL: func @ints
-// LINALG: cpn.fp_flag "floor_divide"(%{{.+}}, %{{.+}}) -> %{{.+}} {checks = 7 : i64, site = 0 : i64} : i64, i64 -> i64
-// LINALG: cpn.fp_flag "cast"(%{{.+}}) -> %{{.+}} {checks = 7 : i64, site = 1 : i64} : f64 -> i32
+// LINALG: cpn.fp_flag floor_divide(%{{.+}}, %{{.+}}) -> %{{.+}} {checks = 7 : i64, site = 0 : i64} : i64, i64 -> i64
+// LINALG: cpn.fp_flag cast(%{{.+}}) -> %{{.+}} {checks = 7 : i64, site = 1 : i64} : f64 -> i32
 func.func @ints(%a: tensor<8xi64>, %b: tensor<8xi64>, %f: tensor<8xf64>) -> (tensor<8xi64>, tensor<8xi32>) {
   %r = cpn.floor_divide %a, %b {cpn.fpcheck = 7 : i64, cpn.fpsite = 0 : i64} : tensor<8xi64>, tensor<8xi64> -> tensor<8xi64>
   %c = cpn.cast %f {cpn.fpcheck = 7 : i64, cpn.fpsite = 1 : i64} : tensor<8xf64> -> tensor<8xi32>
@@ -61,7 +61,7 @@ func.func @in_place(%a: memref<64x64xf64>, %status: memref<1xi32> {cpn.fp_status
     scf.for %j = %c0 to %n step %c1 {
       %x = memref.load %a[%i, %j] : memref<64x64xf64>
       %y = math.log %x : f64
-      cpn.fp_flag "log"(%x) -> %y {checks = 7 : i64, site = 0 : i64} : f64 -> f64
+      cpn.fp_flag log(%x) -> %y {checks = 7 : i64, site = 0 : i64} : f64 -> f64
       memref.store %y, %a[%i, %j] : memref<64x64xf64>
     }
     scf.reduce
@@ -108,9 +108,9 @@ func.func @fast(%a: memref<100000xf64>, %out: memref<100000xf64>, %status: memre
   scf.parallel (%i) = (%c0) to (%n) step (%c1) {
     %x = memref.load %a[%i] : memref<100000xf64>
     %y = math.sqrt %x : f64
-    cpn.fp_flag "sqrt"(%x) -> %y {checks = 7 : i64, site = 0 : i64} : f64 -> f64
+    cpn.fp_flag sqrt(%x) -> %y {checks = 7 : i64, site = 0 : i64} : f64 -> f64
     %z = arith.addf %y, %one : f64
-    cpn.fp_flag "add"(%y, %one) -> %z {checks = 7 : i64, site = 1 : i64} : f64, f64 -> f64
+    cpn.fp_flag add(%y, %one) -> %z {checks = 7 : i64, site = 1 : i64} : f64, f64 -> f64
     memref.store %z, %out[%i] : memref<100000xf64>
     scf.reduce
   }
@@ -133,14 +133,14 @@ func.func @twice(%a: memref<100000xf64>, %b: memref<100000xf64>, %out: memref<10
   scf.parallel (%i) = (%c0) to (%n) step (%c1) {
     %x = memref.load %a[%i] : memref<100000xf64>
     %y = math.log %x : f64
-    cpn.fp_flag "log"(%x) -> %y {checks = 7 : i64, site = 0 : i64} : f64 -> f64
+    cpn.fp_flag log(%x) -> %y {checks = 7 : i64, site = 0 : i64} : f64 -> f64
     memref.store %y, %out[%i] : memref<100000xf64>
     scf.reduce
   }
   scf.parallel (%i) = (%c0) to (%n) step (%c1) {
     %x = memref.load %b[%i] : memref<100000xf64>
     %y = math.log %x : f64
-    cpn.fp_flag "log"(%x) -> %y {checks = 7 : i64, site = 0 : i64} : f64 -> f64
+    cpn.fp_flag log(%x) -> %y {checks = 7 : i64, site = 0 : i64} : f64 -> f64
     memref.store %y, %out[%i] : memref<100000xf64>
     scf.reduce
   }
@@ -156,7 +156,7 @@ func.func @twice(%a: memref<100000xf64>, %b: memref<100000xf64>, %out: memref<10
 func.func @scalar(%a: memref<f64>, %status: memref<3xi32> {cpn.fp_status}) {
   %x = memref.load %a[] : memref<f64>
   %y = math.sqrt %x : f64
-  cpn.fp_flag "sqrt"(%x) -> %y {checks = 4 : i64, site = 20 : i64} : f64 -> f64
+  cpn.fp_flag sqrt(%x) -> %y {checks = 4 : i64, site = 20 : i64} : f64 -> f64
   return
 }
 
@@ -181,21 +181,21 @@ func.func @dedup(%a: tensor<8xf64>, %status: memref<1xi32> {cpn.fp_status}) -> t
       ins(%a : tensor<8xf64>) outs(%e : tensor<8xf64>) {
   ^bb0(%x: f64, %o: f64):
     %y = math.log %x : f64
-    cpn.fp_flag "log"(%x) -> %y {checks = 7 : i64, site = 0 : i64} : f64 -> f64
+    cpn.fp_flag log(%x) -> %y {checks = 7 : i64, site = 0 : i64} : f64 -> f64
     linalg.yield %y : f64
   } -> tensor<8xf64>
   %l2 = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
       ins(%a : tensor<8xf64>) outs(%e : tensor<8xf64>) {
   ^bb0(%x: f64, %o: f64):
     %y = math.log %x : f64
-    cpn.fp_flag "log"(%x) -> %y {checks = 7 : i64, site = 0 : i64} : f64 -> f64
+    cpn.fp_flag log(%x) -> %y {checks = 7 : i64, site = 0 : i64} : f64 -> f64
     linalg.yield %y : f64
   } -> tensor<8xf64>
   %dead = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
       ins(%a : tensor<8xf64>) outs(%e : tensor<8xf64>) {
   ^bb0(%x: f64, %o: f64):
     %y = math.sqrt %x : f64
-    cpn.fp_flag "sqrt"(%x) -> %y {checks = 7 : i64, site = 0 : i64} : f64 -> f64
+    cpn.fp_flag sqrt(%x) -> %y {checks = 7 : i64, site = 0 : i64} : f64 -> f64
     linalg.yield %y : f64
   } -> tensor<8xf64>
   %s = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel"]}

@@ -94,7 +94,8 @@ Value buildElementwise(
 LogicalResult lowerElementwise(IRRewriter &rw, Operation *op) {
   Location loc = op->getLoc();
   RankedTensorType resTy = tensorOf(op->getResult(0));
-  StringRef name = op->getName().stripDialect();
+  // Every elementwise op but cast, select and copy applies a ufunc.
+  auto ufuncOp = dyn_cast<UfuncOpInterface>(op);
   bool isUnsigned = op->hasAttr("is_unsigned");
   auto fpChecks = op->getAttrOfType<IntegerAttr>(kFpChecksAttr);
   auto fpSite = op->getAttrOfType<IntegerAttr>(kFpSiteAttr);
@@ -114,20 +115,23 @@ LogicalResult lowerElementwise(IRRewriter &rw, Operation *op) {
           v = arith::SelectOp::create(b, l, args[0], args[1], args[2]);
         else if (isa<CopyOp>(op))
           v = args[0];
-        else if (op->hasAttr(kMixedSignAttr))
-          v = emitMixedSignCompare(b, l, name, args[0], args[1], isUnsigned);
-        else
-          v = emitScalarUfunc(b, l, name, args, resTy.getElementType(),
-                              isUnsigned);
+        else if (ufuncOp && op->hasAttr(kMixedSignAttr))
+          v = emitMixedSignCompare(b, l, ufuncOp.getUfunc(), args[0], args[1],
+                                   isUnsigned);
+        else if (ufuncOp)
+          v = emitScalarUfunc(b, l, ufuncOp.getUfunc(), args,
+                              resTy.getElementType(), isUnsigned);
         if (!v) {
           failed = true;
           v = emitZero(b, l, resTy.getElementType());
         }
         // np.errstate: cpn-lower-fp-flags computes this element's errors.
         if (fpChecks)
-          FpFlagOp::create(b, l, args, v,
-                           b.getStringAttr(isa<CastOp>(op) ? "cast" : name),
-                           fpChecks, fpSite);
+          FpFlagOp::create(
+              b, l, args, v,
+              UfuncAttr::get(b.getContext(),
+                             ufuncOp ? ufuncOp.getUfunc() : Ufunc::cast),
+              fpChecks, fpSite);
         return v;
       });
   if (failed)

@@ -86,8 +86,8 @@ static Value tallTransposedProduct(IRRewriter &rw, MatmulOp op) {
                           AffineMap::get(4, 0, {d(0), d(2), d(3)}, ctx)},
       ArrayRef<utils::IteratorType>{par, red, par, par},
       [&](OpBuilder &b, Location l, ValueRange args) {
-        Value prod =
-            emitScalarUfunc(b, l, "multiply", {args[0], args[1]}, et, false);
+        Value prod = emitScalarUfunc(b, l, Ufunc::multiply, {args[0], args[1]},
+                                     et, false);
         linalg::YieldOp::create(
             b, l, combineReassoc(b, l, ReduceKind::sum, args[2], prod, false));
       });
@@ -131,7 +131,7 @@ static Value innerProduct(IRRewriter &rw, MatmulOp op) {
   };
   auto sumBody = [&](OpBuilder &b, Location l, ValueRange args) {
     Value prod =
-        emitScalarUfunc(b, l, "multiply", {args[0], args[1]}, et, false);
+        emitScalarUfunc(b, l, Ufunc::multiply, {args[0], args[1]}, et, false);
     linalg::YieldOp::create(
         b, l, combineReassoc(b, l, ReduceKind::sum, args[2], prod, false));
   };

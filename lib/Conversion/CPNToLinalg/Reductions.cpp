@@ -32,12 +32,13 @@ static Value emitArgBetter(OpBuilder &b, Location l, ReduceKind kind, Value x,
   bool isMin = kind == ReduceKind::argmin;
   if (isa<ComplexType>(elemTy)) { // NumPy's order; the first NaN wins
     Type i1 = b.getI1Type();
-    Value better =
-        emitScalarUfunc(b, l, isMin ? "less" : "greater", {x, best}, i1, false);
-    Value xNan = emitScalarUfunc(b, l, "isnan", x, i1, false);
-    Value bestNan = emitScalarUfunc(b, l, "isnan", best, i1, false);
+    Value better = emitScalarUfunc(b, l, isMin ? Ufunc::less : Ufunc::greater,
+                                   {x, best}, i1, false);
+    Value xNan = emitScalarUfunc(b, l, Ufunc::isnan, x, i1, false);
+    Value bestNan = emitScalarUfunc(b, l, Ufunc::isnan, best, i1, false);
     Value firstNan = arith::AndIOp::create(
-        b, l, xNan, emitScalarUfunc(b, l, "logical_not", bestNan, i1, false));
+        b, l, xNan,
+        emitScalarUfunc(b, l, Ufunc::logical_not, bestNan, i1, false));
     return arith::OrIOp::create(b, l, better, firstNan);
   }
   if (isa<FloatType>(elemTy)) {

@@ -11,6 +11,7 @@
 using namespace mlir;
 using namespace mlir::cpn;
 
+#include "cpn/Dialect/CPN/CPNInterfaces.cpp.inc"
 #include "cpn/Dialect/CPN/CPNOpsDialect.cpp.inc"
 #include "cpn/Dialect/CPN/CPNOpsEnums.cpp.inc"
 

@@ -125,6 +125,16 @@ LogicalResult SelectOp::verify() {
   return success();
 }
 
+ReduceOp ReduceOp::cloneOn(OpBuilder &b, Value x, Type type,
+                           ArrayRef<int64_t> axes) {
+  OperationState st(getLoc(), getOperationName());
+  st.addOperands(x);
+  st.addTypes(type);
+  st.addAttributes((*this)->getAttrs());
+  st.addAttribute(getAxesAttrName(), b.getDenseI64ArrayAttr(axes));
+  return cast<ReduceOp>(b.create(st));
+}
+
 LogicalResult ReduceOp::verify() {
   ReduceKind kind = getKind();
   ShapedType in = shapedOf(getX()), out = shapedOf(getResult());

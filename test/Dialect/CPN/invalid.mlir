@@ -85,3 +85,13 @@ func.func @bitcast_width(%a: tensor<4xf64>) {
   %0 = cpn.bitcast %a : tensor<4xf64> -> tensor<4xi32>
   return
 }
+
+// -----
+
+// cpn.fp_flag names its ufunc from the dialect's Ufunc enum: a name that is
+// not an elementwise op's (or cast) is refused.
+func.func @fp_flag_unknown_ufunc(%x: f64) {
+  // expected-error @+1 {{expected string or keyword containing one of the following enum values for attribute 'ufunc'}}
+  cpn.fp_flag cosine(%x) -> %x {checks = 7 : i64, site = 0 : i64} : f64 -> f64
+  return
+}

@@ -696,14 +696,14 @@ func.func @libcall_in_place(%a: tensor<8xf64>, %i: tensor<3xi64>, %v: tensor<3xf
 // CHECK-LABEL: func @fp_flag(
 // CHECK-SAME: %[[X:[a-zA-Z0-9_]+]]: f64, %[[Y:[a-zA-Z0-9_]+]]: f64
 // CHECK: %[[Q:.+]] = arith.divf %[[X]], %[[Y]] : f64
-// CHECK: cpn.fp_flag "divide"(%[[X]], %[[Y]]) -> %[[Q]] {checks = 7 : i64, site = 0 : i64} : f64, f64 -> f64
+// CHECK: cpn.fp_flag divide(%[[X]], %[[Y]]) -> %[[Q]] {checks = 7 : i64, site = 0 : i64} : f64, f64 -> f64
 // CHECK: %[[C:.+]] = arith.fptosi %[[Q]] : f64 to i32
-// CHECK: cpn.fp_flag "cast"(%[[Q]]) -> %[[C]] {checks = 4 : i64, site = 21 : i64} : f64 -> i32
+// CHECK: cpn.fp_flag cast(%[[Q]]) -> %[[C]] {checks = 4 : i64, site = 21 : i64} : f64 -> i32
 // CHECK: return %[[C]] : i32
 func.func @fp_flag(%x: f64, %y: f64) -> i32 {
   %q = arith.divf %x, %y : f64
-  cpn.fp_flag "divide"(%x, %y) -> %q {checks = 7 : i64, site = 0 : i64} : f64, f64 -> f64
+  cpn.fp_flag divide(%x, %y) -> %q {checks = 7 : i64, site = 0 : i64} : f64, f64 -> f64
   %c = arith.fptosi %q : f64 to i32
-  cpn.fp_flag "cast"(%q) -> %c {checks = 4 : i64, site = 21 : i64} : f64 -> i32
+  cpn.fp_flag cast(%q) -> %c {checks = 4 : i64, site = 21 : i64} : f64 -> i32
   return %c : i32
 }

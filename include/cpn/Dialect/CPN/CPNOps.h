@@ -64,6 +64,8 @@ public:
 } // namespace mlir
 
 #include "cpn/Dialect/CPN/CPNOpsEnums.h.inc"
+// The interfaces name the enums (UfuncOpInterface::getUfunc).
+#include "cpn/Dialect/CPN/CPNInterfaces.h.inc"
 
 #define GET_OP_CLASSES
 #include "cpn/Dialect/CPN/CPNOps.h.inc"

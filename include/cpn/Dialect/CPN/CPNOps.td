@@ -13,6 +13,7 @@ include "mlir/IR/BuiltinAttributes.td"
 include "mlir/IR/EnumAttr.td"
 include "mlir/IR/CommonTypeConstraints.td"
 include "mlir/Interfaces/InferTypeOpInterface.td"
+include "cpn/Dialect/CPN/CPNInterfaces.td"
 
 // Tensors of any rank; dimensions are static except in shape-generic kernels
 // (cpnc signatures with `:` dimensions), where the ops that can carry a
@@ -118,13 +119,62 @@ def CPN_CopyOp : CPN_Op<"copy", [Pure, SameOperandsAndResultType]> {
   let assemblyFormat = "$x attr-dict `:` type($x)";
 }
 
+// The NumPy ufunc of each elementwise op (its mnemonic), and `cast`: what
+// cpn.fp_flag reports and what the scalar lowering (cpn/Conversion/
+// ScalarOps.h) switches on. Each unary and binary op below names its own
+// case (`kUfunc`, CPN_UfuncOpInterface): an op without one does not build.
+def CPN_Ufunc : I32EnumAttr<"Ufunc", "a NumPy ufunc applied elementwise", [
+  I32EnumAttrCase<"negative", 0>, I32EnumAttrCase<"positive", 1>,
+  I32EnumAttrCase<"absolute", 2>, I32EnumAttrCase<"sign", 3>,
+  I32EnumAttrCase<"square", 4>, I32EnumAttrCase<"reciprocal", 5>,
+  I32EnumAttrCase<"sqrt", 6>, I32EnumAttrCase<"cbrt", 7>,
+  I32EnumAttrCase<"exp", 8>, I32EnumAttrCase<"exp2", 9>,
+  I32EnumAttrCase<"expm1", 10>, I32EnumAttrCase<"log", 11>,
+  I32EnumAttrCase<"log2", 12>, I32EnumAttrCase<"log10", 13>,
+  I32EnumAttrCase<"log1p", 14>, I32EnumAttrCase<"sin", 15>,
+  I32EnumAttrCase<"cos", 16>, I32EnumAttrCase<"tan", 17>,
+  I32EnumAttrCase<"arcsin", 18>, I32EnumAttrCase<"arccos", 19>,
+  I32EnumAttrCase<"arctan", 20>, I32EnumAttrCase<"sinh", 21>,
+  I32EnumAttrCase<"cosh", 22>, I32EnumAttrCase<"tanh", 23>,
+  I32EnumAttrCase<"arcsinh", 24>, I32EnumAttrCase<"arccosh", 25>,
+  I32EnumAttrCase<"arctanh", 26>, I32EnumAttrCase<"floor", 27>,
+  I32EnumAttrCase<"ceil", 28>, I32EnumAttrCase<"trunc", 29>,
+  I32EnumAttrCase<"rint", 30>, I32EnumAttrCase<"logical_not", 31>,
+  I32EnumAttrCase<"invert", 32>, I32EnumAttrCase<"isnan", 33>,
+  I32EnumAttrCase<"isinf", 34>, I32EnumAttrCase<"isfinite", 35>,
+  I32EnumAttrCase<"signbit", 36>, I32EnumAttrCase<"conjugate", 37>,
+  I32EnumAttrCase<"bitwise_count", 38>, I32EnumAttrCase<"spacing", 39>,
+  I32EnumAttrCase<"real", 40>, I32EnumAttrCase<"imag", 41>,
+  I32EnumAttrCase<"bitcast", 42>, I32EnumAttrCase<"add", 43>,
+  I32EnumAttrCase<"complex", 44>, I32EnumAttrCase<"gcd", 45>,
+  I32EnumAttrCase<"lcm", 46>, I32EnumAttrCase<"nextafter", 47>,
+  I32EnumAttrCase<"subtract", 48>, I32EnumAttrCase<"multiply", 49>,
+  I32EnumAttrCase<"divide", 50>, I32EnumAttrCase<"floor_divide", 51>,
+  I32EnumAttrCase<"remainder", 52>, I32EnumAttrCase<"fmod", 53>,
+  I32EnumAttrCase<"power", 54>, I32EnumAttrCase<"maximum", 55>,
+  I32EnumAttrCase<"minimum", 56>, I32EnumAttrCase<"fmax", 57>,
+  I32EnumAttrCase<"fmin", 58>, I32EnumAttrCase<"arctan2", 59>,
+  I32EnumAttrCase<"hypot", 60>, I32EnumAttrCase<"copysign", 61>,
+  I32EnumAttrCase<"logaddexp", 62>, I32EnumAttrCase<"logaddexp2", 63>,
+  I32EnumAttrCase<"equal", 64>, I32EnumAttrCase<"not_equal", 65>,
+  I32EnumAttrCase<"less", 66>, I32EnumAttrCase<"less_equal", 67>,
+  I32EnumAttrCase<"greater", 68>, I32EnumAttrCase<"greater_equal", 69>,
+  I32EnumAttrCase<"logical_and", 70>, I32EnumAttrCase<"logical_or", 71>,
+  I32EnumAttrCase<"logical_xor", 72>, I32EnumAttrCase<"bitwise_and", 73>,
+  I32EnumAttrCase<"bitwise_or", 74>, I32EnumAttrCase<"bitwise_xor", 75>,
+  I32EnumAttrCase<"left_shift", 76>, I32EnumAttrCase<"right_shift", 77>,
+  I32EnumAttrCase<"cast", 78>]> {
+  let cppNamespace = "::mlir::cpn";
+}
+
 //===----------------------------------------------------------------------===//
 // Elementwise ops: one per ufunc. Operands have the result's shape (the front
 // end broadcasts with zero-stride views); element types are the ones NumPy's
 // promotion chose, already cast.
 //===----------------------------------------------------------------------===//
 
-class CPN_UnaryOp<string mnemonic> : CPN_Op<mnemonic, [Pure, CPN_SameShape]> {
+class CPN_UnaryOp<string mnemonic>
+    : CPN_Op<mnemonic, [Pure, CPN_SameShape, CPN_UfuncOpInterface]> {
   let summary = "elementwise `" # mnemonic # "` (the NumPy ufunc)";
   let description = [{
     Applies NumPy's `}] # mnemonic # [{` to each element. The result has the
@@ -136,11 +186,14 @@ class CPN_UnaryOp<string mnemonic> : CPN_Op<mnemonic, [Pure, CPN_SameShape]> {
   }];
   let arguments = (ins CPN_Tensor:$x, UnitAttr:$is_unsigned);
   let results = (outs CPN_Tensor:$result);
+  let extraClassDeclaration = "static constexpr ::mlir::cpn::Ufunc kUfunc = "
+                               "::mlir::cpn::Ufunc::" # mnemonic # ";";
   let assemblyFormat = "$x attr-dict `:` type($x) `->` type($result)";
 }
 
 class CPN_BinaryOp<string mnemonic>
-    : CPN_Op<mnemonic, [Pure, CPN_SameShape, SameTypeOperands]> {
+    : CPN_Op<mnemonic, [Pure, CPN_SameShape, SameTypeOperands,
+                        CPN_UfuncOpInterface]> {
   let summary = "elementwise `" # mnemonic # "` (the NumPy ufunc)";
   let description = [{
     Applies NumPy's `}] # mnemonic # [{` to each pair of elements. Both operands
@@ -152,6 +205,8 @@ class CPN_BinaryOp<string mnemonic>
   }];
   let arguments = (ins CPN_Tensor:$lhs, CPN_Tensor:$rhs, UnitAttr:$is_unsigned);
   let results = (outs CPN_Tensor:$result);
+  let extraClassDeclaration = "static constexpr ::mlir::cpn::Ufunc kUfunc = "
+                               "::mlir::cpn::Ufunc::" # mnemonic # ";";
   let assemblyFormat = [{
     $lhs `,` $rhs attr-dict `:` type($lhs) `,` type($rhs) `->` type($result)
   }];
@@ -310,6 +365,13 @@ def CPN_ReduceOp : CPN_Op<"reduce", [Pure]> {
   let results = (outs CPN_Tensor:$result);
   let assemblyFormat = "$kind $x attr-dict `:` type($x) `->` type($result)";
   let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// A reduction of `x` to `type` over `axes`, at b's insertion point, with
+    /// this op's other attributes (kind, is_unsigned, fp checks, row blocks):
+    /// one piece of a reduction that a pass splits.
+    ReduceOp cloneOn(::mlir::OpBuilder &b, ::mlir::Value x, ::mlir::Type type,
+                     ::llvm::ArrayRef<int64_t> axes);
+  }];
 }
 
 def CPN_IotaOp : CPN_Op<"iota", [Pure]> {
@@ -407,7 +469,7 @@ def CPN_FpFlagOp : CPN_Op<"fp_flag", [MemoryEffects<[MemWrite]>]> {
   let description = [{
     Emitted in the scalar body of an elementwise op that checks NumPy's
     floating-point errors: `result` is the element of ufunc `ufunc` (or
-    "cast") computed from `args`; `checks` are the FpError bits to report
+    `cast`) computed from `args`; `checks` are the FpError bits to report
     (1 divide by zero, 2 overflow, 4 invalid) as site `site` of the kernel's
     status argument (the function argument marked `cpn.fp_status`: bits
     3 * (site % 10) of 32-bit word site / 10).
@@ -421,11 +483,11 @@ def CPN_FpFlagOp : CPN_Op<"fp_flag", [MemoryEffects<[MemWrite]>]> {
     they hold flags (their consumers check the elements they read).
 
     ```mlir
-    cpn.fp_flag "divide"(%x, %y) -> %q {checks = 7 : i64, site = 0 : i64} : f64, f64 -> f64
+    cpn.fp_flag divide(%x, %y) -> %q {checks = 7 : i64, site = 0 : i64} : f64, f64 -> f64
     ```
   }];
   let arguments = (ins Variadic<AnyType>:$args, AnyType:$result,
-                   StrAttr:$ufunc, I64Attr:$checks, I64Attr:$site);
+                   CPN_Ufunc:$ufunc, I64Attr:$checks, I64Attr:$site);
   let assemblyFormat = [{
     $ufunc `(` $args `)` `->` $result attr-dict `:` type($args) `->` type($result)
   }];
