@@ -32,6 +32,12 @@ namespace cpn {
 #define GEN_PASS_REGISTRATION
 #include "cpn/Conversion/Passes.h.inc"
 
+/// convert-cpn-to-linalg's patterns: each cpn op (but cpn.fp_flag) to linalg
+/// on tensors, by op family (lib/Conversion/CPNToLinalg/); a view with no
+/// users is erased and an op whose results have no elements becomes
+/// tensor.empty first (higher benefits).
+void populateCPNToLinalgPatterns(RewritePatternSet &patterns);
+
 /// What varies between the lowering pipelines: parallel loops as OpenMP
 /// regions or, without `openmp`, sequential loop nests (`cpnc --target
 /// cpu`); memref arguments as bare pointers or, without `barePtr`, memref

@@ -91,7 +91,7 @@ Value buildElementwise(
   return generic.getResult(0);
 }
 
-LogicalResult lowerElementwise(IRRewriter &rw, Operation *op) {
+LogicalResult lowerElementwise(RewriterBase &rw, Operation *op) {
   Location loc = op->getLoc();
   RankedTensorType resTy = tensorOf(op->getResult(0));
   // Every elementwise op but cast, select and copy applies a ufunc.
@@ -141,7 +141,7 @@ LogicalResult lowerElementwise(IRRewriter &rw, Operation *op) {
   return success();
 }
 
-LogicalResult lowerIota(IRRewriter &rw, IotaOp op) {
+LogicalResult lowerIota(RewriterBase &rw, IotaOp op) {
   RankedTensorType resTy = tensorOf(op.getResult());
   int64_t dim = op.getDim();
   Value r = buildElementwise(

@@ -25,7 +25,8 @@ namespace mlir::cpn::tolinalg {
 /// view's strides over its base's row-major buffer, as `mt`. Null for other
 /// operands, which the callee reads through to_buffer (the view lowered to a
 /// copy: a full pass over the base and a fresh buffer per call).
-static Value viewInPlace(IRRewriter &rw, Location loc, Value v, MemRefType mt) {
+static Value viewInPlace(RewriterBase &rw, Location loc, Value v,
+                         MemRefType mt) {
   auto view = v.getDefiningOp<ViewOp>();
   if (!view || view.getDynOffset())
     return {};
@@ -69,7 +70,7 @@ static Value viewInPlace(IRRewriter &rw, Location loc, Value v, MemRefType mt) {
 /// buffer that becomes the result tensor. Buffers are passed as direct
 /// arguments, so that deallocation sees their last use. An in-place call
 /// stays for one-shot bufferization (BufferizableOpInterfaceImpl.cpp).
-LogicalResult lowerLibcall(IRRewriter &rw, LibcallOp op) {
+LogicalResult lowerLibcall(RewriterBase &rw, LibcallOp op) {
   RankedTensorType resTy = tensorOf(op.getResult());
   // A scan of a temporary of its result's type runs in place: the call
   // stays a tensor op marked in place, so that one-shot bufferization, which

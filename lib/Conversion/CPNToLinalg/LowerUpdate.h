@@ -16,7 +16,7 @@ namespace mlir::cpn {
 /// Replaces `op` (a write of its value into a view of its base) with a
 /// `tensor.insert_slice` of the value into the base where the view is a
 /// slice, else an elementwise generic that selects the value inside the view.
-LogicalResult lowerUpdate(IRRewriter &rw, UpdateOp op);
+LogicalResult lowerUpdate(RewriterBase &rw, UpdateOp op);
 } // namespace mlir::cpn
 
 #endif // CPN_CONVERSION_LOWERUPDATE_H

@@ -41,8 +41,8 @@ Value buildElementwise(
     ArrayRef<AffineMap> inputMaps,
     function_ref<Value(OpBuilder &, Location, ValueRange)> body,
     Value shapeInput = {}, ArrayRef<int64_t> shapeDims = {});
-LogicalResult lowerElementwise(IRRewriter &rw, Operation *op);
-LogicalResult lowerIota(IRRewriter &rw, IotaOp op);
+LogicalResult lowerElementwise(RewriterBase &rw, Operation *op);
+LogicalResult lowerIota(RewriterBase &rw, IotaOp op);
 
 // Views.cpp; these also serve the updates. A view per base dimension:
 // cpn/Trace/ViewBox.h, which the Engine shares.
@@ -55,14 +55,14 @@ SmallVector<OpFoldResult> boxOffsets(OpBuilder &b, Location loc,
                                      const BoxView &box, Value dynOffset);
 Value offsetValue(OpBuilder &b, Location loc, int64_t offset, Value dynOffset);
 OpFoldResult addConstant(OpBuilder &b, Location loc, OpFoldResult o, int64_t c);
-LogicalResult lowerView(IRRewriter &rw, ViewOp op);
+LogicalResult lowerView(RewriterBase &rw, ViewOp op);
 /// What lowerView makes of a view: its base itself (the whole base with unit
 /// steps), a tensor.extract_slice alone (a box in the base's dimension
 /// order), or a loop (a box that transposes, reverses or broadcasts: a slice
 /// and a generic; any other view: a gather).
 enum class ViewForm { Base, Slice, Loop, Gather };
 ViewForm viewForm(ViewOp op);
-LogicalResult lowerRemap(IRRewriter &rw, RemapOp op);
+LogicalResult lowerRemap(RewriterBase &rw, RemapOp op);
 
 // Reductions.cpp; combineReassoc also serves the products, isSmallReduce
 // cpn-schedule-reductions (a reduction of at most 8 (float sums) or 16
@@ -73,7 +73,7 @@ bool isSmallReduce(ReduceOp op);
 int64_t rowBlocksOf(Operation *op, int64_t rows, bool divides);
 Value combineReassoc(OpBuilder &b, Location l, ReduceKind kind, Value acc,
                      Value x, bool isUnsigned);
-LogicalResult lowerReduce(IRRewriter &rw, ReduceOp op);
+LogicalResult lowerReduce(RewriterBase &rw, ReduceOp op);
 
 // Products.cpp, Libcalls.cpp, Random.cpp. transposedBase: the base of `v`
 // when `v` is a cpn.view that transposes a whole 2-D tensor (offset 0,
@@ -81,9 +81,9 @@ LogicalResult lowerReduce(IRRewriter &rw, ReduceOp op);
 Value transposedBase(Value v);
 /// A tensor of `shape` filled with zeros of `et`.
 Value zerosOf(OpBuilder &b, Location loc, ArrayRef<int64_t> shape, Type et);
-LogicalResult lowerMatmul(IRRewriter &rw, MatmulOp op);
-LogicalResult lowerLibcall(IRRewriter &rw, LibcallOp op);
-LogicalResult lowerRandomBits(IRRewriter &rw, RandomBitsOp op);
+LogicalResult lowerMatmul(RewriterBase &rw, MatmulOp op);
+LogicalResult lowerLibcall(RewriterBase &rw, LibcallOp op);
+LogicalResult lowerRandomBits(RewriterBase &rw, RandomBitsOp op);
 
 } // namespace mlir::cpn::tolinalg
 

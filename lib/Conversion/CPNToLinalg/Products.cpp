@@ -49,7 +49,7 @@ Value zerosOf(OpBuilder &b, Location loc, ArrayRef<int64_t> shape, Type et) {
 /// grouped in blocks as for `x.sum(axis=0)`: each block accumulates x[r, i] *
 /// v[r, j] into its own partial (parallel over blocks, one pass over x), then
 /// the partials add up. A producer of v (`x.T @ (p - y)`) fuses into the pass.
-static Value tallTransposedProduct(IRRewriter &rw, MatmulOp op) {
+static Value tallTransposedProduct(RewriterBase &rw, MatmulOp op) {
   Value base = transposedBase(op.getLhs());
   Value rhs = op.getRhs();
   RankedTensorType resTy = tensorOf(op.getResult());
@@ -110,7 +110,7 @@ static Value tallTransposedProduct(IRRewriter &rw, MatmulOp op) {
 /// each operand needs a buffer of its own, and a producer used by both (`r @
 /// r`) was computed twice. With cpn.row_blocks (long vectors) it is summed
 /// in row blocks, in parallel, as tallTransposedProduct does.
-static Value innerProduct(IRRewriter &rw, MatmulOp op) {
+static Value innerProduct(RewriterBase &rw, MatmulOp op) {
   RankedTensorType lhsTy = tensorOf(op.getLhs()),
                    resTy = tensorOf(op.getResult());
   Type et = resTy.getElementType();
@@ -186,7 +186,7 @@ static Value innerProduct(IRRewriter &rw, MatmulOp op) {
       .getResult();
 }
 
-LogicalResult lowerMatmul(IRRewriter &rw, MatmulOp op) {
+LogicalResult lowerMatmul(RewriterBase &rw, MatmulOp op) {
   if (Value r = tallTransposedProduct(rw, op)) {
     rw.replaceOp(op, r);
     return success();

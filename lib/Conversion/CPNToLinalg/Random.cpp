@@ -21,7 +21,7 @@ namespace mlir::cpn::tolinalg {
 /// the counter (counter + linear index, 0) under the key, in 64-bit integer
 /// arithmetic (each 32x32->64 product is one multiply of zero-extended
 /// halves, which vectorizes).
-LogicalResult lowerRandomBits(IRRewriter &rw, RandomBitsOp op) {
+LogicalResult lowerRandomBits(RewriterBase &rw, RandomBitsOp op) {
   RankedTensorType resTy = tensorOf(op.getResult());
   unsigned rank = resTy.getRank();
   SmallVector<int64_t> strides = rowMajorStrides(resTy.getShape());

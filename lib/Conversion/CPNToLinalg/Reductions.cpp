@@ -68,7 +68,7 @@ static Value emitArgBetter(OpBuilder &b, Location l, ReduceKind kind, Value x,
 /// reduced position: no accumulator to zero in its own pass, loops that are
 /// all parallel, and a producer that fuses into it, so that `dist` in
 /// `((p[:, None] - c) ** 2).sum(axis=2).argmin(axis=1)` never exists.
-static LogicalResult lowerSmallReduce(IRRewriter &rw, ReduceOp op) {
+static LogicalResult lowerSmallReduce(RewriterBase &rw, ReduceOp op) {
   Location loc = op.getLoc();
   RankedTensorType inTy = tensorOf(op.getX());
   RankedTensorType resTy = tensorOf(op.getResult());
@@ -188,7 +188,7 @@ static Value reduceInto(OpBuilder &b, Location loc, ReduceOp op, Value x,
 /// with the columns innermost), then the partials reduce into the result.
 /// Column tiles (each thread walking every row over a slice of the columns)
 /// read memory in short runs and cannot split a few columns over threads.
-static LogicalResult splitOuterReduce(IRRewriter &rw, ReduceOp op,
+static LogicalResult splitOuterReduce(RewriterBase &rw, ReduceOp op,
                                       int64_t blocks) {
   Location loc = op.getLoc();
   MLIRContext *ctx = rw.getContext();
@@ -266,7 +266,7 @@ int64_t rowBlocksOf(Operation *op, int64_t rows, bool divides) {
   return blocks;
 }
 
-LogicalResult lowerReduce(IRRewriter &rw, ReduceOp op) {
+LogicalResult lowerReduce(RewriterBase &rw, ReduceOp op) {
   if (isSmallReduce(op))
     return lowerSmallReduce(rw, op);
   RankedTensorType xTy = tensorOf(op.getX());

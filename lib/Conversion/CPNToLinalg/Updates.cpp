@@ -25,7 +25,7 @@ namespace mlir::cpn::tolinalg {
 
 /// u[box] = value as tensor.insert_slice: reverse and transpose the value into
 /// the base's dimension order, then insert it with positive strides.
-static Value lowerBoxUpdate(IRRewriter &rw, UpdateOp op, const BoxView &box) {
+static Value lowerBoxUpdate(RewriterBase &rw, UpdateOp op, const BoxView &box) {
   Location loc = op.getLoc();
   RankedTensorType baseTy = tensorOf(op.getBase());
   RankedTensorType valTy = tensorOf(op.getValue());
@@ -82,7 +82,7 @@ static Value lowerBoxUpdate(IRRewriter &rw, UpdateOp op, const BoxView &box) {
 /// where the (injective) view selects the base element. The view's dims are
 /// recovered from the flat index greedily by decreasing stride, which is exact
 /// for the views NumPy's basic indexing makes.
-static Value lowerGatherUpdate(IRRewriter &rw, UpdateOp op) {
+static Value lowerGatherUpdate(RewriterBase &rw, UpdateOp op) {
   Location loc = op.getLoc();
   RankedTensorType baseTy = tensorOf(op.getBase());
   RankedTensorType valTy = tensorOf(op.getValue());
@@ -152,7 +152,7 @@ static Value lowerGatherUpdate(IRRewriter &rw, UpdateOp op) {
 
 using namespace mlir::cpn::tolinalg;
 
-LogicalResult mlir::cpn::lowerUpdate(IRRewriter &rw, UpdateOp op) {
+LogicalResult mlir::cpn::lowerUpdate(RewriterBase &rw, UpdateOp op) {
   RankedTensorType valTy = tensorOf(op.getValue());
   if (valTy.getNumElements() == 0) {
     rw.replaceOp(op, op.getBase());

@@ -156,7 +156,7 @@ ViewForm viewForm(ViewOp op) {
   return whole ? ViewForm::Base : ViewForm::Slice;
 }
 
-LogicalResult lowerView(IRRewriter &rw, ViewOp op) {
+LogicalResult lowerView(RewriterBase &rw, ViewOp op) {
   Location loc = op.getLoc();
   RankedTensorType baseTy = tensorOf(op.getBase());
   RankedTensorType resTy = tensorOf(op.getResult());
@@ -245,7 +245,7 @@ LogicalResult lowerView(IRRewriter &rw, ViewOp op) {
 /// cpn.remap: a generic whose input map sends each base dimension to the
 /// result dimension that walks it (a dropped size-1 dimension to 0); fusion
 /// folds it into consumers as it does for views.
-LogicalResult lowerRemap(IRRewriter &rw, RemapOp op) {
+LogicalResult lowerRemap(RewriterBase &rw, RemapOp op) {
   Location loc = op.getLoc();
   RankedTensorType baseTy = tensorOf(op.getBase());
   RankedTensorType resTy = tensorOf(op.getResult());

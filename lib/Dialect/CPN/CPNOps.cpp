@@ -131,7 +131,8 @@ ReduceOp ReduceOp::cloneOn(OpBuilder &b, Value x, Type type,
   st.addOperands(x);
   st.addTypes(type);
   st.addAttributes((*this)->getAttrs());
-  st.addAttribute(getAxesAttrName(), b.getDenseI64ArrayAttr(axes));
+  // set, not add: the copied `axes` is replaced.
+  st.attributes.set(getAxesAttrName(), b.getDenseI64ArrayAttr(axes));
   return cast<ReduceOp>(b.create(st));
 }
 
