@@ -9,8 +9,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "CPNToLinalg/LowerUpdate.h"
-#include "Joins.h"
 #include "cpn/Conversion/Passes.h"
+#include "cpn/Dialect/CPN/Transforms/Joins.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"

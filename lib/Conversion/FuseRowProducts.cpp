@@ -41,7 +41,6 @@ namespace mlir::cpn {
 using namespace mlir;
 using namespace mlir::cpn;
 using mlir::cpn::tolinalg::tensorOf;
-using mlir::cpn::tolinalg::transposedBase;
 using mlir::cpn::tolinalg::zerosOf;
 
 namespace {

@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "cpn/Conversion/Passes.h"
+#include "cpn/Dialect/CPN/Transforms/Passes.h"
 
 #include "mlir/Conversion/Passes.h"
 #include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
@@ -183,6 +184,7 @@ std::string mlir::cpn::getReproPipeline(bool openmp, bool barePtr) {
 
 void mlir::cpn::registerCPNPassesAndPipelines() {
   registerCPNPasses();
+  registerCPNTransformsPasses();
   PassPipelineRegistration<PipelineOptions>(
       "cpn-lower-to-llvm",
       "Lower cpn to the LLVM dialect as the JIT does (stages linalg, fused, "

@@ -25,11 +25,6 @@ RankedTensorType tensorOf(Value v) {
   return cast<RankedTensorType>(v.getType());
 }
 
-SmallVector<int64_t> rowMajorStrides(ArrayRef<int64_t> shape) {
-  std::vector<int64_t> s = ::cpn::rowMajorStrides(shape.vec());
-  return SmallVector<int64_t>(s.begin(), s.end());
-}
-
 /// Inside a generic's body: the row-major element index sum_j index(j) *
 /// strides[j], as i64.
 Value linearIndex(OpBuilder &b, Location l, ArrayRef<int64_t> strides) {

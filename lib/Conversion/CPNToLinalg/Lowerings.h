@@ -16,7 +16,7 @@
 #define CPN_LIB_CONVERSION_CPNTOLINALG_LOWERINGS_H
 
 #include "cpn/Dialect/CPN/CPNOps.h"
-#include "cpn/Trace/ViewBox.h"
+#include "cpn/Dialect/CPN/OpFacts.h"
 
 #include "mlir/Dialect/Utils/StructuredOpsUtils.h"
 #include "mlir/IR/AffineMap.h"
@@ -30,7 +30,6 @@ namespace mlir::cpn::tolinalg {
 
 // Elementwise.cpp: the generics every family builds on.
 RankedTensorType tensorOf(Value v);
-SmallVector<int64_t> rowMajorStrides(ArrayRef<int64_t> shape);
 Value linearIndex(OpBuilder &b, Location l, ArrayRef<int64_t> strides);
 SmallVector<utils::IteratorType> parallel(unsigned n);
 Value emptyLike(OpBuilder &b, Location loc, RankedTensorType t,
@@ -44,30 +43,18 @@ Value buildElementwise(
 LogicalResult lowerElementwise(RewriterBase &rw, Operation *op);
 LogicalResult lowerIota(RewriterBase &rw, IotaOp op);
 
-// Views.cpp; these also serve the updates. A view per base dimension:
-// cpn/Trace/ViewBox.h, which the Engine shares.
-using BoxView = ::cpn::BoxView;
-std::optional<BoxView> decomposeView(ArrayRef<int64_t> baseShape,
-                                     int64_t offset, ArrayRef<int64_t> strides,
-                                     ArrayRef<int64_t> sizes);
+// Views.cpp; these also serve the updates. How a view sits in its base
+// (decomposeView, viewBox, viewForm), transposedBase, isSmallReduce and
+// rowMajorStrides are cpn/Dialect/CPN/OpFacts.h, which the transforms read.
 SmallVector<OpFoldResult> boxOffsets(OpBuilder &b, Location loc,
                                      ArrayRef<int64_t> baseShape,
                                      const BoxView &box, Value dynOffset);
 Value offsetValue(OpBuilder &b, Location loc, int64_t offset, Value dynOffset);
 OpFoldResult addConstant(OpBuilder &b, Location loc, OpFoldResult o, int64_t c);
 LogicalResult lowerView(RewriterBase &rw, ViewOp op);
-/// What lowerView makes of a view: its base itself (the whole base with unit
-/// steps), a tensor.extract_slice alone (a box in the base's dimension
-/// order), or a loop (a box that transposes, reverses or broadcasts: a slice
-/// and a generic; any other view: a gather).
-enum class ViewForm { Base, Slice, Loop, Gather };
-ViewForm viewForm(ViewOp op);
 LogicalResult lowerRemap(RewriterBase &rw, RemapOp op);
 
-// Reductions.cpp; combineReassoc also serves the products, isSmallReduce
-// cpn-schedule-reductions (a reduction of at most 8 (float sums) or 16
-// elements per result: an elementwise loop over them, never split).
-bool isSmallReduce(ReduceOp op);
+// Reductions.cpp; combineReassoc also serves the products.
 /// The cpn.row_blocks of `op` over `rows` rows when the lowering can follow
 /// it (1 <= blocks <= rows; `divides`: no remainder), else 0 (lowered whole).
 int64_t rowBlocksOf(Operation *op, int64_t rows, bool divides);
@@ -75,10 +62,7 @@ Value combineReassoc(OpBuilder &b, Location l, ReduceKind kind, Value acc,
                      Value x, bool isUnsigned);
 LogicalResult lowerReduce(RewriterBase &rw, ReduceOp op);
 
-// Products.cpp, Libcalls.cpp, Random.cpp. transposedBase: the base of `v`
-// when `v` is a cpn.view that transposes a whole 2-D tensor (offset 0,
-// strides [1, columns]); null otherwise.
-Value transposedBase(Value v);
+// Products.cpp, Libcalls.cpp, Random.cpp.
 /// A tensor of `shape` filled with zeros of `et`.
 Value zerosOf(OpBuilder &b, Location loc, ArrayRef<int64_t> shape, Type et);
 LogicalResult lowerMatmul(RewriterBase &rw, MatmulOp op);

@@ -20,19 +20,6 @@ using namespace mlir::cpn;
 
 namespace mlir::cpn::tolinalg {
 
-Value transposedBase(Value v) {
-  auto view = v.getDefiningOp<ViewOp>();
-  if (!view || view.getDynOffset())
-    return {};
-  ArrayRef<int64_t> base = tensorOf(view.getBase()).getShape();
-  ArrayRef<int64_t> shape = tensorOf(view.getResult()).getShape();
-  if (base.size() != 2 || shape.size() != 2 || view.getOffset() != 0 ||
-      shape[0] != base[1] || shape[1] != base[0] ||
-      view.getStrides() != ArrayRef<int64_t>{1, base[1]})
-    return {};
-  return view.getBase();
-}
-
 Value zerosOf(OpBuilder &b, Location loc, ArrayRef<int64_t> shape, Type et) {
   return linalg::FillOp::create(
              b, loc, emitZero(b, loc, et),

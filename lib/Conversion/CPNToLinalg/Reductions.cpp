@@ -131,23 +131,6 @@ static LogicalResult lowerSmallReduce(RewriterBase &rw, ReduceOp op) {
   return success();
 }
 
-bool isSmallReduce(ReduceOp op) {
-  RankedTensorType inTy = tensorOf(op.getX());
-  ArrayRef<int64_t> axes = op.getAxes();
-  if (axes.empty() || (int64_t)axes.size() == inTy.getRank())
-    return false; // nothing kept: a full reduction
-  int64_t count = 1;
-  for (int64_t a : axes) {
-    if (inTy.isDynamicDim(a) || inTy.getDimSize(a) == 0)
-      return false;
-    count *= inTy.getDimSize(a);
-  }
-  bool floatSum =
-      isa<FloatType, ComplexType>(inTy.getElementType()) &&
-      (op.getKind() == ReduceKind::sum || op.getKind() == ReduceKind::prod);
-  return count <= (floatSum ? 8 : 16);
-}
-
 /// emitReductionCombine with float additions marked reassociable: NumPy
 /// sums pairwise, not in order, so LLVM may reorder float sums and the
 /// reduction loops vectorize. Float products stay in order: NumPy multiplies

@@ -22,16 +22,6 @@ using namespace mlir::cpn;
 
 namespace mlir::cpn::tolinalg {
 
-/// decomposeView (cpn/Trace/ViewBox.h) over MLIR's array types.
-std::optional<BoxView> decomposeView(ArrayRef<int64_t> baseShape,
-                                     int64_t offset, ArrayRef<int64_t> strides,
-                                     ArrayRef<int64_t> sizes) {
-  return ::cpn::decomposeView(
-      std::vector<int64_t>(baseShape.begin(), baseShape.end()), offset,
-      std::vector<int64_t>(strides.begin(), strides.end()),
-      std::vector<int64_t>(sizes.begin(), sizes.end()));
-}
-
 /// The base index where a box view starts in each base dimension: the
 /// box's constants, or, with a run-time element offset `dynOffset` (index),
 /// that offset decomposed (o / stride_j mod size_j: the caller guarantees
@@ -107,55 +97,6 @@ static Value viewFlatIndex(OpBuilder &b, Location l, Value offset,
 /// subview after bufferization: no copy) followed, when the view transposes,
 /// reverses or broadcasts, by a generic that fusion folds into consumers.
 /// Other views (reshaped or diagonal ones) gather through tensor.extract.
-/// The box of a view with the view dimension that walks each base dimension
-/// (`viewDimOf`, -1: none); nullopt when the view is not a box (a reshaped
-/// or diagonal view: two view dimensions on one base dimension).
-static std::optional<BoxView> viewBox(ViewOp op,
-                                      SmallVector<int64_t> &viewDimOf) {
-  RankedTensorType baseTy = tensorOf(op.getBase());
-  ArrayRef<int64_t> sizes = tensorOf(op.getResult()).getShape();
-  std::optional<BoxView> box =
-      decomposeView(baseTy.getShape(), op.getOffset(), op.getStrides(), sizes);
-  viewDimOf.assign(baseTy.getRank(), -1);
-  if (box)
-    for (size_t i = 0; i < sizes.size() && box; ++i)
-      if (box->owner[i] >= 0) {
-        if (viewDimOf[box->owner[i]] >= 0)
-          box.reset();
-        else
-          viewDimOf[box->owner[i]] = i;
-      }
-  return box;
-}
-
-ViewForm viewForm(ViewOp op) {
-  SmallVector<int64_t> viewDimOf;
-  std::optional<BoxView> box = viewBox(op, viewDimOf);
-  if (!box)
-    return ViewForm::Gather;
-  ArrayRef<int64_t> baseShape = tensorOf(op.getBase()).getShape();
-  size_t walked = 0;
-  bool unitSteps = true, identity = true, atZero = true;
-  SmallVector<int64_t> packedShape;
-  for (size_t j = 0; j < baseShape.size(); ++j) {
-    int64_t i = viewDimOf[j];
-    if (i < 0)
-      continue;
-    int64_t c = box->coeffs[i];
-    identity &= c > 0 && static_cast<int64_t>(walked) == i;
-    unitSteps &= std::abs(c) == 1;
-    atZero &= box->offsets[j] == 0;
-    packedShape.push_back(tensorOf(op.getResult()).getDimSize(i));
-    ++walked;
-  }
-  identity &= walked == tensorOf(op.getResult()).getShape().size();
-  if (!identity)
-    return ViewForm::Loop;
-  bool whole = ArrayRef<int64_t>(packedShape) == baseShape && unitSteps &&
-               (op.getDynOffset() || atZero);
-  return whole ? ViewForm::Base : ViewForm::Slice;
-}
-
 LogicalResult lowerView(RewriterBase &rw, ViewOp op) {
   Location loc = op.getLoc();
   RankedTensorType baseTy = tensorOf(op.getBase());

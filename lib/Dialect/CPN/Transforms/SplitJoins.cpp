@@ -28,10 +28,10 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Joins.h"
+#include "cpn/Dialect/CPN/Transforms/Joins.h"
 
-#include "CPNToLinalg/Lowerings.h"
-#include "cpn/Conversion/Passes.h"
+#include "cpn/Dialect/CPN/OpFacts.h"
+#include "cpn/Dialect/CPN/Transforms/Passes.h"
 
 #include "mlir/IR/Builders.h"
 
@@ -39,7 +39,7 @@
 
 namespace mlir::cpn {
 #define GEN_PASS_DEF_SPLITJOINS
-#include "cpn/Conversion/Passes.h.inc"
+#include "cpn/Dialect/CPN/Transforms/Passes.h.inc"
 } // namespace mlir::cpn
 
 using namespace mlir;
@@ -56,7 +56,7 @@ std::optional<std::pair<int64_t, int64_t>> slabOf(UpdateOp u) {
       valTy.getRank() != baseTy.getRank())
     return std::nullopt;
   ArrayRef<int64_t> base = baseTy.getShape(), val = valTy.getShape();
-  auto box = tolinalg::decomposeView(base, u.getOffset(), u.getStrides(), val);
+  auto box = decomposeView(base, u.getOffset(), u.getStrides(), val);
   if (!box)
     return std::nullopt;
   int64_t axis = -1;
@@ -92,7 +92,7 @@ Value sliceOf(OpBuilder &b, Location loc, Value x, int64_t axis, int64_t lo,
     return ViewOp::create(b, loc, sliceTy, v.getBase(), Value(),
                           v.getOffset() + lo * strides[axis], strides);
   }
-  SmallVector<int64_t> strides = tolinalg::rowMajorStrides(ty.getShape());
+  SmallVector<int64_t> strides = rowMajorStrides(ty.getShape());
   return ViewOp::create(b, loc, sliceTy, x, Value(), lo * strides[axis],
                         strides);
 }
@@ -153,8 +153,7 @@ Value combine(OpBuilder &b, Location loc, ReduceOp op, Value x, Value y) {
   }
 }
 
-struct SplitJoinsPass
-    : public mlir::cpn::impl::SplitJoinsBase<SplitJoinsPass> {
+struct SplitJoinsPass : public mlir::cpn::impl::SplitJoinsBase<SplitJoinsPass> {
   using SplitJoinsBase::SplitJoinsBase;
 
   void runOnOperation() override {
@@ -246,7 +245,7 @@ struct SplitJoinsPass
     SmallVector<int64_t> zeros(ty.getRank(), 0);
     Value base = CopyOp::create(
         b, loc, ViewOp::create(b, loc, ty, pieces[0], Value(), 0, zeros));
-    SmallVector<int64_t> strides = tolinalg::rowMajorStrides(ty.getShape());
+    SmallVector<int64_t> strides = rowMajorStrides(ty.getShape());
     for (size_t p = 0; p < pieces.size(); ++p)
       base = UpdateOp::create(b, loc, ty, base, pieces[p], Value(),
                               bounds[p] * strides[*axis], strides);
@@ -284,9 +283,8 @@ std::optional<Join> mlir::cpn::matchJoin(Value v, int64_t maxPieces) {
   }
   if (slabs.size() < 2)
     return std::nullopt; // one slab leaves part of the base, or is all of it
-  llvm::sort(slabs, [](const Slab &a, const Slab &b) {
-    return a.start < b.start;
-  });
+  llvm::sort(slabs,
+             [](const Slab &a, const Slab &b) { return a.start < b.start; });
   int64_t at = 0;
   j.axis = axis;
   for (const Slab &s : slabs) {

@@ -44,8 +44,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "cpn/Conversion/Passes.h"
 #include "cpn/Dialect/CPN/CPNOps.h"
+#include "cpn/Dialect/CPN/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
@@ -59,7 +59,7 @@
 
 namespace mlir::cpn {
 #define GEN_PASS_DEF_PARTITION
-#include "cpn/Conversion/Passes.h.inc"
+#include "cpn/Dialect/CPN/Transforms/Passes.h.inc"
 } // namespace mlir::cpn
 
 using namespace mlir;
@@ -108,7 +108,8 @@ int64_t rowElements(RankedTensorType t) {
 /// whole within base row i + delta (cpn.view's and cpn.update's boxes).
 bool rowBox(RankedTensorType base, ArrayRef<int64_t> shape, int64_t offset,
             ArrayRef<int64_t> strides, int64_t &delta) {
-  if (base.getRank() < 1 || shape.empty() || shape.size() > size_t(base.getRank()))
+  if (base.getRank() < 1 || shape.empty() ||
+      shape.size() > size_t(base.getRank()))
     return false;
   int64_t rowStride = rowElements(base);
   if (rowStride <= 0 || strides[0] != rowStride || offset < 0)
@@ -188,8 +189,9 @@ public:
         auto hs = cast<DenseI64ArrayAttr>(h).asArrayRef();
         auto t = cast<RankedTensorType>(a.getType());
         NamedAttribute bytes = b.getNamedAttr(
-            "update_halo", b.getI64IntegerAttr((hs[0] + hs[1]) * rowElements(t) *
-                                               elementBytes(t.getElementType())));
+            "update_halo",
+            b.getI64IntegerAttr((hs[0] + hs[1]) * rowElements(t) *
+                                elementBytes(t.getElementType())));
         f.setArgAttr(a.getArgNumber(), "cpn.comm", b.getDictionaryAttr(bytes));
       }
     }
@@ -335,8 +337,8 @@ private:
     // iota and random bits (from a replicated key) can be computed at any
     // rows; an input's to_tensor and a library call's result are held in
     // blocks.
-    dist_[r] = isa<IotaOp, RandomBitsOp>(op) ? fresh(r.getType())
-                                             : held(r.getType());
+    dist_[r] =
+        isa<IotaOp, RandomBitsOp>(op) ? fresh(r.getType()) : held(r.getType());
   }
 
   void product(MatmulOp mm) {
@@ -436,9 +438,9 @@ private:
       return b.getStringAttr("replicated");
     SmallVector<NamedAttribute> fields = {
         b.getNamedAttr("extent", b.getI64IntegerAttr(d.extent)),
-        b.getNamedAttr("kind", b.getStringAttr(d.kind == Dist::Rows
-                                                   ? "rows"
-                                                   : "transposed")),
+        b.getNamedAttr(
+            "kind",
+            b.getStringAttr(d.kind == Dist::Rows ? "rows" : "transposed")),
         b.getNamedAttr("shift", b.getI64IntegerAttr(d.shift))};
     if (d.anywhere)
       fields.push_back(b.getNamedAttr("anywhere", b.getUnitAttr()));

@@ -21,24 +21,25 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "CPNToLinalg/Lowerings.h"
-#include "cpn/Conversion/Passes.h"
+#include "cpn/Dialect/CPN/OpFacts.h"
+#include "cpn/Dialect/CPN/Transforms/Passes.h"
 
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 
 namespace mlir::cpn {
 #define GEN_PASS_DEF_SCHEDULEREDUCTIONS
-#include "cpn/Conversion/Passes.h.inc"
+#include "cpn/Dialect/CPN/Transforms/Passes.h.inc"
 } // namespace mlir::cpn
 
 using namespace mlir;
 using namespace mlir::cpn;
-using mlir::cpn::tolinalg::isSmallReduce;
-using mlir::cpn::tolinalg::tensorOf;
-using mlir::cpn::tolinalg::transposedBase;
 
 namespace {
+
+RankedTensorType tensorOf(Value v) {
+  return cast<RankedTensorType>(v.getType());
+}
 
 /// Row blocks for a sum over `rows` rows into `outs` results: 8 to 16 blocks
 /// dividing the rows, 64+ rows each, partials of at most 32 MB; 0 if none.
@@ -76,13 +77,13 @@ bool isStored(Value x) {
   auto view = dyn_cast<ViewOp>(def);
   if (!view)
     return false;
-  switch (tolinalg::viewForm(view)) {
-  case tolinalg::ViewForm::Slice:
+  switch (viewForm(view)) {
+  case ViewForm::Slice:
     return true;
-  case tolinalg::ViewForm::Base:
+  case ViewForm::Base:
     return isStored(view.getBase());
-  case tolinalg::ViewForm::Loop:
-  case tolinalg::ViewForm::Gather:
+  case ViewForm::Loop:
+  case ViewForm::Gather:
     return false;
   }
   return false;

@@ -17,8 +17,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "cpn/Conversion/Passes.h"
 #include "cpn/Dialect/CPN/CPNOps.h"
+#include "cpn/Dialect/CPN/Transforms/Passes.h"
 
 #include "mlir/IR/IRMapping.h"
 
@@ -30,7 +30,7 @@
 
 namespace mlir::cpn {
 #define GEN_PASS_DEF_OUTLINEREPEATS
-#include "cpn/Conversion/Passes.h.inc"
+#include "cpn/Dialect/CPN/Transforms/Passes.h.inc"
 } // namespace mlir::cpn
 
 using namespace mlir;
@@ -81,8 +81,8 @@ bool outlinable(Operation *op) {
 }
 
 /// What must agree for two ops to be the same op of two periods, operand
-/// values aside (their types agree): attributes are compared later (an op that differs only in them
-/// may stay in the kernel).
+/// values aside (their types agree): attributes are compared later (an op that
+/// differs only in them may stay in the kernel).
 llvm::hash_code shapeOf(Operation *op) {
   llvm::hash_code h = llvm::hash_combine(op->getName().getAsOpaquePointer(),
                                          op->getNumOperands());

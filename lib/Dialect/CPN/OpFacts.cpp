@@ -1,0 +1,113 @@
+//===- OpFacts.cpp - what passes ask of cpn ops ---------------------------===//
+//
+// Part of cpnumeric. See cpn/Dialect/CPN/OpFacts.h.
+//
+//===----------------------------------------------------------------------===//
+
+#include "cpn/Dialect/CPN/OpFacts.h"
+
+#include <cstdlib>
+
+using namespace mlir;
+using namespace mlir::cpn;
+
+namespace mlir::cpn {
+
+static RankedTensorType shapeOf(Value v) {
+  return cast<RankedTensorType>(v.getType());
+}
+
+/// decomposeView (cpn/Trace/ViewBox.h) over MLIR's array types.
+std::optional<BoxView> decomposeView(ArrayRef<int64_t> baseShape,
+                                     int64_t offset, ArrayRef<int64_t> strides,
+                                     ArrayRef<int64_t> sizes) {
+  return ::cpn::decomposeView(
+      std::vector<int64_t>(baseShape.begin(), baseShape.end()), offset,
+      std::vector<int64_t>(strides.begin(), strides.end()),
+      std::vector<int64_t>(sizes.begin(), sizes.end()));
+}
+
+/// The box of a view with the view dimension that walks each base dimension
+/// (`viewDimOf`, -1: none); nullopt when the view is not a box (a reshaped
+/// or diagonal view: two view dimensions on one base dimension).
+std::optional<BoxView> viewBox(ViewOp op, SmallVector<int64_t> &viewDimOf) {
+  RankedTensorType baseTy = shapeOf(op.getBase());
+  ArrayRef<int64_t> sizes = shapeOf(op.getResult()).getShape();
+  std::optional<BoxView> box =
+      decomposeView(baseTy.getShape(), op.getOffset(), op.getStrides(), sizes);
+  viewDimOf.assign(baseTy.getRank(), -1);
+  if (box)
+    for (size_t i = 0; i < sizes.size() && box; ++i)
+      if (box->owner[i] >= 0) {
+        if (viewDimOf[box->owner[i]] >= 0)
+          box.reset();
+        else
+          viewDimOf[box->owner[i]] = i;
+      }
+  return box;
+}
+
+ViewForm viewForm(ViewOp op) {
+  SmallVector<int64_t> viewDimOf;
+  std::optional<BoxView> box = viewBox(op, viewDimOf);
+  if (!box)
+    return ViewForm::Gather;
+  ArrayRef<int64_t> baseShape = shapeOf(op.getBase()).getShape();
+  size_t walked = 0;
+  bool unitSteps = true, identity = true, atZero = true;
+  SmallVector<int64_t> packedShape;
+  for (size_t j = 0; j < baseShape.size(); ++j) {
+    int64_t i = viewDimOf[j];
+    if (i < 0)
+      continue;
+    int64_t c = box->coeffs[i];
+    identity &= c > 0 && static_cast<int64_t>(walked) == i;
+    unitSteps &= std::abs(c) == 1;
+    atZero &= box->offsets[j] == 0;
+    packedShape.push_back(shapeOf(op.getResult()).getDimSize(i));
+    ++walked;
+  }
+  identity &= walked == shapeOf(op.getResult()).getShape().size();
+  if (!identity)
+    return ViewForm::Loop;
+  bool whole = ArrayRef<int64_t>(packedShape) == baseShape && unitSteps &&
+               (op.getDynOffset() || atZero);
+  return whole ? ViewForm::Base : ViewForm::Slice;
+}
+
+Value transposedBase(Value v) {
+  auto view = v.getDefiningOp<ViewOp>();
+  if (!view || view.getDynOffset())
+    return {};
+  ArrayRef<int64_t> base = shapeOf(view.getBase()).getShape();
+  ArrayRef<int64_t> shape = shapeOf(view.getResult()).getShape();
+  if (base.size() != 2 || shape.size() != 2 || view.getOffset() != 0 ||
+      shape[0] != base[1] || shape[1] != base[0] ||
+      view.getStrides() != ArrayRef<int64_t>{1, base[1]})
+    return {};
+  return view.getBase();
+}
+
+bool isSmallReduce(ReduceOp op) {
+  RankedTensorType inTy = shapeOf(op.getX());
+  ArrayRef<int64_t> axes = op.getAxes();
+  if (axes.empty() || (int64_t)axes.size() == inTy.getRank())
+    return false; // nothing kept: a full reduction
+  int64_t count = 1;
+  for (int64_t a : axes) {
+    if (inTy.isDynamicDim(a) || inTy.getDimSize(a) == 0)
+      return false;
+    count *= inTy.getDimSize(a);
+  }
+  bool floatSum =
+      isa<FloatType, ComplexType>(inTy.getElementType()) &&
+      (op.getKind() == ReduceKind::sum || op.getKind() == ReduceKind::prod);
+  return count <= (floatSum ? 8 : 16);
+}
+
+SmallVector<int64_t> rowMajorStrides(ArrayRef<int64_t> shape) {
+  std::vector<int64_t> s = ::cpn::rowMajorStrides(shape.vec());
+  return SmallVector<int64_t>(s.begin(), s.end());
+}
+
+} // namespace mlir::cpn
