@@ -35,7 +35,11 @@ namespace cpn {
 /// convert-cpn-to-linalg's patterns: each cpn op (but cpn.fp_flag) to linalg
 /// on tensors, by op family (lib/Conversion/CPNToLinalg/); a view with no
 /// users is erased and an op whose results have no elements becomes
-/// tensor.empty first (higher benefits).
+/// tensor.empty first (higher benefits). The pass applies them to each op
+/// once, matmuls and library calls first (they read transposed and reshaped
+/// views in place while those are still cpn.view ops); a greedy driver would
+/// lose that order. An elementwise op with no loop for its element type
+/// fails its pattern after building IR, and the pass then fails.
 void populateCPNToLinalgPatterns(RewritePatternSet &patterns);
 
 /// What varies between the lowering pipelines: parallel loops as OpenMP

@@ -5,7 +5,7 @@
 // Ufuncs, casts, cpn.select, cpn.copy and cpn.iota become one parallel
 // linalg.generic on tensors. Also the helpers every family builds its
 // generics with (tensorOf, emptyLike, dimOf, parallel, buildElementwise,
-// rowMajorStrides, linearIndex).
+// linearIndex).
 //
 //===----------------------------------------------------------------------===//
 
