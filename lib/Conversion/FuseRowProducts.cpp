@@ -40,7 +40,6 @@ namespace mlir::cpn {
 
 using namespace mlir;
 using namespace mlir::cpn;
-using mlir::cpn::tolinalg::tensorOf;
 using mlir::cpn::tolinalg::zerosOf;
 
 namespace {

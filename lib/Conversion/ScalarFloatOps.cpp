@@ -95,6 +95,31 @@ std::pair<Value, Value> floatDivmod(OpBuilder &b, Location loc, Value a,
 }
 } // namespace
 
+namespace {
+/// Ufuncs whose math-dialect lowerings are approximations or expansions
+/// (log1p as log(1 + x), ...): libm's function, to stay within 1e-12 of
+/// NumPy.
+constexpr std::pair<Ufunc, const char *> kLibmUnary[] = {
+    {Ufunc::cbrt, "cbrt"},     {Ufunc::expm1, "expm1"},
+    {Ufunc::log1p, "log1p"},   {Ufunc::tan, "tan"},
+    {Ufunc::arcsin, "asin"},   {Ufunc::arccos, "acos"},
+    {Ufunc::arctan, "atan"},   {Ufunc::sinh, "sinh"},
+    {Ufunc::cosh, "cosh"},     {Ufunc::tanh, "tanh"},
+    {Ufunc::arcsinh, "asinh"}, {Ufunc::arccosh, "acosh"},
+    {Ufunc::arctanh, "atanh"},
+};
+
+/// The float comparisons (NaN: only not_equal holds).
+constexpr std::pair<Ufunc, CmpFPredicate> kFloatCompares[] = {
+    {Ufunc::equal, CmpFPredicate::OEQ},
+    {Ufunc::not_equal, CmpFPredicate::UNE},
+    {Ufunc::less, CmpFPredicate::OLT},
+    {Ufunc::less_equal, CmpFPredicate::OLE},
+    {Ufunc::greater, CmpFPredicate::OGT},
+    {Ufunc::greater_equal, CmpFPredicate::OGE},
+};
+} // namespace
+
 Value scalar::emitFloatUnary(OpBuilder &b, Location loc, Ufunc u, Value x) {
   Type t = x.getType();
   if (u == Ufunc::negative)
@@ -140,54 +165,9 @@ Value scalar::emitFloatUnary(OpBuilder &b, Location loc, Ufunc u, Value x) {
     return math::TruncOp::create(b, loc, x);
   if (u == Ufunc::rint)
     return math::RoundEvenOp::create(b, loc, x);
-  // Functions whose math-dialect lowerings are approximations or expansions
-  // (log1p as log(1 + x), ...) call libm to stay within 1e-12 of NumPy.
-  StringRef libm;
-  switch (u) {
-  case Ufunc::cbrt:
-    libm = "cbrt";
-    break;
-  case Ufunc::expm1:
-    libm = "expm1";
-    break;
-  case Ufunc::log1p:
-    libm = "log1p";
-    break;
-  case Ufunc::tan:
-    libm = "tan";
-    break;
-  case Ufunc::arcsin:
-    libm = "asin";
-    break;
-  case Ufunc::arccos:
-    libm = "acos";
-    break;
-  case Ufunc::arctan:
-    libm = "atan";
-    break;
-  case Ufunc::sinh:
-    libm = "sinh";
-    break;
-  case Ufunc::cosh:
-    libm = "cosh";
-    break;
-  case Ufunc::tanh:
-    libm = "tanh";
-    break;
-  case Ufunc::arcsinh:
-    libm = "asinh";
-    break;
-  case Ufunc::arccosh:
-    libm = "acosh";
-    break;
-  case Ufunc::arctanh:
-    libm = "atanh";
-    break;
-  default:
-    break;
-  }
-  if (!libm.empty())
-    return callLibm(b, loc, libm, x);
+  for (auto [f, libm] : kLibmUnary)
+    if (f == u)
+      return callLibm(b, loc, libm, x);
   if (u == Ufunc::spacing) { // away from 0 (up for -0.0); NaN for inf
     double inf = std::numeric_limits<double>::infinity();
     Value away =
@@ -270,30 +250,8 @@ Value scalar::emitFloatBinary(OpBuilder &b, Location loc, Ufunc u, Value x,
             sel(b, loc, cmpF(b, loc, CmpFPredicate::OLE, tmp, zero), neg, tmp));
     return sel(b, loc, cmpF(b, loc, CmpFPredicate::OEQ, x, y), same, r);
   }
-  std::optional<CmpFPredicate> pred;
-  switch (u) {
-  case Ufunc::equal:
-    pred = CmpFPredicate::OEQ;
-    break;
-  case Ufunc::not_equal:
-    pred = CmpFPredicate::UNE;
-    break;
-  case Ufunc::less:
-    pred = CmpFPredicate::OLT;
-    break;
-  case Ufunc::less_equal:
-    pred = CmpFPredicate::OLE;
-    break;
-  case Ufunc::greater:
-    pred = CmpFPredicate::OGT;
-    break;
-  case Ufunc::greater_equal:
-    pred = CmpFPredicate::OGE;
-    break;
-  default:
-    break;
-  }
-  if (pred)
-    return cmpF(b, loc, *pred, x, y);
+  for (auto [f, pred] : kFloatCompares)
+    if (f == u)
+      return cmpF(b, loc, pred, x, y);
   return {};
 }

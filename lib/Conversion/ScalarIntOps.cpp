@@ -141,6 +141,22 @@ Value scalar::emitIntUnary(OpBuilder &b, Location loc, Ufunc u, Value x,
   return {};
 }
 
+namespace {
+/// The integer comparisons: signed and unsigned predicates.
+struct IntCompare {
+  Ufunc ufunc;
+  CmpIPredicate signedPred, unsignedPred;
+};
+constexpr IntCompare kIntCompares[] = {
+    {Ufunc::equal, CmpIPredicate::eq, CmpIPredicate::eq},
+    {Ufunc::not_equal, CmpIPredicate::ne, CmpIPredicate::ne},
+    {Ufunc::less, CmpIPredicate::slt, CmpIPredicate::ult},
+    {Ufunc::less_equal, CmpIPredicate::sle, CmpIPredicate::ule},
+    {Ufunc::greater, CmpIPredicate::sgt, CmpIPredicate::ugt},
+    {Ufunc::greater_equal, CmpIPredicate::sge, CmpIPredicate::uge},
+};
+} // namespace
+
 Value scalar::emitIntBinary(OpBuilder &b, Location loc, Ufunc u, Value x,
                             Value y, bool isUnsigned) {
   Type t = x.getType();
@@ -211,31 +227,9 @@ Value scalar::emitIntBinary(OpBuilder &b, Location loc, Ufunc u, Value x,
     return sel(b, loc, over, fill, arith::ShRSIOp::create(b, loc, x, safe));
   }
   // Comparisons: unsigned ones for unsigned integers and bools.
-  bool unsignedCmp = isUnsigned || isBool;
-  std::optional<CmpIPredicate> pred;
-  switch (u) {
-  case Ufunc::equal:
-    pred = CmpIPredicate::eq;
-    break;
-  case Ufunc::not_equal:
-    pred = CmpIPredicate::ne;
-    break;
-  case Ufunc::less:
-    pred = unsignedCmp ? CmpIPredicate::ult : CmpIPredicate::slt;
-    break;
-  case Ufunc::less_equal:
-    pred = unsignedCmp ? CmpIPredicate::ule : CmpIPredicate::sle;
-    break;
-  case Ufunc::greater:
-    pred = unsignedCmp ? CmpIPredicate::ugt : CmpIPredicate::sgt;
-    break;
-  case Ufunc::greater_equal:
-    pred = unsignedCmp ? CmpIPredicate::uge : CmpIPredicate::sge;
-    break;
-  default:
-    break;
-  }
-  if (pred)
-    return cmpI(b, loc, *pred, x, y);
+  for (const IntCompare &c : kIntCompares)
+    if (c.ufunc == u)
+      return cmpI(b, loc, isUnsigned || isBool ? c.unsignedPred : c.signedPred,
+                  x, y);
   return {};
 }

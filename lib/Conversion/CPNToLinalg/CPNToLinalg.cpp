@@ -133,7 +133,7 @@ struct ConvertCPNToLinalgPass
     PatternRewriter rw(&getContext());
     setLibmModule(getOperation());
     for (Operation *op : ops) {
-      rw.setInsertionPoint(op);
+      // The applicator sets the insertion point at the op.
       if (failed(patterns.matchAndRewrite(op, rw))) {
         op->emitOpError("has no lowering to linalg");
         return signalPassFailure();

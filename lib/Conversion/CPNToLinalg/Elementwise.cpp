@@ -4,7 +4,7 @@
 //
 // Ufuncs, casts, cpn.select, cpn.copy and cpn.iota become one parallel
 // linalg.generic on tensors. Also the helpers every family builds its
-// generics with (tensorOf, emptyLike, dimOf, parallel, buildElementwise,
+// generics with (emptyLike, dimOf, parallel, buildElementwise,
 // linearIndex).
 //
 //===----------------------------------------------------------------------===//
@@ -20,10 +20,6 @@ using namespace mlir;
 using namespace mlir::cpn;
 
 namespace mlir::cpn::tolinalg {
-
-RankedTensorType tensorOf(Value v) {
-  return cast<RankedTensorType>(v.getType());
-}
 
 /// Inside a generic's body: the row-major element index sum_j index(j) *
 /// strides[j], as i64.

@@ -29,7 +29,6 @@
 namespace mlir::cpn::tolinalg {
 
 // Elementwise.cpp: the generics every family builds on.
-RankedTensorType tensorOf(Value v);
 Value linearIndex(OpBuilder &b, Location l, ArrayRef<int64_t> strides);
 SmallVector<utils::IteratorType> parallel(unsigned n);
 Value emptyLike(OpBuilder &b, Location loc, RankedTensorType t,

@@ -13,10 +13,6 @@ using namespace mlir::cpn;
 
 namespace mlir::cpn {
 
-static RankedTensorType shapeOf(Value v) {
-  return cast<RankedTensorType>(v.getType());
-}
-
 /// decomposeView (cpn/Trace/ViewBox.h) over MLIR's array types.
 std::optional<BoxView> decomposeView(ArrayRef<int64_t> baseShape,
                                      int64_t offset, ArrayRef<int64_t> strides,
@@ -31,8 +27,8 @@ std::optional<BoxView> decomposeView(ArrayRef<int64_t> baseShape,
 /// (`viewDimOf`, -1: none); nullopt when the view is not a box (a reshaped
 /// or diagonal view: two view dimensions on one base dimension).
 std::optional<BoxView> viewBox(ViewOp op, SmallVector<int64_t> &viewDimOf) {
-  RankedTensorType baseTy = shapeOf(op.getBase());
-  ArrayRef<int64_t> sizes = shapeOf(op.getResult()).getShape();
+  RankedTensorType baseTy = tensorOf(op.getBase());
+  ArrayRef<int64_t> sizes = tensorOf(op.getResult()).getShape();
   std::optional<BoxView> box =
       decomposeView(baseTy.getShape(), op.getOffset(), op.getStrides(), sizes);
   viewDimOf.assign(baseTy.getRank(), -1);
@@ -52,7 +48,7 @@ ViewForm viewForm(ViewOp op) {
   std::optional<BoxView> box = viewBox(op, viewDimOf);
   if (!box)
     return ViewForm::Gather;
-  ArrayRef<int64_t> baseShape = shapeOf(op.getBase()).getShape();
+  ArrayRef<int64_t> baseShape = tensorOf(op.getBase()).getShape();
   size_t walked = 0;
   bool unitSteps = true, identity = true, atZero = true;
   SmallVector<int64_t> packedShape;
@@ -64,10 +60,10 @@ ViewForm viewForm(ViewOp op) {
     identity &= c > 0 && static_cast<int64_t>(walked) == i;
     unitSteps &= std::abs(c) == 1;
     atZero &= box->offsets[j] == 0;
-    packedShape.push_back(shapeOf(op.getResult()).getDimSize(i));
+    packedShape.push_back(tensorOf(op.getResult()).getDimSize(i));
     ++walked;
   }
-  identity &= walked == shapeOf(op.getResult()).getShape().size();
+  identity &= walked == tensorOf(op.getResult()).getShape().size();
   if (!identity)
     return ViewForm::Loop;
   bool whole = ArrayRef<int64_t>(packedShape) == baseShape && unitSteps &&
@@ -79,8 +75,8 @@ Value transposedBase(Value v) {
   auto view = v.getDefiningOp<ViewOp>();
   if (!view || view.getDynOffset())
     return {};
-  ArrayRef<int64_t> base = shapeOf(view.getBase()).getShape();
-  ArrayRef<int64_t> shape = shapeOf(view.getResult()).getShape();
+  ArrayRef<int64_t> base = tensorOf(view.getBase()).getShape();
+  ArrayRef<int64_t> shape = tensorOf(view.getResult()).getShape();
   if (base.size() != 2 || shape.size() != 2 || view.getOffset() != 0 ||
       shape[0] != base[1] || shape[1] != base[0] ||
       view.getStrides() != ArrayRef<int64_t>{1, base[1]})
@@ -89,7 +85,7 @@ Value transposedBase(Value v) {
 }
 
 bool isSmallReduce(ReduceOp op) {
-  RankedTensorType inTy = shapeOf(op.getX());
+  RankedTensorType inTy = tensorOf(op.getX());
   ArrayRef<int64_t> axes = op.getAxes();
   if (axes.empty() || (int64_t)axes.size() == inTy.getRank())
     return false; // nothing kept: a full reduction

@@ -19,6 +19,11 @@
 
 namespace mlir::cpn {
 
+/// The ranked tensor type of `v` (every cpn value has one).
+inline RankedTensorType tensorOf(Value v) {
+  return cast<RankedTensorType>(v.getType());
+}
+
 /// A view per base dimension: cpn/Trace/ViewBox.h, which the Engine shares.
 using BoxView = ::cpn::BoxView;
 

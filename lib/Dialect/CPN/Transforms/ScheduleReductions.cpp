@@ -37,10 +37,6 @@ using namespace mlir::cpn;
 
 namespace {
 
-RankedTensorType tensorOf(Value v) {
-  return cast<RankedTensorType>(v.getType());
-}
-
 /// Row blocks for a sum over `rows` rows into `outs` results: 8 to 16 blocks
 /// dividing the rows, 64+ rows each, partials of at most 32 MB; 0 if none.
 int64_t rowBlocks(int64_t rows, int64_t outs, int64_t bytes) {
