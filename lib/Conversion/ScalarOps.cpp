@@ -447,18 +447,21 @@ Value mlir::cpn::emitReductionCombine(OpBuilder &b, Location loc,
   case ReduceKind::min:
   case ReduceKind::max:
     if (isa<FloatType>(t)) {
-      // IEEE's maximum/minimum (NaN propagates, -0 < +0), which LLVM
-      // vectorizes as a reduction; a select's ties (floatMinMax, the
-      // elementwise ufuncs) would keep the loop scalar. NumPy's own
-      // reductions leave a tie of +-0 to their lane order.
+      // IEEE's maximum/minimum (NaN propagates), which LLVM vectorizes as
+      // a reduction; a select's ties (floatMinMax, the elementwise ufuncs)
+      // would keep the loop scalar. NumPy's own reductions leave a tie of
+      // +-0 to their lane order, and so does this one: `nsz` lets x86 drop
+      // the sign-of-zero blends, 3 instructions a vector instead of 6 (max
+      // of 10^5 float64 ~2x faster).
       Value a = acc, v = x;
       if (t.isF16()) {
         a = arith::ExtFOp::create(b, loc, b.getF32Type(), acc);
         v = arith::ExtFOp::create(b, loc, b.getF32Type(), x);
       }
+      auto nsz = arith::FastMathFlags::nsz;
       Value r = kind == ReduceKind::min
-                    ? (Value)arith::MinimumFOp::create(b, loc, a, v)
-                    : (Value)arith::MaximumFOp::create(b, loc, a, v);
+                    ? (Value)arith::MinimumFOp::create(b, loc, a, v, nsz)
+                    : (Value)arith::MaximumFOp::create(b, loc, a, v, nsz);
       return t.isF16() ? (Value)arith::TruncFOp::create(b, loc, t, r) : r;
     }
     ufunc = kind == ReduceKind::min ? Ufunc::minimum : Ufunc::maximum;
