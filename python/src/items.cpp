@@ -685,6 +685,110 @@ static PyObject *elementNumber(const cpnrt::Store &s, long long off) {
   }
 }
 
+/// NumPy's scalar of the element at `p` whose dtype is `descr` (a new
+/// reference), made as NumPy's PyArrayScalar_New makes it: the scalar
+/// type's tp_alloc, then the value right after the object header (the
+/// `obval` of every numeric scalar in NumPy's arrayscalars.h; float64 and
+/// complex128 lay out as Python's float and complex, their bases). Native
+/// integers, floats up to 8 bytes and complex up to 16; null with no error
+/// for other dtypes (bool, whose scalars are NumPy's two singletons, long
+/// double, swapped byte order, ...).
+static PyObject *numpyScalar(const char *p, PyObject *descr) {
+  auto *d = py::detail::array_descriptor_proxy(descr);
+  char k = d->kind;
+  if ((k != 'i' && k != 'u' && k != 'f' && k != 'c') || d->byteorder == '>')
+    return nullptr;
+  Py_ssize_t size = py::reinterpret_borrow<py::dtype>(descr).itemsize();
+  if (size > (k == 'c' ? 16 : 8))
+    return nullptr;
+  auto *type = reinterpret_cast<PyTypeObject *>(d->typeobj);
+  PyObject *o = type->tp_alloc(type, 0);
+  if (o)
+    std::memcpy(reinterpret_cast<char *>(o) + sizeof(PyObject), p, size);
+  return o;
+}
+
+/// The address of the element `key` (Python ints, one per axis) names in
+/// the eager, whole-element array `a` (its base's NumPy buffer, read or
+/// written in place: no view made): 1 found (`p`, `descr` set), 0 not such
+/// a case (no error), -1 out of bounds (NumPy's IndexError set).
+static int eagerElement(PyObject *a, PyObject *key, char *&p,
+                        PyObject *&descr) {
+  PyObject *base = state.array.get(a, kBase);
+  PyObject *np = state.base.get(base, kNp);
+  if (!np || !isArray(np) || state.array.get(a, kPart) != Py_None ||
+      state.array.get(a, kDType) != state.base.get(base, kBDType))
+    return 0;
+  auto *ap = py::detail::array_proxy(np);
+  long long off = 0;
+  int found = elementOffset(a, key, numpyNumel(np), off);
+  if (found <= 0)
+    return found;
+  descr = ap->descr;
+  p = ap->data + off * py::reinterpret_borrow<py::dtype>(descr).itemsize();
+  return 1;
+}
+
+/// a[key] = v for one element of an eager array, written in place when v
+/// converts exactly as NumPy's setitem converts it: a float into float64
+/// (np.float64 is a float), a Python int into float64 or an integer dtype
+/// it fits, a bool into bool, a NumPy scalar of the array's own type. 1
+/// written, 0 not such a case (NumPy's setitem decides), -1 out of bounds.
+static int eagerElementSet(PyObject *a, PyObject *key, PyObject *v) {
+  char *p = nullptr;
+  PyObject *descr = nullptr;
+  PyObject *np = state.base.get(state.array.get(a, kBase), kNp);
+  if (!np || !isArray(np) ||
+      !(py::detail::array_proxy(np)->flags &
+        py::detail::npy_api::NPY_ARRAY_WRITEABLE_))
+    return 0;
+  int found = eagerElement(a, key, p, descr);
+  if (found <= 0)
+    return found;
+  auto *d = py::detail::array_descriptor_proxy(descr);
+  if (d->byteorder == '>')
+    return 0;
+  Py_ssize_t size = py::reinterpret_borrow<py::dtype>(descr).itemsize();
+  char k = d->kind;
+  if (k == 'f' && size == 8 && PyFloat_Check(v)) {
+    double x = PyFloat_AS_DOUBLE(v);
+    std::memcpy(p, &x, 8);
+    return 1;
+  }
+  if (k == 'b' && PyBool_Check(v)) {
+    *reinterpret_cast<bool *>(p) = v == Py_True;
+    return 1;
+  }
+  if (PyLong_CheckExact(v) &&
+      ((k == 'f' && size == 8) || (k == 'i' && (size == 8 || size == 4)))) {
+    int overflow = 0;
+    long long x = PyLong_AsLongLongAndOverflow(v, &overflow);
+    if (overflow || (x == -1 && PyErr_Occurred())) {
+      PyErr_Clear();
+      return 0; // NumPy's conversion (and its OverflowError)
+    }
+    if (k == 'f') {
+      double y = static_cast<double>(x); // nearest, as NumPy's setitem
+      std::memcpy(p, &y, 8);
+    } else if (size == 8) {
+      std::memcpy(p, &x, 8);
+    } else {
+      if (x < INT32_MIN || x > INT32_MAX)
+        return 0;
+      int32_t y = static_cast<int32_t>(x);
+      std::memcpy(p, &y, 4);
+    }
+    return 1;
+  }
+  if (reinterpret_cast<PyObject *>(Py_TYPE(v)) == d->typeobj &&
+      (k == 'i' || k == 'u' || k == 'f' || k == 'c') &&
+      size <= (k == 'c' ? 16 : 8)) {
+    std::memcpy(p, reinterpret_cast<char *>(v) + sizeof(PyObject), size);
+    return 1;
+  }
+  return 0;
+}
+
 /// element_get(a, key): a[key] for a key of Python ints, one per axis: on an
 /// eager array NumPy's own getitem; on a computed traced array of
 /// float64/32, int64/32 or bool the element as NumPy's scalar, read from the
@@ -701,7 +805,20 @@ PyObject *elementGet(PyObject *, PyObject *const *args, Py_ssize_t nargs) {
     Py_RETURN_NONE;
   if (int keys = intKey(args[0], args[1]); keys <= 0) {
     return keys < 0 ? nullptr : Py_NewRef(Py_None);
-  } else if (PyObject *view = eagerView(args[0])) {
+  }
+  char *p = nullptr;
+  PyObject *descr = nullptr;
+  if (int found = eagerElement(args[0], args[1], p, descr); found < 0) {
+    return nullptr;
+  } else if (found) {
+    // The element read in place (NumPy's getitem: 45 ns a call here, with
+    // the view and dispatch ours cost 61; this 30).
+    if (PyObject *r = numpyScalar(p, descr))
+      return r;
+    if (PyErr_Occurred())
+      return nullptr;
+  }
+  if (PyObject *view = eagerView(args[0])) {
     PyObject *r = PyObject_GetItem(view, args[1]); // NumPy's scalar, errors
     Py_DECREF(view);
     return r;
@@ -716,6 +833,14 @@ PyObject *elementGet(PyObject *, PyObject *const *args, Py_ssize_t nargs) {
   int found = elementOffset(args[0], args[1], s->numel(), off);
   if (found <= 0)
     return found < 0 ? nullptr : Py_NewRef(Py_None);
+  PyObject *dtype = state.array.get(args[0], kDType);
+  if (PyObject *r = numpyScalar(
+          static_cast<const char *>(s->data()) +
+              off * py::reinterpret_borrow<py::dtype>(dtype).itemsize(),
+          dtype))
+    return r;
+  if (PyErr_Occurred())
+    return nullptr;
   PyObject *number = elementNumber(*s, off);
   if (!number)
     Py_RETURN_NONE;
@@ -750,6 +875,8 @@ PyObject *elementSet(PyObject *, PyObject *const *args, Py_ssize_t nargs) {
     Py_RETURN_NONE;
   if (int keys = intKey(a, args[1]); keys <= 0) {
     return keys < 0 ? nullptr : Py_NewRef(Py_None);
+  } else if (int done = eagerElementSet(a, args[1], v); done) {
+    return done < 0 ? nullptr : Py_NewRef(Py_True);
   } else if (PyObject *view = eagerView(a)) {
     // NumPy's setitem: its conversion, its errors and warnings.
     int failed = PyObject_SetItem(view, args[1], v);

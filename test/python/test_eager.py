@@ -408,3 +408,75 @@ def test_ufunc_of_numpy_scalars_is_numpys_scalar(eager):
         assert type(got) is type(want) and got == want
     with pytest.warns(RuntimeWarning, match="invalid value"):
         assert numpy.isnan(cp.sqrt(numpy.float64(-1.0)))
+
+
+_ELEMENT_DTYPES = ["bool", "int8", "uint8", "int16", "int32", "int64", "uint64", "float16",
+                   "float32", "float64", "complex64", "complex128"]
+
+
+def _same_scalar(got, ref):
+    assert type(got) is type(ref), (type(got), type(ref))
+    if isinstance(ref, numpy.inexact) and numpy.isnan(ref):
+        assert numpy.isnan(got)
+    else:
+        assert got == ref
+
+
+@pytest.mark.parametrize("dtype", _ELEMENT_DTYPES)
+@pytest.mark.parametrize("traced", [False, True])
+def test_element_reads_are_numpy_scalars(eager, dtype, traced):
+    """a[i], a[i, j] of eager arrays (read in place) and of computed traced
+    ones (read from the store): NumPy's scalar type and value, views and
+    negative indices included, NumPy's IndexError out of bounds."""
+    a0 = (numpy.arange(24).reshape(4, 6) * 1.5 - 7).astype(dtype)
+    if traced:
+        _core.EAGER["threshold"] = 0
+    a = cp.asarray(a0) + cp.zeros((), dtype)  # computed when traced
+    if traced:
+        cp.synchronize()
+    for key in [(0, 0), (3, 5), (-1, -2), (2, -6)]:
+        _same_scalar(a[key], a0[key])
+    v, v0 = a[1:, ::2], a0[1:, ::2]
+    for key in [(0, 0), (2, 2), (-1, -1)]:
+        _same_scalar(v[key], v0[key])
+    r, r0 = a[2], a0[2]
+    for i in (0, 5, -6):
+        _same_scalar(r[i], r0[i])
+    with pytest.raises(IndexError, match="index 6 is out of bounds for axis 0 with size 6"):
+        r[6]
+    with pytest.raises(IndexError, match="index -5 is out of bounds for axis 0 with size 4"):
+        a[-5, 0]
+
+
+@pytest.mark.parametrize("dtype", _ELEMENT_DTYPES)
+def test_element_writes_convert_as_numpy(eager, dtype):
+    """a[i] = v on an eager array: Python floats, ints and bools, NumPy
+    scalars of the array's type and of others; NumPy's value after each
+    write, and NumPy's error where NumPy raises one."""
+    values = [1.5, -2.0, 7, -3, True, 2**40, numpy.float64(2.25), numpy.float32(0.5),
+              numpy.int64(-9), numpy.dtype(dtype).type(3), float("nan"), float("inf"),
+              1e300, 2**70, -1]
+    for val in values:
+        a0 = numpy.zeros(5, dtype)
+        a = cp.asarray(a0.copy())
+        try:
+            with numpy.errstate(all="ignore"):
+                a0[3] = val
+        except Exception as e:  # noqa: BLE001 - NumPy's type is the reference
+            with pytest.raises(type(e)):
+                with cp.errstate(all="ignore"):
+                    a[3] = val
+            continue
+        with cp.errstate(all="ignore"):
+            a[3] = val
+        numpy.testing.assert_array_equal(cp.asnumpy(a), a0, err_msg=repr(val))
+        a[-1] = a0[3]
+        assert cp.asnumpy(a)[-1] == a0[3] or numpy.isnan(a0[3])
+    a = cp.asarray(numpy.zeros((3, 4), dtype))
+    v = a[:, 1:3]
+    v[2, -1] = 1
+    assert cp.asnumpy(a)[2, 2] == 1
+    with pytest.raises(IndexError, match="index 4 is out of bounds for axis 1 with size 4"):
+        a[0, 4] = 1
+    with pytest.raises(ValueError, match="read-only"):
+        cp.broadcast_to(a[0], (2, 4))[1, 1] = 1
