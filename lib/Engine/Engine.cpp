@@ -215,6 +215,8 @@ void Engine::flush() {
   std::vector<int32_t> outputs = trace_.liveResults();
   stats_.deadValuesSkipped += trace_.size() - outputs.size();
   std::vector<int32_t> donors = planDonations(trace_, outputs);
+  if (options_.simulateRanks > 1)
+    simulateWindow(outputs, donors);
   std::shared_ptr<Executable> exe;
   bool baseline = false;
   try {
@@ -237,6 +239,39 @@ void Engine::flush() {
   }
   if (!baseline)
     submit(exe, outputs, donors);
+}
+
+void Engine::simulateWindow(const std::vector<int32_t> &outputs,
+                            const std::vector<int32_t> &donors) {
+  uint64_t key =
+      hashMix(trace_.hash(), static_cast<uint64_t>(options_.simulateRanks));
+  key = hashMix(key, static_cast<uint64_t>(options_.partitionThreshold));
+  for (int32_t o : outputs)
+    key = hashMix(key, static_cast<uint64_t>(o));
+  for (int32_t d : donors)
+    key = hashMix(key, 0x5c7a7c400000ull + static_cast<uint64_t>(d));
+  auto it = simulated_.find(key);
+  if (it == simulated_.end()) {
+    if (simulated_.size() >= 4096)
+      simulated_.clear();
+    SimulatedComm c;
+    try {
+      c = simulateRanks(trace_, outputs, donors, options_.simulateRanks,
+                        options_.partitionThreshold);
+    } catch (const std::exception &) {
+      // Counted as moving nothing: the run itself goes on as without it.
+    }
+    it = simulated_.emplace(key, std::move(c)).first;
+  }
+  const SimulatedComm &c = it->second;
+  SimulatedComm &sum = stats_.simulated;
+  sum.bytes += c.bytes;
+  sum.operations += c.operations;
+  for (const auto &[kind, b] : c.bytesByKind)
+    sum.bytesByKind[kind] += b;
+  for (const auto &[kind, n] : c.operationsByKind)
+    sum.operationsByKind[kind] += n;
+  ++stats_.simulatedRuns;
 }
 
 uint64_t Engine::chooseOffsetArgs(uint64_t shapeKey) {

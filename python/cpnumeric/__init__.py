@@ -80,6 +80,8 @@ _cpn.configure(_DUMP_IR, _config.get_int("CPN_TRACE_LIMIT"),
                _baseline_work(), _config.get_int("CPN_BACKGROUND_COMPILE") != 0)
 
 _cpn.set_pool_limit(_config.get_int("CPN_POOL_LIMIT"))
+_cpn.set_simulate_ranks(_config.get_int("CPN_SIMULATE_RANKS"))
+_cpn.set_partition_threshold(_config.get_int("CPN_PARTITION_THRESHOLD"))
 
 def _at_exit():
     # The compiler thread's running compile finishes before LLVM's statics

@@ -70,6 +70,14 @@ KNOBS = {
         Knob("CPN_DETECT_SYMMETRY", "1", False,
              "Check a square matrix multiplied by vectors twice for symmetry; "
              "a symmetric one is then read as one triangle (0: never)."),
+        Knob("CPN_SIMULATE_RANKS", "0", False,
+             "P > 1: every window run is also partitioned for P MPI ranks "
+             "(cpn-partition, without running on them) and the bytes and "
+             "communication operations each rank would take part in are "
+             "counted in stats() (simulated_*); docs/scaling.md."),
+        Knob("CPN_PARTITION_THRESHOLD", "65536", False,
+             "Arrays with fewer elements are replicated on every rank, larger "
+             "ones split in blocks of rows (the partition's threshold)."),
         Knob("CPN_LOG", "", False,
              "Comma-separated log topics printed to stderr: 'retrace' (a @jit "
              "function traced again, and which argument changed)."),

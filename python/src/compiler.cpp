@@ -204,6 +204,14 @@ void initCompiler(py::module_ &m) {
         py::arg("work"),
         "Sets CPN_BASELINE_WORK (0: every window compiled); returns the old "
         "value.");
+  m.def("set_simulate_ranks",
+        optionSetter(&cpn::CompilerOptions::simulateRanks), py::arg("ranks"),
+        "Sets CPN_SIMULATE_RANKS (0 or 1: off); returns the old value.");
+  m.def("set_partition_threshold",
+        optionSetter(&cpn::CompilerOptions::partitionThreshold),
+        py::arg("elements"),
+        "Sets CPN_PARTITION_THRESHOLD (values with fewer elements are "
+        "replicated); returns the old value.");
   m.def("set_background_compile",
         optionSetter(&cpn::CompilerOptions::backgroundCompile), py::arg("on"),
         "Sets CPN_BACKGROUND_COMPILE; returns the old value.");
@@ -249,6 +257,13 @@ void initCompiler(py::module_ &m) {
     d["values_failed"] = s.valuesFailed;
     d["disk_load_seconds"] = s.diskLoadSeconds;
     d["baseline_windows"] = s.baselineWindows;
+    // CPN_SIMULATE_RANKS: per rank, summed over the windows run.
+    d["simulated_ranks"] = cpn::Engine::global().options().simulateRanks;
+    d["simulated_runs"] = s.simulatedRuns;
+    d["simulated_bytes"] = s.simulated.bytes;
+    d["simulated_operations"] = s.simulated.operations;
+    d["simulated_bytes_by_kind"] = s.simulated.bytesByKind;
+    d["simulated_operations_by_kind"] = s.simulated.operationsByKind;
     d["offset_arg_windows"] = s.offsetArgWindows;
     d["baseline_seconds"] = s.baselineSeconds;
     d["background_compiles"] = s.backgroundCompiles;

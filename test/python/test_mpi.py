@@ -217,3 +217,45 @@ def test_a_child_process_of_a_rank_is_not_a_rank(tmp_path):
     """
     rc, out, err, _ = run_ranks(code, n=2, script=tmp_path / "prog.py")
     assert rc == 0, err
+
+
+def _jacobi(n, steps):
+    u = cp.zeros((n, n))
+    u[0, :] = 1.0
+    cp.synchronize()
+    for _ in range(steps):
+        u[1:-1, 1:-1] = 0.25 * (u[:-2, 1:-1] + u[2:, 1:-1] + u[1:-1, :-2] + u[1:-1, 2:])
+    return float(cp.abs(u).sum())
+
+
+def test_simulated_ranks_count_halos_and_reductions():
+    """CPN_SIMULATE_RANKS (set_simulate_ranks): each window run is also
+    partitioned for P ranks and what they would move is counted per rank:
+    a 5-point stencil's halo (two rows of n float64 each exchange, two
+    exchanges each) per step, its sum an all-reduce; the values are those
+    of a plain run; nothing is counted with the knob off."""
+    from cpnumeric import _cpn
+    n, steps = 300, 12
+    ref = _jacobi(n, steps)
+    cp.reset_stats()
+    assert cp.stats()["simulated_runs"] == 0
+    old = _cpn.set_simulate_ranks(4)
+    try:
+        cp.reset_stats()
+        got = _jacobi(n, steps)
+        s = cp.stats()
+    finally:
+        _cpn.set_simulate_ranks(old)
+    assert got == ref
+    assert s["simulated_ranks"] == 4 and s["simulated_runs"] >= 1
+    halo = s["simulated_bytes_by_kind"]["update_halo"]
+    exchanges = s["simulated_operations_by_kind"]["update_halo"]
+    assert halo > 0 and halo % (2 * n * 8) == 0
+    assert exchanges == 2 * halo // (2 * n * 8)
+    assert halo // (2 * n * 8) <= steps
+    assert s["simulated_operations_by_kind"]["all_reduce"] == 1
+    assert "all_gather" not in s["simulated_bytes_by_kind"]
+    assert s["simulated_bytes"] == sum(s["simulated_bytes_by_kind"].values())
+    cp.reset_stats()
+    _jacobi(n, steps)
+    assert cp.stats()["simulated_bytes"] == 0

@@ -68,6 +68,19 @@ struct CompilerOptions {
   // at once); the next time it comes its kernel runs. false: compiled on
   // the calling thread once the baseline tier has paid for it.
   bool backgroundCompile = true;
+  // CPN_SIMULATE_RANKS / CPN_PARTITION_THRESHOLD: every window flushed is
+  // also partitioned for this many ranks (above 1) and what they would move
+  // is counted in CompilerStats::simulated.
+  int64_t simulateRanks = 0;
+  int64_t partitionThreshold = 65536;
+};
+
+/// What P ranks would move for one run of a window (CPN_SIMULATE_RANKS):
+/// cpn-partition's `cpn.comm` annotations summed (lib/Compiler/Simulate.cpp).
+struct SimulatedComm {
+  uint64_t bytes = 0;      // bytes one rank receives
+  uint64_t operations = 0; // halo exchanges (two per halo update), collectives
+  std::map<std::string, uint64_t> bytesByKind, operationsByKind;
 };
 
 struct CompilerStats {
@@ -90,6 +103,10 @@ struct CompilerStats {
   uint64_t backgroundCompiles = 0; // windows queued for the compiler thread
   double compileWaitSeconds = 0;   // waited for the compiler thread
   uint64_t offsetArgWindows = 0;   // run by a kernel with offset arguments
+  // CPN_SIMULATE_RANKS: what the windows run so far would have moved on
+  // that many ranks (each run counted), per rank.
+  SimulatedComm simulated;
+  uint64_t simulatedRuns = 0;
 };
 
 /// The exact classification of np.errstate checks, compiled only when a run
@@ -100,6 +117,14 @@ struct CheckCompileStats {
 };
 CheckCompileStats checkCompileStats();
 void resetCheckCompileStats();
+
+/// Partitions the window of `trace` (these outputs and donors) for `ranks`
+/// ranks, values of fewer than `threshold` elements replicated, without
+/// running or compiling it.
+SimulatedComm simulateRanks(const Trace &trace,
+                            const std::vector<int32_t> &outputs,
+                            const std::vector<int32_t> &donors, int64_t ranks,
+                            int64_t threshold);
 
 /// Builds the cpn module of a trace whose outputs are `outputs` (op indices)
 /// and returns its text (the `cpn` stage).

@@ -203,6 +203,11 @@ private:
               const std::vector<int32_t> &outputs,
               const std::vector<int32_t> &donors);
   void recoverWindow();
+  /// CPN_SIMULATE_RANKS: adds what the window about to run would move on
+  /// options_.simulateRanks ranks to stats_.simulated (each window's
+  /// partition worked out once, kept in simulated_).
+  void simulateWindow(const std::vector<int32_t> &outputs,
+                      const std::vector<int32_t> &donors);
 
   bool capturing_ = false;
   Trace trace_;
@@ -255,6 +260,7 @@ private:
     bool disabled = false;
   };
   std::unordered_map<uint64_t, OffsetFamily> offsetFamilies_;
+  std::unordered_map<uint64_t, SimulatedComm> simulated_;
   uint64_t currentFamily_ = 0;
   std::unordered_set<uint64_t> compileFailed_;
 };

@@ -33,6 +33,8 @@
 //   all_gather  an operand every rank needs whole (the right side of a
 //               product, a library call's input, a view that mixes rows)
 //   all_to_all  a transposed view of a split matrix read elementwise
+//   broadcast   the few rows of a split value a replicated view reads (a
+//               boundary row), sent by the ranks that own them
 //   update_halo the halo rows of a base (on the op that makes it)
 //
 // Where two ways are possible the cheaper in bytes received per rank is
@@ -47,6 +49,7 @@
 #include "cpn/Dialect/CPN/CPNOps.h"
 #include "cpn/Dialect/CPN/Transforms/Passes.h"
 
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
@@ -122,6 +125,30 @@ bool rowBox(RankedTensorType base, ArrayRef<int64_t> shape, int64_t offset,
   }
   delta = offset / rowStride;
   return reach < rowStride && delta + shape[0] <= base.getDimSize(0);
+}
+
+/// The rows of its base a view with non-negative strides touches (the
+/// first axis of a base of rank 2 or more), in `rows`.
+bool rowSpan(ViewOp v, int64_t &rows) {
+  auto base = cast<RankedTensorType>(v.getBase().getType());
+  auto shape = cast<RankedTensorType>(v.getType()).getShape();
+  if (base.getRank() < 2 || !base.hasStaticShape())
+    return false;
+  int64_t rowStride = rowElements(base);
+  int64_t last = v.getOffset();
+  for (size_t k = 0; k < shape.size(); ++k) {
+    if (v.getStrides()[k] < 0 || shape[k] <= 0)
+      return false;
+    last += (shape[k] - 1) * v.getStrides()[k];
+  }
+  rows = last / rowStride - v.getOffset() / rowStride + 1;
+  return rowStride > 0;
+}
+
+/// Bytes of one row (the first axis) of a tensor value.
+int64_t rowBytes(Value v) {
+  auto t = cast<RankedTensorType>(v.getType());
+  return rowElements(t) * elementBytes(t.getElementType());
 }
 
 bool rowAligned(ViewOp v, int64_t &delta) {
@@ -254,9 +281,30 @@ private:
         dist_[r] = {Dist::Transposed, base.shift + delta, base.extent};
         return;
       }
+      // A view within a few rows of a split base (a boundary row p[1, :]
+      // copied into p[0, :]): the ranks that own those rows broadcast them,
+      // each rank receiving the rows, not the whole base.
+      int64_t rows = 0;
+      if (base.split() && !v.getDynOffset() && rowSpan(v, rows) &&
+          rows * rowBytes(v.getBase()) < gatherBytes(bytesOf(v.getBase()))) {
+        comm(op, "broadcast", rows * rowBytes(v.getBase()));
+        dist_[r] = fresh(r.getType());
+        return;
+      }
       needWhole(op, v.getBase());
       dist_[r] = fresh(r.getType());
       return;
+    }
+    if (auto m = dyn_cast<bufferization::MaterializeInDestinationOp>(op)) {
+      // A result written into an input's buffer (a donated input updated
+      // in place): each rank writes its own rows of the input, from rows of
+      // the value laid out alike or computable anywhere. Moves nothing.
+      Dist src = dist_.lookup(m.getSource()), dst = dist_.lookup(m.getDest());
+      if (!src.split() || (src.kind == dst.kind && src.shift == dst.shift &&
+                           src.extent == dst.extent)) {
+        dist_[r] = dst;
+        return;
+      }
     }
     if (auto u = dyn_cast<UpdateOp>(op)) {
       Dist dest = dist_.lookup(u.getBase());

@@ -147,3 +147,42 @@ func.func @argmax_rows(%x: tensor<1000x32xf64>) -> tensor<32xi64> {
   %i = cpn.reduce argmax %x {axes = array<i64: 0>} : tensor<1000x32xf64> -> tensor<32xi64>
   return %i : tensor<32xi64>
 }
+
+// A stencil step written back into its input's buffer (a kernel's donated
+// input, as the Engine flushes it): each rank writes its own rows, nothing
+// is gathered; the halo is the input's. An argument split alike written
+// into a split buffer moves nothing either.
+// CHECK-LABEL: func.func @in_place
+// CHECK: bufferization.to_tensor {{.*}}cpn.comm = {update_halo = 3200 : i64}
+// CHECK-NOT: all_gather
+// CHECK: bufferization.materialize_in_destination {{.*}}cpn.dist = {extent = 200 : i64, kind = "rows", shift = 0 : i64}
+// CHECK-NOT: all_gather
+// CHECK: bufferization.materialize_in_destination {{.*}}cpn.dist = {extent = 200 : i64, kind = "rows", shift = 0 : i64}
+// CHECK: return
+func.func @in_place(%arg0: memref<200x200xf64>, %arg1: memref<200x200xf64>, %s: tensor<200x200xf64>) {
+  %u = bufferization.to_tensor %arg0 restrict writable : memref<200x200xf64> to tensor<200x200xf64>
+  %v = bufferization.to_tensor %arg1 restrict writable : memref<200x200xf64> to tensor<200x200xf64>
+  %n = cpn.view %u {offset = 0 : i64, strides = array<i64: 200, 1>} : tensor<200x200xf64> -> tensor<198x200xf64>
+  %t = cpn.view %u {offset = 400 : i64, strides = array<i64: 200, 1>} : tensor<200x200xf64> -> tensor<198x200xf64>
+  %a = cpn.add %n, %t : tensor<198x200xf64>, tensor<198x200xf64> -> tensor<198x200xf64>
+  %u1 = cpn.update %u, %a {offset = 200 : i64, strides = array<i64: 200, 1>} : tensor<200x200xf64>, tensor<198x200xf64> -> tensor<200x200xf64>
+  %w = bufferization.materialize_in_destination %u1 in %u : (tensor<200x200xf64>, tensor<200x200xf64>) -> tensor<200x200xf64>
+  bufferization.materialize_in_destination %w in restrict writable %arg0 : (tensor<200x200xf64>, memref<200x200xf64>) -> ()
+  %z = bufferization.materialize_in_destination %s in %v : (tensor<200x200xf64>, tensor<200x200xf64>) -> tensor<200x200xf64>
+  bufferization.materialize_in_destination %z in restrict writable %arg1 : (tensor<200x200xf64>, memref<200x200xf64>) -> ()
+  return
+}
+
+// A boundary condition p[0, :] = p[1, :]: the row is broadcast by the rank
+// that owns it (one row of 100 float64 received), not the base gathered.
+// A view that straddles rows (offset 50 in rows of 100) reads 901 of 1000
+// rows: the base is gathered (600000 bytes), cheaper than those rows' 720800.
+// CHECK-LABEL: func.func @boundary_row
+// CHECK: cpn.view %arg0 {cpn.comm = {broadcast = 800 : i64}, cpn.dist = "replicated"
+// CHECK: cpn.view %arg0 {cpn.comm = {all_gather = 600000 : i64}
+func.func @boundary_row(%p: tensor<1000x100xf64>) -> (tensor<1000x100xf64>, tensor<900x100xf64>) {
+  %r = cpn.view %p {offset = 100 : i64, strides = array<i64: 1>} : tensor<1000x100xf64> -> tensor<100xf64>
+  %p1 = cpn.update %p, %r {offset = 0 : i64, strides = array<i64: 1>} : tensor<1000x100xf64>, tensor<100xf64> -> tensor<1000x100xf64>
+  %t = cpn.view %p {offset = 50 : i64, strides = array<i64: 100, 1>} : tensor<1000x100xf64> -> tensor<900x100xf64>
+  return %p1, %t : tensor<1000x100xf64>, tensor<900x100xf64>
+}
