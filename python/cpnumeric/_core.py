@@ -947,17 +947,7 @@ class ndarray(_cpn.ArrayBase):
         self._shape, self._strides, self._offset = r._shape, r._strides, r._offset
         self._whole = r._whole
 
-    @property
-    def dtype(self):
-        return self._dtype
-
-    @property
-    def ndim(self):
-        return len(self._shape)
-
-    @property
-    def size(self):
-        return prod(self._shape)
+    # dtype, ndim, size and T are _cpn.ArrayBase's (C getters of the slots).
 
     @property
     def itemsize(self):
@@ -979,9 +969,6 @@ class ndarray(_cpn.ArrayBase):
     def flags(self):
         return flagsobj(self)
 
-    @property
-    def T(self):
-        return self.transpose()
 
     @property
     def mT(self):

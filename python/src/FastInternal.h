@@ -172,6 +172,8 @@ PyObject *computedView(PyObject *a, bool writable, cpn::NodeRef *owned,
                        bool anySize = false);
 /// ArrayBase's a[key] and a[key] = value.
 PyObject *arrayGetItem(PyObject *self, PyObject *key);
+/// a.T: the view with a's axes reversed (transpose()'s, made in C).
+PyObject *arrayTransposed(PyObject *a);
 int arraySetItem(PyObject *self, PyObject *key, PyObject *value);
 /// The module's element_get, element_set, eager_view_of, set_item_handlers.
 PyObject *elementGet(PyObject *, PyObject *const *args, Py_ssize_t nargs);

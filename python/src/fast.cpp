@@ -669,7 +669,61 @@ int arrayGetBuffer(PyObject *self, Py_buffer *view, int flags) {
 /// memoryview instead.
 void arrayReleaseBuffer(PyObject *, Py_buffer *) {}
 
+/// ndarray.size, .ndim, .dtype and .T from its __slots__ in C (as Python
+/// properties they cost 242, 114, 75 and 834 ns a read against NumPy's 28,
+/// 40, 39 and 56-117: `x.sum() / x.size` in a loop of small arrays).
+static bool arraySlotsReady(PyObject *self) {
+  if (state.ready && PyObject_TypeCheck(self, state.array.type))
+    return true;
+  PyErr_SetString(PyExc_AttributeError,
+                  "cpnumeric: the array's attributes are not ready");
+  return false;
+}
+
+static PyObject *arraySize(PyObject *self, void *) {
+  if (!arraySlotsReady(self))
+    return nullptr;
+  PyObject *shape = state.array.get(self, kShape);
+  long long n = 1;
+  for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(shape); ++k) {
+    n *= PyLong_AsLongLong(PyTuple_GET_ITEM(shape, k));
+    if (n == -1 && PyErr_Occurred())
+      return nullptr;
+  }
+  return PyLong_FromLongLong(n);
+}
+
+static PyObject *arrayNdim(PyObject *self, void *) {
+  if (!arraySlotsReady(self))
+    return nullptr;
+  return PyLong_FromSsize_t(PyTuple_GET_SIZE(state.array.get(self, kShape)));
+}
+
+static PyObject *arrayDType(PyObject *self, void *) {
+  if (!arraySlotsReady(self))
+    return nullptr;
+  return Py_NewRef(state.array.get(self, kDType));
+}
+
+static PyObject *arrayT(PyObject *self, void *) {
+  if (!arraySlotsReady(self))
+    return nullptr;
+  return arrayTransposed(self);
+}
+
+static PyGetSetDef arrayGetSet[] = {
+    {"T", arrayT, nullptr,
+     const_cast<char *>("View of the array with its axes reversed."), nullptr},
+    {"size", arraySize, nullptr,
+     const_cast<char *>("Number of elements in the array."), nullptr},
+    {"ndim", arrayNdim, nullptr,
+     const_cast<char *>("Number of array dimensions."), nullptr},
+    {"dtype", arrayDType, nullptr,
+     const_cast<char *>("Data-type of the array's elements."), nullptr},
+    {nullptr, nullptr, nullptr, nullptr, nullptr}};
+
 PyType_Slot arraySlots[] = {
+    {Py_tp_getset, reinterpret_cast<void *>(arrayGetSet)},
     {Py_mp_subscript, reinterpret_cast<void *>(arrayGetItem)},
     {Py_mp_ass_subscript, reinterpret_cast<void *>(arraySetItem)},
     {Py_bf_getbuffer, reinterpret_cast<void *>(arrayGetBuffer)},

@@ -80,6 +80,30 @@ static PyObject *newView(PyObject *a, PyObject *shape, PyObject *strides,
   return v;
 }
 
+/// A tuple's items in reverse order (a new reference).
+static PyObject *reversedTuple(PyObject *t) {
+  Py_ssize_t n = PyTuple_GET_SIZE(t);
+  PyObject *r = PyTuple_New(n);
+  for (Py_ssize_t k = 0; r && k < n; ++k)
+    PyTuple_SET_ITEM(r, k, Py_NewRef(PyTuple_GET_ITEM(t, n - 1 - k)));
+  return r;
+}
+
+PyObject *arrayTransposed(PyObject *a) {
+  if (Py_TYPE(a) != state.array.type || state.array.get(a, kPart) != Py_None)
+    return PyObject_CallMethod(a, "transpose", nullptr);
+  PyObject *shape = reversedTuple(state.array.get(a, kShape));
+  PyObject *strides =
+      shape ? reversedTuple(state.array.get(a, kStrides)) : nullptr;
+  if (!strides) {
+    Py_XDECREF(shape);
+    return nullptr;
+  }
+  Py_ssize_t offset = PyLong_AsSsize_t(state.array.get(a, kOffset));
+  return newView(a, shape, strides, offset,
+                 state.array.get(a, kReadonly) == Py_True);
+}
+
 /// a[key] for a key of Python ints and slices (basic indexing; at most one
 /// per axis) that selects a view of a traced array of whole elements: its
 /// shape, strides and offset computed here as _manip.basic_view does.

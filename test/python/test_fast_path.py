@@ -159,3 +159,26 @@ def test_operators_keep_numpys_dispatch():
     assert x + Other() == "radd"
     assert isinstance(x, cp.ndarray) and cp.ndarray.__add__ is not None
 
+
+
+@pytest.mark.parametrize("shape", [(), (0,), (5,), (3, 4), (2, 3, 4)])
+def test_attributes_in_c(shape):
+    """size, ndim, dtype and T are ArrayBase's C getters: NumPy's values, T
+    a writable view (read-only where the array is) of every layout, .real
+    parts and subclasses through transpose()."""
+    a0 = numpy.arange(int(numpy.prod(shape)), dtype=numpy.complex128).reshape(shape) * (1 + 2j)
+    a = cp.asarray(a0)
+    for x, x0 in [(a, a0), (a.real, a0.real), (a[..., ::2], a0[..., ::2]) if shape else (a, a0)]:
+        assert (x.size, x.ndim, x.dtype) == (x0.size, x0.ndim, x0.dtype)
+        assert type(x.size) is int and type(x.ndim) is int
+        t, t0 = x.T, x0.T
+        assert t.shape == t0.shape
+        assert t.strides == t0.strides or not x.size  # NumPy's empty views vary
+        numpy.testing.assert_array_equal(cp.asnumpy(t), t0)
+    if a.size:
+        t = a.T
+        t[(0,) * a.ndim] = 7
+        assert cp.asnumpy(a)[(0,) * a.ndim] == 7
+        with pytest.raises(ValueError, match="read-only"):
+            cp.broadcast_to(a, (2,) + a.shape).T[(0,) * (a.ndim + 1)] = 1
+    assert "size" not in vars(cp.ndarray)  # the C getter, not a Python property
