@@ -184,54 +184,12 @@ struct EagerArgs {
 /// eager_call(npf, args, kwargs): NumPy's npf on the eager elements of the
 /// arguments, wrapped, when they are eager arrays, small NumPy arrays,
 /// scalars and sequences of these; `declined` (nothing called) otherwise.
-PyObject *eagerCallPy(PyObject *, PyObject *const *a, Py_ssize_t nargs) {
-  if (nargs != 3 || !PyTuple_Check(a[1]) || !eagerCalls.declined) {
-    PyErr_SetString(PyExc_TypeError, "eager_call(npf, args, kwargs)");
-    return nullptr;
-  }
-  long long threshold = eagerThreshold();
-  if (threshold <= 0 || (items.tracing && items.tracingNow()) ||
-      PyObject_IsTrue(PyList_GET_ITEM(eagerCalls.profiling, 0)))
-    return Py_NewRef(eagerCalls.declined);
-  EagerArgs ea(threshold);
-  PyObject *args = ea.unwrap(a[1], 0);
-  if (!args || !ea.arrays) {
-    Py_XDECREF(args);
-    if (PyErr_Occurred())
-      return nullptr;
-    return Py_NewRef(ea.traced ? eagerCalls.traced : eagerCalls.declined);
-  }
-  PyObject *kwargs = nullptr;
-  bool out = false;
-  if (a[2] != Py_None && PyDict_GET_SIZE(a[2])) {
-    kwargs = PyDict_New();
-    PyObject *k, *v;
-    Py_ssize_t pos = 0;
-    while (kwargs && PyDict_Next(a[2], &pos, &k, &v)) {
-      PyObject *u = ea.unwrap(v, 0);
-      if (!u || PyDict_SetItem(kwargs, k, u) < 0) {
-        Py_XDECREF(u);
-        Py_CLEAR(kwargs);
-        break;
-      }
-      Py_DECREF(u);
-      out |= PyUnicode_CompareWithASCIIString(k, "out") == 0;
-    }
-    if (!kwargs) {
-      Py_DECREF(args);
-      if (PyErr_Occurred())
-        return nullptr;
-      return Py_NewRef(ea.traced ? eagerCalls.traced : eagerCalls.declined);
-    }
-  }
-  ++state.eagerCalls;
-  PyObject *r = callAsMethod(a[0], args, kwargs);
-  if (!r && !PyErr_Occurred())
-    r = PyObject_Call(a[0], args, kwargs);
-  Py_DECREF(args);
-  Py_XDECREF(kwargs);
-  if (!r)
-    return nullptr;
+/// The eager call's result `r` (stolen) as the caller gets it: a fresh
+/// small array wrapped, a view of an argument's elements as the view of
+/// that argument's base, NumPy's scalars as they are, anything else through
+/// _eager.py's finish.
+static PyObject *eagerResult(PyObject *r, EagerArgs &ea, bool out,
+                             long long threshold) {
   if (isArray(r)) {
     auto *p = py::detail::array_proxy(r);
     bool fresh = !p->base && (p->flags & kCContiguous) &&
@@ -271,14 +229,105 @@ PyObject *eagerCallPy(PyObject *, PyObject *const *a, Py_ssize_t nargs) {
     }
   } else if (PyObject_TypeCheck(
                  r, reinterpret_cast<PyTypeObject *>(state.numpyGeneric)) ||
-             PyFloat_CheckExact(r) || PyLong_CheckExact(r) ||
-             PyBool_Check(r) || r == Py_None) {
+             PyFloat_CheckExact(r) || PyLong_CheckExact(r) || PyBool_Check(r) ||
+             r == Py_None) {
     return r;
   }
   PyObject *f = PyObject_CallFunctionObjArgs(eagerCalls.finish, r, ea.views,
                                              out ? Py_True : Py_False, nullptr);
   Py_DECREF(r);
   return f;
+}
+
+/// ndarray's method `npm` (a method descriptor of numpy.ndarray) called on
+/// the eager, writable array x alone (`x.sum()`): by vectorcall on x's
+/// elements, without the general path's argument tuple and view list
+/// (x.max() 2.0 -> ~1.5 us, NumPy's 1.1). Null with no error when x is not
+/// such an array.
+static PyObject *eagerMethodCall(PyObject *npm, PyObject *x,
+                                 long long threshold) {
+  if (Py_TYPE(x) != state.array.type || !Py_IS_TYPE(npm, &PyMethodDescr_Type) ||
+      state.base.get(state.array.get(x, kBase), kNp) == Py_None ||
+      state.array.get(x, kReadonly) != Py_False)
+    return nullptr;
+  PyObject *v = eagerView(x);
+  if (!v)
+    return nullptr;
+  ++state.eagerCalls;
+  PyObject *r = PyObject_Vectorcall(npm, &v, 1, nullptr);
+  if (!r ||
+      PyObject_TypeCheck(
+          r, reinterpret_cast<PyTypeObject *>(state.numpyGeneric)) ||
+      PyFloat_CheckExact(r) || PyLong_CheckExact(r) || PyBool_Check(r) ||
+      r == Py_None) {
+    Py_DECREF(v);
+    return r;
+  }
+  EagerArgs ea(threshold);
+  bool noted = ea.note(x, v);
+  Py_DECREF(v);
+  if (!noted) {
+    Py_DECREF(r);
+    return nullptr;
+  }
+  return eagerResult(r, ea, false, threshold);
+}
+
+PyObject *eagerCallPy(PyObject *, PyObject *const *a, Py_ssize_t nargs) {
+  if (nargs != 3 || !PyTuple_Check(a[1]) || !eagerCalls.declined) {
+    PyErr_SetString(PyExc_TypeError, "eager_call(npf, args, kwargs)");
+    return nullptr;
+  }
+  long long threshold = eagerThreshold();
+  if (threshold <= 0 || (items.tracing && items.tracingNow()) ||
+      PyObject_IsTrue(PyList_GET_ITEM(eagerCalls.profiling, 0)))
+    return Py_NewRef(eagerCalls.declined);
+  if (PyTuple_GET_SIZE(a[1]) == 1 &&
+      (a[2] == Py_None || !PyDict_GET_SIZE(a[2])))
+    if (PyObject *r =
+            eagerMethodCall(a[0], PyTuple_GET_ITEM(a[1], 0), threshold);
+        r || PyErr_Occurred())
+      return r;
+  EagerArgs ea(threshold);
+  PyObject *args = ea.unwrap(a[1], 0);
+  if (!args || !ea.arrays) {
+    Py_XDECREF(args);
+    if (PyErr_Occurred())
+      return nullptr;
+    return Py_NewRef(ea.traced ? eagerCalls.traced : eagerCalls.declined);
+  }
+  PyObject *kwargs = nullptr;
+  bool out = false;
+  if (a[2] != Py_None && PyDict_GET_SIZE(a[2])) {
+    kwargs = PyDict_New();
+    PyObject *k, *v;
+    Py_ssize_t pos = 0;
+    while (kwargs && PyDict_Next(a[2], &pos, &k, &v)) {
+      PyObject *u = ea.unwrap(v, 0);
+      if (!u || PyDict_SetItem(kwargs, k, u) < 0) {
+        Py_XDECREF(u);
+        Py_CLEAR(kwargs);
+        break;
+      }
+      Py_DECREF(u);
+      out |= PyUnicode_CompareWithASCIIString(k, "out") == 0;
+    }
+    if (!kwargs) {
+      Py_DECREF(args);
+      if (PyErr_Occurred())
+        return nullptr;
+      return Py_NewRef(ea.traced ? eagerCalls.traced : eagerCalls.declined);
+    }
+  }
+  ++state.eagerCalls;
+  PyObject *r = callAsMethod(a[0], args, kwargs);
+  if (!r && !PyErr_Occurred())
+    r = PyObject_Call(a[0], args, kwargs);
+  Py_DECREF(args);
+  Py_XDECREF(kwargs);
+  if (!r)
+    return nullptr;
+  return eagerResult(r, ea, out, threshold);
 }
 
 namespace {
