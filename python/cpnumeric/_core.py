@@ -1065,6 +1065,9 @@ class ndarray(_cpn.ArrayBase):
         return format(self._numpy()[()] if not self._shape else self._numpy(), spec)
 
     def item(self, *args):
+        b = self._base.np
+        if b is not None and self._whole:  # an eager array: its own elements
+            return b.item(*args)
         return self._host().item(*args)
 
     def tolist(self):
