@@ -480,3 +480,23 @@ def test_element_writes_convert_as_numpy(eager, dtype):
         a[0, 4] = 1
     with pytest.raises(ValueError, match="read-only"):
         cp.broadcast_to(a[0], (2, 4))[1, 1] = 1
+
+
+@pytest.mark.parametrize("traced", [False, True])
+def test_item_is_numpys(eager, traced):
+    """a.item(...) of eager arrays (their own elements), views and traced
+    arrays: NumPy's Python scalar, flat and per-axis indices, NumPy's
+    errors."""
+    if traced:
+        _core.EAGER["threshold"] = 0
+    a0 = numpy.arange(12.0).reshape(3, 4)
+    a = cp.asarray(a0)
+    for x, x0 in [(a, a0), (a.T, a0.T), (a[:, ::2], a0[:, ::2])]:
+        for args in [(5,), ((1, 1),), (2, 1), (-1,)]:
+            got, ref = x.item(*args), x0.item(*args)
+            assert type(got) is type(ref) and got == ref
+        with pytest.raises(IndexError):
+            x.item(99)
+        with pytest.raises(ValueError, match="size 1"):
+            x.item()
+    assert cp.asarray(numpy.array(7, numpy.int32)).item() == 7
