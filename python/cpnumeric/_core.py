@@ -118,6 +118,7 @@ _PACKAGE_DIRS = tuple({os.path.dirname(__file__) + os.sep,
 
 
 _EXTOBJ, _SYNCED = _errstate.EXTOBJ, _errstate.SYNCED
+_scalar_value_c = _cpn.scalar_value
 
 
 def record(name, operands, shape, dtype, iattrs=(), sattr=""):
@@ -1106,6 +1107,14 @@ class ndarray(_cpn.ArrayBase):
     def _scalar_value(self):
         if self._shape:  # NumPy 2.4: float(np.ones((1, 1))) is a TypeError too
             raise TypeError("only 0-dimensional arrays can be converted to Python scalars")
+        if self._base.np is None:
+            # A traced 0-d value (float(x.sum())): flushed, waited for and
+            # read in C (_cpn.scalar_value), then the sync's floating-point
+            # reports, as _raising makes them.
+            v = _scalar_value_c(self)
+            if v is not None:
+                _errstate.report()
+                return v
         return self._host().reshape(())[()]
 
     def __iter__(self):

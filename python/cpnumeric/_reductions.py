@@ -68,8 +68,30 @@ def _inner_axis(a):
     return builtins.min(reversed(axes), key=lambda i: abs(a._strides[i]))
 
 
+_BOOL = _np.dtype(bool)
+_HALF = _np.dtype(_np.float16)
+
+
 def reduce(kind, a, axis=None, dtype=None, out=None, keepdims=False, initial=None,
            where=True):
+    if (axis is None and dtype is None and out is None and keepdims is False
+            and initial is None and where is True and type(a) is ndarray
+            and a._shape):
+        # The common call, x.sum() of a whole array to NumPy's scalar: the
+        # reduction over every axis recorded at once (the general path's
+        # axis, order and option handling cost ~2-3 us of a synchronized
+        # 10^5 reduction's ~17).
+        if kind in ("any", "all"):
+            rdt, acc = _BOOL, None
+        else:
+            rdt = _result_dtype(kind, a._dtype, None)
+        if not (rdt == _HALF and kind in ("sum", "prod")) and not (
+                kind in ("min", "max") and 0 in a._shape):
+            acc = a._node() if rdt is _BOOL else a._node_as(a._shape, rdt)
+            res = ndarray._from_node(
+                record("reduce", [acc], (), rdt, list(range(len(a._shape))), kind), (), rdt)
+            res._isscalar = True
+            return res
     a = _core.asndarray(a)
     axes = _axes(a, axis, ufunc=True)
     if out is None and where is True and a.ndim - len(axes) >= 2:

@@ -177,6 +177,7 @@ PyObject *arrayTransposed(PyObject *a);
 int arraySetItem(PyObject *self, PyObject *key, PyObject *value);
 /// The module's element_get, element_set, eager_view_of, set_item_handlers.
 PyObject *elementGet(PyObject *, PyObject *const *args, Py_ssize_t nargs);
+PyObject *scalarValue(PyObject *, PyObject *a);
 PyObject *elementSet(PyObject *, PyObject *const *args, Py_ssize_t nargs);
 PyObject *eagerViewOf(PyObject *, PyObject *const *args, Py_ssize_t nargs);
 PyObject *setItemHandlers(PyObject *, PyObject *const *args,

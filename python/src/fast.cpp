@@ -841,6 +841,11 @@ PyMethodDef methods[] = {
      METH_FASTCALL,
      "element_get(a, key): a[i, j] read from a computed array's store; None "
      "when the Python path must decide."},
+    {"scalar_value",
+     reinterpret_cast<PyCFunction>(reinterpret_cast<void *>(scalarValue)),
+     METH_O,
+     "scalar_value(a): the element of a 0-d traced array as NumPy's scalar "
+     "(a sync point); None when the Python path must decide."},
     {"element_set",
      reinterpret_cast<PyCFunction>(reinterpret_cast<void *>(elementSet)),
      METH_FASTCALL,

@@ -21,6 +21,7 @@
 
 #include "FastInternal.h"
 #include "cpn/Engine/Engine.h"
+#include "cpnrt/Profile.h"
 #include "cpnrt/TaskGraph.h"
 
 #include <pybind11/numpy.h>
@@ -874,6 +875,59 @@ PyObject *elementGet(PyObject *, PyObject *const *args, Py_ssize_t nargs) {
   PyObject *r = type ? PyObject_CallOneArg(type, number) : nullptr;
   Py_XDECREF(type);
   Py_DECREF(number);
+  return r;
+}
+
+/// scalar_value(a): the element of a 0-d traced ndarray (a reduction's
+/// result: `float(x.sum())`) as NumPy's scalar, its window flushed and
+/// waited for here and the element read from the store, without the NumPy
+/// view of the store the Python path makes (host_view). None when the
+/// Python path must decide: an eager or non-0-d array, a .real/.imag part,
+/// a dtype numpyScalar does not make, @jit tracing, or a failure of the
+/// work (the Python path raises it).
+PyObject *scalarValue(PyObject *, PyObject *a) {
+  if (!checkReady())
+    return nullptr;
+  if (Py_TYPE(a) != state.array.type ||
+      PyTuple_GET_SIZE(state.array.get(a, kShape)) != 0 ||
+      state.array.get(a, kPart) != Py_None ||
+      (items.tracing && items.tracingNow()))
+    Py_RETURN_NONE;
+  PyObject *base = state.array.get(a, kBase);
+  PyObject *dtype = state.array.get(a, kDType);
+  cpn::NodeRef node;
+  if (state.base.get(base, kNp) != Py_None ||
+      dtype != state.base.get(base, kBDType) ||
+      !nodeRef(state.base.get(base, kNode), node))
+    Py_RETURN_NONE;
+  // The sync's event in the profile, as host_view's.
+  cpnrt::ProfileScope scope("copy", "scalar_value");
+  try {
+    cpnrt::TaskGraph::WaitFollows waitFollows; // the window runs here
+    if (!node->store && node->error.empty())
+      cpn::Engine::global().flush();
+    if (!node->store || !node->error.empty())
+      Py_RETURN_NONE;
+    PyThreadState *ts = PyEval_SaveThread();
+    try {
+      node->store->wait();
+    } catch (...) {
+      PyEval_RestoreThread(ts);
+      throw;
+    }
+    PyEval_RestoreThread(ts);
+  } catch (const std::exception &) {
+    Py_RETURN_NONE; // the Python path raises the failure, with its kind
+  }
+  long long off = PyLong_AsLongLong(state.array.get(a, kOffset));
+  if (off < 0 || off >= node->store->numel())
+    Py_RETURN_NONE;
+  PyObject *r =
+      numpyScalar(static_cast<const char *>(node->store->data()) +
+                      off * py::reinterpret_borrow<py::dtype>(dtype).itemsize(),
+                  dtype);
+  if (!r && !PyErr_Occurred())
+    Py_RETURN_NONE;
   return r;
 }
 

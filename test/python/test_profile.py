@@ -55,7 +55,7 @@ def test_environment_variable_writes_one_event_per_kernel(tmp_path):
     names = {e["tid"]: e["args"]["name"] for e in events
              if e["ph"] == "M" and e["name"] == "thread_name"}
     assert {names[k["tid"]] for k in kernels} <= {"cpn-worker 1", "main"}
-    assert any(e["name"] in ("to_numpy", "host_view") for e in events)
+    assert any(e["name"] in ("to_numpy", "host_view", "scalar_value") for e in events)
 
 
 def test_profile_block_counts_jit_kernels(tmp_path):
