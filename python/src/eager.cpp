@@ -181,9 +181,6 @@ struct EagerArgs {
 };
 } // namespace
 
-/// eager_call(npf, args, kwargs): NumPy's npf on the eager elements of the
-/// arguments, wrapped, when they are eager arrays, small NumPy arrays,
-/// scalars and sequences of these; `declined` (nothing called) otherwise.
 /// The eager call's result `r` (stolen) as the caller gets it: a fresh
 /// small array wrapped, a view of an argument's elements as the view of
 /// that argument's base, NumPy's scalars as they are, anything else through
@@ -273,6 +270,9 @@ static PyObject *eagerMethodCall(PyObject *npm, PyObject *x,
   return eagerResult(r, ea, false, threshold);
 }
 
+/// eager_call(npf, args, kwargs): NumPy's npf on the eager elements of the
+/// arguments, wrapped, when they are eager arrays, small NumPy arrays,
+/// scalars and sequences of these; `declined` (nothing called) otherwise.
 PyObject *eagerCallPy(PyObject *, PyObject *const *a, Py_ssize_t nargs) {
   if (nargs != 3 || !PyTuple_Check(a[1]) || !eagerCalls.declined) {
     PyErr_SetString(PyExc_TypeError, "eager_call(npf, args, kwargs)");

@@ -686,9 +686,13 @@ static PyObject *arraySize(PyObject *self, void *) {
   PyObject *shape = state.array.get(self, kShape);
   long long n = 1;
   for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(shape); ++k) {
-    n *= PyLong_AsLongLong(PyTuple_GET_ITEM(shape, k));
-    if (n == -1 && PyErr_Occurred())
+    long long d = PyLong_AsLongLong(PyTuple_GET_ITEM(shape, k));
+    if (d == -1 && PyErr_Occurred())
       return nullptr;
+    if (__builtin_mul_overflow(n, d, &n)) {
+      PyErr_SetString(PyExc_OverflowError, "array size overflows int64");
+      return nullptr;
+    }
   }
   return PyLong_FromLongLong(n);
 }

@@ -710,6 +710,13 @@ static PyObject *elementNumber(const cpnrt::Store &s, long long off) {
   }
 }
 
+/// Whether a dtype's byte order character is this machine's.
+static bool nativeOrder(char b) {
+  const uint16_t probe = 1;
+  bool little = *reinterpret_cast<const uint8_t *>(&probe) == 1;
+  return b == '=' || b == '|' || b == (little ? '<' : '>');
+}
+
 /// NumPy's scalar of the element at `p` whose dtype is `descr` (a new
 /// reference), made as NumPy's PyArrayScalar_New makes it: the scalar
 /// type's tp_alloc, then the value right after the object header (the
@@ -721,7 +728,8 @@ static PyObject *elementNumber(const cpnrt::Store &s, long long off) {
 static PyObject *numpyScalar(const char *p, PyObject *descr) {
   auto *d = py::detail::array_descriptor_proxy(descr);
   char k = d->kind;
-  if ((k != 'i' && k != 'u' && k != 'f' && k != 'c') || d->byteorder == '>')
+  if ((k != 'i' && k != 'u' && k != 'f' && k != 'c') ||
+      !nativeOrder(d->byteorder))
     return nullptr;
   Py_ssize_t size = py::reinterpret_borrow<py::dtype>(descr).itemsize();
   if (size > (k == 'c' ? 16 : 8))
@@ -771,11 +779,13 @@ static int eagerElementSet(PyObject *a, PyObject *key, PyObject *v) {
   if (found <= 0)
     return found;
   auto *d = py::detail::array_descriptor_proxy(descr);
-  if (d->byteorder == '>')
+  if (!nativeOrder(d->byteorder))
     return 0;
   Py_ssize_t size = py::reinterpret_borrow<py::dtype>(descr).itemsize();
   char k = d->kind;
-  if (k == 'f' && size == 8 && PyFloat_Check(v)) {
+  // Exactly a float (np.float64 takes the same-type copy below): a float
+  // subclass converts through its __float__ in NumPy's setitem.
+  if (k == 'f' && size == 8 && PyFloat_CheckExact(v)) {
     double x = PyFloat_AS_DOUBLE(v);
     std::memcpy(p, &x, 8);
     return 1;
@@ -883,8 +893,9 @@ PyObject *elementGet(PyObject *, PyObject *const *args, Py_ssize_t nargs) {
 /// waited for here and the element read from the store, without the NumPy
 /// view of the store the Python path makes (host_view). None when the
 /// Python path must decide: an eager or non-0-d array, a .real/.imag part,
-/// a dtype numpyScalar does not make, @jit tracing, or a failure of the
-/// work (the Python path raises it).
+/// a dtype numpyScalar does not make, @jit tracing, a window that failed to
+/// compile (the value's own error, raised there). A failure of the flush or
+/// of the work raises here, as host_view's.
 PyObject *scalarValue(PyObject *, PyObject *a) {
   if (!checkReady())
     return nullptr;
@@ -916,8 +927,11 @@ PyObject *scalarValue(PyObject *, PyObject *a) {
       throw;
     }
     PyEval_RestoreThread(ts);
-  } catch (const std::exception &) {
-    Py_RETURN_NONE; // the Python path raises the failure, with its kind
+  } catch (...) {
+    // The flush's or the work's failure, raised as host_view raises it
+    // (its kind's class, through the module's exception translators).
+    py::detail::try_translate_exceptions();
+    return nullptr;
   }
   long long off = PyLong_AsLongLong(state.array.get(a, kOffset));
   if (off < 0 || off >= node->store->numel())
@@ -996,7 +1010,12 @@ PyObject *elementSet(PyObject *, PyObject *const *args, Py_ssize_t nargs) {
     return found < 0 ? nullptr : Py_NewRef(Py_None);
   char *p = static_cast<char *>(s->data());
   cpnrt::DType t = s->dtype();
-  if (PyFloat_Check(v) && (t == cpnrt::DType::f64 || t == cpnrt::DType::f32)) {
+  if ((PyFloat_CheckExact(v) ||
+       (t == cpnrt::DType::f64 &&
+        reinterpret_cast<PyObject *>(Py_TYPE(v)) ==
+            py::detail::array_descriptor_proxy(state.array.get(a, kDType))
+                ->typeobj)) &&
+      (t == cpnrt::DType::f64 || t == cpnrt::DType::f32)) {
     double x = PyFloat_AS_DOUBLE(v);
     if (t == cpnrt::DType::f64) {
       reinterpret_cast<double *>(p)[off] = x;

@@ -500,3 +500,40 @@ def test_item_is_numpys(eager, traced):
         with pytest.raises(ValueError, match="size 1"):
             x.item()
     assert cp.asarray(numpy.array(7, numpy.int32)).item() == 7
+
+
+def test_float_subclass_writes_convert_through_float(eager):
+    """a[i] = v of a float subclass converts through its __float__, as
+    NumPy's setitem does, into eager and computed traced arrays."""
+    class F(float):
+        def __float__(self):
+            return 7.0
+    ref = numpy.zeros(3)
+    ref[0] = F(1.5)
+    a = cp.zeros(3)
+    a[0] = F(1.5)
+    _core.EAGER["threshold"] = 0
+    b = cp.zeros(3) + 0
+    cp.synchronize()
+    b[0] = F(1.5)
+    assert cp.asnumpy(a)[0] == cp.asnumpy(b)[0] == ref[0] == 7.0
+
+
+def test_scalar_of_a_traced_value_reports_floating_point_errors():
+    """float() of a traced 0-d value (read in C: _cpn.scalar_value) is a
+    sync point like any other: errstate's 'warn' warns there (and 'raise'
+    raises), and the value is NumPy's."""
+    old = _core.EAGER["threshold"]
+    _core.EAGER["threshold"] = 0
+    try:
+        x = cp.asarray(numpy.arange(1000.0))
+        with cp.errstate(divide="raise"):  # raise mode runs each op at once
+            with pytest.raises(FloatingPointError):
+                float((1.0 / x).sum())
+        with cp.errstate(divide="warn"):
+            s = (1.0 / x).max()
+            with pytest.warns(RuntimeWarning, match="divide by zero"):
+                assert float(s) == numpy.inf
+        assert float(x.sum()) == 499500.0 and int(x.astype(numpy.int64).max()) == 999
+    finally:
+        _core.EAGER["threshold"] = old

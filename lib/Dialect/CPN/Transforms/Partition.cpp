@@ -135,6 +135,8 @@ bool rowSpan(ViewOp v, int64_t &rows) {
   if (base.getRank() < 2 || !base.hasStaticShape())
     return false;
   int64_t rowStride = rowElements(base);
+  if (rowStride <= 0)
+    return false;
   int64_t last = v.getOffset();
   for (size_t k = 0; k < shape.size(); ++k) {
     if (v.getStrides()[k] < 0 || shape[k] <= 0)
@@ -142,7 +144,7 @@ bool rowSpan(ViewOp v, int64_t &rows) {
     last += (shape[k] - 1) * v.getStrides()[k];
   }
   rows = last / rowStride - v.getOffset() / rowStride + 1;
-  return rowStride > 0;
+  return true;
 }
 
 /// Bytes of one row (the first axis) of a tensor value.
@@ -285,7 +287,8 @@ private:
       // copied into p[0, :]): the ranks that own those rows broadcast them,
       // each rank receiving the rows, not the whole base.
       int64_t rows = 0;
-      if (base.split() && !v.getDynOffset() && rowSpan(v, rows) &&
+      if (base.kind == Dist::Rows && base.split() && !v.getDynOffset() &&
+          rowSpan(v, rows) &&
           rows * rowBytes(v.getBase()) < gatherBytes(bytesOf(v.getBase()))) {
         comm(op, "broadcast", rows * rowBytes(v.getBase()));
         dist_[r] = fresh(r.getType());
@@ -303,6 +306,7 @@ private:
       if (!src.split() || (src.kind == dst.kind && src.shift == dst.shift &&
                            src.extent == dst.extent)) {
         dist_[r] = dst;
+        dist_[r].anywhere = dst.anywhere && !src.split();
         return;
       }
     }
