@@ -127,23 +127,33 @@ static void boolMemoryAsBytes(llvm::Module &m) {
 /// 10 us), an int64 max on vpmaxsq's 3 cycles per 4 elements (10^5: 30 us
 /// of a 39 us call, NumPy's whole call 11 us).
 struct InterleaveReductions : llvm::PassInfoMixin<InterleaveReductions> {
-  /// A reduction phi, or a store to one address on every iteration (the
-  /// accumulator in memory: a partial of a parallel reduction, whose
-  /// block LICM cannot prove apart from the input; the vectorizer keeps it
-  /// in registers behind a run-time alias check).
+  /// A float reduction phi (as before: also in a loop that writes other
+  /// results), or a loop that only reduces: an integer reduction phi or a
+  /// store to one address on every iteration (the accumulator in memory: a
+  /// partial of a parallel reduction, whose block LICM cannot prove apart
+  /// from the input; the vectorizer keeps it in registers behind a run-time
+  /// alias check), and no store elsewhere. Not an elementwise loop whose
+  /// floating-point status bits are OR-ed on the side (four copies of its
+  /// body for nothing).
   static bool reduces(llvm::Loop &loop) {
+    bool floatPhi = false, otherPhi = false;
     for (llvm::PHINode &phi : loop.getHeader()->phis()) {
       llvm::RecurrenceDescriptor desc;
       if (phi.getNumIncomingValues() == 2 &&
           llvm::RecurrenceDescriptor::isReductionPHI(&phi, &loop, desc))
-        return true;
+        (phi.getType()->isFloatingPointTy() ? floatPhi : otherPhi) = true;
     }
+    if (floatPhi)
+      return true;
+    bool invariantStore = false;
     for (llvm::BasicBlock *bb : loop.blocks())
       for (llvm::Instruction &inst : *bb)
-        if (auto *st = llvm::dyn_cast<llvm::StoreInst>(&inst);
-            st && loop.isLoopInvariant(st->getPointerOperand()))
-          return true;
-    return false;
+        if (auto *st = llvm::dyn_cast<llvm::StoreInst>(&inst)) {
+          if (!loop.isLoopInvariant(st->getPointerOperand()))
+            return false;
+          invariantStore = true;
+        }
+    return otherPhi || invariantStore;
   }
 
   llvm::PreservedAnalyses run(llvm::Function &f,
