@@ -29,6 +29,12 @@ void initRanks(pybind11::module_ &m);
 /// its message "<class name>: <message>".
 cpnrt::Failure failureOf(pybind11::handle exc);
 
+/// Makes sure `node` has a finished store: flushes the trace if it is
+/// pending, then waits for the task that writes it (the GIL released);
+/// throws the failure of the work (cpnrt::Error with its kind) or of the
+/// window.
+cpnrt::StoreRef materialize(const cpn::NodeRef &node);
+
 /// A NumPy array over a store's elements, without a copy: the array keeps
 /// the store alive; read-only unless `writable`.
 pybind11::object storeArray(const cpnrt::StoreRef &store, bool writable);

@@ -762,32 +762,29 @@ static int eagerElement(PyObject *a, PyObject *key, char *&p,
   return 1;
 }
 
-/// a[key] = v for one element of an eager array, written in place when v
-/// converts exactly as NumPy's setitem converts it: a float into float64
-/// (np.float64 is a float), a Python int into float64 or an integer dtype
-/// it fits, a bool into bool, a NumPy scalar of the array's own type. 1
-/// written, 0 not such a case (NumPy's setitem decides), -1 out of bounds.
-static int eagerElementSet(PyObject *a, PyObject *key, PyObject *v) {
-  char *p = nullptr;
-  PyObject *descr = nullptr;
-  PyObject *np = state.base.get(state.array.get(a, kBase), kNp);
-  if (!np || !isArray(np) ||
-      !(py::detail::array_proxy(np)->flags &
-        py::detail::npy_api::NPY_ARRAY_WRITEABLE_))
-    return 0;
-  int found = eagerElement(a, key, p, descr);
-  if (found <= 0)
-    return found;
+/// Writes v into the element at p of dtype `descr` where NumPy's setitem
+/// converts it exactly and silently: a float into float64 or float32 (not
+/// one that overflows float32: NumPy warns), a Python int into float64
+/// (nearest) or an int64/int32 it fits, a bool into bool, a NumPy scalar
+/// of the dtype's own type. 1 written, 0 not such a case (nothing written,
+/// no error: NumPy's setitem decides). Exactly a float: a subclass converts
+/// through its __float__ (np.float64 is the same-type copy).
+static int storeExact(char *p, PyObject *descr, PyObject *v) {
   auto *d = py::detail::array_descriptor_proxy(descr);
   if (!nativeOrder(d->byteorder))
     return 0;
   Py_ssize_t size = py::reinterpret_borrow<py::dtype>(descr).itemsize();
   char k = d->kind;
-  // Exactly a float (np.float64 takes the same-type copy below): a float
-  // subclass converts through its __float__ in NumPy's setitem.
-  if (k == 'f' && size == 8 && PyFloat_CheckExact(v)) {
+  if (k == 'f' && (size == 8 || size == 4) && PyFloat_CheckExact(v)) {
     double x = PyFloat_AS_DOUBLE(v);
-    std::memcpy(p, &x, 8);
+    if (size == 8) {
+      std::memcpy(p, &x, 8);
+    } else {
+      float y = static_cast<float>(x);
+      if (std::isfinite(x) && !std::isfinite(y))
+        return 0; // NumPy warns of the overflow
+      std::memcpy(p, &y, 4);
+    }
     return 1;
   }
   if (k == 'b' && PyBool_Check(v)) {
@@ -822,6 +819,21 @@ static int eagerElementSet(PyObject *a, PyObject *key, PyObject *v) {
     return 1;
   }
   return 0;
+}
+
+/// a[key] = v for one element of an eager, writeable array, in place where
+/// storeExact converts v: 1 written, 0 not such a case (NumPy's setitem
+/// decides), -1 out of bounds.
+static int eagerElementSet(PyObject *a, PyObject *key, PyObject *v) {
+  char *p = nullptr;
+  PyObject *descr = nullptr;
+  PyObject *np = state.base.get(state.array.get(a, kBase), kNp);
+  if (!np || !isArray(np) ||
+      !(py::detail::array_proxy(np)->flags &
+        py::detail::npy_api::NPY_ARRAY_WRITEABLE_))
+    return 0;
+  int found = eagerElement(a, key, p, descr);
+  return found <= 0 ? found : storeExact(p, descr, v);
 }
 
 /// element_get(a, key): a[key] for a key of Python ints, one per axis: on an
@@ -893,9 +905,8 @@ PyObject *elementGet(PyObject *, PyObject *const *args, Py_ssize_t nargs) {
 /// waited for here and the element read from the store, without the NumPy
 /// view of the store the Python path makes (host_view). None when the
 /// Python path must decide: an eager or non-0-d array, a .real/.imag part,
-/// a dtype numpyScalar does not make, @jit tracing, a window that failed to
-/// compile (the value's own error, raised there). A failure of the flush or
-/// of the work raises here, as host_view's.
+/// a dtype numpyScalar does not make, @jit tracing. A failure of the
+/// window or of the work raises here, as host_view's (materialize).
 PyObject *scalarValue(PyObject *, PyObject *a) {
   if (!checkReady())
     return nullptr;
@@ -914,19 +925,7 @@ PyObject *scalarValue(PyObject *, PyObject *a) {
   // The sync's event in the profile, as host_view's.
   cpnrt::ProfileScope scope("copy", "scalar_value");
   try {
-    cpnrt::TaskGraph::WaitFollows waitFollows; // the window runs here
-    if (!node->store && node->error.empty())
-      cpn::Engine::global().flush();
-    if (!node->store || !node->error.empty())
-      Py_RETURN_NONE;
-    PyThreadState *ts = PyEval_SaveThread();
-    try {
-      node->store->wait();
-    } catch (...) {
-      PyEval_RestoreThread(ts);
-      throw;
-    }
-    PyEval_RestoreThread(ts);
+    materialize(node);
   } catch (...) {
     // The flush's or the work's failure, raised as host_view raises it
     // (its kind's class, through the module's exception translators).
@@ -1008,57 +1007,15 @@ PyObject *elementSet(PyObject *, PyObject *const *args, Py_ssize_t nargs) {
   int found = elementOffset(a, args[1], s->numel(), off);
   if (found <= 0)
     return found < 0 ? nullptr : Py_NewRef(Py_None);
-  char *p = static_cast<char *>(s->data());
-  cpnrt::DType t = s->dtype();
-  if ((PyFloat_CheckExact(v) ||
-       (t == cpnrt::DType::f64 &&
-        reinterpret_cast<PyObject *>(Py_TYPE(v)) ==
-            py::detail::array_descriptor_proxy(state.array.get(a, kDType))
-                ->typeobj)) &&
-      (t == cpnrt::DType::f64 || t == cpnrt::DType::f32)) {
-    double x = PyFloat_AS_DOUBLE(v);
-    if (t == cpnrt::DType::f64) {
-      reinterpret_cast<double *>(p)[off] = x;
-    } else {
-      float y = static_cast<float>(x);
-      if (std::isfinite(x) && !std::isfinite(y))
-        Py_RETURN_NONE; // NumPy warns of the overflow: the Python path
-      reinterpret_cast<float *>(p)[off] = y;
-    }
-  } else if (PyBool_Check(v) && t == cpnrt::DType::b1) {
-    reinterpret_cast<bool *>(p)[off] = v == Py_True;
-  } else if (PyLong_CheckExact(v) &&
-             (t == cpnrt::DType::i64 || t == cpnrt::DType::i32 ||
-              t == cpnrt::DType::f64)) {
-    int overflow = 0;
-    long long x = PyLong_AsLongLongAndOverflow(v, &overflow);
-    if (overflow || (x == -1 && PyErr_Occurred())) {
-      PyErr_Clear();
-      Py_RETURN_NONE;
-    }
-    if (t == cpnrt::DType::i64) {
-      reinterpret_cast<int64_t *>(p)[off] = x;
-    } else if (t == cpnrt::DType::i32) {
-      if (x < INT32_MIN || x > INT32_MAX)
-        Py_RETURN_NONE; // NumPy's OverflowError comes from the Python path
-      reinterpret_cast<int32_t *>(p)[off] = static_cast<int32_t>(x);
-    } else {
-      // A Python int converts to the nearest double, as NumPy's setitem.
-      double d = PyLong_AsDouble(v);
-      if (d == -1.0 && PyErr_Occurred()) {
-        PyErr_Clear();
-        Py_RETURN_NONE;
-      }
-      reinterpret_cast<double *>(p)[off] = d;
-    }
-  } else {
+  PyObject *dtype = state.array.get(a, kDType);
+  size_t item = py::reinterpret_borrow<py::dtype>(dtype).itemsize();
+  char *p = static_cast<char *>(s->data()) + off * item;
+  if (!storeExact(p, dtype, v)) {
     // Any other scalar: converted as NumPy's setitem converts it
     // (_core.pack_scalar, with NumPy's errors and warnings), then copied in.
     PyObject *pack = PyDict_GetItemString(state.coreDict, "pack_scalar");
     PyObject *packed =
-        pack ? PyObject_CallFunctionObjArgs(pack, v, state.array.get(a, kDType),
-                                            nullptr)
-             : nullptr;
+        pack ? PyObject_CallFunctionObjArgs(pack, v, dtype, nullptr) : nullptr;
     if (!packed)
       return nullptr;
     // Python code ran: nothing else may have come to refer to the value.
@@ -1072,9 +1029,8 @@ PyObject *elementSet(PyObject *, PyObject *const *args, Py_ssize_t nargs) {
       PyErr_Clear();
       Py_RETURN_NONE;
     }
-    size_t item = s->nbytes() / std::max<int64_t>(s->numel(), 1);
     if (size_t(bytes.len) == item)
-      std::memcpy(p + off * item, bytes.buf, item);
+      std::memcpy(p, bytes.buf, item);
     PyBuffer_Release(&bytes);
     if (size_t(bytes.len) != item)
       Py_RETURN_NONE;

@@ -28,6 +28,14 @@ std::string dtypeKey(const py::dtype &dt) {
   return std::string(1, kind) + std::to_string(dt.itemsize());
 }
 
+/// The args of a copy event (its size), when profiling.
+std::string bytesArgs(const NodeRef &node) {
+  if (!cpnrt::Profiler::global().enabled() || !node->store)
+    return "";
+  return "{\"bytes\": " + std::to_string(node->store->nbytes()) + "}";
+}
+} // namespace
+
 /// Makes sure `node` has a finished store: flushes the trace if it is
 /// pending, then waits for the task that writes it. Releases the GIL while
 /// waiting.
@@ -46,13 +54,6 @@ cpnrt::StoreRef materialize(const NodeRef &node) {
   }
   return node->store;
 }
-/// The args of a copy event (its size), when profiling.
-std::string bytesArgs(const NodeRef &node) {
-  if (!cpnrt::Profiler::global().enabled() || !node->store)
-    return "";
-  return "{\"bytes\": " + std::to_string(node->store->nbytes()) + "}";
-}
-} // namespace
 
 py::object storeArray(const cpnrt::StoreRef &store, bool writable) {
   // NumPy's dtype of each DType, made once (parsing its name on every call
