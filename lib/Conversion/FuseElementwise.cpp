@@ -88,6 +88,51 @@ bool readsAlongInnermost(linalg::LinalgOp consumer, OpOperand *use) {
   return true;
 }
 
+/// The tensor a value reads its elements from: through slices and reshapes
+/// to their source, so that two slices of one array count as one read.
+Value readRoot(Value v) {
+  while (Operation *def = v.getDefiningOp()) {
+    if (auto s = dyn_cast<tensor::ExtractSliceOp>(def))
+      v = s.getSource();
+    else if (auto e = dyn_cast<tensor::ExpandShapeOp>(def))
+      v = e.getSrc();
+    else if (auto c = dyn_cast<tensor::CollapseShapeOp>(def))
+      v = c.getSrc();
+    else
+      break;
+  }
+  return v;
+}
+
+/// Whether fusing `producer` into the consumer of `use` makes the consumer
+/// read more bytes per element than the producer's result it reads now,
+/// while the producer is computed into a buffer anyway (a user other than a
+/// loop keeps it: a value the program still holds, a library call). Then
+/// fusing saves nothing of the producer and reads more: `mask = s[1:] !=
+/// s[:-1]` kept by the program and counted, recomputed in the count, read
+/// 16 bytes of float64 an element instead of the mask's one.
+bool fusingReadsMore(linalg::GenericOp producer, OpOperand *use) {
+  if (llvm::all_of(producer->getUsers(),
+                   [](Operation *u) { return isa<linalg::GenericOp>(u); }))
+    return false;
+  auto consumer = dyn_cast<linalg::GenericOp>(use->getOwner());
+  if (!consumer)
+    return false;
+  llvm::SmallPtrSet<Value, 8> read;
+  for (Value in : consumer.getDpsInputs())
+    read.insert(readRoot(in));
+  int64_t extra = 0;
+  for (OpOperand *in : producer.getDpsInputOperands()) {
+    auto ty = dyn_cast<RankedTensorType>(in->get().getType());
+    if (!ty || !producer.getMatchingIndexingMap(in).isPermutation())
+      continue; // a scalar or a broadcast: a few elements, cached
+    if (read.insert(readRoot(in->get())).second)
+      extra += cpn::elementBytes(ty.getElementType());
+  }
+  Type out = cast<RankedTensorType>(use->get().getType()).getElementType();
+  return extra > cpn::elementBytes(out);
+}
+
 void mergeLocation(Operation *into, Operation *from) {
   into->setLoc(
       FusedLoc::get(into->getContext(), {into->getLoc(), from->getLoc()}));
@@ -189,7 +234,8 @@ struct FuseElementwisePass
         return false;
       bool fuse = producer->hasOneUse() ||
                   (p > 0 && p <= maxProducer &&
-                   p + cpn::fusionBodySize(use->getOwner()) <= maxFused);
+                   p + cpn::fusionBodySize(use->getOwner()) <= maxFused &&
+                   !fusingReadsMore(cast<linalg::GenericOp>(producer), use));
       if (fuse) // The fused op keeps the consumer's location: add the
                 // producer's, so that a kernel names all its source lines.
         mergeLocation(use->getOwner(), producer);

@@ -47,9 +47,11 @@ void addStage(Adder &add, llvm::StringRef stage,
               const cpn::LoweringOptions &o) {
   if (stage == "linalg") {
     add(cpn::createOutlineRepeats());
+    // Joins split before reductions are scheduled: each piece's reduction
+    // gets the schedule of its own size (a row-blocked one is not split).
+    add(cpn::createSplitJoins());
     add(cpn::createScheduleReductions());
     add(cpn::createFuseRowProducts());
-    add(cpn::createSplitJoins());
     cpn::ConvertCPNToLinalgOptions toLinalg;
     toLinalg.keepUpdates = true;
     add(cpn::createConvertCPNToLinalg(toLinalg));

@@ -498,6 +498,9 @@ def _unique_flat(ar, want_index, want_inverse, want_counts, equal_nan=True):
             _ufuncs.isnan(s[1:]), _ufuncs.isnan(s[:-1]))))
     from ._creation import ones
     mask = concatenate([ones(1, bool), neq])
+    # A value the program holds at a sync point is computed into a buffer of
+    # its own: neq is written once, into its place in mask.
+    del neq
     values = compress(mask, s)
     index = compress(mask, perm) if want_index else None
     counts = inverse = None

@@ -1,6 +1,7 @@
 // RUN: cpn-opt %s -cpn-split-joins -canonicalize | FileCheck %s
 // RUN: cpn-opt %s -cpn-split-joins -convert-cpn-to-linalg=keep-updates=1 -canonicalize -convert-cpn-updates | FileCheck %s --check-prefix=UPD
 // RUN: cpn-opt %s --pass-pipeline="builtin.module(cpn-lower-to-llvm)" | FileCheck %s --check-prefix=LLVM
+// RUN: cpn-opt %s -cpn-split-joins -cpn-schedule-reductions | FileCheck %s --check-prefix=SCHED
 
 // np.roll(u, 1) + u: the roll is a join of u[7:] and u[:7]; the add becomes
 // one add per piece, on the pieces and on slices of u (views of u's own
@@ -163,4 +164,22 @@ func.func @max_any_and_float_sum(%a: tensor<3x2xi8>, %c: tensor<5x2xi8>, %z: ten
   %f1 = cpn.update %f0, %h {offset = 3 : i64, strides = array<i64: 1>} : tensor<8xf64>, tensor<5xf64> -> tensor<8xf64>
   %fs = cpn.reduce sum %f1 {axes = array<i64: 0>} : tensor<8xf64> -> tensor<f64>
   return %m, %y, %r, %fs : tensor<2xi8>, tensor<i1>, tensor<8xi8>, tensor<f64>
+}
+
+// The count of a mask of 10^6 elements made by np.concatenate: the pipeline
+// splits joins before it schedules reductions, so the long piece's sum gets
+// row blocks of its own (a row-blocked sum of the join was not split, and
+// the join of 8-byte casts was built: 16 MB moved to count 1 MB of bools).
+// SCHED-LABEL: func.func @long_count_of_join
+// SCHED: cpn.reduce sum %{{.+}} {axes = array<i64: 0>} : tensor<1xi64> -> tensor<i64>
+// SCHED: cpn.reduce sum %{{.+}} {axes = array<i64: 0>, cpn.row_blocks = 63 : i64} : tensor<999999xi64> -> tensor<i64>
+// SCHED-NOT: tensor<1000000xi64>
+func.func @long_count_of_join(%a: tensor<1xi1>, %m: tensor<999999xi1>, %z: tensor<i1>) -> tensor<i64> {
+  %b = cpn.view %z {offset = 0 : i64, strides = array<i64: 0>} : tensor<i1> -> tensor<1000000xi1>
+  %init = cpn.copy %b : tensor<1000000xi1>
+  %j0 = cpn.update %init, %a {offset = 0 : i64, strides = array<i64: 1>} : tensor<1000000xi1>, tensor<1xi1> -> tensor<1000000xi1>
+  %j1 = cpn.update %j0, %m {offset = 1 : i64, strides = array<i64: 1>} : tensor<1000000xi1>, tensor<999999xi1> -> tensor<1000000xi1>
+  %c = cpn.cast %j1 : tensor<1000000xi1> -> tensor<1000000xi64>
+  %s = cpn.reduce sum %c {axes = array<i64: 0>} : tensor<1000000xi64> -> tensor<i64>
+  return %s : tensor<i64>
 }
