@@ -12,10 +12,12 @@
 #define MPICH_SKIP_MPICXX 1
 #include <mpi.h>
 
+#include <algorithm>
 #include <chrono>
 #include <climits>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <mutex>
 #include <thread>
 
@@ -33,6 +35,7 @@ struct State {
                                   // with the program's own (mpi4py)
   MPI_Comm node = MPI_COMM_NULL;
   MPI_Comm exit = MPI_COMM_NULL; // the exit handshake
+  MPI_Comm messages = MPI_COMM_NULL; // Exchange's point-to-point messages
 };
 
 State &state() {
@@ -99,6 +102,7 @@ bool cpnrt::comm::start() {
   MPI_Comm_rank(s.node, &s.localRank);
   MPI_Comm_size(s.node, &s.localSize);
   MPI_Comm_dup(s.world, &s.exit);
+  MPI_Comm_dup(s.world, &s.messages);
   return true;
 }
 
@@ -207,7 +211,203 @@ void cpnrt::comm::finish(double waitSeconds) {
   }
   s.finished = true;
   MPI_Comm_free(&s.exit);
+  MPI_Comm_free(&s.messages);
   MPI_Comm_free(&s.node);
   MPI_Comm_free(&s.world);
   MPI_Finalize();
+}
+
+// -- Exchange -------------------------------------------------------------
+
+struct cpnrt::comm::Exchange::Requests {
+  std::vector<MPI_Request> all;
+};
+
+namespace {
+/// Exchanges made so far in this process (the same count on every rank).
+std::atomic<int64_t> exchangesMade{0};
+/// How many exchanges' tags MPI's tag range holds side by side (each gets
+/// 2^15 tags); ids wrap around beyond.
+int64_t exchangeTagRanges() {
+  int *ub = nullptr, found = 0;
+  MPI_Comm_get_attr(state().messages, MPI_TAG_UB, &ub, &found);
+  int64_t top = found && ub ? *ub : 32767; // the standard's least upper bound
+  return std::max<int64_t>(1, (top + 1) >> 15);
+}
+} // namespace
+
+cpnrt::comm::Exchange::Exchange()
+    : requests_(std::make_unique<Requests>()), id_(exchangesMade++),
+      token_(std::make_shared<Store>(DType::u8, std::vector<int64_t>{1})) {}
+
+cpnrt::comm::Exchange::~Exchange() {
+  if (finalized())
+    return; // MPI is gone, and its requests with it
+  if (started_)
+    wait();
+  for (MPI_Request &r : requests_->all)
+    if (r != MPI_REQUEST_NULL)
+      MPI_Request_free(&r);
+}
+
+namespace {
+void checkPart(const cpnrt::StoreRef &store, size_t offset, size_t bytes,
+               int peer, int tag) {
+  if (!store || offset + bytes > store->nbytes())
+    throw cpnrt::Error(cpnrt::ErrorKind::Runtime,
+                       "Exchange: a message outside its store");
+  if (peer < 0 || peer >= cpnrt::comm::size())
+    throw cpnrt::Error(cpnrt::ErrorKind::Runtime, "Exchange: rank " +
+                                                      std::to_string(peer) +
+                                                      " does not exist");
+  if (tag < 0 || tag >= (1 << 15) || bytes > size_t(INT_MAX))
+    throw cpnrt::Error(cpnrt::ErrorKind::Runtime,
+                       "Exchange: a tag outside [0, 2^15) or a message of "
+                       "2 GB or more");
+}
+} // namespace
+
+void cpnrt::comm::Exchange::send(StoreRef store, size_t offset, size_t bytes,
+                                 int peer, int tag) {
+  checkPart(store, offset, bytes, peer, tag);
+  if (!requests_->all.empty() || started_)
+    throw Error(ErrorKind::Runtime,
+                "Exchange: messages are added before the first start");
+  parts_.push_back({true, std::move(store), offset, bytes, peer, tag});
+}
+
+void cpnrt::comm::Exchange::receive(StoreRef store, size_t offset, size_t bytes,
+                                    int peer, int tag) {
+  checkPart(store, offset, bytes, peer, tag);
+  if (!requests_->all.empty() || started_)
+    throw Error(ErrorKind::Runtime,
+                "Exchange: messages are added before the first start");
+  parts_.push_back({false, std::move(store), offset, bytes, peer, tag});
+}
+
+void cpnrt::comm::Exchange::start() {
+  if (started_)
+    throw Error(ErrorKind::Runtime,
+                "Exchange: started again before its round completed");
+  if (state().started && (state().pid != getpid() || finalized()))
+    throw Error(ErrorKind::Runtime,
+                "Exchange: MPI has ended in this process (or it is a forked "
+                "child of a rank): no messages can be sent");
+  if (!active()) {
+    // One process: each receive copies the send of its tag (to rank 0).
+    for (const Part &r : parts_) {
+      if (r.isSend)
+        continue;
+      const Part *match = nullptr;
+      for (const Part &s : parts_)
+        if (s.isSend && s.tag == r.tag)
+          match = &s;
+      if (!match || match->bytes != r.bytes)
+        throw Error(ErrorKind::Runtime,
+                    "Exchange: a receive with no send of its tag and size");
+      std::memcpy(static_cast<char *>(r.store->data()) + r.offset,
+                  static_cast<const char *>(match->store->data()) +
+                      match->offset,
+                  r.bytes);
+    }
+    return;
+  }
+  std::vector<MPI_Request> &all = requests_->all;
+  if (all.empty() && !parts_.empty()) {
+    // Bound once: the stores' buffers stay where they are. Every buffer
+    // first (data() may throw bad_alloc), then the requests.
+    std::vector<char *> at;
+    for (Part &p : parts_)
+      at.push_back(static_cast<char *>(p.store->data()) + p.offset);
+    static const int64_t ranges = exchangeTagRanges();
+    int base = static_cast<int>((id_ % ranges) << 15);
+    std::vector<MPI_Request> bound(parts_.size(), MPI_REQUEST_NULL);
+    for (size_t i = 0; i < parts_.size(); ++i) {
+      Part &p = parts_[i];
+      int n = static_cast<int>(p.bytes);
+      if (p.isSend)
+        MPI_Send_init(at[i], n, MPI_BYTE, p.peer, base + p.tag,
+                      state().messages, &bound[i]);
+      else
+        MPI_Recv_init(at[i], n, MPI_BYTE, p.peer, base + p.tag,
+                      state().messages, &bound[i]);
+    }
+    all.swap(bound);
+  }
+  if (!all.empty())
+    MPI_Startall(static_cast<int>(all.size()), all.data());
+  started_ = true;
+}
+
+bool cpnrt::comm::Exchange::test() {
+  if (!started_)
+    return true;
+  int done = 0;
+  MPI_Testall(static_cast<int>(requests_->all.size()), requests_->all.data(),
+              &done, MPI_STATUSES_IGNORE);
+  if (done)
+    started_ = false;
+  return done;
+}
+
+void cpnrt::comm::Exchange::wait() {
+  if (!started_)
+    return;
+  MPI_Waitall(static_cast<int>(requests_->all.size()), requests_->all.data(),
+              MPI_STATUSES_IGNORE);
+  started_ = false;
+}
+
+size_t cpnrt::comm::Exchange::bytesSent() const {
+  size_t n = 0;
+  for (const Part &p : parts_)
+    n += p.isSend ? p.bytes : 0;
+  return n;
+}
+
+size_t cpnrt::comm::Exchange::bytesReceived() const {
+  size_t n = 0;
+  for (const Part &p : parts_)
+    n += p.isSend ? 0 : p.bytes;
+  return n;
+}
+
+std::vector<cpnrt::StoreRef> cpnrt::comm::Exchange::reads() const {
+  std::vector<StoreRef> v;
+  for (const Part &p : parts_)
+    if (p.isSend && std::find(v.begin(), v.end(), p.store) == v.end())
+      v.push_back(p.store);
+  return v;
+}
+
+std::vector<cpnrt::StoreRef> cpnrt::comm::Exchange::writes() const {
+  std::vector<StoreRef> v{token_};
+  for (const Part &p : parts_)
+    if (!p.isSend && std::find(v.begin(), v.end(), p.store) == v.end())
+      v.push_back(p.store);
+  return v;
+}
+
+cpnrt::TaskRef cpnrt::comm::submitExchange(TaskGraph &graph,
+                                           std::shared_ptr<Exchange> exchange,
+                                           std::string name) {
+  if (active() && size() > 1 && threadLevel() < MPI_THREAD_MULTIPLE)
+    throw Error(ErrorKind::Runtime,
+                "Exchange: MPI runs without MPI_THREAD_MULTIPLE (the program "
+                "started MPI itself at a lower level?): messages cannot be "
+                "tasks");
+  std::vector<StoreRef> reads = exchange->reads(), writes = exchange->writes();
+  // A store both sent from and received into (a block's border rows out, its
+  // halo rows in) is written: the round runs after its readers too.
+  reads.erase(std::remove_if(reads.begin(), reads.end(),
+                             [&](const StoreRef &s) {
+                               return std::find(writes.begin(), writes.end(),
+                                                s) != writes.end();
+                             }),
+              reads.end());
+  TaskRef task = graph.submit(
+      std::move(name), [exchange] { exchange->start(); }, std::move(reads),
+      std::move(writes), /*mayDefer=*/true,
+      [exchange] { return exchange->test(); });
+  return task;
 }

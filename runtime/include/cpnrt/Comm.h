@@ -19,9 +19,13 @@
 #ifndef CPNRT_COMM_H
 #define CPNRT_COMM_H
 
+#include "cpnrt/TaskGraph.h"
+
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
+#include <vector>
 
 namespace cpnrt::comm {
 
@@ -56,6 +60,84 @@ void broadcast(void *data, size_t bytes, int root);
 /// The minimum and maximum of `value` over the ranks (value itself when not
 /// active): whether every rank holds the same value, in one collective.
 void minMax(int64_t value, int64_t &min, int64_t &max);
+
+/// Point-to-point messages between ranks, set up once and started as often
+/// as needed: MPI's persistent requests (MPI_Send_init/MPI_Recv_init, bound
+/// at the first start) on a communicator of their own. One round of a
+/// partitioned stencil's halo exchange is one start: each rank's border rows
+/// to its neighbours, theirs into its halo rows. Byte ranges of stores are
+/// sent and received; a store's buffer never moves once allocated.
+///
+/// Without MPI (a plain process, rank 0 of 1) a message to rank 0 is a copy
+/// to the receive of the same tag, done at start (a periodic boundary on
+/// one rank is its own neighbour).
+class Exchange {
+public:
+  Exchange();
+  ~Exchange();
+  Exchange(const Exchange &) = delete;
+  Exchange &operator=(const Exchange &) = delete;
+
+  /// Adds a message: `bytes` bytes at byte `offset` of `store` to rank
+  /// `peer`, received there by a receive of the same `tag` (0 <= tag <
+  /// 2^15) in the peer's exchange made at the same point of the program
+  /// (the n-th Exchange a rank makes pairs with every rank's n-th, as
+  /// control replication makes them).
+  void send(StoreRef store, size_t offset, size_t bytes, int peer, int tag);
+  /// Adds a receive of `bytes` bytes from rank `peer` into byte `offset` of
+  /// `store`.
+  void receive(StoreRef store, size_t offset, size_t bytes, int peer, int tag);
+
+  /// Starts every message (returns at once); a round must be complete
+  /// (test() true, or wait()) before the next start.
+  void start();
+  /// Whether every message of the round started last has completed (never
+  /// blocks).
+  bool test();
+  /// Blocks until every message of the round has completed.
+  void wait();
+
+  /// What one round moves from and to this rank.
+  size_t bytesSent() const;
+  size_t bytesReceived() const;
+  size_t messages() const { return parts_.size(); }
+  /// The stores sent from (a round reads them) and received into (writes;
+  /// with a store of the exchange's own, which orders its rounds).
+  std::vector<StoreRef> reads() const;
+  std::vector<StoreRef> writes() const;
+
+private:
+  struct Part {
+    bool isSend;
+    StoreRef store;
+    size_t offset, bytes;
+    int peer, tag;
+  };
+  std::vector<Part> parts_;
+  struct Requests; // MPI_Request each, once bound (Comm.cpp)
+  std::unique_ptr<Requests> requests_;
+  bool started_ = false;
+  // Made in the same order on every rank (control replication): its
+  // messages' MPI tags carry it, so that two exchanges with the same peers
+  // and tags never take each other's messages.
+  int64_t id_;
+  // Written by every round (submitExchange): rounds of one exchange run one
+  // after another even when it only sends.
+  StoreRef token_;
+};
+
+/// Submits one round of `exchange` to `graph` as a task: it starts when the
+/// tasks it depends on through its stores have finished (the writers of the
+/// rows it sends, the readers of the stores it receives into) and finishes
+/// when every message has arrived, holding no thread meanwhile (Task::poll):
+/// tasks that do not read the stores it receives into run while the
+/// messages travel, those that do after. (Dependencies are per store: a
+/// stencil's interior overlaps its halo's travel when the halo rows are a
+/// store of their own.) Under several ranks MPI must run with
+/// MPI_THREAD_MULTIPLE (messages are tested from any thread): an Error
+/// otherwise.
+TaskRef submitExchange(TaskGraph &graph, std::shared_ptr<Exchange> exchange,
+                       std::string name = "exchange");
 
 /// Prints `message` to stderr, prefixed with this rank, and ends every rank
 /// with exit status `code` (MPI_Abort; std::_Exit when not active).

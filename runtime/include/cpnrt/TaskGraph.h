@@ -24,6 +24,12 @@ class Task {
 public:
   std::string name;
   std::function<void()> fn;
+  /// For work that goes on after fn returns (messages in flight: fn starts
+  /// them): called without blocking, from the graph's progress thread, until
+  /// it returns true; the task finishes then (its writers' successors start,
+  /// its stores can be read). Meanwhile it holds no thread: the tasks that do
+  /// not depend on it run. Exceptions fail it as fn's do.
+  std::function<bool()> poll;
   std::vector<StoreRef> reads, writes;
 
   bool done() const { return done_; }
@@ -68,9 +74,10 @@ public:
 
   /// Adds a task; returns at once. The task may start immediately.
   /// `mayDefer`: under WaitFollows, it wakes no worker (see there).
+  /// `poll`: the task's Task::poll (work that goes on after fn returns).
   TaskRef submit(std::string name, std::function<void()> fn,
                  std::vector<StoreRef> reads, std::vector<StoreRef> writes,
-                 bool mayDefer = true);
+                 bool mayDefer = true, std::function<bool()> poll = {});
 
   /// While alive, tasks this thread submits that are ready at once wake no
   /// worker: the thread is about to wait and runs them itself (a sync after
@@ -114,6 +121,8 @@ public:
   void waitInFlightAtMost(uint64_t n);
 
   uint64_t tasksRun() const { return tasksRun_; }
+  /// Tasks whose fn returned and whose poll has not yet said done.
+  size_t polling();
 
 private:
   void workerLoop();
@@ -128,6 +137,12 @@ private:
   void helpUntil(std::unique_lock<std::mutex> &lock, Done done,
                  bool settleDeferred = true);
   void finish(const TaskRef &task, bool failed, const Failure &failure);
+  /// The progress thread: polls the tasks in polling_ until they are done.
+  void progressLoop();
+  /// Polls each task in polling_ once and finishes those done; returns
+  /// whether any did. One thread at a time (pollMu_: MPI's requests are
+  /// not to be tested by two threads at once); false if another polls now.
+  bool pollOnce();
   /// Under mu_: if a WaitFollows submission left ready tasks no worker was
   /// told of, wakes the workers when there are more than `mine` (those the
   /// calling thread runs itself).
@@ -143,6 +158,14 @@ private:
   std::condition_variable readyCv_, doneCv_;
   std::deque<TaskRef> ready_;
   std::vector<std::thread> workers_;
+  // Tasks in flight after their fn (Task::poll), and the thread that polls
+  // them: started with the first such task (a program without messages
+  // never has it).
+  std::vector<TaskRef> polling_;
+  std::condition_variable pollingCv_;
+  std::mutex pollMu_;
+  size_t waiters_ = 0; // threads in helpUntil, which poll (under mu_)
+  std::thread progress_;
   uint64_t inFlight_ = 0;
   size_t running_ = 0;    // tasks running now, on workers or waiters
   size_t maxRunning_ = 1; // the number of workers

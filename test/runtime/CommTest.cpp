@@ -1,0 +1,255 @@
+//===- CommTest.cpp - messages between ranks as tasks
+//----------------------===//
+//
+// Part of cpnumeric. Run on 1 rank (a plain process) and under mpirun on 2
+// and 3 (test/runtime/CMakeLists.txt): every rank runs every test.
+//
+//===----------------------------------------------------------------------===//
+
+#include "cpnrt/Comm.h"
+#include "cpnrt/Error.h"
+#include "cpnrt/TaskGraph.h"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <thread>
+
+using cpnrt::DType;
+using cpnrt::Store;
+using cpnrt::StoreRef;
+using cpnrt::TaskGraph;
+namespace comm = cpnrt::comm;
+
+namespace {
+
+/// A block of a grid split by rows over the ranks (rank r holds 4 + r rows:
+/// uneven blocks), with one halo row above and below: (rows + 2) x cols.
+struct Block {
+  int64_t rows, cols, first; // first: the global index of its first row
+  StoreRef store;
+  double *at(int64_t r) { // r = -1 and rows: the halo rows
+    return static_cast<double *>(store->data()) + (r + 1) * cols;
+  }
+};
+
+Block makeBlock(int64_t cols) {
+  Block b;
+  b.rows = 4 + comm::rank();
+  b.cols = cols;
+  b.first = 0;
+  for (int r = 0; r < comm::rank(); ++r)
+    b.first += 4 + r;
+  b.store = std::make_shared<Store>(DType::f64,
+                                    std::vector<int64_t>{b.rows + 2, cols});
+  return b;
+}
+
+/// The halo exchange of a block, periodic over the ranks (rank 0's upper
+/// neighbour is the last rank): its first row up, its last row down, the
+/// neighbours' rows into its halo rows. Tag 1 travels up, 2 down.
+std::shared_ptr<comm::Exchange> haloExchange(Block &b) {
+  int p = comm::size(), r = comm::rank();
+  int up = (r + p - 1) % p, down = (r + 1) % p;
+  size_t row = b.cols * sizeof(double);
+  auto ex = std::make_shared<comm::Exchange>();
+  ex->send(b.store, 1 * row, row, up, 1);
+  ex->send(b.store, b.rows * row, row, down, 2);
+  ex->receive(b.store, 0, row, up, 2);
+  ex->receive(b.store, (b.rows + 1) * row, row, down, 1);
+  return ex;
+}
+
+double value(int64_t globalRow, int64_t col, int round) {
+  return globalRow * 1000.0 + col + round * 1e6;
+}
+
+} // namespace
+
+TEST(Exchange, HaloRowsOfABlockSplitGridEveryRound) {
+  comm::start();
+  int p = comm::size();
+  int64_t total = 0;
+  for (int r = 0; r < p; ++r)
+    total += 4 + r;
+  Block b = makeBlock(300);
+  auto ex = haloExchange(b);
+  EXPECT_EQ(ex->messages(), 4u);
+  EXPECT_EQ(ex->bytesSent(), 2 * 300 * sizeof(double));
+  EXPECT_EQ(ex->bytesReceived(), 2 * 300 * sizeof(double));
+  TaskGraph graph(2);
+  std::atomic<int> bad{0}, checked{0};
+  for (int round = 0; round < 40; ++round) {
+    // Each round: a task writes the block's rows, the exchange sends them,
+    // a task reads the halo rows. Only the stores order them.
+    graph.submit("fill",
+                 [&b, round] {
+                   for (int64_t i = 0; i < b.rows; ++i)
+                     for (int64_t j = 0; j < b.cols; ++j)
+                       b.at(i)[j] = value(b.first + i, j, round);
+                 },
+                 {}, {b.store});
+    comm::submitExchange(graph, ex);
+    graph.submit("check",
+                 [&b, &bad, &checked, round, total] {
+                   ++checked;
+                   int64_t above = (b.first - 1 + total) % total;
+                   int64_t below = (b.first + b.rows) % total;
+                   for (int64_t j = 0; j < b.cols; ++j) {
+                     bad += b.at(-1)[j] != value(above, j, round);
+                     bad += b.at(b.rows)[j] != value(below, j, round);
+                   }
+                 },
+                 {b.store}, {});
+  }
+  graph.waitAll();
+  EXPECT_NO_THROW(graph.waitStore(*b.store));
+  EXPECT_EQ(checked.load(), 40); // a failed round would skip its check
+  EXPECT_EQ(bad.load(), 0);
+  EXPECT_EQ(graph.polling(), 0u);
+}
+
+// Two exchanges with the same peers and tags, started in opposite orders on
+// neighbouring ranks, still deliver each one's messages to its own
+// receives (their tags carry the exchange).
+TEST(Exchange, SameTagsOfTwoExchangesDoNotMix) {
+  comm::start();
+  if (comm::size() < 2)
+    GTEST_SKIP() << "needs 2 ranks or more (mpirun)";
+  int p = comm::size(), r = comm::rank();
+  int peer = r ^ 1;
+  auto out = std::make_shared<Store>(DType::f64, std::vector<int64_t>{2});
+  auto in = std::make_shared<Store>(DType::f64, std::vector<int64_t>{2});
+  auto *o = static_cast<double *>(out->data());
+  o[0] = 10 + r;
+  o[1] = 20 + r;
+  // Every rank makes both (exchanges pair by the order they are made in).
+  comm::Exchange first, second;
+  if (peer >= p)
+    GTEST_SKIP() << "the last rank of an odd count has no partner";
+  first.send(out, 0, 8, peer, 7);
+  first.receive(in, 0, 8, peer, 7);
+  second.send(out, 8, 8, peer, 7);
+  second.receive(in, 8, 8, peer, 7);
+  if (r % 2) {
+    second.start();
+    first.start();
+  } else {
+    first.start();
+    second.start();
+  }
+  first.wait();
+  second.wait();
+  auto *i = static_cast<double *>(in->data());
+  EXPECT_EQ(i[0], 10 + peer);
+  EXPECT_EQ(i[1], 20 + peer);
+}
+
+// A task that does not read what the exchange receives runs while the
+// messages travel: rank 0's upper neighbour (the last rank) sends its row
+// 1 s late; rank 0's interior task finishes long before, its border task
+// starts after.
+TEST(Exchange, TasksThatDoNotReadTheHaloRunWhileItTravels) {
+  comm::start();
+  if (comm::size() < 2)
+    GTEST_SKIP() << "needs 2 ranks or more (mpirun)";
+  Block b = makeBlock(64);
+  auto ex = haloExchange(b);
+  auto interior = std::make_shared<Store>(DType::f64, std::vector<int64_t>{8});
+  TaskGraph graph(1);
+  comm::barrier();
+  if (comm::rank() == comm::size() - 1)
+    std::this_thread::sleep_for(std::chrono::milliseconds(1000));
+  auto start = std::chrono::steady_clock::now();
+  cpnrt::TaskRef exchange = comm::submitExchange(graph, ex);
+  std::chrono::steady_clock::time_point interiorDone;
+  graph.submit("interior",
+               [&] {
+                 static_cast<double *>(interior->data())[0] = 1.0;
+                 interiorDone = std::chrono::steady_clock::now();
+               },
+               {}, {interior});
+  std::chrono::steady_clock::time_point borderStart;
+  graph.submit("border",
+               [&] { borderStart = std::chrono::steady_clock::now(); },
+               {b.store}, {});
+  graph.waitAll();
+  EXPECT_TRUE(exchange->done());
+  if (comm::rank() == 0) {
+    using ms = std::chrono::milliseconds;
+    EXPECT_LT(interiorDone, borderStart);
+    EXPECT_LT(std::chrono::duration_cast<ms>(interiorDone - start).count(),
+              500);
+    EXPECT_GE(std::chrono::duration_cast<ms>(borderStart - start).count(), 500);
+  }
+}
+
+TEST(Exchange, BadMessagesAreErrors) {
+  comm::start();
+  auto s = std::make_shared<Store>(DType::f64, std::vector<int64_t>{4});
+  comm::Exchange ex;
+  EXPECT_THROW(ex.send(s, 0, 64, 0, 1), cpnrt::Error); // past the store
+  EXPECT_THROW(ex.send(s, 0, 8, comm::size(), 1), cpnrt::Error);
+  EXPECT_THROW(ex.send(s, 0, 8, 0, 1 << 15), cpnrt::Error);
+  // One process: a receive with no send of its tag.
+  if (!comm::active()) {
+    ex.receive(s, 0, 8, 0, 3);
+    EXPECT_THROW(ex.start(), cpnrt::Error);
+  }
+}
+
+// A failed exchange (here: its start throws) fails the tasks that read
+// what it receives, as a failed kernel does, and lets go of its stores (a
+// failed task's poll held them: store -> task -> poll -> exchange -> store).
+TEST(Exchange, AFailedRoundFailsItsReaders) {
+  comm::start();
+  if (comm::active())
+    GTEST_SKIP() << "the failure is made with one process's matching rule";
+  auto s = std::make_shared<Store>(DType::f64, std::vector<int64_t>{4});
+  auto ex = std::make_shared<comm::Exchange>();
+  ex->receive(s, 0, 8, 0, 5); // no send of tag 5
+  TaskGraph graph(1);
+  comm::submitExchange(graph, ex);
+  bool ran = false;
+  graph.submit("reader", [&] { ran = true; }, {s}, {});
+  graph.waitAll();
+  EXPECT_FALSE(ran);
+  EXPECT_THROW(graph.waitStore(*s), cpnrt::Error);
+  std::weak_ptr<comm::Exchange> gone = ex;
+  ex.reset();
+  EXPECT_TRUE(gone.expired());
+}
+
+// Rounds of an exchange that only sends (rank 0 to rank 1, which only
+// receives) run one after another even with nothing else between them: a
+// round started during the previous one would fail ("started again").
+TEST(Exchange, RoundsOfASendOnlyExchangeRunInOrder) {
+  comm::start();
+  if (comm::size() < 2)
+    GTEST_SKIP() << "needs 2 ranks or more (mpirun)";
+  int r = comm::rank();
+  auto s = std::make_shared<Store>(DType::f64, std::vector<int64_t>{1});
+  *static_cast<double *>(s->data()) = 42.0;
+  auto ex = std::make_shared<comm::Exchange>(); // made on every rank
+  if (r == 0)
+    ex->send(s, 0, 8, 1, 1);
+  if (r == 1)
+    ex->receive(s, 0, 8, 0, 1);
+  TaskGraph graph(2);
+  std::vector<cpnrt::TaskRef> rounds;
+  for (int round = 0; round < 20; ++round)
+    rounds.push_back(comm::submitExchange(graph, ex));
+  graph.waitAll();
+  for (const cpnrt::TaskRef &t : rounds)
+    EXPECT_EQ(t->error(), "");
+  EXPECT_EQ(*static_cast<double *>(s->data()), 42.0);
+}
+
+int main(int argc, char **argv) {
+  ::testing::InitGoogleTest(&argc, argv);
+  int status = RUN_ALL_TESTS();
+  // Every rank's status: one failing rank fails the launch.
+  comm::finish(60);
+  return status;
+}
