@@ -33,7 +33,7 @@ from . import (_config, _core, _cpn, _creation, _extras, _fallback, _indexing, _
 from . import fft, linalg, random  # noqa: F401
 from ._core import ndarray
 from ._jit import Lowered, TracingError, jit  # noqa: F401
-from ._profile import profile  # noqa: F401
+from ._profile import merge_profiles, profile  # noqa: F401
 from ._creation import *  # noqa: F401,F403
 from ._manip import (broadcast_to, diag, diagonal, dot, expand_dims, flip, fliplr,  # noqa: F401
                      flipud, inner, matmul, moveaxis, outer, ravel, reshape, squeeze,

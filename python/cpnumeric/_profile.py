@@ -8,6 +8,7 @@ and cpnumeric (cat "copy"), each on the thread it ran on.
 """
 
 import atexit
+import json
 import warnings
 
 from . import _config, _cpn
@@ -49,6 +50,38 @@ class profile:
                 warnings.warn(f"cpnumeric: could not write the profile "
                               f"{self.path!r}", RuntimeWarning, stacklevel=2)
         return False
+
+
+def merge_profiles(out, paths):
+    """Writes the timelines of several ranks (CPN_PROFILE's prof.rank0.json,
+    prof.rank1.json, ...) into one file `out`, one process track per rank,
+    on one clock: each file's events are shifted by its steady-clock epoch
+    (exact for ranks of one machine; ranks of other machines keep their own
+    clock's offset). Returns the number of events written.
+
+        cpnumeric.merge_profiles("prof.json", glob.glob("prof.rank*.json"))
+    """
+    files = []
+    for path in paths:
+        with open(path) as f:
+            files.append(json.load(f))
+    if not files:
+        raise ValueError("merge_profiles needs at least one profile file")
+    epochs = [d.get("cpnEpochUs", 0.0) for d in files]
+    zero = min(epochs)
+    events = []
+    for n, (d, epoch) in enumerate(zip(files, epochs)):
+        # One track per file: its rank (or its place in `paths`) as the pid,
+        # which two machines' processes could otherwise share.
+        pid = int(d.get("cpnRank", n))
+        for e in d.get("traceEvents", []):
+            e = dict(e, pid=pid)
+            if "ts" in e:
+                e["ts"] = round(e["ts"] + epoch - zero, 3)
+            events.append(e)
+    with open(out, "w") as f:
+        json.dump({"displayTimeUnit": "ms", "traceEvents": events}, f)
+    return len(events)
 
 
 def _start_from_environment():

@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "cpnrt/Comm.h"
+#include "cpnrt/Profile.h"
 
 // The C API only: OpenMPI's and MPICH's mpi.h bring their deprecated C++
 // bindings into C++ code, which would need libmpi_cxx.
@@ -405,9 +406,30 @@ cpnrt::TaskRef cpnrt::comm::submitExchange(TaskGraph &graph,
                                                 s) != writes.end();
                              }),
               reads.end());
+  // The profile shows each round as one event ("message", from its start
+  // to its last message's arrival, on the thread that saw it arrive) with
+  // its bytes, besides the task's own event (the start).
+  auto startUs = std::make_shared<double>(0.0);
+  std::string label = name;
   TaskRef task = graph.submit(
-      std::move(name), [exchange] { exchange->start(); }, std::move(reads),
-      std::move(writes), /*mayDefer=*/true,
-      [exchange] { return exchange->test(); });
+      std::move(name),
+      [exchange, startUs] {
+        *startUs = Profiler::nowUs();
+        exchange->start();
+      },
+      std::move(reads), std::move(writes), /*mayDefer=*/true,
+      [exchange, startUs, label] {
+        if (!exchange->test())
+          return false;
+        Profiler &p = Profiler::global();
+        if (p.enabled())
+          p.complete(
+              label, "message", *startUs,
+              "{\"messages\": " + std::to_string(exchange->messages()) +
+                  ", \"bytes_sent\": " + std::to_string(exchange->bytesSent()) +
+                  ", \"bytes_received\": " +
+                  std::to_string(exchange->bytesReceived()) + "}");
+        return true;
+      });
   return task;
 }

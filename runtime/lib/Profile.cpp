@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "cpnrt/Profile.h"
+#include "cpnrt/Comm.h"
 
 #include <chrono>
 #include <cstdio>
@@ -86,9 +87,22 @@ bool Profiler::end(size_t first, const std::string &path) {
   bool ok;
   {
     std::ofstream f(tmp);
-    f << "{\"displayTimeUnit\": \"ms\", \"traceEvents\": [\n";
+    // cpnEpochUs: the steady clock (CLOCK_MONOTONIC, one per machine) at
+    // ts 0, so that the files of several ranks merge onto one timeline
+    // (cpnumeric.merge_profiles).
+    char epoch[64];
+    snprintf(
+        epoch, sizeof(epoch), "%.3f",
+        std::chrono::duration<double, std::micro>(kEpoch.time_since_epoch())
+            .count());
+    std::string process = "cpnumeric";
+    if (comm::active())
+      process += " rank " + std::to_string(comm::rank()) + " of " +
+                 std::to_string(comm::size());
+    f << "{\"displayTimeUnit\": \"ms\", \"cpnEpochUs\": " << epoch
+      << ", \"cpnRank\": " << comm::rank() << ", \"traceEvents\": [\n";
     f << "{\"name\": \"process_name\", \"ph\": \"M\", \"pid\": " << pid
-      << ", \"tid\": 0, \"args\": {\"name\": \"cpnumeric\"}}";
+      << ", \"tid\": 0, \"args\": {\"name\": " << quoted(process) << "}}";
     for (size_t t = 0; t < threadNames_.size(); ++t)
       f << ",\n{\"name\": \"thread_name\", \"ph\": \"M\", \"pid\": " << pid
         << ", \"tid\": " << t

@@ -259,3 +259,34 @@ def test_simulated_ranks_count_halos_and_reductions():
     cp.reset_stats()
     _jacobi(n, steps)
     assert cp.stats()["simulated_bytes"] == 0
+
+
+def test_profiles_of_ranks_merge_into_one_timeline(tmp_path):
+    """CPN_PROFILE under 2 ranks writes one file per rank, each track named
+    with its rank; merge_profiles puts them on one clock, one process track
+    per rank."""
+    prof = tmp_path / "prof.json"
+    code, out, err, _ = run_ranks("""
+        import cpnumeric as np
+        a = np.arange(100000.0)
+        print(float((a * 2.0).sum()))
+    """, n=2, CPN_PROFILE=str(prof))
+    assert code == 0, err
+    paths = [tmp_path / f"prof.rank{r}.json" for r in range(2)]
+    assert all(p.exists() for p in paths), os.listdir(tmp_path)
+    merged = tmp_path / "merged.json"
+    count = cp.merge_profiles(str(merged), [str(p) for p in paths])
+    import json
+    events = json.load(open(merged))["traceEvents"]
+    assert len(events) == count > 4
+    names = {e["pid"]: e["args"]["name"] for e in events if e["name"] == "process_name"}
+    assert names == {0: "cpnumeric rank 0 of 2", 1: "cpnumeric rank 1 of 2"}
+    kernels = [e for e in events if e.get("cat") == "kernel"]
+    assert {e["pid"] for e in kernels} == {0, 1}
+    # One clock: the two ranks' kernels of the same window start within a
+    # second of each other (before the shift, each file counts from its own
+    # process's start).
+    first = {pid: min(e["ts"] for e in kernels if e["pid"] == pid) for pid in (0, 1)}
+    assert abs(first[0] - first[1]) < 1e6
+    with pytest.raises(ValueError):
+        cp.merge_profiles(str(merged), [])

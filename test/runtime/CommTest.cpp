@@ -8,12 +8,15 @@
 
 #include "cpnrt/Comm.h"
 #include "cpnrt/Error.h"
+#include "cpnrt/Profile.h"
 #include "cpnrt/TaskGraph.h"
 
 #include <gtest/gtest.h>
 
 #include <atomic>
 #include <chrono>
+#include <fstream>
+#include <sstream>
 #include <thread>
 
 using cpnrt::DType;
@@ -244,6 +247,35 @@ TEST(Exchange, RoundsOfASendOnlyExchangeRunInOrder) {
   for (const cpnrt::TaskRef &t : rounds)
     EXPECT_EQ(t->error(), "");
   EXPECT_EQ(*static_cast<double *>(s->data()), 42.0);
+}
+
+// The profile has each round on the timeline: a "message" event from its
+// start to its last arrival, with its bytes.
+TEST(Exchange, RoundsAreMessagesInTheProfile) {
+  comm::start();
+  Block b = makeBlock(100);
+  auto ex = haloExchange(b);
+  cpnrt::Profiler &prof = cpnrt::Profiler::global();
+  size_t first = prof.begin();
+  TaskGraph graph(1);
+  for (int round = 0; round < 3; ++round)
+    comm::submitExchange(graph, ex, "halo");
+  graph.waitAll();
+  std::string path = ::testing::TempDir() + "comm-profile-rank" +
+                     std::to_string(comm::rank()) + ".json";
+  ASSERT_TRUE(prof.end(first, path));
+  std::ifstream f(path);
+  std::stringstream text;
+  text << f.rdbuf();
+  std::string json = text.str();
+  size_t messages = 0;
+  for (size_t at = json.find("\"cat\": \"message\""); at != std::string::npos;
+       at = json.find("\"cat\": \"message\"", at + 1))
+    ++messages;
+  EXPECT_EQ(messages, 3u);
+  EXPECT_NE(json.find("\"bytes_received\": 1600"), std::string::npos);
+  EXPECT_NE(json.find("cpnEpochUs"), std::string::npos);
+  std::remove(path.c_str());
 }
 
 int main(int argc, char **argv) {

@@ -35,7 +35,7 @@ public:
   /// Microseconds since the profiler was created.
   static double nowUs();
 
-  /// Adds one event of `cat` (kernel, task, compile, copy, flush) that
+  /// Adds one event of `cat` (kernel, task, compile, copy, flush, message) that
   /// started at `startUs` and ends now. `args` is JSON object text or "".
   void complete(std::string name, const char *cat, double startUs,
                 std::string args = "");
