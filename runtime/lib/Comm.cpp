@@ -19,6 +19,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <mutex>
 #include <thread>
 
@@ -432,4 +433,199 @@ cpnrt::TaskRef cpnrt::comm::submitExchange(TaskGraph &graph,
         return true;
       });
   return task;
+}
+
+// -- collectives as tasks ---------------------------------------------------
+
+namespace {
+/// Written by every collective task: they start in submission order.
+const cpnrt::StoreRef &collectiveOrder() {
+  static cpnrt::StoreRef token =
+      std::make_shared<cpnrt::Store>(cpnrt::DType::u8, std::vector<int64_t>{1});
+  return token;
+}
+
+void requireThreads() {
+  using namespace cpnrt;
+  if (comm::active() && comm::size() > 1 &&
+      comm::threadLevel() < MPI_THREAD_MULTIPLE)
+    throw Error(ErrorKind::Runtime,
+                "MPI runs without MPI_THREAD_MULTIPLE (the program started "
+                "MPI itself at a lower level?): collectives cannot be tasks");
+}
+
+/// An MPI request shared by a collective task's start and its polls.
+struct Pending {
+  MPI_Request request = MPI_REQUEST_NULL;
+};
+
+/// Submits a task that starts a collective with `start` (which sets the
+/// request) and polls it, or runs `alone` when MPI is not active.
+cpnrt::TaskRef submitCollective(cpnrt::TaskGraph &graph, std::string name,
+                                std::vector<cpnrt::StoreRef> reads,
+                                std::vector<cpnrt::StoreRef> writes,
+                                std::function<void(MPI_Request *)> start,
+                                std::function<void()> alone) {
+  using namespace cpnrt;
+  requireThreads();
+  writes.push_back(collectiveOrder());
+  if (!comm::active())
+    return graph.submit(std::move(name), std::move(alone), std::move(reads),
+                        std::move(writes));
+  auto pending = std::make_shared<Pending>();
+  return graph.submit(
+      std::move(name),
+      [pending, start = std::move(start)] { start(&pending->request); },
+      std::move(reads), std::move(writes), /*mayDefer=*/true,
+      [pending] {
+        int done = 0;
+        MPI_Test(&pending->request, &done, MPI_STATUS_IGNORE);
+        return done != 0;
+      });
+}
+
+MPI_Datatype mpiType(cpnrt::DType t) {
+  using cpnrt::DType;
+  switch (t) {
+  case DType::b1:
+    return MPI_C_BOOL;
+  case DType::i8:
+    return MPI_INT8_T;
+  case DType::i16:
+    return MPI_INT16_T;
+  case DType::i32:
+    return MPI_INT32_T;
+  case DType::i64:
+    return MPI_INT64_T;
+  case DType::u8:
+    return MPI_UINT8_T;
+  case DType::u16:
+    return MPI_UINT16_T;
+  case DType::u32:
+    return MPI_UINT32_T;
+  case DType::u64:
+    return MPI_UINT64_T;
+  case DType::f32:
+    return MPI_FLOAT;
+  case DType::f64:
+    return MPI_DOUBLE;
+  case DType::c64:
+    return MPI_C_FLOAT_COMPLEX;
+  case DType::c128:
+    return MPI_C_DOUBLE_COMPLEX;
+  case DType::f16:
+    break;
+  }
+  throw cpnrt::Error(cpnrt::ErrorKind::Runtime,
+                     "all_reduce: float16 has no MPI type (reduce in float32)");
+}
+
+MPI_Op mpiOp(cpnrt::comm::ReduceOp op, cpnrt::DType t) {
+  using cpnrt::DType;
+  using cpnrt::comm::ReduceOp;
+  bool logical = op == ReduceOp::LogicalAnd || op == ReduceOp::LogicalOr;
+  if ((t == DType::b1) != logical ||
+      ((t == DType::c64 || t == DType::c128) &&
+       (op == ReduceOp::Min || op == ReduceOp::Max)))
+    throw cpnrt::Error(cpnrt::ErrorKind::Runtime,
+                       std::string("all_reduce: no such reduction of ") +
+                           cpnrt::dtypeName(t));
+  switch (op) {
+  case ReduceOp::Sum:
+    return MPI_SUM;
+  case ReduceOp::Prod:
+    return MPI_PROD;
+  case ReduceOp::Min:
+    return MPI_MIN;
+  case ReduceOp::Max:
+    return MPI_MAX;
+  case ReduceOp::LogicalAnd:
+    return MPI_LAND;
+  case ReduceOp::LogicalOr:
+    return MPI_LOR;
+  }
+  return MPI_SUM;
+}
+
+int checkedCount(size_t n, const char *what) {
+  if (n > size_t(INT_MAX))
+    throw cpnrt::Error(cpnrt::ErrorKind::Runtime,
+                       std::string(what) + ": 2^31 elements or more at once");
+  return static_cast<int>(n);
+}
+} // namespace
+
+cpnrt::TaskRef cpnrt::comm::submitAllReduce(TaskGraph &graph, StoreRef in,
+                                            StoreRef out, ReduceOp op,
+                                            std::string name) {
+  if (!in || !out || in->dtype() != out->dtype() || in->numel() != out->numel())
+    throw Error(ErrorKind::Runtime,
+                "all_reduce: the input and output differ in dtype or size");
+  // Checked on one process too (the handles exist before MPI starts).
+  MPI_Datatype type = mpiType(in->dtype());
+  MPI_Op mop = mpiOp(op, in->dtype());
+  int count = checkedCount(size_t(in->numel()), "all_reduce");
+  std::vector<StoreRef> reads;
+  if (in != out)
+    reads.push_back(in);
+  return submitCollective(
+      graph, std::move(name), std::move(reads), {out},
+      [in, out, count, type, mop](MPI_Request *r) {
+        const void *send = in == out ? MPI_IN_PLACE : in->data();
+        MPI_Iallreduce(send, out->data(), count, type, mop, state().messages,
+                       r);
+      },
+      [in, out] {
+        if (in != out)
+          std::memcpy(out->data(), in->data(), in->nbytes());
+      });
+}
+
+cpnrt::TaskRef cpnrt::comm::submitAllGather(TaskGraph &graph, StoreRef local,
+                                            StoreRef full,
+                                            std::vector<size_t> rankBytes,
+                                            std::string name) {
+  size_t total = 0;
+  for (size_t b : rankBytes)
+    total += b;
+  if (!local || !full || int(rankBytes.size()) != size() ||
+      local->nbytes() < rankBytes[rank()] || full->nbytes() < total)
+    throw Error(ErrorKind::Runtime,
+                "all_gather: one byte count per rank, the local store "
+                "holding this rank's and the full store all of them");
+  std::vector<int> counts, displs;
+  size_t at = 0;
+  for (size_t b : rankBytes) {
+    counts.push_back(checkedCount(b, "all_gather"));
+    displs.push_back(checkedCount(at, "all_gather"));
+    at += b;
+  }
+  auto c = std::make_shared<std::pair<std::vector<int>, std::vector<int>>>(
+      std::move(counts), std::move(displs));
+  return submitCollective(
+      graph, std::move(name), {local}, {full},
+      [local, full, c](MPI_Request *r) {
+        MPI_Iallgatherv(local->data(), c->first[rank()], MPI_BYTE, full->data(),
+                        c->first.data(), c->second.data(), MPI_BYTE,
+                        state().messages, r);
+      },
+      [local, full, c] {
+        std::memcpy(full->data(), local->data(), size_t(c->first[0]));
+      });
+}
+
+cpnrt::TaskRef cpnrt::comm::submitBroadcast(TaskGraph &graph, StoreRef store,
+                                            size_t offset, size_t bytes,
+                                            int root, std::string name) {
+  if (!store || offset + bytes > store->nbytes() || root < 0 || root >= size())
+    throw Error(ErrorKind::Runtime,
+                "broadcast: a byte range outside the store or no such root");
+  int n = checkedCount(bytes, "broadcast");
+  return submitCollective(
+      graph, std::move(name), {}, {store},
+      [store, offset, n, root](MPI_Request *r) {
+        MPI_Ibcast(static_cast<char *>(store->data()) + offset, n, MPI_BYTE,
+                   root, state().messages, r);
+      },
+      [] {});
 }

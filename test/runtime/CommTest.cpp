@@ -278,6 +278,124 @@ TEST(Exchange, RoundsAreMessagesInTheProfile) {
   std::remove(path.c_str());
 }
 
+namespace {
+template <typename T> StoreRef storeOf(DType t, std::vector<T> values) {
+  auto s =
+      std::make_shared<Store>(t, std::vector<int64_t>{int64_t(values.size())});
+  std::copy(values.begin(), values.end(), static_cast<T *>(s->data()));
+  return s;
+}
+template <typename T> std::vector<T> valuesOf(const StoreRef &s) {
+  auto *p = static_cast<const T *>(s->data());
+  return std::vector<T>(p, p + s->numel());
+}
+} // namespace
+
+// All-reduces of each kind, submitted back to back (independent of each
+// other: the collectives still start in one order on every rank), against
+// the values computed here from every rank's inputs.
+TEST(Collectives, AllReducesOfEveryKind) {
+  comm::start();
+  int p = comm::size(), r = comm::rank();
+  TaskGraph graph(2);
+  auto sumIn = storeOf<double>(DType::f64, {r + 1.0, 2.0 * r, -1.0 * r});
+  auto sumOut = std::make_shared<Store>(DType::f64, std::vector<int64_t>{3});
+  auto maxIn = storeOf<int64_t>(DType::i64, {r, -r, 7});
+  auto maxOut = std::make_shared<Store>(DType::i64, std::vector<int64_t>{3});
+  auto minInOut = storeOf<float>(DType::f32, {float(r), float(-r)});
+  auto prodInOut = storeOf<int32_t>(DType::i32, {r + 1, 2});
+  auto andIn = storeOf<bool>(DType::b1, {true, r == 0, r != 0});
+  auto andOut = std::make_shared<Store>(DType::b1, std::vector<int64_t>{3});
+  auto orIn = storeOf<bool>(DType::b1, {false, r == 0, r != 0});
+  auto orOut = std::make_shared<Store>(DType::b1, std::vector<int64_t>{3});
+  comm::submitAllReduce(graph, sumIn, sumOut, comm::ReduceOp::Sum);
+  comm::submitAllReduce(graph, maxIn, maxOut, comm::ReduceOp::Max);
+  comm::submitAllReduce(graph, minInOut, minInOut, comm::ReduceOp::Min);
+  comm::submitAllReduce(graph, prodInOut, prodInOut, comm::ReduceOp::Prod);
+  comm::submitAllReduce(graph, andIn, andOut, comm::ReduceOp::LogicalAnd);
+  comm::submitAllReduce(graph, orIn, orOut, comm::ReduceOp::LogicalOr);
+  graph.waitAll();
+  EXPECT_NO_THROW(graph.waitStore(*orOut));
+  double s0 = 0, s1 = 0;
+  int32_t prod = 1;
+  for (int q = 0; q < p; ++q) {
+    s0 += q + 1.0;
+    s1 += 2.0 * q;
+    prod *= q + 1;
+  }
+  EXPECT_EQ(valuesOf<double>(sumOut), (std::vector<double>{s0, s1, -s1 / 2}));
+  EXPECT_EQ(valuesOf<int64_t>(maxOut), (std::vector<int64_t>{p - 1, 0, 7}));
+  EXPECT_EQ(valuesOf<float>(minInOut),
+            (std::vector<float>{0.0f, float(-(p - 1))}));
+  EXPECT_EQ(valuesOf<int32_t>(prodInOut),
+            (std::vector<int32_t>{prod, int32_t(1) << p}));
+  EXPECT_EQ(valuesOf<bool>(andOut), (std::vector<bool>{true, p == 1, false}));
+  EXPECT_EQ(valuesOf<bool>(orOut), (std::vector<bool>{false, true, p > 1}));
+}
+
+// Blocks of rows of uneven sizes (rank r holds 4 + r rows of 3 int32),
+// gathered whole on every rank; then each rank writes its own row 0 and a
+// broadcast gives every rank the last rank's.
+TEST(Collectives, AllGatherOfUnevenBlocksAndABroadcast) {
+  comm::start();
+  int p = comm::size(), r = comm::rank();
+  std::vector<size_t> rankBytes;
+  int64_t total = 0, first = 0;
+  for (int q = 0; q < p; ++q) {
+    rankBytes.push_back(size_t(4 + q) * 3 * sizeof(int32_t));
+    if (q < r)
+      first += 4 + q;
+    total += 4 + q;
+  }
+  std::vector<int32_t> mine;
+  for (int64_t i = 0; i < 4 + r; ++i)
+    for (int j = 0; j < 3; ++j)
+      mine.push_back(int32_t((first + i) * 10 + j));
+  auto local = storeOf<int32_t>(DType::i32, mine);
+  auto full =
+      std::make_shared<Store>(DType::i32, std::vector<int64_t>{total * 3});
+  TaskGraph graph(1);
+  comm::submitAllGather(graph, local, full, rankBytes);
+  std::vector<int32_t> gathered;
+  graph.submit("read", [&] { gathered = valuesOf<int32_t>(full); }, {full}, {});
+  // Each rank writes its own row 0; the last rank's goes to every rank.
+  graph.submit("mark",
+               [&] {
+                 for (int j = 0; j < 3; ++j)
+                   static_cast<int32_t *>(full->data())[j] = r * 1000 + j;
+               },
+               {}, {full});
+  comm::submitBroadcast(graph, full, 0, 3 * sizeof(int32_t), p - 1);
+  graph.waitAll();
+  ASSERT_EQ(gathered.size(), size_t(total * 3));
+  for (int64_t i = 0; i < total; ++i)
+    for (int j = 0; j < 3; ++j)
+      EXPECT_EQ(gathered[i * 3 + j], int32_t(i * 10 + j));
+  auto after = valuesOf<int32_t>(full);
+  for (int j = 0; j < 3; ++j)
+    EXPECT_EQ(after[j], (p - 1) * 1000 + j);
+  EXPECT_EQ(after[3], 10); // the rest as gathered
+  EXPECT_EQ(after[total * 3 - 1], int32_t((total - 1) * 10 + 2));
+}
+
+TEST(Collectives, BadCallsAreErrors) {
+  comm::start();
+  TaskGraph graph(1);
+  auto h = std::make_shared<Store>(DType::f16, std::vector<int64_t>{2});
+  EXPECT_THROW(comm::submitAllReduce(graph, h, h, comm::ReduceOp::Sum),
+               cpnrt::Error);
+  auto b = std::make_shared<Store>(DType::b1, std::vector<int64_t>{2});
+  EXPECT_THROW(comm::submitAllReduce(graph, b, b, comm::ReduceOp::Sum),
+               cpnrt::Error);
+  auto d = std::make_shared<Store>(DType::f64, std::vector<int64_t>{2});
+  auto e = std::make_shared<Store>(DType::f64, std::vector<int64_t>{3});
+  EXPECT_THROW(comm::submitAllReduce(graph, d, e, comm::ReduceOp::Max),
+               cpnrt::Error);
+  EXPECT_THROW(comm::submitAllGather(graph, d, e, {}), cpnrt::Error);
+  EXPECT_THROW(comm::submitBroadcast(graph, d, 8, 16, 0), cpnrt::Error);
+  graph.waitAll();
+}
+
 int main(int argc, char **argv) {
   ::testing::InitGoogleTest(&argc, argv);
   int status = RUN_ALL_TESTS();

@@ -139,6 +139,35 @@ private:
 TaskRef submitExchange(TaskGraph &graph, std::shared_ptr<Exchange> exchange,
                        std::string name = "exchange");
 
+/// The collectives of a partitioned program as tasks of `graph`, each a
+/// non-blocking MPI collective (MPI_Iallreduce, MPI_Iallgatherv, MPI_Ibcast)
+/// started by the task and polled until done, holding no thread meanwhile.
+/// A collective must start in the same order on every rank: these tasks
+/// also write one store of the runtime's own, so they start (and finish) in
+/// the order they were submitted, which control replication makes the same
+/// everywhere; tasks that do not depend on them run meanwhile. Without MPI
+/// (one rank) each is a copy or nothing.
+enum class ReduceOp { Sum, Prod, Min, Max, LogicalAnd, LogicalOr };
+
+/// `out` = `op` over the ranks of `in`, element by element (the whole
+/// stores, of one dtype and size; `in` may be `out`). bool takes the
+/// logical ops, complex Sum and Prod; float16 is refused (an Error).
+TaskRef submitAllReduce(TaskGraph &graph, StoreRef in, StoreRef out,
+                        ReduceOp op, std::string name = "all_reduce");
+
+/// Every rank's `local` store, one after another in rank order, into
+/// `full` on every rank: `rankBytes[r]` is rank r's byte count (its block
+/// of rows), and `local` holds rankBytes[rank()] bytes.
+TaskRef submitAllGather(TaskGraph &graph, StoreRef local, StoreRef full,
+                        std::vector<size_t> rankBytes,
+                        std::string name = "all_gather");
+
+/// `bytes` bytes at byte `offset` of `store` on rank `root` into the same
+/// place of `store` on every rank (a replicated view of a few rows of a
+/// split array, sent by their owner).
+TaskRef submitBroadcast(TaskGraph &graph, StoreRef store, size_t offset,
+                        size_t bytes, int root, std::string name = "broadcast");
+
 /// Prints `message` to stderr, prefixed with this rank, and ends every rank
 /// with exit status `code` (MPI_Abort; std::_Exit when not active).
 [[noreturn]] void abortAll(const std::string &message, int code);
