@@ -57,7 +57,8 @@ def merge_profiles(out, paths):
     prof.rank1.json, ...) into one file `out`, one process track per rank,
     on one clock: each file's events are shifted by its steady-clock epoch
     (exact for ranks of one machine; ranks of other machines keep their own
-    clock's offset). Returns the number of events written.
+    clock's offset). Files without an epoch (older ones) keep their times,
+    and so do all the others then. Returns the number of events written.
 
         cpnumeric.merge_profiles("prof.json", glob.glob("prof.rank*.json"))
     """
@@ -67,13 +68,22 @@ def merge_profiles(out, paths):
             files.append(json.load(f))
     if not files:
         raise ValueError("merge_profiles needs at least one profile file")
-    epochs = [d.get("cpnEpochUs", 0.0) for d in files]
+    epochs = [d.get("cpnEpochUs") for d in files]
+    if any(e is None for e in epochs):
+        warnings.warn("merge_profiles: a file has no clock epoch (cpnEpochUs): "
+                      "the files' times are kept as they are", RuntimeWarning,
+                      stacklevel=2)
+        epochs = [0.0] * len(files)
     zero = min(epochs)
-    events = []
+    events, used = [], set()
     for n, (d, epoch) in enumerate(zip(files, epochs)):
-        # One track per file: its rank (or its place in `paths`) as the pid,
-        # which two machines' processes could otherwise share.
-        pid = int(d.get("cpnRank", n))
+        # One track per file: its rank as the pid (processes of two machines
+        # can share a pid), or a number of its own where two files have the
+        # same rank (two launches, runs without MPI).
+        pid = d.get("cpnRank", n)
+        while pid in used:
+            pid = max(used) + 1
+        used.add(pid)
         for e in d.get("traceEvents", []):
             e = dict(e, pid=pid)
             if "ts" in e:

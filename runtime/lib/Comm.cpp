@@ -37,7 +37,8 @@ struct State {
                                   // with the program's own (mpi4py)
   MPI_Comm node = MPI_COMM_NULL;
   MPI_Comm exit = MPI_COMM_NULL; // the exit handshake
-  MPI_Comm messages = MPI_COMM_NULL; // Exchange's point-to-point messages
+  MPI_Comm messages =
+      MPI_COMM_NULL; // the task graph's messages and collectives
 };
 
 State &state() {
@@ -295,8 +296,9 @@ void cpnrt::comm::Exchange::start() {
     throw Error(ErrorKind::Runtime,
                 "Exchange: MPI has ended in this process (or it is a forked "
                 "child of a rank): no messages can be sent");
-  if (!active()) {
-    // One process: each receive copies the send of its tag (to rank 0).
+  if (!active() || size() == 1) {
+    // One rank: each receive copies the send of its tag (to rank 0), with
+    // no MPI call (MPI may run below MPI_THREAD_MULTIPLE).
     for (const Part &r : parts_) {
       if (r.isSend)
         continue;
@@ -390,6 +392,17 @@ std::vector<cpnrt::StoreRef> cpnrt::comm::Exchange::writes() const {
   return v;
 }
 
+namespace {
+/// A message round or collective that will not start on this rank (a task
+/// it depends on failed) while the other ranks start theirs: they would
+/// wait for it forever, so every rank ends here, with the error (an error
+/// on any rank ends all ranks, docs/mpi.md).
+void abortIfOthersWait(const cpnrt::Failure &failure) {
+  if (cpnrt::comm::active() && cpnrt::comm::size() > 1)
+    cpnrt::comm::abortAll(failure.message, 1);
+}
+} // namespace
+
 cpnrt::TaskRef cpnrt::comm::submitExchange(TaskGraph &graph,
                                            std::shared_ptr<Exchange> exchange,
                                            std::string name) {
@@ -412,13 +425,16 @@ cpnrt::TaskRef cpnrt::comm::submitExchange(TaskGraph &graph,
   // its bytes, besides the task's own event (the start).
   auto startUs = std::make_shared<double>(0.0);
   std::string label = name;
-  TaskRef task = graph.submit(
-      std::move(name),
-      [exchange, startUs] {
-        *startUs = Profiler::nowUs();
-        exchange->start();
-      },
-      std::move(reads), std::move(writes), /*mayDefer=*/true,
+  auto task = std::make_shared<Task>();
+  task->name = std::move(name);
+  task->reads = std::move(reads);
+  task->writes = std::move(writes);
+  task->onSkipped = abortIfOthersWait;
+  task->fn = [exchange, startUs] {
+    *startUs = Profiler::nowUs();
+    exchange->start();
+  };
+  task->poll =
       [exchange, startUs, label] {
         if (!exchange->test())
           return false;
@@ -431,20 +447,13 @@ cpnrt::TaskRef cpnrt::comm::submitExchange(TaskGraph &graph,
                   ", \"bytes_received\": " +
                   std::to_string(exchange->bytesReceived()) + "}");
         return true;
-      });
-  return task;
+      };
+  return graph.submitTask(std::move(task));
 }
 
 // -- collectives as tasks ---------------------------------------------------
 
 namespace {
-/// Written by every collective task: they start in submission order.
-const cpnrt::StoreRef &collectiveOrder() {
-  static cpnrt::StoreRef token =
-      std::make_shared<cpnrt::Store>(cpnrt::DType::u8, std::vector<int64_t>{1});
-  return token;
-}
-
 void requireThreads() {
   using namespace cpnrt;
   if (comm::active() && comm::size() > 1 &&
@@ -468,20 +477,25 @@ cpnrt::TaskRef submitCollective(cpnrt::TaskGraph &graph, std::string name,
                                 std::function<void()> alone) {
   using namespace cpnrt;
   requireThreads();
-  writes.push_back(collectiveOrder());
-  if (!comm::active())
-    return graph.submit(std::move(name), std::move(alone), std::move(reads),
-                        std::move(writes));
+  auto task = std::make_shared<Task>();
+  task->name = std::move(name);
+  task->reads = std::move(reads);
+  task->writes = std::move(writes);
+  if (!comm::active() || comm::size() == 1) { // no MPI call on one rank
+    task->fn = std::move(alone);
+    return graph.submitTask(std::move(task), true, /*inOrder=*/true);
+  }
   auto pending = std::make_shared<Pending>();
-  return graph.submit(
-      std::move(name),
-      [pending, start = std::move(start)] { start(&pending->request); },
-      std::move(reads), std::move(writes), /*mayDefer=*/true,
-      [pending] {
-        int done = 0;
-        MPI_Test(&pending->request, &done, MPI_STATUS_IGNORE);
-        return done != 0;
-      });
+  task->onSkipped = abortIfOthersWait;
+  task->fn = [pending, start = std::move(start)] { start(&pending->request); };
+  task->poll = [pending] {
+    int done = 0;
+    MPI_Test(&pending->request, &done, MPI_STATUS_IGNORE);
+    return done != 0;
+  };
+  // In submission order (the same on every rank), whatever else they
+  // depend on: MPI matches collectives by their order.
+  return graph.submitTask(std::move(task), true, /*inOrder=*/true);
 }
 
 MPI_Datatype mpiType(cpnrt::DType t) {
@@ -588,7 +602,7 @@ cpnrt::TaskRef cpnrt::comm::submitAllGather(TaskGraph &graph, StoreRef local,
   size_t total = 0;
   for (size_t b : rankBytes)
     total += b;
-  if (!local || !full || int(rankBytes.size()) != size() ||
+  if (!local || !full || local == full || int(rankBytes.size()) != size() ||
       local->nbytes() < rankBytes[rank()] || full->nbytes() < total)
     throw Error(ErrorKind::Runtime,
                 "all_gather: one byte count per rank, the local store "

@@ -99,8 +99,10 @@ bool Profiler::end(size_t first, const std::string &path) {
     if (comm::active())
       process += " rank " + std::to_string(comm::rank()) + " of " +
                  std::to_string(comm::size());
-    f << "{\"displayTimeUnit\": \"ms\", \"cpnEpochUs\": " << epoch
-      << ", \"cpnRank\": " << comm::rank() << ", \"traceEvents\": [\n";
+    f << "{\"displayTimeUnit\": \"ms\", \"cpnEpochUs\": " << epoch;
+    if (comm::active())
+      f << ", \"cpnRank\": " << comm::rank();
+    f << ", \"traceEvents\": [\n";
     f << "{\"name\": \"process_name\", \"ph\": \"M\", \"pid\": " << pid
       << ", \"tid\": 0, \"args\": {\"name\": " << quoted(process) << "}}";
     for (size_t t = 0; t < threadNames_.size(); ++t)

@@ -82,6 +82,7 @@ void TaskGraph::afterForkInChild() {
   new (&pollMu_) std::mutex();
   new (&progress_) std::thread();
   polling_.clear();
+  lastInOrder_.reset();
   waiters_ = 0;
   size_t n = workers_.size();
   running_ = 0;
@@ -93,13 +94,17 @@ void TaskGraph::afterForkInChild() {
 TaskRef TaskGraph::submit(std::string name, std::function<void()> fn,
                           std::vector<StoreRef> reads,
                           std::vector<StoreRef> writes, bool mayDefer,
-                          std::function<bool()> poll) {
+                          std::function<bool()> poll, bool inOrder) {
   auto task = std::make_shared<Task>();
   task->name = std::move(name);
   task->fn = std::move(fn);
   task->poll = std::move(poll);
   task->reads = std::move(reads);
   task->writes = std::move(writes);
+  return submitTask(std::move(task), mayDefer, inOrder);
+}
+
+TaskRef TaskGraph::submitTask(TaskRef task, bool mayDefer, bool inOrder) {
   std::unique_lock<std::mutex> lock(mu_);
   // Copied at once: a finished predecessor may be owned only by the
   // lastWriter this submit replaces below.
@@ -124,6 +129,13 @@ TaskRef TaskGraph::submit(std::string name, std::function<void()> fn,
     dependOn(s->lastWriter);
     for (auto &r : s->readersSinceWrite)
       dependOn(r.lock());
+  }
+  if (inOrder) {
+    if (lastInOrder_ && !lastInOrder_->done_) {
+      lastInOrder_->followers_.push_back(task);
+      ++task->pendingDeps_;
+    }
+    lastInOrder_ = task;
   }
   for (auto &s : task->reads)
     s->readersSinceWrite.push_back(task);
@@ -217,6 +229,8 @@ void TaskGraph::run(const TaskRef &task) {
   // What readers learned about the old elements no longer holds.
   for (auto &s : task->writes)
     s->facts.store(0, std::memory_order_relaxed);
+  if (failed && task->onSkipped)
+    task->onSkipped(failure);
   if (!failed) {
     try {
       ProfileScope scope(task->name.compare(0, 6, "kernel") == 0 ? "kernel"
@@ -388,6 +402,7 @@ void TaskGraph::finish(const TaskRef &task, bool failed,
       fn = std::move(task->fn);
       poll = std::move(task->poll);
       task->poll = nullptr;
+      task->onSkipped = nullptr;
       reads = std::move(task->reads);
       writes = std::move(task->writes);
       task->fn = nullptr;
@@ -410,6 +425,12 @@ void TaskGraph::finish(const TaskRef &task, bool failed,
         nowReady.push_back(s);
     }
     task->successors_.clear();
+    for (auto &s : task->followers_)
+      if (--s->pendingDeps_ == 0)
+        nowReady.push_back(s);
+    task->followers_.clear();
+    if (lastInOrder_ == task)
+      lastInOrder_.reset();
     for (auto &s : nowReady)
       ready_.push_back(s);
     --inFlight_;

@@ -283,10 +283,18 @@ def test_profiles_of_ranks_merge_into_one_timeline(tmp_path):
     assert names == {0: "cpnumeric rank 0 of 2", 1: "cpnumeric rank 1 of 2"}
     kernels = [e for e in events if e.get("cat") == "kernel"]
     assert {e["pid"] for e in kernels} == {0, 1}
-    # One clock: the two ranks' kernels of the same window start within a
-    # second of each other (before the shift, each file counts from its own
-    # process's start).
-    first = {pid: min(e["ts"] for e in kernels if e["pid"] == pid) for pid in (0, 1)}
-    assert abs(first[0] - first[1]) < 1e6
+    # One clock: each file's events shifted by its epoch's distance to the
+    # earliest one.
+    files = [json.load(open(p)) for p in paths]
+    zero = min(f["cpnEpochUs"] for f in files)
+    for r, f in enumerate(files):
+        assert f["cpnRank"] == r
+        orig = sorted(e["ts"] for e in f["traceEvents"] if e.get("cat") == "kernel")
+        got = sorted(e["ts"] for e in kernels if e["pid"] == r)
+        assert got == pytest.approx([t + f["cpnEpochUs"] - zero for t in orig], abs=0.01)
+    # The same rank twice (two launches): two tracks all the same.
+    assert cp.merge_profiles(str(merged), [str(paths[0]), str(paths[0])]) == 2 * len(
+        files[0]["traceEvents"])
+    assert len({e["pid"] for e in json.load(open(merged))["traceEvents"]}) == 2
     with pytest.raises(ValueError):
         cp.merge_profiles(str(merged), [])

@@ -143,10 +143,13 @@ TaskRef submitExchange(TaskGraph &graph, std::shared_ptr<Exchange> exchange,
 /// non-blocking MPI collective (MPI_Iallreduce, MPI_Iallgatherv, MPI_Ibcast)
 /// started by the task and polled until done, holding no thread meanwhile.
 /// A collective must start in the same order on every rank: these tasks
-/// also write one store of the runtime's own, so they start (and finish) in
+/// are submitted in order (TaskGraph::submit's inOrder), so they start in
 /// the order they were submitted, which control replication makes the same
 /// everywhere; tasks that do not depend on them run meanwhile. Without MPI
-/// (one rank) each is a copy or nothing.
+/// (one rank) each is a copy or nothing. A collective (or an exchange round)
+/// whose input failed does not start on this rank while the others start
+/// theirs: with several ranks it ends every rank with the error
+/// (comm::abortAll), as an uncaught error on any rank does.
 enum class ReduceOp { Sum, Prod, Min, Max, LogicalAnd, LogicalOr };
 
 /// `out` = `op` over the ranks of `in`, element by element (the whole

@@ -31,6 +31,10 @@ public:
   /// not depend on it run. Exceptions fail it as fn's do.
   std::function<bool()> poll;
   std::vector<StoreRef> reads, writes;
+  /// Called instead of fn when the task fails because a task it depends on
+  /// failed (fn never runs): a collective that the other MPI ranks start
+  /// ends them all here rather than leave them waiting for this rank.
+  std::function<void(const Failure &)> onSkipped;
 
   bool done() const { return done_; }
   /// Why it failed (its own exception's, or that of a task it depends on).
@@ -41,6 +45,9 @@ private:
   friend class TaskGraph;
   friend class Store;
   std::vector<std::shared_ptr<Task>> successors_;
+  // Tasks submitted in order after it (submit's inOrder): they start after
+  // it finishes, and its failure is not theirs.
+  std::vector<std::shared_ptr<Task>> followers_;
   int pendingDeps_ = 0;
   bool done_ = false;
   bool failed_ = false;
@@ -75,9 +82,17 @@ public:
   /// Adds a task; returns at once. The task may start immediately.
   /// `mayDefer`: under WaitFollows, it wakes no worker (see there).
   /// `poll`: the task's Task::poll (work that goes on after fn returns).
+  /// `inOrder`: the task also starts after the previous task submitted
+  /// inOrder has finished (successfully or not: its failure is not
+  /// passed on), so that such tasks start in submission order (MPI
+  /// collectives, which every rank must start in one order).
   TaskRef submit(std::string name, std::function<void()> fn,
                  std::vector<StoreRef> reads, std::vector<StoreRef> writes,
-                 bool mayDefer = true, std::function<bool()> poll = {});
+                 bool mayDefer = true, std::function<bool()> poll = {},
+                 bool inOrder = false);
+  /// Submits a task made by the caller (its name, fn, poll, onSkipped,
+  /// reads and writes set, nothing else), as submit does.
+  TaskRef submitTask(TaskRef task, bool mayDefer = true, bool inOrder = false);
 
   /// While alive, tasks this thread submits that are ready at once wake no
   /// worker: the thread is about to wait and runs them itself (a sync after
@@ -162,6 +177,7 @@ private:
   // them: started with the first such task (a program without messages
   // never has it).
   std::vector<TaskRef> polling_;
+  TaskRef lastInOrder_; // the last task submitted inOrder (under mu_)
   std::condition_variable pollingCv_;
   std::mutex pollMu_;
   size_t waiters_ = 0; // threads in helpUntil, which poll (under mu_)
