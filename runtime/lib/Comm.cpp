@@ -628,6 +628,50 @@ cpnrt::TaskRef cpnrt::comm::submitAllGather(TaskGraph &graph, StoreRef local,
       });
 }
 
+namespace {
+/// MPI's int counts and displacements of blocks of `bytes` in rank order;
+/// false if they do not fit a store of `capacity` bytes.
+bool blocksOf(const std::vector<size_t> &bytes, size_t capacity,
+              std::vector<int> &counts, std::vector<int> &displs) {
+  size_t at = 0;
+  for (size_t b : bytes) {
+    counts.push_back(checkedCount(b, "all_to_all"));
+    displs.push_back(checkedCount(at, "all_to_all"));
+    at += b;
+  }
+  return at <= capacity;
+}
+} // namespace
+
+cpnrt::TaskRef cpnrt::comm::submitAllToAll(TaskGraph &graph, StoreRef send,
+                                           StoreRef recv,
+                                           std::vector<size_t> sendBytes,
+                                           std::vector<size_t> recvBytes,
+                                           std::string name) {
+  struct Blocks {
+    std::vector<int> sendCounts, sendDispls, recvCounts, recvDispls;
+  };
+  auto b = std::make_shared<Blocks>();
+  if (!send || !recv || send == recv || int(sendBytes.size()) != size() ||
+      int(recvBytes.size()) != size() ||
+      !blocksOf(sendBytes, send->nbytes(), b->sendCounts, b->sendDispls) ||
+      !blocksOf(recvBytes, recv->nbytes(), b->recvCounts, b->recvDispls) ||
+      sendBytes[rank()] != recvBytes[rank()])
+    throw Error(ErrorKind::Runtime,
+                "all_to_all: one byte count per rank for two stores that "
+                "hold them, and this rank's block the same size both ways");
+  return submitCollective(
+      graph, std::move(name), {send}, {recv},
+      [send, recv, b](MPI_Request *r) {
+        MPI_Ialltoallv(send->data(), b->sendCounts.data(), b->sendDispls.data(),
+                       MPI_BYTE, recv->data(), b->recvCounts.data(),
+                       b->recvDispls.data(), MPI_BYTE, state().messages, r);
+      },
+      [send, recv, b] {
+        std::memcpy(recv->data(), send->data(), size_t(b->sendCounts[0]));
+      });
+}
+
 cpnrt::TaskRef cpnrt::comm::submitBroadcast(TaskGraph &graph, StoreRef store,
                                             size_t offset, size_t bytes,
                                             int root, std::string name) {

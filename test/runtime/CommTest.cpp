@@ -378,6 +378,34 @@ TEST(Collectives, AllGatherOfUnevenBlocksAndABroadcast) {
   EXPECT_EQ(after[total * 3 - 1], int32_t((total - 1) * 10 + 2));
 }
 
+// Rank r sends rank q a block of (r + 1) * (q + 1) int32, all r * 100 + q
+// (uneven blocks both ways); each rank checks what every rank sent it.
+TEST(Collectives, AllToAllOfUnevenBlocks) {
+  comm::start();
+  int p = comm::size(), r = comm::rank();
+  std::vector<int32_t> out;
+  std::vector<size_t> sendBytes, recvBytes;
+  size_t in = 0;
+  for (int q = 0; q < p; ++q) {
+    for (int k = 0; k < (r + 1) * (q + 1); ++k)
+      out.push_back(r * 100 + q);
+    sendBytes.push_back(size_t((r + 1) * (q + 1)) * sizeof(int32_t));
+    recvBytes.push_back(size_t((q + 1) * (r + 1)) * sizeof(int32_t));
+    in += (q + 1) * (r + 1);
+  }
+  auto send = storeOf<int32_t>(DType::i32, out);
+  auto recv =
+      std::make_shared<Store>(DType::i32, std::vector<int64_t>{int64_t(in)});
+  TaskGraph graph(1);
+  comm::submitAllToAll(graph, send, recv, sendBytes, recvBytes);
+  graph.waitAll();
+  std::vector<int32_t> got = valuesOf<int32_t>(recv), expected;
+  for (int q = 0; q < p; ++q)
+    for (int k = 0; k < (q + 1) * (r + 1); ++k)
+      expected.push_back(q * 100 + r);
+  EXPECT_EQ(got, expected);
+}
+
 TEST(Collectives, BadCallsAreErrors) {
   comm::start();
   TaskGraph graph(1);
@@ -393,6 +421,11 @@ TEST(Collectives, BadCallsAreErrors) {
                cpnrt::Error);
   EXPECT_THROW(comm::submitAllGather(graph, d, e, {}), cpnrt::Error);
   EXPECT_THROW(comm::submitBroadcast(graph, d, 8, 16, 0), cpnrt::Error);
+  std::vector<size_t> one(comm::size(), 8);
+  EXPECT_THROW(comm::submitAllToAll(graph, d, d, one, one), cpnrt::Error);
+  std::vector<size_t> tooMany(comm::size(), 64);
+  EXPECT_THROW(comm::submitAllToAll(graph, d, e, tooMany, tooMany),
+               cpnrt::Error);
   graph.waitAll();
 }
 

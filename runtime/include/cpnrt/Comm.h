@@ -165,6 +165,15 @@ TaskRef submitAllGather(TaskGraph &graph, StoreRef local, StoreRef full,
                         std::vector<size_t> rankBytes,
                         std::string name = "all_gather");
 
+/// Every rank's blocks to every rank (a transposed or reshaped split
+/// array): `sendBytes[q]` bytes of `send` go to rank q, in rank order from
+/// its start; `recvBytes[q]` bytes from rank q land in `recv`, in rank
+/// order. `send` and `recv` are two stores.
+TaskRef submitAllToAll(TaskGraph &graph, StoreRef send, StoreRef recv,
+                       std::vector<size_t> sendBytes,
+                       std::vector<size_t> recvBytes,
+                       std::string name = "all_to_all");
+
 /// `bytes` bytes at byte `offset` of `store` on rank `root` into the same
 /// place of `store` on every rank (a replicated view of a few rows of a
 /// split array, sent by their owner).
