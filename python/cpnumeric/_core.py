@@ -73,6 +73,21 @@ def c_strides(shape):
     return r
 
 
+def broadcasts_to(src, dst):
+    """Whether shape `src` broadcasts to shape `dst` unchanged (NumPy's
+    `broadcast_shapes(src, dst) == dst` for valid shapes, without its
+    arrays: an assignment checks this on every call)."""
+    if src == dst:
+        return True
+    n = len(dst) - len(src)
+    if n < 0:
+        return False
+    for i, d in enumerate(src):
+        if d != 1 and d != dst[n + i]:
+            return False
+    return True
+
+
 def prod(shape):
     n = 1
     for d in shape:

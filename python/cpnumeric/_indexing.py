@@ -782,11 +782,7 @@ def _values_shape(value, shape):
     vshape = v._shape
     while len(vshape) > len(shape) and vshape[0] == 1:
         vshape = vshape[1:]
-    try:
-        ok = _np.broadcast_shapes(vshape, shape) == shape
-    except ValueError:
-        ok = False
-    if not ok:
+    if not _core.broadcasts_to(vshape, shape):
         raise ValueError(f"shape mismatch: value array of shape {_shape_text(v._shape)} "
                          f"could not be broadcast to indexing result of shape "
                          f"{_shape_text(shape)}")

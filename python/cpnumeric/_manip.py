@@ -175,7 +175,7 @@ def setitem(a, key, value):
         if extra > 0 and all(d == 1 for d in value._shape[:extra]):
             # NumPy's assignment drops a value's leading unit axes
             value = reshape(value, value._shape[extra:])
-        if _np.broadcast_shapes(value._shape, v._shape) != v._shape:
+        if not _core.broadcasts_to(value._shape, v._shape):
             raise ValueError(f"could not broadcast input array from shape "
                              f"{value._shape} into shape {v._shape}")
         node = value._node_as(v._shape, v._dtype)
@@ -190,7 +190,7 @@ def setitem(a, key, value):
         if arr.ndim == 0 and arr.dtype.kind in "biuf":
             node = _core.splat(arr.astype(v._dtype)[()], v._shape, v._dtype)
         else:
-            if _np.broadcast_shapes(arr.shape, v._shape) != v._shape:
+            if not _core.broadcasts_to(arr.shape, v._shape):
                 raise ValueError(f"could not broadcast input array from shape "
                                  f"{arr.shape} into shape {v._shape}")
             node = _core.asndarray(arr)._node_as(v._shape, v._dtype)

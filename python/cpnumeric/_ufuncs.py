@@ -582,11 +582,7 @@ class ufunc(_cpn.UfuncBase):
             return None
         index = _indexing._Key(a, indices)
         vshape = bv._shape
-        try:
-            ok = _np.broadcast_shapes(vshape, index.shape) == index.shape
-        except ValueError:
-            ok = False
-        if not ok:
+        if not _core.broadcasts_to(vshape, index.shape):
             raise ValueError("array is not broadcastable to correct shape")
         if 0 in index.shape:
             return None
