@@ -270,22 +270,23 @@ void checkPart(const cpnrt::StoreRef &store, size_t offset, size_t bytes,
 }
 } // namespace
 
-void cpnrt::comm::Exchange::send(StoreRef store, size_t offset, size_t bytes,
-                                 int peer, int tag) {
+void cpnrt::comm::Exchange::add(bool isSend, StoreRef store, size_t offset,
+                                size_t bytes, int peer, int tag) {
   checkPart(store, offset, bytes, peer, tag);
   if (!requests_->all.empty() || started_)
     throw Error(ErrorKind::Runtime,
                 "Exchange: messages are added before the first start");
-  parts_.push_back({true, std::move(store), offset, bytes, peer, tag});
+  parts_.push_back({isSend, std::move(store), offset, bytes, peer, tag});
+}
+
+void cpnrt::comm::Exchange::send(StoreRef store, size_t offset, size_t bytes,
+                                 int peer, int tag) {
+  add(true, std::move(store), offset, bytes, peer, tag);
 }
 
 void cpnrt::comm::Exchange::receive(StoreRef store, size_t offset, size_t bytes,
                                     int peer, int tag) {
-  checkPart(store, offset, bytes, peer, tag);
-  if (!requests_->all.empty() || started_)
-    throw Error(ErrorKind::Runtime,
-                "Exchange: messages are added before the first start");
-  parts_.push_back({false, std::move(store), offset, bytes, peer, tag});
+  add(false, std::move(store), offset, bytes, peer, tag);
 }
 
 void cpnrt::comm::Exchange::start() {
@@ -362,33 +363,29 @@ void cpnrt::comm::Exchange::wait() {
   started_ = false;
 }
 
-size_t cpnrt::comm::Exchange::bytesSent() const {
+size_t cpnrt::comm::Exchange::bytes(bool isSend) const {
   size_t n = 0;
   for (const Part &p : parts_)
-    n += p.isSend ? p.bytes : 0;
+    n += p.isSend == isSend ? p.bytes : 0;
   return n;
 }
 
-size_t cpnrt::comm::Exchange::bytesReceived() const {
-  size_t n = 0;
+void cpnrt::comm::Exchange::addStores(bool isSend,
+                                      std::vector<StoreRef> &v) const {
   for (const Part &p : parts_)
-    n += p.isSend ? 0 : p.bytes;
-  return n;
+    if (p.isSend == isSend && std::find(v.begin(), v.end(), p.store) == v.end())
+      v.push_back(p.store);
 }
 
 std::vector<cpnrt::StoreRef> cpnrt::comm::Exchange::reads() const {
   std::vector<StoreRef> v;
-  for (const Part &p : parts_)
-    if (p.isSend && std::find(v.begin(), v.end(), p.store) == v.end())
-      v.push_back(p.store);
+  addStores(true, v);
   return v;
 }
 
 std::vector<cpnrt::StoreRef> cpnrt::comm::Exchange::writes() const {
   std::vector<StoreRef> v{token_};
-  for (const Part &p : parts_)
-    if (!p.isSend && std::find(v.begin(), v.end(), p.store) == v.end())
-      v.push_back(p.store);
+  addStores(false, v);
   return v;
 }
 
@@ -595,25 +592,33 @@ cpnrt::TaskRef cpnrt::comm::submitAllReduce(TaskGraph &graph, StoreRef in,
       });
 }
 
+namespace {
+/// MPI's int counts and displacements of blocks of `bytes` in rank order;
+/// false if they do not fit a store of `capacity` bytes.
+bool blocksOf(const std::vector<size_t> &bytes, size_t capacity,
+              std::vector<int> &counts, std::vector<int> &displs,
+              const char *what) {
+  size_t at = 0;
+  for (size_t b : bytes) {
+    counts.push_back(checkedCount(b, what));
+    displs.push_back(checkedCount(at, what));
+    at += b;
+  }
+  return at <= capacity;
+}
+} // namespace
+
 cpnrt::TaskRef cpnrt::comm::submitAllGather(TaskGraph &graph, StoreRef local,
                                             StoreRef full,
                                             std::vector<size_t> rankBytes,
                                             std::string name) {
-  size_t total = 0;
-  for (size_t b : rankBytes)
-    total += b;
+  std::vector<int> counts, displs;
   if (!local || !full || local == full || int(rankBytes.size()) != size() ||
-      local->nbytes() < rankBytes[rank()] || full->nbytes() < total)
+      local->nbytes() < rankBytes[rank()] ||
+      !blocksOf(rankBytes, full->nbytes(), counts, displs, "all_gather"))
     throw Error(ErrorKind::Runtime,
                 "all_gather: one byte count per rank, the local store "
                 "holding this rank's and the full store all of them");
-  std::vector<int> counts, displs;
-  size_t at = 0;
-  for (size_t b : rankBytes) {
-    counts.push_back(checkedCount(b, "all_gather"));
-    displs.push_back(checkedCount(at, "all_gather"));
-    at += b;
-  }
   auto c = std::make_shared<std::pair<std::vector<int>, std::vector<int>>>(
       std::move(counts), std::move(displs));
   return submitCollective(
@@ -628,21 +633,6 @@ cpnrt::TaskRef cpnrt::comm::submitAllGather(TaskGraph &graph, StoreRef local,
       });
 }
 
-namespace {
-/// MPI's int counts and displacements of blocks of `bytes` in rank order;
-/// false if they do not fit a store of `capacity` bytes.
-bool blocksOf(const std::vector<size_t> &bytes, size_t capacity,
-              std::vector<int> &counts, std::vector<int> &displs) {
-  size_t at = 0;
-  for (size_t b : bytes) {
-    counts.push_back(checkedCount(b, "all_to_all"));
-    displs.push_back(checkedCount(at, "all_to_all"));
-    at += b;
-  }
-  return at <= capacity;
-}
-} // namespace
-
 cpnrt::TaskRef cpnrt::comm::submitAllToAll(TaskGraph &graph, StoreRef send,
                                            StoreRef recv,
                                            std::vector<size_t> sendBytes,
@@ -654,8 +644,10 @@ cpnrt::TaskRef cpnrt::comm::submitAllToAll(TaskGraph &graph, StoreRef send,
   auto b = std::make_shared<Blocks>();
   if (!send || !recv || send == recv || int(sendBytes.size()) != size() ||
       int(recvBytes.size()) != size() ||
-      !blocksOf(sendBytes, send->nbytes(), b->sendCounts, b->sendDispls) ||
-      !blocksOf(recvBytes, recv->nbytes(), b->recvCounts, b->recvDispls) ||
+      !blocksOf(sendBytes, send->nbytes(), b->sendCounts, b->sendDispls,
+                "all_to_all") ||
+      !blocksOf(recvBytes, recv->nbytes(), b->recvCounts, b->recvDispls,
+                "all_to_all") ||
       sendBytes[rank()] != recvBytes[rank()])
     throw Error(ErrorKind::Runtime,
                 "all_to_all: one byte count per rank for two stores that "

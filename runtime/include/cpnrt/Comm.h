@@ -98,8 +98,8 @@ public:
   void wait();
 
   /// What one round moves from and to this rank.
-  size_t bytesSent() const;
-  size_t bytesReceived() const;
+  size_t bytesSent() const { return bytes(true); }
+  size_t bytesReceived() const { return bytes(false); }
   size_t messages() const { return parts_.size(); }
   /// The stores sent from (a round reads them) and received into (writes;
   /// with a store of the exchange's own, which orders its rounds).
@@ -114,6 +114,10 @@ private:
     int peer, tag;
   };
   std::vector<Part> parts_;
+  void add(bool isSend, StoreRef store, size_t offset, size_t bytes, int peer,
+           int tag);
+  size_t bytes(bool isSend) const;
+  void addStores(bool isSend, std::vector<StoreRef> &v) const;
   struct Requests; // MPI_Request each, once bound (Comm.cpp)
   std::unique_ptr<Requests> requests_;
   bool started_ = false;
