@@ -78,6 +78,9 @@ std::shared_ptr<Executable> compile(const Trace &trace,
                                     double &mlirSeconds) {
   auto lock = lockCompiler();
   OwningOpRef<ModuleOp> module = buildModule(trace, outputs, donors);
+  // Under several ranks: this rank's program (planRanks read the same).
+  if (opts.partitioning())
+    localizeModule(*module, opts.ranks, opts.rank, opts.partitionThreshold);
   std::filesystem::path dumpDir;
   int fileNo = 1;
   if (!opts.dumpDir.empty()) {

@@ -57,6 +57,11 @@ buildModule(const Trace &trace, const std::vector<int32_t> &outputs,
             const std::vector<int32_t> &donors,
             const ShapeSymbols &symbols = {}, bool fpStatus = true);
 
+/// cpn-localize on `module` for rank `rank` of `ranks` (Simulate.cpp): the
+/// rank's program, its arguments' rows in `cpn.rows`.
+void localizeModule(mlir::ModuleOp module, int64_t ranks, int64_t rank,
+                    int64_t threshold);
+
 // -- Lowering.cpp -------------------------------------------------------------
 
 std::string printOp(mlir::Operation *op);

@@ -76,4 +76,58 @@ SimulatedComm simulateRanks(const Trace &trace,
   return out;
 }
 
+namespace detail {
+void localizeModule(mlir::ModuleOp module, int64_t ranks, int64_t rank,
+                    int64_t threshold) {
+  mlir::PassManager pm(module->getContext());
+  mlir::cpn::LocalizeOptions options;
+  options.ranks = ranks;
+  options.rank = rank;
+  options.threshold = threshold;
+  pm.addPass(mlir::cpn::createLocalize(options));
+  if (mlir::failed(pm.run(module)))
+    throw std::runtime_error("cpnumeric: cpn-localize failed on a window");
+}
+} // namespace detail
+
+RankPlan planRanks(const Trace &trace, const std::vector<int32_t> &outputs,
+                   const std::vector<int32_t> &donors, int64_t ranks,
+                   int64_t rank, int64_t threshold) {
+  RankPlan plan;
+  auto lock = lockCompiler();
+  mlir::OwningOpRef<mlir::ModuleOp> module =
+      buildModule(trace, outputs, donors);
+  localizeModule(*module, ranks, rank, threshold);
+  auto f = llvm::cast<mlir::func::FuncOp>(module->getBody()->front());
+  size_t inputs = trace.inputs().size();
+  plan.inputRows.resize(inputs);
+  for (size_t i = 0; i < inputs; ++i)
+    if (auto rows = f.getArgAttrOfType<mlir::DenseI64ArrayAttr>(unsigned(i),
+                                                                "cpn.rows"))
+      plan.inputRows[i].assign(rows.asArrayRef().begin(),
+                               rows.asArrayRef().end());
+  // Outputs without a donor have arguments after the inputs (and the
+  // offsets argument), in order.
+  unsigned next = unsigned(inputs + (trace.offsetArgCount() ? 1 : 0));
+  plan.outputRows.assign(outputs.size(), {-1, -1});
+  plan.combine.assign(outputs.size(), "");
+  for (size_t j = 0; j < outputs.size(); ++j) {
+    if (donors[j] >= 0) {
+      const std::vector<int64_t> &in = plan.inputRows[donors[j]];
+      if (!in.empty()) {
+        int64_t n = trace.inputs()[donors[j]]->shape[0];
+        plan.outputRows[j] = {n * rank / ranks, n * (rank + 1) / ranks};
+      }
+      continue;
+    }
+    unsigned arg = next++;
+    if (auto rows =
+            f.getArgAttrOfType<mlir::DenseI64ArrayAttr>(arg, "cpn.rows"))
+      plan.outputRows[j] = {rows[0], rows[1]};
+    if (auto c = f.getArgAttrOfType<mlir::StringAttr>(arg, "cpn.combine"))
+      plan.combine[j] = c.str();
+  }
+  return plan;
+}
+
 } // namespace cpn

@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "EngineInternal.h"
+#include "cpnrt/Comm.h"
 #include "cpnrt/Profile.h"
 #include "cpnrt/Store.h"
 #include "cpnrt/TaskGraph.h"
@@ -114,6 +115,7 @@ bool Engine::runBaseline(uint64_t key, const std::vector<int32_t> &outputs,
   cpnrt::TaskGraph::global().waitAll();
   for (const NodeRef &in : trace_.inputs()) {
     try {
+      cpnrt::comm::gatherBlocks(cpnrt::TaskGraph::global(), in->store);
       in->store->wait();
     } catch (const std::exception &) {
       return false; // the compiled window fails with the same error

@@ -25,6 +25,7 @@
 #include "cpn/Compiler/Compiler.h"
 #include "cpn/Compiler/Kernel.h"
 #include "cpn/Trace/ViewBox.h"
+#include "cpnrt/Comm.h"
 #include "cpnrt/Error.h"
 #include "cpnrt/Lapack.h"
 #include "cpnrt/Profile.h"
@@ -219,8 +220,17 @@ void Engine::flush() {
     simulateWindow(outputs, donors);
   std::shared_ptr<Executable> exe;
   bool baseline = false;
+  // Several ranks, partitioned: this rank's program, compiled (the
+  // baseline tier's choice depends on timing, which ranks do not share).
+  bool local = options_.partitioning();
+  const RankPlan *plan = nullptr;
   try {
-    exe = obtain(outputs, donors, &baseline);
+    if (local) {
+      plan = &rankPlan(outputs, donors);
+      exe = obtain(outputs, donors, nullptr, true);
+    } else {
+      exe = obtain(outputs, donors, &baseline);
+    }
   } catch (const std::exception &) {
     if (!trace_.offsetArgCount()) {
       recoverWindow();
@@ -231,14 +241,34 @@ void Engine::flush() {
     offsetFamilies_[currentFamily_].disabled = true;
     trace_.setOffsetArgs({});
     try {
-      exe = obtain(outputs, donors, &baseline);
+      exe = obtain(outputs, donors, local ? nullptr : &baseline, local);
     } catch (const std::exception &) {
       recoverWindow();
       return;
     }
   }
   if (!baseline)
-    submit(exe, outputs, donors);
+    submit(exe, outputs, donors, plan);
+}
+
+const RankPlan &Engine::rankPlan(const std::vector<int32_t> &outputs,
+                                 const std::vector<int32_t> &donors) {
+  uint64_t key = hashMix(trace_.hash(), 0x91a4c0000ull);
+  for (int32_t o : outputs)
+    key = hashMix(key, static_cast<uint64_t>(o));
+  for (int32_t d : donors)
+    key = hashMix(key, 0x5c7a7c400000ull + static_cast<uint64_t>(d));
+  auto it = plans_.find(key);
+  if (it == plans_.end()) {
+    if (plans_.size() >= 4096)
+      plans_.clear();
+    it =
+        plans_
+            .emplace(key, planRanks(trace_, outputs, donors, options_.ranks,
+                                    options_.rank, options_.partitionThreshold))
+            .first;
+  }
+  return it->second;
 }
 
 void Engine::simulateWindow(const std::vector<int32_t> &outputs,
@@ -444,8 +474,13 @@ void Engine::recordCompile(const CompileResult &r) {
 
 std::shared_ptr<Executable> Engine::obtain(const std::vector<int32_t> &outputs,
                                            const std::vector<int32_t> &donors,
-                                           bool *baseline) {
+                                           bool *baseline, bool local) {
   auto windowKey = [&](uint64_t key) {
+    if (local) // one rank's program: its rank, the ranks, the threshold
+      key =
+          hashMix(hashMix(hashMix(key, 0x10ca1000ull + uint64_t(options_.rank)),
+                          uint64_t(options_.ranks)),
+                  uint64_t(options_.partitionThreshold));
     for (size_t j = 0; j < outputs.size(); ++j) {
       key = hashMix(key, static_cast<uint64_t>(outputs[j]));
       key =
@@ -496,8 +531,10 @@ std::shared_ptr<Executable> Engine::obtain(const std::vector<int32_t> &outputs,
     // of the trace (flush runs it in parts, @jit drops it).
     exe = takeCompile(key);
     if (!exe) {
+      CompilerOptions options = options_;
+      options.partition = local;
       CompileResult r = compileWindow(
-          trace_, outputs, donors, options_, key,
+          trace_, outputs, donors, options, key,
           diskCacheText(trace_, outputs, donors, options_), "compile ");
       recordCompile(r);
       exe = r.exe;
@@ -509,20 +546,41 @@ std::shared_ptr<Executable> Engine::obtain(const std::vector<int32_t> &outputs,
 
 void Engine::submit(const std::shared_ptr<Executable> &exe,
                     const std::vector<int32_t> &outputs,
-                    const std::vector<int32_t> &donors) {
+                    const std::vector<int32_t> &donors, const RankPlan *plan) {
   std::vector<cpnrt::StoreRef> reads, writes;
-  for (const NodeRef &in : trace_.inputs())
-    reads.push_back(in->store);
+  // Byte offsets of the kernel's arguments in their stores (one rank's
+  // program reads and writes rows of them).
+  std::vector<size_t> offsets;
+  auto rowBytes = [](const cpnrt::StoreRef &s) {
+    return s->shape().empty() || s->shape()[0] == 0
+               ? size_t(0)
+               : s->nbytes() / size_t(s->shape()[0]);
+  };
+  bool ranks = options_.ranks > 1 && exe;
+  cpnrt::TaskGraph &graph = cpnrt::TaskGraph::global();
+  for (size_t i = 0; i < trace_.inputs().size(); ++i) {
+    const cpnrt::StoreRef &s = trace_.inputs()[i]->store;
+    reads.push_back(s);
+    const std::vector<int64_t> *rows =
+        plan && !plan->inputRows[i].empty() ? &plan->inputRows[i] : nullptr;
+    if (ranks && rows)
+      cpnrt::comm::exchangeRows(graph, s, *rows);
+    else if (ranks)
+      cpnrt::comm::gatherBlocks(graph, s);
+    offsets.push_back(rows ? size_t((*rows)[2 * options_.rank]) * rowBytes(s)
+                           : 0);
+  }
   // The offsets the kernel takes as arguments, after its inputs.
   if (size_t n = trace_.offsetArgCount()) {
-    auto offsets = std::make_shared<cpnrt::Store>(
+    auto offsetArgs = std::make_shared<cpnrt::Store>(
         cpnrt::DType::i64, std::vector<int64_t>{static_cast<int64_t>(n)});
     std::vector<int64_t> values = trace_.offsetArgs();
     std::copy(values.begin(), values.end(),
-              static_cast<int64_t *>(offsets->data()));
-    reads.push_back(std::move(offsets));
+              static_cast<int64_t *>(offsetArgs->data()));
+    reads.push_back(std::move(offsetArgs));
     ++stats_.offsetArgWindows;
   }
+  offsets.resize(reads.size(), 0);
   std::vector<cpnrt::StoreRef> outArgs;
   for (size_t j = 0; j < outputs.size(); ++j) {
     NodeRef node = trace_.ops()[outputs[j]].result.lock();
@@ -532,7 +590,15 @@ void Engine::submit(const std::shared_ptr<Executable> &exe,
     } else {
       node->store = std::make_shared<cpnrt::Store>(node->dtype, node->shape);
       outArgs.push_back(node->store);
+      offsets.push_back(plan && plan->outputRows[j].first >= 0
+                            ? size_t(plan->outputRows[j].first) *
+                                  rowBytes(node->store)
+                            : 0);
     }
+    if (ranks)
+      node->store->setDistribution(plan && plan->outputRows[j].first >= 0
+                                       ? cpnrt::Distribution::BlockRows
+                                       : cpnrt::Distribution::Replicated);
     node->opIndex = -1;
     writes.push_back(node->store);
     ++stats_.valuesMaterialized;
@@ -543,9 +609,28 @@ void Engine::submit(const std::shared_ptr<Executable> &exe,
     writes.push_back(trace_.inputs()[donors[j]]->store);
   std::shared_ptr<const FpSites> fp = fpSites();
   trace_.clear();
-  if (exe)
-    runKernel(exe, std::move(reads), std::move(outArgs), std::move(writes),
-              std::move(fp));
+  if (!exe)
+    return;
+  // Partial results of reductions over split rows, combined over the ranks.
+  std::vector<std::pair<cpnrt::StoreRef, cpnrt::comm::ReduceOp>> combine;
+  if (ranks && plan)
+    for (size_t j = 0; j < outputs.size(); ++j) {
+      const std::string &c = plan->combine[j];
+      if (c.empty())
+        continue;
+      using R = cpnrt::comm::ReduceOp;
+      R op = c == "sum"    ? R::Sum
+             : c == "prod" ? R::Prod
+             : c == "min"  ? R::Min
+             : c == "max"  ? R::Max
+             : c == "any"  ? R::LogicalOr
+                           : R::LogicalAnd;
+      combine.emplace_back(writes[j], op);
+    }
+  runKernel(exe, std::move(reads), std::move(outArgs), std::move(writes),
+            std::move(fp), plan ? std::move(offsets) : std::vector<size_t>{});
+  for (auto &[store, op] : combine)
+    cpnrt::comm::submitAllReduce(graph, store, store, op, "combine partials");
 }
 
 void Engine::beginCapture() {
@@ -616,6 +701,10 @@ CapturedTrace::call(const std::vector<NodeRef> &args) const {
     outArgs.push_back(node->store);
     out.push_back(node);
   }
+  // A captured function's kernel reads its inputs whole.
+  if (exe && cpnrt::comm::size() > 1)
+    for (const cpnrt::StoreRef &s : reads)
+      cpnrt::comm::gatherBlocks(cpnrt::TaskGraph::global(), s);
   if (exe)
     runKernel(exe, reads, outArgs, outArgs, fp);
   return out;

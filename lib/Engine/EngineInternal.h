@@ -60,7 +60,8 @@ void runKernel(const std::shared_ptr<Executable> &exe,
                std::vector<cpnrt::StoreRef> reads,
                std::vector<cpnrt::StoreRef> outArgs,
                std::vector<cpnrt::StoreRef> writes,
-               std::shared_ptr<const FpSites> fp);
+               std::shared_ptr<const FpSites> fp,
+               std::vector<size_t> byteOffsets = {});
 
 /// Whether the compiler thread is compiling a window now
 /// (BackgroundCompile.cpp): kernels then let their idle OpenMP threads sleep

@@ -180,7 +180,8 @@ void runKernel(const std::shared_ptr<Executable> &exe,
                std::vector<cpnrt::StoreRef> reads,
                std::vector<cpnrt::StoreRef> outArgs,
                std::vector<cpnrt::StoreRef> writes,
-               std::shared_ptr<const FpSites> fp) {
+               std::shared_ptr<const FpSites> fp,
+               std::vector<size_t> byteOffsets) {
   // The inputs it does not write in place: what a library call learns about
   // their elements (a symmetric matrix) holds for the whole run.
   std::vector<cpnrt::StoreRef> readOnly;
@@ -189,7 +190,8 @@ void runKernel(const std::shared_ptr<Executable> &exe,
       readOnly.push_back(s);
   cpnrt::TaskGraph::global().submit(
       exe->name,
-      [exe, reads, outArgs, fp, readOnly = std::move(readOnly)] {
+      [exe, reads, outArgs, fp, readOnly = std::move(readOnly),
+       byteOffsets = std::move(byteOffsets)] {
         cpnrt::ReadOnlyInputs readOnlyScope(readOnly);
         std::vector<void *> ptrs;
         ptrs.reserve(reads.size() + outArgs.size() + 1);
@@ -197,6 +199,9 @@ void runKernel(const std::shared_ptr<Executable> &exe,
           ptrs.push_back(s->data());
         for (auto &s : outArgs)
           ptrs.push_back(s->data());
+        // One rank's program: its rows of the stores.
+        for (size_t i = 0; i < byteOffsets.size() && i < ptrs.size(); ++i)
+          ptrs[i] = static_cast<char *>(ptrs[i]) + byteOffsets[i];
         // The status words the kernel ORs its checked ops' errors into.
         std::vector<int32_t> status;
         if (fp) {

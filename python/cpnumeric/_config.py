@@ -75,6 +75,11 @@ KNOBS = {
              "(cpn-partition, without running on them) and the bytes and "
              "communication operations each rank would take part in are "
              "counted in stats() (simulated_*); docs/scaling.md."),
+        Knob("CPN_PARTITION", "off", False,
+             "Under several MPI ranks: 'rows' (experimental) splits arrays "
+             "of at least CPN_PARTITION_THRESHOLD elements in blocks of rows, "
+             "each rank computing its block (docs/mpi.md); 'off' keeps every "
+             "array whole on every rank (each rank computes everything)."),
         Knob("CPN_PARTITION_THRESHOLD", "65536", False,
              "Arrays with fewer elements are replicated on every rank, larger "
              "ones split in blocks of rows (the partition's threshold)."),
@@ -95,6 +100,13 @@ def get_int(name: str) -> int:
         return int(value)
     except ValueError:
         raise ValueError(f"{name}={value!r}: expected an integer") from None
+
+
+def get_choice(name: str, choices=("rows", "off")) -> str:
+    value = get(name).strip().lower()
+    if value not in choices:
+        raise ValueError(f"{name}={value!r}: expected one of {', '.join(choices)}")
+    return value
 
 
 def cache_dir():

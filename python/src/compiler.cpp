@@ -207,6 +207,19 @@ void initCompiler(py::module_ &m) {
   m.def("set_simulate_ranks",
         optionSetter(&cpn::CompilerOptions::simulateRanks), py::arg("ranks"),
         "Sets CPN_SIMULATE_RANKS (0 or 1: off); returns the old value.");
+  m.def(
+      "set_partition",
+      [](bool on, int64_t ranks, int64_t rank) {
+        cpn::CompilerOptions &o = cpn::Engine::global().options();
+        bool old = o.partition;
+        o.partition = on;
+        o.ranks = ranks;
+        o.rank = rank;
+        return old;
+      },
+      py::arg("on"), py::arg("ranks"), py::arg("rank"),
+      "Sets CPN_PARTITION: under several ranks each window is compiled into "
+      "this rank's program over blocks of rows; returns the old setting.");
   m.def("set_partition_threshold",
         optionSetter(&cpn::CompilerOptions::partitionThreshold),
         py::arg("elements"),

@@ -21,6 +21,7 @@
 
 #include "FastInternal.h"
 #include "cpn/Engine/Engine.h"
+#include "cpnrt/Comm.h"
 #include "cpnrt/Profile.h"
 #include "cpnrt/TaskGraph.h"
 
@@ -679,6 +680,7 @@ static cpnrt::Store *elementStore(PyObject *a, cpn::NodeRef &node) {
       !node->error.empty())
     return nullptr;
   bool ok = true;
+  cpnrt::comm::gatherBlocks(cpnrt::TaskGraph::global(), node->store);
   PyThreadState *ts = PyEval_SaveThread();
   try {
     node->store->wait();

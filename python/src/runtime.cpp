@@ -7,6 +7,7 @@
 #include "bindings.h"
 #include "cpn/Engine/Engine.h"
 #include "cpnrt/Blas.h"
+#include "cpnrt/Comm.h"
 #include "cpnrt/Profile.h"
 #include "cpnrt/Random.h"
 #include "cpnrt/TaskGraph.h"
@@ -48,6 +49,9 @@ cpnrt::StoreRef materialize(const NodeRef &node) {
     throw cpnrt::Error(node->errorKind, node->error);
   if (!node->store)
     throw std::runtime_error("cpnumeric: value was not materialized");
+  // A store split over ranks (one rank's program wrote its rows) is
+  // gathered first: every rank reads it here.
+  cpnrt::comm::gatherBlocks(cpnrt::TaskGraph::global(), node->store);
   {
     py::gil_scoped_release release;
     node->store->wait();

@@ -239,8 +239,9 @@ int64_t exchangeTagRanges() {
 }
 } // namespace
 
-cpnrt::comm::Exchange::Exchange()
-    : requests_(std::make_unique<Requests>()), id_(exchangesMade++),
+cpnrt::comm::Exchange::Exchange(bool persistent)
+    : requests_(std::make_unique<Requests>()), persistent_(persistent),
+      id_(exchangesMade++),
       token_(std::make_shared<Store>(DType::u8, std::vector<int64_t>{1})) {}
 
 cpnrt::comm::Exchange::~Exchange() {
@@ -293,6 +294,9 @@ void cpnrt::comm::Exchange::start() {
   if (started_)
     throw Error(ErrorKind::Runtime,
                 "Exchange: started again before its round completed");
+  if (!persistent_ && rounds_++)
+    throw Error(ErrorKind::Runtime,
+                "Exchange: a one-round exchange started a second time");
   if (state().started && (state().pid != getpid() || finalized()))
     throw Error(ErrorKind::Runtime,
                 "Exchange: MPI has ended in this process (or it is a forked "
@@ -330,7 +334,13 @@ void cpnrt::comm::Exchange::start() {
     for (size_t i = 0; i < parts_.size(); ++i) {
       Part &p = parts_[i];
       int n = static_cast<int>(p.bytes);
-      if (p.isSend)
+      if (!persistent_ && p.isSend)
+        MPI_Isend(at[i], n, MPI_BYTE, p.peer, base + p.tag, state().messages,
+                  &bound[i]);
+      else if (!persistent_)
+        MPI_Irecv(at[i], n, MPI_BYTE, p.peer, base + p.tag, state().messages,
+                  &bound[i]);
+      else if (p.isSend)
         MPI_Send_init(at[i], n, MPI_BYTE, p.peer, base + p.tag,
                       state().messages, &bound[i]);
       else
@@ -338,6 +348,10 @@ void cpnrt::comm::Exchange::start() {
                       state().messages, &bound[i]);
     }
     all.swap(bound);
+    if (!persistent_) { // posted: nothing to start
+      started_ = true;
+      return;
+    }
   }
   if (!all.empty())
     MPI_Startall(static_cast<int>(all.size()), all.data());
@@ -402,7 +416,7 @@ void abortIfOthersWait(const cpnrt::Failure &failure) {
 
 cpnrt::TaskRef cpnrt::comm::submitExchange(TaskGraph &graph,
                                            std::shared_ptr<Exchange> exchange,
-                                           std::string name) {
+                                           std::string name, bool inOrder) {
   if (active() && size() > 1 && threadLevel() < MPI_THREAD_MULTIPLE)
     throw Error(ErrorKind::Runtime,
                 "Exchange: MPI runs without MPI_THREAD_MULTIPLE (the program "
@@ -445,7 +459,7 @@ cpnrt::TaskRef cpnrt::comm::submitExchange(TaskGraph &graph,
                   std::to_string(exchange->bytesReceived()) + "}");
         return true;
       };
-  return graph.submitTask(std::move(task));
+  return graph.submitTask(std::move(task), /*mayDefer=*/true, inOrder);
 }
 
 // -- collectives as tasks ---------------------------------------------------
@@ -631,6 +645,78 @@ cpnrt::TaskRef cpnrt::comm::submitAllGather(TaskGraph &graph, StoreRef local,
       [local, full, c] {
         std::memcpy(full->data(), local->data(), size_t(c->first[0]));
       });
+}
+
+void cpnrt::comm::gatherBlocks(TaskGraph &graph, const StoreRef &store) {
+  if (!store || store->distribution() != Distribution::BlockRows)
+    return;
+  store->setDistribution(Distribution::Replicated);
+  int64_t n = store->shape().empty() ? 0 : store->shape()[0];
+  int ranks = size(), me = rank();
+  if (ranks <= 1 || n == 0)
+    return;
+  // Each rank's block to every other rank, as messages (an exchange), not
+  // MPI_Iallgatherv: see the note at Exchange(bool).
+  size_t row = store->nbytes() / size_t(n);
+  auto ex = std::make_shared<Exchange>(/*persistent=*/false);
+  int64_t myLo = blockRow(n, me, ranks), myHi = blockRow(n, me + 1, ranks);
+  for (int q = 0; q < ranks; ++q) {
+    if (q == me)
+      continue;
+    if (myHi > myLo)
+      ex->send(store, size_t(myLo) * row, size_t(myHi - myLo) * row, q, 1);
+    int64_t lo = blockRow(n, q, ranks), hi = blockRow(n, q + 1, ranks);
+    if (hi > lo)
+      ex->receive(store, size_t(lo) * row, size_t(hi - lo) * row, q, 1);
+  }
+  // In order with the collectives, as the gather it stands for.
+  submitExchange(graph, std::move(ex),
+                 "gather " + std::to_string(store->nbytes()) + " bytes",
+                 /*inOrder=*/true);
+}
+
+void cpnrt::comm::exchangeRows(TaskGraph &graph, const StoreRef &store,
+                               const std::vector<int64_t> &rows) {
+  if (!store || store->distribution() != Distribution::BlockRows)
+    return;
+  int64_t n = store->shape().empty() ? 0 : store->shape()[0];
+  int ranks = size(), me = rank();
+  if (ranks <= 1 || n == 0)
+    return;
+  if (rows.size() != 2 * size_t(ranks))
+    throw Error(ErrorKind::Runtime,
+                "exchangeRows: one pair of rows per rank expected");
+  // The same decision on every rank: every rank reads all rows (a
+  // gather), or some rank reads a row it does not own (an exchange).
+  bool all = true, foreign = false;
+  for (int q = 0; q < ranks; ++q) {
+    int64_t lo = rows[2 * q], hi = rows[2 * q + 1];
+    all &= lo <= 0 && hi >= n;
+    if (hi > lo)
+      foreign |= lo < blockRow(n, q, ranks) || hi > blockRow(n, q + 1, ranks);
+  }
+  if (all)
+    return gatherBlocks(graph, store);
+  if (!foreign)
+    return;
+  size_t row = store->nbytes() / size_t(n);
+  // One round: plain MPI_Isend/MPI_Irecv (see Exchange(bool)).
+  auto ex = std::make_shared<Exchange>(/*persistent=*/false);
+  int64_t myLo = blockRow(n, me, ranks), myHi = blockRow(n, me + 1, ranks);
+  for (int q = 0; q < ranks; ++q) {
+    if (q == me)
+      continue;
+    // The rows of my block rank q reads; the rows of q's block I read.
+    int64_t s0 = std::max(rows[2 * q], myLo),
+            s1 = std::min(rows[2 * q + 1], myHi);
+    if (s1 > s0)
+      ex->send(store, size_t(s0) * row, size_t(s1 - s0) * row, q, 0);
+    int64_t r0 = std::max(rows[2 * me], blockRow(n, q, ranks)),
+            r1 = std::min(rows[2 * me + 1], blockRow(n, q + 1, ranks));
+    if (r1 > r0)
+      ex->receive(store, size_t(r0) * row, size_t(r1 - r0) * row, q, 0);
+  }
+  submitExchange(graph, std::move(ex), "halo rows");
 }
 
 cpnrt::TaskRef cpnrt::comm::submitAllToAll(TaskGraph &graph, StoreRef send,

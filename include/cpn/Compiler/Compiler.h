@@ -73,6 +73,11 @@ struct CompilerOptions {
   // is counted in CompilerStats::simulated.
   int64_t simulateRanks = 0;
   int64_t partitionThreshold = 65536;
+  // CPN_PARTITION under several MPI ranks: each window is compiled into
+  // this rank's program (cpn-localize), big arrays split by rows.
+  bool partition = false;
+  int64_t ranks = 1, rank = 0;
+  bool partitioning() const { return partition && ranks > 1; }
 };
 
 /// What P ranks would move for one run of a window (CPN_SIMULATE_RANKS):
@@ -125,6 +130,27 @@ SimulatedComm simulateRanks(const Trace &trace,
                             const std::vector<int32_t> &outputs,
                             const std::vector<int32_t> &donors, int64_t ranks,
                             int64_t threshold);
+
+/// What a window's program for one rank (cpn-localize) reads and writes,
+/// by rows of the first axis, for the Engine to move data before and after
+/// it runs.
+struct RankPlan {
+  /// Per trace input: the rows [lo, hi) each rank's program reads (two per
+  /// rank); empty: read whole (or too small to be split).
+  std::vector<std::vector<int64_t>> inputRows;
+  /// Per output: this rank's rows {lo, hi} of it that the program writes,
+  /// {-1, -1} when whole (a donated output: its input's rows).
+  std::vector<std::pair<int64_t, int64_t>> outputRows;
+  /// Per output: the reduction ("sum", "max", ...) whose partial over this
+  /// rank's rows it holds, to combine over the ranks; "" for none.
+  std::vector<std::string> combine;
+};
+
+/// The plan of the window of `trace` on rank `rank` of `ranks`
+/// (lib/Compiler/Simulate.cpp): the cpn-localize pass run on its module.
+RankPlan planRanks(const Trace &trace, const std::vector<int32_t> &outputs,
+                   const std::vector<int32_t> &donors, int64_t ranks,
+                   int64_t rank, int64_t threshold);
 
 /// Builds the cpn module of a trace whose outputs are `outputs` (op indices)
 /// and returns its text (the `cpn` stage).

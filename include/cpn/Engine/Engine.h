@@ -176,9 +176,12 @@ private:
   /// The executable of the current trace: from the memory or disk cache,
   /// else compiled, unless `baseline` is given and the window runs in the
   /// baseline tier (then *baseline is set, nullptr returned, trace cleared).
+  /// With `local` (CPN_PARTITION under several ranks), the kernel is this
+  /// rank's program (cpn-localize).
   std::shared_ptr<Executable> obtain(const std::vector<int32_t> &outputs,
                                      const std::vector<int32_t> &donors,
-                                     bool *baseline = nullptr);
+                                     bool *baseline = nullptr,
+                                     bool local = false);
   /// Kernels with offset arguments: when the current window has the code
   /// shape (`shapeKey`: its shapeHash with outputs and donors) of an earlier
   /// window but other view or update offsets, marks those offsets as kernel
@@ -199,9 +202,17 @@ private:
   std::shared_ptr<Executable> takeCompile(uint64_t key);
   std::shared_ptr<Executable> finishCompile(CompileJob &job);
   double compileRemaining(uint64_t key) const;
+  /// Runs `exe` on the current trace's inputs. Under several ranks with
+  /// `plan` (the kernel is this rank's program) the rows it reads are
+  /// exchanged first and its split outputs stay split; without, every split
+  /// input is gathered first (the kernel reads it whole).
   void submit(const std::shared_ptr<Executable> &exe,
               const std::vector<int32_t> &outputs,
-              const std::vector<int32_t> &donors);
+              const std::vector<int32_t> &donors,
+              const RankPlan *plan = nullptr);
+  /// This rank's plan for the current window (planRanks, kept by key).
+  const RankPlan &rankPlan(const std::vector<int32_t> &outputs,
+                           const std::vector<int32_t> &donors);
   void recoverWindow();
   /// CPN_SIMULATE_RANKS: adds what the window about to run would move on
   /// options_.simulateRanks ranks to stats_.simulated (each window's
@@ -261,6 +272,7 @@ private:
   };
   std::unordered_map<uint64_t, OffsetFamily> offsetFamilies_;
   std::unordered_map<uint64_t, SimulatedComm> simulated_;
+  std::unordered_map<uint64_t, RankPlan> plans_;
   uint64_t currentFamily_ = 0;
   std::unordered_set<uint64_t> compileFailed_;
 };

@@ -101,6 +101,26 @@ bool isSmallReduce(ReduceOp op) {
   return count <= (floatSum ? 8 : 16);
 }
 
+bool rowBox(RankedTensorType base, ArrayRef<int64_t> shape, int64_t offset,
+            ArrayRef<int64_t> strides, int64_t &delta) {
+  if (base.getRank() < 1 || shape.empty() ||
+      shape.size() > size_t(base.getRank()) || !base.hasStaticShape())
+    return false;
+  int64_t rowStride = 1;
+  for (int64_t d : base.getShape().drop_front())
+    rowStride *= d;
+  if (rowStride <= 0 || strides[0] != rowStride || offset < 0)
+    return false;
+  int64_t reach = offset % rowStride;
+  for (size_t k = 1; k < shape.size(); ++k) {
+    if (strides[k] < 0)
+      return false;
+    reach += (shape[k] - 1) * strides[k];
+  }
+  delta = offset / rowStride;
+  return reach < rowStride && delta + shape[0] <= base.getDimSize(0);
+}
+
 SmallVector<int64_t> rowMajorStrides(ArrayRef<int64_t> shape) {
   std::vector<int64_t> s = ::cpn::rowMajorStrides(shape.vec());
   return SmallVector<int64_t>(s.begin(), s.end());

@@ -73,7 +73,11 @@ void minMax(int64_t value, int64_t &min, int64_t &max);
 /// one rank is its own neighbour).
 class Exchange {
 public:
-  Exchange();
+  /// `persistent`: the messages are MPI persistent requests, bound at the
+  /// first start and started again each round. Without, the exchange has
+  /// one round of plain MPI_Isend/MPI_Irecv: what a kernel's halo rows and
+  /// gathers use (Engine, gatherBlocks, exchangeRows).
+  explicit Exchange(bool persistent = true);
   ~Exchange();
   Exchange(const Exchange &) = delete;
   Exchange &operator=(const Exchange &) = delete;
@@ -121,6 +125,8 @@ private:
   struct Requests; // MPI_Request each, once bound (Comm.cpp)
   std::unique_ptr<Requests> requests_;
   bool started_ = false;
+  bool persistent_;
+  int rounds_ = 0;
   // Made in the same order on every rank (control replication): its
   // messages' MPI tags carry it, so that two exchanges with the same peers
   // and tags never take each other's messages.
@@ -141,7 +147,7 @@ private:
 /// MPI_THREAD_MULTIPLE (messages are tested from any thread): an Error
 /// otherwise.
 TaskRef submitExchange(TaskGraph &graph, std::shared_ptr<Exchange> exchange,
-                       std::string name = "exchange");
+                       std::string name = "exchange", bool inOrder = false);
 
 /// The collectives of a partitioned program as tasks of `graph`, each a
 /// non-blocking MPI collective (MPI_Iallreduce, MPI_Iallgatherv, MPI_Ibcast)
@@ -161,6 +167,33 @@ enum class ReduceOp { Sum, Prod, Min, Max, LogicalAnd, LogicalOr };
 /// logical ops, complex Sum and Prod; float16 is refused (an Error).
 TaskRef submitAllReduce(TaskGraph &graph, StoreRef in, StoreRef out,
                         ReduceOp op, std::string name = "all_reduce");
+
+/// The first row of rank q's block of an n-row array split over `ranks`
+/// ranks (rows [blockRow(n, q), blockRow(n, q + 1)) are rank q's): the cut
+/// of cpn-localize and of the runtime's split stores.
+inline int64_t blockRow(int64_t n, int64_t q, int64_t ranks) {
+  return n * q / ranks;
+}
+
+/// A store split by rows (Distribution::BlockRows: this rank holds its block
+/// of rows current) made whole on every rank: each rank's block sent to
+/// every other rank, as one round of messages (not MPI_Iallgatherv in
+/// place: with several such gathers and halo exchanges in flight at once
+/// on 4 ranks, OpenMPI 4.1.4's gave another rank's block stale in about
+/// one run of four of cavity flow; as messages in none of 12); the store
+/// is then Replicated. Nothing for a replicated store or on one rank. Every
+/// rank must call it for the same store at the same point (a sync point of
+/// the program, the inputs of a kernel that reads the store whole).
+void gatherBlocks(TaskGraph &graph, const StoreRef &store);
+
+/// Before a kernel that reads rows [rows[2q], rows[2q + 1]) of the split
+/// `store` on each rank q (one pair per rank, the same list on every
+/// rank): each rank sends the rows of its block that others read and
+/// receives those it reads from their owners (an Exchange, as a task). A
+/// store every rank reads whole is gathered instead; one whose readers
+/// read only their own blocks moves nothing.
+void exchangeRows(TaskGraph &graph, const StoreRef &store,
+                  const std::vector<int64_t> &rows);
 
 /// Every rank's `local` store, one after another in rank order, into
 /// `full` on every rank: `rankBytes[r]` is rank r's byte count (its block

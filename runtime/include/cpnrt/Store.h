@@ -62,6 +62,10 @@ public:
   }
   const void *data() const { return const_cast<Store *>(this)->data(); }
   Distribution distribution() const { return dist_; }
+  /// BlockRows: this rank's block of rows (comm::blockRow) is current, the
+  /// other rows are not (a kernel of one rank's program wrote it); set by
+  /// the Engine in program order, as the tasks are submitted.
+  void setDistribution(Distribution d) { dist_ = d; }
 
   /// Blocks until the last task that writes this store has finished; throws
   /// cpnrt::Error with the task's kind and message if it failed.

@@ -30,6 +30,13 @@ using BoxView = ::cpn::BoxView;
 /// Row-major element strides of `shape` (cpn/Trace/ViewBox.h).
 SmallVector<int64_t> rowMajorStrides(ArrayRef<int64_t> shape);
 
+/// A box of `shape` at element `offset`/`strides` in a base of type `base`,
+/// by rows: true (and `delta`, the base row of the box's row 0) when box row
+/// i lies whole within base row i + delta (the boxes of cpn.view and
+/// cpn.update that partitioning by rows can follow).
+bool rowBox(RankedTensorType base, ArrayRef<int64_t> shape, int64_t offset,
+            ArrayRef<int64_t> strides, int64_t &delta);
+
 /// decomposeView (cpn/Trace/ViewBox.h) over MLIR's array types: the box of
 /// the base that a view of `sizes` at `offset` with element `strides` is,
 /// if it is one.

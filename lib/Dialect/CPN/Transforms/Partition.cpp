@@ -47,6 +47,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "cpn/Dialect/CPN/CPNOps.h"
+#include "cpn/Dialect/CPN/OpFacts.h"
 #include "cpn/Dialect/CPN/Transforms/Passes.h"
 
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
@@ -104,27 +105,6 @@ int64_t rowElements(RankedTensorType t) {
   for (int64_t d : t.getShape().drop_front())
     r *= d;
   return r;
-}
-
-/// A box of `shape` at `offset`/`strides` in a base of type `base`, by rows:
-/// true (and `delta`, the base row of the box's row 0) when box row i lies
-/// whole within base row i + delta (cpn.view's and cpn.update's boxes).
-bool rowBox(RankedTensorType base, ArrayRef<int64_t> shape, int64_t offset,
-            ArrayRef<int64_t> strides, int64_t &delta) {
-  if (base.getRank() < 1 || shape.empty() ||
-      shape.size() > size_t(base.getRank()))
-    return false;
-  int64_t rowStride = rowElements(base);
-  if (rowStride <= 0 || strides[0] != rowStride || offset < 0)
-    return false;
-  int64_t reach = offset % rowStride;
-  for (size_t k = 1; k < shape.size(); ++k) {
-    if (strides[k] < 0)
-      return false;
-    reach += (shape[k] - 1) * strides[k];
-  }
-  delta = offset / rowStride;
-  return reach < rowStride && delta + shape[0] <= base.getDimSize(0);
 }
 
 /// The rows of its base a view with non-negative strides touches (the

@@ -73,6 +73,41 @@ def Partition : Pass<"cpn-partition", "ModuleOp"> {
   ];
 }
 
+def Localize : Pass<"cpn-localize", "ModuleOp"> {
+  let summary = "Rewrite a kernel into one rank's program over blocks of rows";
+  let description = [{
+    The rank-local program of a JIT kernel (`func.func` over memref
+    arguments, inputs read through `bufferization.to_tensor`, outputs
+    written by `bufferization.materialize_in_destination`) for rank `rank`
+    of `ranks`. An output with at least `threshold` elements and `ranks`
+    rows is split: this rank computes its block of rows (rows
+    [n * rank / ranks, n * (rank + 1) / ranks)), and its memref argument
+    holds those rows only; a sum, product, min, max, any or all over the
+    first axis of a split value that is an output is this rank's partial
+    (`cpn.combine = "<kind>"` on the output: the caller combines the ranks'
+    partials). What an output needs is computed from the rows it needs:
+    elementwise ops, row-aligned views and updates, reductions that keep
+    the first axis and products by rows of their left side compute only
+    those rows (a view at another row offset reads the neighbouring rows of
+    its base: a halo); any other op is computed whole and its rows taken.
+    A split input's memref holds the rows any use reads, written for every
+    rank as `cpn.rows = array<i64: lo0, hi0, lo1, hi1, ...>` (rows of the
+    input's first axis), so that the caller knows what to send where; an
+    input without it is read whole. A donated input (an output written in
+    place) keeps its rows and gets the block's rows written. The function
+    gets `cpn.local = array<i64: rank, ranks>`. One rank: nothing changes.
+  }];
+  let options = [
+    Option<"ranks", "ranks", "int64_t", /*default=*/"1",
+           "Ranks the program runs on (1: the pass does nothing)">,
+    Option<"rank", "rank", "int64_t", /*default=*/"0",
+           "The rank whose program to build">,
+    Option<"threshold", "threshold", "int64_t", /*default=*/"65536",
+           "Outputs with fewer elements are computed whole on every rank">,
+  ];
+  let dependentDialects = ["tensor::TensorDialect"];
+}
+
 def OutlineRepeats : Pass<"cpn-outline-repeats", "ModuleOp"> {
   let summary = "Compile the repeated periods of a kernel (a loop's iterations) once";
   let description = [{

@@ -1,0 +1,655 @@
+//===- Localize.cpp - one rank's program over blocks of rows
+//---------------===//
+//
+// Part of cpnumeric.
+//
+//===----------------------------------------------------------------------===//
+//
+// The rank-local program of a JIT kernel (issue 23). Each split output is
+// computed on this rank's block of rows only, from the rows of its operands
+// that those rows need, demand-driven from the outputs back to the inputs:
+//
+//   - an elementwise op computes rows [lo, hi) from rows [lo, hi) of each
+//     operand;
+//   - a view whose rows lie whole in rows of its base (row-aligned: u[1:-1,
+//     2:], u[:, 0]) reads rows [lo + d, hi + d) of the base, d its row
+//     offset; an update writes the rows of its box that fall in [lo, hi);
+//   - a reduction that keeps the first axis, and a product by rows of its
+//     left side (the right side whole), compute their rows;
+//   - anything else (a library call, iota, random bits, a transposed or
+//     broadcast view of a split value, a reduction over rows) is computed
+//     whole from whole operands and its rows taken: correct on any op, at
+//     the price of the whole operands.
+//
+// A split input's memref argument becomes the rows [lo, hi) of the input
+// that this rank's uses read (its block and a halo where a view sits at
+// another row offset: a stencil); `cpn.rows` on the argument gives those
+// rows for every rank, computed by the same walk for each, so that the
+// caller (the Engine) knows which rows to send to which rank before the
+// kernel runs. Outputs: a split output's memref holds the block; a donated
+// input written in place keeps its rows and gets its block rewritten (the
+// update chain re-based on the local input, so that the in-place passes see
+// the program they saw whole); an output that is a sum, product, min, max,
+// any or all over the first axis of a split value is this rank's partial
+// result (`cpn.combine`), which the caller combines over the ranks.
+//
+// Blocks: rows [n * q / P, n * (q + 1) / P) of an n-row value on rank q of
+// P, as the runtime cuts them (cpnrt::comm::blockRows).
+//
+//===----------------------------------------------------------------------===//
+
+#include "cpn/Dialect/CPN/CPNOps.h"
+#include "cpn/Dialect/CPN/OpFacts.h"
+#include "cpn/Dialect/CPN/Transforms/Passes.h"
+
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/IRMapping.h"
+
+#include "llvm/ADT/DenseMap.h"
+
+#include <algorithm>
+#include <map>
+#include <tuple>
+
+namespace mlir::cpn {
+#define GEN_PASS_DEF_LOCALIZE
+#include "cpn/Dialect/CPN/Transforms/Passes.h.inc"
+} // namespace mlir::cpn
+
+using namespace mlir;
+using namespace mlir::cpn;
+
+namespace {
+
+int64_t blockLo(int64_t n, int64_t q, int64_t ranks) { return n * q / ranks; }
+
+int64_t rowElements(RankedTensorType t) {
+  int64_t r = 1;
+  for (int64_t d : t.getShape().drop_front())
+    r *= d;
+  return r;
+}
+
+RankedTensorType withRows(RankedTensorType t, int64_t rows) {
+  SmallVector<int64_t> shape(t.getShape());
+  shape[0] = rows;
+  return RankedTensorType::get(shape, t.getElementType());
+}
+
+MemRefType withRows(MemRefType t, int64_t rows) {
+  SmallVector<int64_t> shape(t.getShape());
+  shape[0] = rows;
+  return MemRefType::get(shape, t.getElementType());
+}
+
+bool elementwise(Operation *op) {
+  return op->hasTrait<OpTrait::CPNSameShape>() || isa<CopyOp>(op);
+}
+
+/// Reductions whose partial results over blocks of rows combine exactly by
+/// the same reduction (or, for sums, closely: float sums change rounding).
+bool combinable(ReduceKind k) {
+  return k == ReduceKind::sum || k == ReduceKind::prod ||
+         k == ReduceKind::min || k == ReduceKind::max || k == ReduceKind::any ||
+         k == ReduceKind::all;
+}
+
+class Localizer {
+public:
+  Localizer(func::FuncOp f, int64_t ranks, int64_t rank, int64_t threshold)
+      : f_(f), ranks_(ranks), rank_(rank), threshold_(threshold) {}
+
+  LogicalResult run();
+
+private:
+  struct Output {
+    Value source;               // the value written
+    unsigned destArg;           // the memref it is written into
+    int donor = -1;             // the input it is written into in place
+    bool split = false;         // this rank computes its block
+    bool partial = false;       // a combinable reduction's partial
+    Operation *final = nullptr; // the materialize into the memref
+  };
+
+  /// A ranked static tensor (or memref) big enough to split.
+  bool splittable(ShapedType t) const {
+    return t && t.hasStaticShape() && t.getRank() >= 1 &&
+           t.getNumElements() >= threshold_ && t.getNumElements() > 0 &&
+           t.getDimSize(0) >= ranks_;
+  }
+  int64_t rowsOf(Value v) const {
+    auto t = cast<RankedTensorType>(v.getType());
+    return t.getRank() ? t.getDimSize(0) : 0;
+  }
+  bool whole(Value v, int64_t lo, int64_t hi) const {
+    return lo == 0 && hi == rowsOf(v);
+  }
+  /// The rows of `v` whose index rows (those of the split base it is
+  /// aligned with) are rank q's block: the rows a reduction's partial reads.
+  std::pair<int64_t, int64_t> naturalRows(Value v, int64_t q) const;
+  bool aligned(Value v, int64_t &extent, int64_t &shift, int depth) const;
+
+  /// Rows [lo, hi) of `v` (the whole value for lo = 0, hi = its rows; a
+  /// 0-d value is always whole): records what each input must hold on rank
+  /// `q_` and, when emitting, builds them.
+  Value get(Value v, int64_t lo, int64_t hi);
+  Value getWhole(Value v) { return get(v, 0, rowsOf(v)); }
+  /// A value that is not a tensor (an index computed from the offsets
+  /// argument): cloned as it is.
+  Value scalar(Value v);
+  /// The op computed whole from whole operands, its rows [lo, hi) taken.
+  Value computeWhole(Operation *op, Value result, int64_t lo, int64_t hi);
+  Value sliceRows(Value whole, int64_t lo, int64_t hi);
+  Value donated(Value v, unsigned input, int64_t lo, int64_t hi);
+  Value partial(ReduceOp red);
+  Operation *clone(Operation *op, ValueRange operands, Type result,
+                   ArrayRef<NamedAttribute> changed = {});
+
+  func::FuncOp f_;
+  int64_t ranks_, rank_, threshold_;
+  // The walk's rank, and whether it builds IR (else it records rows).
+  int64_t q_ = 0;
+  bool emit_ = false;
+  OpBuilder *b_ = nullptr;
+  // Inputs: the to_tensor of each input argument.
+  llvm::DenseMap<Value, unsigned> inputArg_;
+  SmallVector<std::pair<int64_t, int64_t>> rows_; // per argument, rank q_
+  SmallVector<SmallVector<std::pair<int64_t, int64_t>>> allRows_;
+  SmallVector<Value> localInput_; // per argument, when emitting
+  std::map<std::tuple<void *, int64_t, int64_t>, Value> memo_;
+  IRMapping scalars_;
+};
+
+/// Whether `v` lies along the rows of a split input (through row-aligned
+/// views and elementwise ops): its `extent` rows, value row i at index row
+/// i + `shift`.
+bool Localizer::aligned(Value v, int64_t &extent, int64_t &shift,
+                        int depth) const {
+  if (inputArg_.count(v)) {
+    extent = rowsOf(v);
+    shift = 0;
+    return splittable(cast<RankedTensorType>(v.getType()));
+  }
+  Operation *op = v.getDefiningOp();
+  if (!op || depth > 32)
+    return false;
+  if (auto view = dyn_cast<ViewOp>(op)) {
+    int64_t delta = 0;
+    if (view.getDynOffset() ||
+        !rowBox(cast<RankedTensorType>(view.getBase().getType()),
+                cast<RankedTensorType>(view.getType()).getShape(),
+                view.getOffset(), view.getStrides(), delta) ||
+        !aligned(view.getBase(), extent, shift, depth + 1))
+      return false;
+    shift += delta;
+    return true;
+  }
+  if (elementwise(op))
+    for (Value x : op->getOperands())
+      if (aligned(x, extent, shift, depth + 1))
+        return true;
+  return false;
+}
+
+std::pair<int64_t, int64_t> Localizer::naturalRows(Value v, int64_t q) const {
+  int64_t n = rowsOf(v), extent = n, shift = 0;
+  if (!aligned(v, extent, shift, 0)) {
+    extent = n;
+    shift = 0;
+  }
+  int64_t lo = blockLo(extent, q, ranks_) - shift;
+  int64_t hi = blockLo(extent, q + 1, ranks_) - shift;
+  return {std::clamp<int64_t>(lo, 0, n), std::clamp<int64_t>(hi, 0, n)};
+}
+
+Operation *Localizer::clone(Operation *op, ValueRange operands, Type result,
+                            ArrayRef<NamedAttribute> changed) {
+  OperationState st(op->getLoc(), op->getName());
+  st.addOperands(operands);
+  st.addAttributes(op->getAttrs());
+  for (const NamedAttribute &a : changed)
+    st.attributes.set(a.getName(), a.getValue());
+  st.addTypes(result);
+  return b_->create(st);
+}
+
+Value Localizer::scalar(Value v) {
+  if (emit_)
+    if (Value m = scalars_.lookupOrNull(v))
+      return m;
+  Operation *op = v.getDefiningOp();
+  if (!op) // an argument (the offsets memref) keeps its number
+    return emit_ ? scalars_.lookup(v) : Value();
+  SmallVector<Value> operands;
+  for (Value x : op->getOperands())
+    operands.push_back(isa<RankedTensorType>(x.getType()) ? getWhole(x)
+                                                          : scalar(x));
+  if (!emit_)
+    return {};
+  Operation *c = b_->clone(*op);
+  c->setOperands(operands);
+  for (auto [o, n] : llvm::zip(op->getResults(), c->getResults()))
+    scalars_.map(o, n);
+  return scalars_.lookup(v);
+}
+
+Value Localizer::sliceRows(Value w, int64_t lo, int64_t hi) {
+  if (!emit_ || whole(w, lo, hi))
+    return w;
+  auto t = cast<RankedTensorType>(w.getType());
+  int64_t row = rowElements(t);
+  return ViewOp::create(*b_, w.getLoc(), withRows(t, hi - lo), w, Value(),
+                        b_->getI64IntegerAttr(lo * row),
+                        b_->getDenseI64ArrayAttr(
+                            rowMajorStrides(withRows(t, hi - lo).getShape())))
+      .getResult();
+}
+
+Value Localizer::computeWhole(Operation *op, Value result, int64_t lo,
+                              int64_t hi) {
+  SmallVector<Value> operands;
+  for (Value x : op->getOperands())
+    operands.push_back(isa<RankedTensorType>(x.getType()) ? getWhole(x)
+                                                          : scalar(x));
+  if (!emit_)
+    return {};
+  auto key =
+      std::make_tuple(result.getAsOpaquePointer(), int64_t(-1), int64_t(-1));
+  Value w = memo_[key];
+  if (!w) {
+    Operation *c = b_->clone(*op);
+    c->setOperands(operands);
+    w = c->getResult(cast<OpResult>(result).getResultNumber());
+    memo_[key] = w;
+  }
+  return sliceRows(w, lo, hi);
+}
+
+Value Localizer::get(Value v, int64_t lo, int64_t hi) {
+  auto t = cast<RankedTensorType>(v.getType());
+  if (t.getRank() == 0)
+    lo = hi = 0;
+  auto key = std::make_tuple(v.getAsOpaquePointer(), lo, hi);
+  auto found = memo_.find(key);
+  if (found != memo_.end())
+    return found->second;
+  if (t.getRank() && hi <= lo) {
+    // No rows here (a block clipped away): an empty tensor, read from
+    // nothing.
+    if (!emit_)
+      return {};
+    Value e =
+        tensor::EmptyOp::create(*b_, v.getLoc(), withRows(t, 0).getShape(),
+                                t.getElementType())
+            .getResult();
+    memo_[key] = e;
+    return e;
+  }
+  Value out;
+  Operation *op = v.getDefiningOp();
+  if (auto it = inputArg_.find(v); it != inputArg_.end()) {
+    unsigned arg = it->second;
+    auto &r = rows_[arg];
+    if (t.getRank() == 0 || !splittable(t)) {
+      r = {0, rowsOf(v)};
+    } else if (hi > lo) {
+      r = r.first < r.second
+              ? std::make_pair(std::min(r.first, lo), std::max(r.second, hi))
+              : std::make_pair(lo, hi);
+    }
+    if (emit_) {
+      Value local = localInput_[arg];
+      int64_t base = rows_[arg].first;
+      auto lt = cast<RankedTensorType>(local.getType());
+      if (t.getRank() == 0 || (lo == base && hi - lo == lt.getDimSize(0)))
+        out = local;
+      else
+        out = ViewOp::create(
+                  *b_, v.getLoc(), withRows(t, hi - lo), local, Value(),
+                  b_->getI64IntegerAttr((lo - base) * rowElements(t)),
+                  b_->getDenseI64ArrayAttr(
+                      rowMajorStrides(withRows(t, hi - lo).getShape())))
+                  .getResult();
+    }
+  } else if (!op || t.getRank() == 0) {
+    out = op ? computeWhole(op, v, lo, hi) : Value();
+  } else if (auto view = dyn_cast<ViewOp>(op)) {
+    auto base = cast<RankedTensorType>(view.getBase().getType());
+    int64_t delta = 0;
+    if (!view.getDynOffset() && rowBox(base, t.getShape(), view.getOffset(),
+                                       view.getStrides(), delta)) {
+      // Rows of the base; the view's offset within them is unchanged.
+      Value b = get(view.getBase(), delta + lo, delta + hi);
+      if (emit_) {
+        int64_t row = rowElements(base);
+        out = clone(op, {b}, withRows(t, hi - lo),
+                    {b_->getNamedAttr("offset", b_->getI64IntegerAttr(
+                                                    view.getOffset() % row))})
+                  ->getResult(0);
+      }
+    } else if (!view.getDynOffset()) {
+      // Any other view reads its base whole; its rows [lo, hi) start
+      // lo strides further.
+      Value b = getWhole(view.getBase());
+      if (emit_)
+        out =
+            clone(op, {b}, withRows(t, hi - lo),
+                  {b_->getNamedAttr("offset", b_->getI64IntegerAttr(
+                                                  view.getOffset() +
+                                                  lo * view.getStrides()[0]))})
+                ->getResult(0);
+    } else {
+      out = computeWhole(op, v, lo, hi);
+    }
+  } else if (auto up = dyn_cast<UpdateOp>(op)) {
+    auto base = cast<RankedTensorType>(up.getBase().getType());
+    auto value = cast<RankedTensorType>(up.getValue().getType());
+    int64_t delta = 0;
+    if (!up.getDynOffset() && rowBox(base, value.getShape(), up.getOffset(),
+                                     up.getStrides(), delta)) {
+      Value b = get(up.getBase(), lo, hi);
+      int64_t c0 = std::max(lo, delta),
+              c1 = std::min(hi, delta + value.getDimSize(0));
+      if (c1 <= c0) {
+        out = b;
+      } else {
+        Value x = get(up.getValue(), c0 - delta, c1 - delta);
+        if (emit_) {
+          int64_t row = rowElements(base);
+          out = clone(op, {b, x}, withRows(t, hi - lo),
+                      {b_->getNamedAttr("offset", b_->getI64IntegerAttr(
+                                                      (c0 - lo) * row +
+                                                      up.getOffset() % row))})
+                    ->getResult(0);
+        }
+      }
+    } else {
+      out = computeWhole(op, v, lo, hi);
+    }
+  } else if (elementwise(op) && op->getNumResults() == 1) {
+    SmallVector<Value> operands;
+    for (Value x : op->getOperands())
+      operands.push_back(get(x, lo, hi));
+    if (emit_)
+      out = clone(op, operands, withRows(t, hi - lo))->getResult(0);
+  } else if (auto red = dyn_cast<ReduceOp>(op);
+             red && !llvm::is_contained(red.getAxes(), 0)) {
+    Value x = get(red.getX(), lo, hi);
+    if (emit_)
+      out = clone(op, {x}, withRows(t, hi - lo))->getResult(0);
+  } else if (auto mm = dyn_cast<MatmulOp>(op)) {
+    Value l = get(mm.getLhs(), lo, hi);
+    Value r = getWhole(mm.getRhs());
+    if (emit_)
+      out = clone(op, {l, r}, withRows(t, hi - lo))->getResult(0);
+  } else {
+    out = computeWhole(op, v, lo, hi);
+  }
+  if (emit_)
+    memo_[key] = out;
+  else
+    memo_.emplace(key, Value());
+  return out;
+}
+
+Value Localizer::donated(Value v, unsigned input, int64_t lo, int64_t hi) {
+  // The update chain that writes into the donated input, re-based on the
+  // rows the local input holds; anything else is computed on the block and
+  // written into it.
+  auto it = inputArg_.find(v);
+  if (it != inputArg_.end() && it->second == input)
+    return emit_ ? localInput_[input] : Value();
+  auto t = cast<RankedTensorType>(v.getType());
+  if (!splittable(t)) // the input is whole on every rank, and so is v
+    return get(v, 0, rowsOf(v));
+  int64_t base = rows_[input].first;
+  int64_t row = rowElements(t);
+  if (auto up = v.getDefiningOp<UpdateOp>()) {
+    auto value = cast<RankedTensorType>(up.getValue().getType());
+    int64_t delta = 0;
+    if (!up.getDynOffset() &&
+        rowBox(cast<RankedTensorType>(up.getBase().getType()), value.getShape(),
+               up.getOffset(), up.getStrides(), delta)) {
+      Value b = donated(up.getBase(), input, lo, hi);
+      int64_t c0 = std::max(lo, delta),
+              c1 = std::min(hi, delta + value.getDimSize(0));
+      if (c1 <= c0)
+        return b;
+      Value x = get(up.getValue(), c0 - delta, c1 - delta);
+      if (!emit_)
+        return {};
+      return clone(up, {b, x}, b.getType(),
+                   {b_->getNamedAttr(
+                       "offset", b_->getI64IntegerAttr((c0 - base) * row +
+                                                       up.getOffset() % row))})
+          ->getResult(0);
+    }
+  }
+  Value x = get(v, lo, hi);
+  if (!emit_)
+    return {};
+  Value in = localInput_[input];
+  if (hi <= lo)
+    return in;
+  return UpdateOp::create(*b_, v.getLoc(), in.getType(), in, x, Value(),
+                          b_->getI64IntegerAttr((lo - base) * row),
+                          b_->getDenseI64ArrayAttr(
+                              rowMajorStrides(withRows(t, hi - lo).getShape())))
+      .getResult();
+}
+
+Value Localizer::partial(ReduceOp red) {
+  auto [lo, hi] = naturalRows(red.getX(), q_);
+  Value x = get(red.getX(), lo, hi);
+  if (!emit_)
+    return {};
+  return clone(red, {x}, red.getType())->getResult(0);
+}
+
+LogicalResult Localizer::run() {
+  Block &body = f_.getBody().front();
+  auto *ret = body.getTerminator();
+  // Inputs and outputs as TraceImport makes them.
+  SmallVector<Output> outputs;
+  for (Operation &op : body) {
+    if (auto tt = dyn_cast<bufferization::ToTensorOp>(op)) {
+      auto arg = dyn_cast<BlockArgument>(tt.getBuffer());
+      if (!arg || arg.getOwner() != &body)
+        return failure();
+      inputArg_[tt.getResult()] = arg.getArgNumber();
+      continue;
+    }
+    auto m = dyn_cast<bufferization::MaterializeInDestinationOp>(op);
+    if (!m || !isa<BaseMemRefType>(m.getDest().getType()))
+      continue;
+    auto arg = dyn_cast<BlockArgument>(m.getDest());
+    if (!arg || arg.getOwner() != &body)
+      return failure();
+    Output o;
+    o.source = m.getSource();
+    o.destArg = arg.getArgNumber();
+    o.final = &op;
+    if (auto inner =
+            o.source
+                .getDefiningOp<bufferization::MaterializeInDestinationOp>()) {
+      auto d = inputArg_.find(inner.getDest());
+      if (d == inputArg_.end())
+        return failure();
+      o.donor = int(d->second);
+      o.source = inner.getSource();
+    }
+    auto t = cast<RankedTensorType>(o.source.getType());
+    o.split = splittable(t);
+    if (auto red = o.source.getDefiningOp<ReduceOp>())
+      if (combinable(red.getKind()) && llvm::is_contained(red.getAxes(), 0) &&
+          splittable(cast<RankedTensorType>(red.getX().getType())) &&
+          o.donor < 0) {
+        // Every rank must have rows to reduce (min and max have no
+        // identity).
+        bool rows = true;
+        for (int64_t q = 0; q < ranks_; ++q) {
+          auto [lo, hi] = naturalRows(red.getX(), q);
+          rows &= hi > lo;
+        }
+        o.partial = rows;
+        o.split = false;
+      }
+    outputs.push_back(o);
+  }
+  for (Operation &op : body)
+    for (Value r : op.getResults())
+      if (isa<RankedTensorType>(r.getType()) &&
+          !cast<RankedTensorType>(r.getType()).hasStaticShape())
+        return failure(); // shape-generic kernels are not partitioned
+  if (outputs.empty())
+    return success();
+
+  auto walk = [&](const Output &o) {
+    auto t = cast<RankedTensorType>(o.source.getType());
+    int64_t n = t.getRank() ? t.getDimSize(0) : 0;
+    int64_t lo = o.split ? blockLo(n, q_, ranks_) : 0;
+    int64_t hi = o.split ? blockLo(n, q_ + 1, ranks_) : n;
+    if (o.partial)
+      return partial(o.source.getDefiningOp<ReduceOp>());
+    if (o.donor >= 0)
+      return donated(o.source, unsigned(o.donor), lo, hi);
+    return get(o.source, lo, hi);
+  };
+  // The rows every input holds on every rank: the same walk for each.
+  unsigned nargs = f_.getNumArguments();
+  allRows_.assign(ranks_, {});
+  for (q_ = 0; q_ < ranks_; ++q_) {
+    rows_.assign(nargs, {0, 0});
+    memo_.clear();
+    for (const Output &o : outputs) {
+      if (o.donor >= 0) {
+        // Written in place: the input holds at least the block it gets.
+        auto t = cast<RankedTensorType>(o.source.getType());
+        int64_t n = t.getRank() ? t.getDimSize(0) : 0;
+        auto &r = rows_[o.donor];
+        int64_t lo = o.split ? blockLo(n, q_, ranks_) : 0;
+        int64_t hi = o.split ? blockLo(n, q_ + 1, ranks_) : n;
+        r = r.first < r.second
+                ? std::make_pair(std::min(r.first, lo), std::max(r.second, hi))
+                : std::make_pair(lo, hi);
+      }
+    }
+    for (const Output &o : outputs)
+      walk(o);
+    allRows_[q_] = rows_;
+  }
+
+  // The local function: new argument types, then the program for rank_.
+  Builder attrs(f_.getContext());
+  SmallVector<Type> argTypes(f_.getArgumentTypes());
+  rows_ = allRows_[rank_];
+  SmallVector<bool> split(nargs, false);
+  for (auto &[v, arg] : inputArg_) {
+    auto mt = cast<MemRefType>(f_.getArgument(arg).getType());
+    if (!splittable(mt))
+      continue;
+    split[arg] = true;
+    argTypes[arg] = withRows(mt, rows_[arg].second - rows_[arg].first);
+    SmallVector<int64_t> all;
+    for (int64_t q = 0; q < ranks_; ++q) {
+      all.push_back(allRows_[q][arg].first);
+      all.push_back(allRows_[q][arg].second);
+    }
+    f_.setArgAttr(arg, "cpn.rows", attrs.getDenseI64ArrayAttr(all));
+  }
+  for (const Output &o : outputs) {
+    auto mt = cast<MemRefType>(f_.getArgument(o.destArg).getType());
+    if (o.donor >= 0) {
+      argTypes[o.destArg] = argTypes[o.donor];
+      continue;
+    }
+    if (o.partial) {
+      auto kind = o.source.getDefiningOp<ReduceOp>().getKind();
+      f_.setArgAttr(o.destArg, "cpn.combine",
+                    attrs.getStringAttr(stringifyReduceKind(kind)));
+      continue;
+    }
+    if (!o.split)
+      continue;
+    int64_t n = mt.getDimSize(0);
+    int64_t lo = blockLo(n, rank_, ranks_), hi = blockLo(n, rank_ + 1, ranks_);
+    argTypes[o.destArg] = withRows(mt, hi - lo);
+    f_.setArgAttr(o.destArg, "cpn.rows", attrs.getDenseI64ArrayAttr({lo, hi}));
+  }
+
+  Block *local = new Block();
+  for (unsigned i = 0; i < nargs; ++i)
+    local->addArgument(argTypes[i], f_.getArgument(i).getLoc());
+  OpBuilder b(f_.getContext());
+  b.setInsertionPointToStart(local);
+  b_ = &b;
+  emit_ = true;
+  q_ = rank_;
+  memo_.clear();
+  for (unsigned i = 0; i < nargs; ++i)
+    scalars_.map(f_.getArgument(i), local->getArgument(i));
+  localInput_.assign(nargs, Value());
+  for (Operation &op : body)
+    if (auto tt = dyn_cast<bufferization::ToTensorOp>(op)) {
+      unsigned arg = inputArg_.lookup(tt.getResult());
+      auto t = cast<RankedTensorType>(tt.getType());
+      Type lt = split[arg]
+                    ? Type(withRows(t, rows_[arg].second - rows_[arg].first))
+                    : Type(t);
+      localInput_[arg] = bufferization::ToTensorOp::create(
+                             b, tt.getLoc(), lt, local->getArgument(arg),
+                             tt.getRestrict(), tt.getWritable())
+                             .getResult();
+    }
+  // Fresh outputs first, then donated ones (TraceImport's order: an output
+  // may read a donor's old value).
+  for (bool donatedPass : {false, true})
+    for (const Output &o : outputs) {
+      if ((o.donor >= 0) != donatedPass)
+        continue;
+      Value result = walk(o);
+      Value dest = local->getArgument(o.destArg);
+      if (o.donor >= 0)
+        result = bufferization::MaterializeInDestinationOp::create(
+                     b, o.final->getLoc(), result, localInput_[o.donor])
+                     .getResult();
+      auto m = bufferization::MaterializeInDestinationOp::create(
+          b, o.final->getLoc(), result, dest);
+      m.setRestrict(true);
+      m.setWritable(true);
+    }
+  b.clone(*ret, scalars_);
+  // Swap the bodies.
+  body.dropAllDefinedValueUses();
+  f_.getBody().push_back(local);
+  body.erase();
+  f_.setFunctionType(b.getFunctionType(argTypes, {}));
+  f_->setAttr("cpn.local", attrs.getDenseI64ArrayAttr({rank_, ranks_}));
+  return success();
+}
+
+struct LocalizePass : public mlir::cpn::impl::LocalizeBase<LocalizePass> {
+  using LocalizeBase::LocalizeBase;
+  void runOnOperation() override {
+    if (ranks < 2)
+      return;
+    if (rank < 0 || rank >= ranks) {
+      getOperation().emitError("cpn-localize: rank out of range");
+      return signalPassFailure();
+    }
+    SmallVector<func::FuncOp> funcs;
+    getOperation().walk([&](func::FuncOp f) {
+      if (!f.isExternal() && f.isPublic())
+        funcs.push_back(f);
+    });
+    for (func::FuncOp f : funcs)
+      if (failed(Localizer(f, ranks, rank, threshold).run())) {
+        f.emitError("cpn-localize: not a kernel of memref arguments");
+        return signalPassFailure();
+      }
+  }
+};
+} // namespace

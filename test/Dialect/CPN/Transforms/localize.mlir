@@ -1,0 +1,75 @@
+// RUN: cpn-opt %s -split-input-file -cpn-localize="ranks=4 rank=1 threshold=1000" | FileCheck %s
+// RUN: cpn-opt %s -split-input-file -cpn-localize="ranks=4 rank=3 threshold=1000" | FileCheck %s --check-prefix=LAST
+// RUN: cpn-opt %s -split-input-file -cpn-localize | FileCheck %s --check-prefix=ONE
+
+// One rank: nothing changes.
+// ONE-NOT: cpn.rows
+// ONE-NOT: cpn.local
+
+// A 5-point Jacobi step written in place into u (a donated input) and the
+// sum of the new u. Rank 1 of 4 owns rows [25, 50) of u; the views one row
+// up and down read rows 24 and 50 too: its memref holds rows [24, 51), and
+// `cpn.rows` lists every rank's (the first and last ranks' halos are clipped
+// at the edges). The update writes the block's rows of u[1:-1, 1:-1] at its
+// local offset (row 1 of the local rows, column 1); the sum is this rank's
+// partial over its block, marked for combining.
+// CHECK-LABEL: func.func @jacobi
+// CHECK-SAME: %arg0: memref<27x100xf64> {cpn.rows = array<i64: 0, 26, 24, 51, 49, 76, 74, 100>
+// CHECK-SAME: %arg2: memref<f64> {cpn.combine = "sum"
+// CHECK-SAME: cpn.local = array<i64: 1, 4>
+// CHECK: %[[U:.*]] = bufferization.to_tensor %arg0 restrict writable : memref<27x100xf64> to tensor<27x100xf64>
+// CHECK-DAG: cpn.view %[[U]] {offset = 0 : i64, strides = array<i64: 100, 1>} : tensor<27x100xf64> -> tensor<25x100xf64>
+// CHECK-DAG: cpn.view %[[U]] {offset = 200 : i64, strides = array<i64: 100, 1>} : tensor<27x100xf64> -> tensor<25x100xf64>
+// CHECK: cpn.reduce sum %{{.*}} {axes = array<i64: 0, 1>} : tensor<25x100xf64> -> tensor<f64>
+// CHECK: %[[NEW:.*]] = cpn.update %[[U]], %{{.*}} {offset = 101 : i64, strides = array<i64: 100, 1>} : tensor<27x100xf64>, tensor<25x98xf64> -> tensor<27x100xf64>
+// CHECK: bufferization.materialize_in_destination %[[NEW]] in %[[U]]
+
+// The last rank: rows [75, 100), the update's box ends at row 98.
+// LAST-LABEL: func.func @jacobi
+// LAST-SAME: %arg0: memref<26x100xf64>
+// LAST: cpn.update {{.*}} : tensor<26x100xf64>, tensor<24x98xf64> -> tensor<26x100xf64>
+func.func @jacobi(%arg0: memref<100x100xf64>, %arg1: memref<f64>, %arg2: memref<f64>) {
+  %u = bufferization.to_tensor %arg0 restrict writable : memref<100x100xf64> to tensor<100x100xf64>
+  %q = bufferization.to_tensor %arg1 restrict : memref<f64> to tensor<f64>
+  %n = cpn.view %u {offset = 1 : i64, strides = array<i64: 100, 1>} : tensor<100x100xf64> -> tensor<98x98xf64>
+  %s = cpn.view %u {offset = 201 : i64, strides = array<i64: 100, 1>} : tensor<100x100xf64> -> tensor<98x98xf64>
+  %w = cpn.view %u {offset = 100 : i64, strides = array<i64: 100, 1>} : tensor<100x100xf64> -> tensor<98x98xf64>
+  %e = cpn.view %u {offset = 102 : i64, strides = array<i64: 100, 1>} : tensor<100x100xf64> -> tensor<98x98xf64>
+  %a = cpn.add %n, %s : tensor<98x98xf64>, tensor<98x98xf64> -> tensor<98x98xf64>
+  %b = cpn.add %a, %w : tensor<98x98xf64>, tensor<98x98xf64> -> tensor<98x98xf64>
+  %c = cpn.add %b, %e : tensor<98x98xf64>, tensor<98x98xf64> -> tensor<98x98xf64>
+  %k = cpn.view %q {offset = 0 : i64, strides = array<i64: 0, 0>} : tensor<f64> -> tensor<98x98xf64>
+  %m = cpn.multiply %k, %c : tensor<98x98xf64>, tensor<98x98xf64> -> tensor<98x98xf64>
+  %u1 = cpn.update %u, %m {offset = 101 : i64, strides = array<i64: 100, 1>} : tensor<100x100xf64>, tensor<98x98xf64> -> tensor<100x100xf64>
+  %t = cpn.reduce sum %u1 {axes = array<i64: 0, 1>} : tensor<100x100xf64> -> tensor<f64>
+  bufferization.materialize_in_destination %t in restrict writable %arg2 : (tensor<f64>, memref<f64>) -> ()
+  %d = bufferization.materialize_in_destination %u1 in %u : (tensor<100x100xf64>, tensor<100x100xf64>) -> tensor<100x100xf64>
+  bufferization.materialize_in_destination %d in restrict writable %arg0 : (tensor<100x100xf64>, memref<100x100xf64>) -> ()
+  return
+}
+
+// -----
+
+// A fresh split output (elementwise of two split inputs) holds this rank's
+// block; a small input (below the threshold) and a transposed view read
+// whole: the transposed input is read whole on every rank (`cpn.rows` of
+// the whole), and the product's rows are rows of its left side.
+// CHECK-LABEL: func.func @fresh
+// CHECK-SAME: %arg0: memref<50x40xf64> {cpn.rows = array<i64: 0, 50, 50, 100, 100, 150, 150, 200>}
+// CHECK-SAME: %arg1: memref<40x200xf64> {cpn.rows = array<i64: 0, 40, 0, 40, 0, 40, 0, 40>}
+// CHECK-SAME: %arg2: memref<40x8xf64>,
+// CHECK-SAME: %arg3: memref<50x40xf64> {cpn.rows = array<i64: 50, 100>}
+// CHECK-SAME: %arg4: memref<50x8xf64> {cpn.rows = array<i64: 50, 100>}
+// CHECK: cpn.view %{{.*}} {offset = 50 : i64, strides = array<i64: 1, 200>} : tensor<40x200xf64> -> tensor<50x40xf64>
+// CHECK: cpn.matmul {{.*}} : tensor<50x40xf64>, tensor<40x8xf64> -> tensor<50x8xf64>
+func.func @fresh(%arg0: memref<200x40xf64>, %arg1: memref<40x200xf64>, %arg2: memref<40x8xf64>, %arg3: memref<200x40xf64>, %arg4: memref<200x8xf64>) {
+  %x = bufferization.to_tensor %arg0 restrict : memref<200x40xf64> to tensor<200x40xf64>
+  %y = bufferization.to_tensor %arg1 restrict : memref<40x200xf64> to tensor<40x200xf64>
+  %w = bufferization.to_tensor %arg2 restrict : memref<40x8xf64> to tensor<40x8xf64>
+  %yt = cpn.view %y {offset = 0 : i64, strides = array<i64: 1, 200>} : tensor<40x200xf64> -> tensor<200x40xf64>
+  %s = cpn.add %x, %yt : tensor<200x40xf64>, tensor<200x40xf64> -> tensor<200x40xf64>
+  %p = cpn.matmul %x, %w : tensor<200x40xf64>, tensor<40x8xf64> -> tensor<200x8xf64>
+  bufferization.materialize_in_destination %s in restrict writable %arg3 : (tensor<200x40xf64>, memref<200x40xf64>) -> ()
+  bufferization.materialize_in_destination %p in restrict writable %arg4 : (tensor<200x8xf64>, memref<200x8xf64>) -> ()
+  return
+}
