@@ -328,9 +328,9 @@ static int computedAssign(PyObject *self, PyObject *key, PyObject *value) {
   cpn::NodeRef node;
   // The sole-owner test before the store's view adds its own reference.
   bool sole = false;
-  if (nodeObj && Py_REFCNT(nodeObj) == 1 &&
-      nodeRef(nodeObj, node) && node.use_count() == 2 && node->store &&
-      node->store.use_count() == 1)
+  if (nodeObj && Py_REFCNT(nodeObj) == 1 && nodeRef(nodeObj, node) &&
+      node.use_count() == 2 && node->store && node->store.use_count() == 1 &&
+      !cpn::Engine::global().options().partitioning())
     sole = true;
   node.reset();
   cpn::NodeRef held;
@@ -997,8 +997,12 @@ PyObject *elementSet(PyObject *, PyObject *const *args, Py_ssize_t nargs) {
   node.reset();
   // The base's slot is the node object's one reference; our NodeRef and the
   // pybind11 instance's holder are the node's two.
-  cpnrt::Store *s =
-      nodeObj && Py_REFCNT(nodeObj) == 1 ? elementStore(a, node) : nullptr;
+  // Not under CPN_PARTITION=rows: whether a store has one owner depends on
+  // the tasks still holding it (timing), and the ranks must trace alike.
+  cpnrt::Store *s = nodeObj && Py_REFCNT(nodeObj) == 1 &&
+                            !cpn::Engine::global().options().partitioning()
+                        ? elementStore(a, node)
+                        : nullptr;
   // Checked again after elementStore, which lets other threads run while it
   // waits: one may have taken a reference or written a new version.
   if (!s || node.use_count() != 2 || node->store.use_count() != 1 ||

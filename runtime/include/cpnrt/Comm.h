@@ -177,13 +177,12 @@ inline int64_t blockRow(int64_t n, int64_t q, int64_t ranks) {
 
 /// A store split by rows (Distribution::BlockRows: this rank holds its block
 /// of rows current) made whole on every rank: each rank's block sent to
-/// every other rank, as one round of messages (not MPI_Iallgatherv in
-/// place: with several such gathers and halo exchanges in flight at once
-/// on 4 ranks, OpenMPI 4.1.4's gave another rank's block stale in about
-/// one run of four of cavity flow; as messages in none of 12); the store
-/// is then Replicated. Nothing for a replicated store or on one rank. Every
-/// rank must call it for the same store at the same point (a sync point of
-/// the program, the inputs of a kernel that reads the store whole).
+/// every other rank, as one round of messages (an Exchange in order with
+/// the collectives; MPI_Iallgatherv in place was replaced while chasing
+/// stale rows whose cause turned out to be the eager path, docs/mpi.md);
+/// the store is then Replicated. Nothing for a replicated store or on one rank.
+/// Every rank must call it for the same store at the same point (a sync point
+/// of the program, the inputs of a kernel that reads the store whole).
 void gatherBlocks(TaskGraph &graph, const StoreRef &store);
 
 /// Before a kernel that reads rows [rows[2q], rows[2q + 1]) of the split
