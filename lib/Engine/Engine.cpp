@@ -251,13 +251,24 @@ void Engine::flush() {
     submit(exe, outputs, donors, plan);
 }
 
-const RankPlan &Engine::rankPlan(const std::vector<int32_t> &outputs,
-                                 const std::vector<int32_t> &donors) {
-  uint64_t key = hashMix(trace_.hash(), 0x91a4c0000ull);
+/// `key` mixed with a window's outputs and donors (the per-window caches of
+/// rankPlan and simulateWindow).
+static uint64_t outputsKey(uint64_t key, const std::vector<int32_t> &outputs,
+                           const std::vector<int32_t> &donors) {
   for (int32_t o : outputs)
     key = hashMix(key, static_cast<uint64_t>(o));
   for (int32_t d : donors)
     key = hashMix(key, 0x5c7a7c400000ull + static_cast<uint64_t>(d));
+  return key;
+}
+
+const RankPlan &Engine::rankPlan(const std::vector<int32_t> &outputs,
+                                 const std::vector<int32_t> &donors) {
+  uint64_t key =
+      outputsKey(hashMix(hashMix(hashMix(trace_.hash(), 0x91a4c0000ull),
+                                 static_cast<uint64_t>(options_.ranks)),
+                         static_cast<uint64_t>(options_.partitionThreshold)),
+                 outputs, donors);
   auto it = plans_.find(key);
   if (it == plans_.end()) {
     if (plans_.size() >= 4096)
@@ -275,11 +286,9 @@ void Engine::simulateWindow(const std::vector<int32_t> &outputs,
                             const std::vector<int32_t> &donors) {
   uint64_t key =
       hashMix(trace_.hash(), static_cast<uint64_t>(options_.simulateRanks));
-  key = hashMix(key, static_cast<uint64_t>(options_.partitionThreshold));
-  for (int32_t o : outputs)
-    key = hashMix(key, static_cast<uint64_t>(o));
-  for (int32_t d : donors)
-    key = hashMix(key, 0x5c7a7c400000ull + static_cast<uint64_t>(d));
+  key = outputsKey(
+      hashMix(key, static_cast<uint64_t>(options_.partitionThreshold)), outputs,
+      donors);
   auto it = simulated_.find(key);
   if (it == simulated_.end()) {
     if (simulated_.size() >= 4096)

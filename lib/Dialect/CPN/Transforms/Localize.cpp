@@ -140,6 +140,8 @@ private:
   /// A value that is not a tensor (an index computed from the offsets
   /// argument): cloned as it is.
   Value scalar(Value v);
+  /// Every operand of `op` whole (tensors) or cloned (scalars).
+  SmallVector<Value> wholeOperands(Operation *op);
   /// The op computed whole from whole operands, its rows [lo, hi) taken.
   Value computeWhole(Operation *op, Value result, int64_t lo, int64_t hi);
   Value sliceRows(Value whole, int64_t lo, int64_t hi);
@@ -223,10 +225,7 @@ Value Localizer::scalar(Value v) {
   Operation *op = v.getDefiningOp();
   if (!op) // an argument (the offsets memref) keeps its number
     return emit_ ? scalars_.lookup(v) : Value();
-  SmallVector<Value> operands;
-  for (Value x : op->getOperands())
-    operands.push_back(isa<RankedTensorType>(x.getType()) ? getWhole(x)
-                                                          : scalar(x));
+  SmallVector<Value> operands = wholeOperands(op);
   if (!emit_)
     return {};
   Operation *c = b_->clone(*op);
@@ -234,6 +233,14 @@ Value Localizer::scalar(Value v) {
   for (auto [o, n] : llvm::zip(op->getResults(), c->getResults()))
     scalars_.map(o, n);
   return scalars_.lookup(v);
+}
+
+SmallVector<Value> Localizer::wholeOperands(Operation *op) {
+  SmallVector<Value> operands;
+  for (Value x : op->getOperands())
+    operands.push_back(isa<RankedTensorType>(x.getType()) ? getWhole(x)
+                                                          : scalar(x));
+  return operands;
 }
 
 Value Localizer::sliceRows(Value w, int64_t lo, int64_t hi) {
@@ -250,10 +257,7 @@ Value Localizer::sliceRows(Value w, int64_t lo, int64_t hi) {
 
 Value Localizer::computeWhole(Operation *op, Value result, int64_t lo,
                               int64_t hi) {
-  SmallVector<Value> operands;
-  for (Value x : op->getOperands())
-    operands.push_back(isa<RankedTensorType>(x.getType()) ? getWhole(x)
-                                                          : scalar(x));
+  SmallVector<Value> operands = wholeOperands(op);
   if (!emit_)
     return {};
   auto key =
