@@ -141,6 +141,8 @@ NodeRef Engine::record(std::string name, const std::vector<NodeRef> &operands,
     if (!loopBody_)
       loopBody_ = std::make_shared<detail::LoopBody>();
     loopBody_->recorded(detail::opSignature(trace_.ops().back()));
+    if (options_.partitioning())
+      notePartitioned(trace_.ops().back());
   }
   // A runaway trace without statements (x = f(x) in a loop) is cut too; `r`
   // is alive, so it is materialized.
@@ -197,16 +199,55 @@ size_t Engine::tailPeriod(const Trace &t) {
   return 0;
 }
 
+/// Under partitioning: whether `op` reads a block of rows of a value big
+/// enough to be split at other rows than its whole (u[:-2, 1:-1], u[2:]):
+/// a rank reads its neighbours' rows there (shiftedRows_).
+///
+/// A reduction over the rows of such a value (`x.sum()`, `x.max(axis=0)`)
+/// ends the window: its result is then an output, each rank's partial
+/// combined over the ranks (cpn-localize), where a use of it inside the
+/// window would make every rank compute the whole value it reduces.
+void Engine::notePartitioned(const TraceOp &op) {
+  if (op.operands.size() != 1 || (op.name != "view" && op.name != "reduce"))
+    return;
+  const std::vector<int64_t> &src = trace_.operandShape(op.operands[0]);
+  int64_t elements = 1;
+  for (int64_t d : src)
+    elements *= d;
+  if (src.empty() || elements < options_.partitionThreshold)
+    return;
+  if (op.name == "reduce") {
+    if (std::find(op.iattrs.begin(), op.iattrs.end(), 0) != op.iattrs.end())
+      cutPending_ = true;
+    return;
+  }
+  if (src.size() == op.shape.size() && op.shape[0] < src[0])
+    shiftedRows_ = true;
+}
+
 void Engine::statementEnd() {
   Gate gate;
-  if (trace_.size() >= options_.traceLimit && !capturing_ &&
-      (!loopBody_ || loopBody_->cutHere(trace_.size(), options_.traceLimit)))
+  if (capturing_)
+    return;
+  size_t n = trace_.size();
+  if (n >= options_.traceLimit &&
+      (!loopBody_ || loopBody_->cutHere(n, options_.traceLimit)))
+    cutPending_ = true;
+  // Several ranks, partitioned, a loop whose body reads split rows at a
+  // shift (a stencil): a window per body. Two bodies in one window would
+  // make each rank recompute the first body's rows that the second reads
+  // from its neighbours (ghost zones, wider with each body: O(k^2) ops for
+  // k bodies); one body per window exchanges its halo rows once. Every
+  // rank records the same ops, so every rank cuts alike.
+  else if (shiftedRows_ && options_.partitioning() && loopBody_ &&
+           loopBody_->bodyEnds(n, options_.traceLimit))
     cutPending_ = true;
 }
 
 void Engine::flush() {
   Gate gate;
   cutPending_ = false;
+  shiftedRows_ = false;
   if (trace_.empty())
     return;
   if (capturing_)

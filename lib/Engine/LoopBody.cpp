@@ -63,10 +63,35 @@ size_t LoopBody::findPeriod(size_t maxPeriod) const {
   return 0;
 }
 
+bool LoopBody::endsWithBody() const {
+  size_t p = body_.size(), n = recent_.size();
+  if (!p || n < p)
+    return false;
+  const uint64_t *tail = recent_.data() + (n - p);
+  for (size_t r = 0; r < p; ++r) {
+    size_t i = 0;
+    while (i < p && tail[i] == body_[(i + r) % p])
+      ++i;
+    if (i == p)
+      return true;
+  }
+  return false;
+}
+
+void LoopBody::refresh(size_t limit) {
+  if (repeats(period_) || endsWithBody())
+    return;
+  period_ = findPeriod(kMaxBodyLimits * limit);
+  body_.assign(recent_.end() - std::ptrdiff_t(period_), recent_.end());
+}
+
+bool LoopBody::bodyEnds(size_t n, size_t limit) {
+  refresh(limit);
+  return period_ && n >= period_;
+}
+
 bool LoopBody::cutHere(size_t n, size_t limit) {
-  size_t maxPeriod = kMaxBodyLimits * limit;
-  if (!repeats(period_))
-    period_ = findPeriod(maxPeriod);
+  refresh(limit);
   if (!period_)
     return true; // no loop: the first statement end past the limit
   // A window of k bodies, the fewest that reach the limit, ends where it

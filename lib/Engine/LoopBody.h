@@ -37,13 +37,23 @@ public:
   /// At a statement end, with `n` ops in the window (n >= limit): whether
   /// to cut the window there.
   bool cutHere(size_t n, size_t limit);
+  /// At a statement end, with `n` ops in the window: whether the window
+  /// holds a whole loop body (as long as cutHere's for `limit` at most).
+  bool bodyEnds(size_t n, size_t limit);
   /// The body length found last (0: none), for tests and logs.
   size_t period() const { return period_; }
 
 private:
   size_t findPeriod(size_t maxPeriod) const;
   bool repeats(size_t p) const;
+  bool endsWithBody() const;
+  /// Keeps the body while the recent ops repeat it or end with it (the
+  /// loop goes on after a sync point between iterations); finds it again
+  /// otherwise.
+  void refresh(size_t limit);
   std::vector<uint64_t> recent_;
+  // The signatures of the body bodyEnds found last.
+  std::vector<uint64_t> body_;
   size_t period_ = 0;
 };
 

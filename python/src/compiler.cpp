@@ -5,11 +5,12 @@
 //===----------------------------------------------------------------------===//
 
 #include "cpn/Compiler/Compiler.h"
-#include "cpn/Engine/Engine.h"
 #include "bindings.h"
-#include "cpnrt/Blas.h"
-#include "cpnrt/TaskGraph.h"
+#include "cpn/Engine/Engine.h"
 #include "cpn/Trace/ViewBox.h"
+#include "cpnrt/Blas.h"
+#include "cpnrt/Comm.h"
+#include "cpnrt/TaskGraph.h"
 
 #include <pybind11/stl.h>
 
@@ -273,6 +274,12 @@ void initCompiler(py::module_ &m) {
     // CPN_SIMULATE_RANKS: per rank, summed over the windows run.
     d["simulated_ranks"] = cpn::Engine::global().options().simulateRanks;
     d["simulated_runs"] = s.simulatedRuns;
+    // What this rank received from the others (messages and collectives
+    // submitted under several ranks): CPN_SIMULATE_RANKS's counts measured.
+    cpnrt::comm::Traffic t = cpnrt::comm::traffic();
+    d["comm_bytes_received"] = t.bytesReceived;
+    d["comm_messages"] = t.messages;
+    d["comm_collectives"] = t.collectives;
     d["simulated_bytes"] = s.simulated.bytes;
     d["simulated_operations"] = s.simulated.operations;
     d["simulated_bytes_by_kind"] = s.simulated.bytesByKind;
@@ -300,5 +307,6 @@ void initCompiler(py::module_ &m) {
     cpn::resetCheckCompileStats();
     cpnrt::resetPoolStats();
     cpnrt::resetBlasStats();
+    cpnrt::comm::resetTraffic();
   });
 }

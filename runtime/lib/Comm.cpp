@@ -14,6 +14,7 @@
 #include <mpi.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <climits>
 #include <cstdio>
@@ -384,6 +385,11 @@ size_t cpnrt::comm::Exchange::bytes(bool isSend) const {
   return n;
 }
 
+size_t cpnrt::comm::Exchange::receives() const {
+  return size_t(std::count_if(parts_.begin(), parts_.end(),
+                              [](const Part &p) { return !p.isSend; }));
+}
+
 void cpnrt::comm::Exchange::addStores(bool isSend,
                                       std::vector<StoreRef> &v) const {
   for (const Part &p : parts_)
@@ -414,6 +420,31 @@ void abortIfOthersWait(const cpnrt::Failure &failure) {
 }
 } // namespace
 
+namespace {
+std::atomic<uint64_t> receivedBytes{0}, receivedMessages{0}, collectives{0};
+
+/// Counts a submitted round or collective (under several ranks only).
+void countTraffic(uint64_t bytes, uint64_t messages, uint64_t collective) {
+  if (!cpnrt::comm::active() || cpnrt::comm::size() <= 1)
+    return;
+  receivedBytes.fetch_add(bytes, std::memory_order_relaxed);
+  receivedMessages.fetch_add(messages, std::memory_order_relaxed);
+  collectives.fetch_add(collective, std::memory_order_relaxed);
+}
+} // namespace
+
+cpnrt::comm::Traffic cpnrt::comm::traffic() {
+  return {receivedBytes.load(std::memory_order_relaxed),
+          receivedMessages.load(std::memory_order_relaxed),
+          collectives.load(std::memory_order_relaxed)};
+}
+
+void cpnrt::comm::resetTraffic() {
+  receivedBytes = 0;
+  receivedMessages = 0;
+  collectives = 0;
+}
+
 cpnrt::TaskRef cpnrt::comm::submitExchange(TaskGraph &graph,
                                            std::shared_ptr<Exchange> exchange,
                                            std::string name, bool inOrder) {
@@ -436,6 +467,7 @@ cpnrt::TaskRef cpnrt::comm::submitExchange(TaskGraph &graph,
   // its bytes, besides the task's own event (the start).
   auto startUs = std::make_shared<double>(0.0);
   std::string label = name;
+  countTraffic(exchange->bytesReceived(), exchange->receives(), 0);
   auto task = std::make_shared<Task>();
   task->name = std::move(name);
   task->reads = std::move(reads);
@@ -485,9 +517,11 @@ cpnrt::TaskRef submitCollective(cpnrt::TaskGraph &graph, std::string name,
                                 std::vector<cpnrt::StoreRef> reads,
                                 std::vector<cpnrt::StoreRef> writes,
                                 std::function<void(MPI_Request *)> start,
-                                std::function<void()> alone) {
+                                std::function<void()> alone,
+                                size_t receivedBytes) {
   using namespace cpnrt;
   requireThreads();
+  countTraffic(receivedBytes, 0, 1);
   auto task = std::make_shared<Task>();
   task->name = std::move(name);
   task->reads = std::move(reads);
@@ -603,7 +637,8 @@ cpnrt::TaskRef cpnrt::comm::submitAllReduce(TaskGraph &graph, StoreRef in,
       [in, out] {
         if (in != out)
           std::memcpy(out->data(), in->data(), in->nbytes());
-      });
+      },
+      out->nbytes());
 }
 
 namespace {
@@ -633,6 +668,9 @@ cpnrt::TaskRef cpnrt::comm::submitAllGather(TaskGraph &graph, StoreRef local,
     throw Error(ErrorKind::Runtime,
                 "all_gather: one byte count per rank, the local store "
                 "holding this rank's and the full store all of them");
+  size_t received = 0;
+  for (size_t q = 0; q < rankBytes.size(); ++q)
+    received += int(q) == rank() ? 0 : rankBytes[q];
   auto c = std::make_shared<std::pair<std::vector<int>, std::vector<int>>>(
       std::move(counts), std::move(displs));
   return submitCollective(
@@ -644,7 +682,8 @@ cpnrt::TaskRef cpnrt::comm::submitAllGather(TaskGraph &graph, StoreRef local,
       },
       [local, full, c] {
         std::memcpy(full->data(), local->data(), size_t(c->first[0]));
-      });
+      },
+      received);
 }
 
 void cpnrt::comm::gatherBlocks(TaskGraph &graph, const StoreRef &store) {
@@ -738,6 +777,9 @@ cpnrt::TaskRef cpnrt::comm::submitAllToAll(TaskGraph &graph, StoreRef send,
     throw Error(ErrorKind::Runtime,
                 "all_to_all: one byte count per rank for two stores that "
                 "hold them, and this rank's block the same size both ways");
+  size_t received = 0;
+  for (size_t q = 0; q < recvBytes.size(); ++q)
+    received += int(q) == rank() ? 0 : recvBytes[q];
   return submitCollective(
       graph, std::move(name), {send}, {recv},
       [send, recv, b](MPI_Request *r) {
@@ -747,7 +789,8 @@ cpnrt::TaskRef cpnrt::comm::submitAllToAll(TaskGraph &graph, StoreRef send,
       },
       [send, recv, b] {
         std::memcpy(recv->data(), send->data(), size_t(b->sendCounts[0]));
-      });
+      },
+      received);
 }
 
 cpnrt::TaskRef cpnrt::comm::submitBroadcast(TaskGraph &graph, StoreRef store,
@@ -763,5 +806,5 @@ cpnrt::TaskRef cpnrt::comm::submitBroadcast(TaskGraph &graph, StoreRef store,
         MPI_Ibcast(static_cast<char *>(store->data()) + offset, n, MPI_BYTE,
                    root, state().messages, r);
       },
-      [] {});
+      [] {}, rank() == root ? 0 : bytes);
 }

@@ -21,6 +21,32 @@ SIZES = {"jacobi": {"n": 200, "iters": 6}, "stencil": None,
          "black_scholes": None}
 
 
+def halo_bytes(ranks):
+    """A stencil loop moves its halo rows once per iteration, nothing else:
+    each body is a window of its own (ghost zones otherwise), after a sync
+    point too, and no input is gathered."""
+    n, cols, iters = 300, 40, 6
+    u = cp.zeros((n, cols))
+    u[0, :] = 1.0
+    ref = numpy.asarray(u).copy()
+    for it in range(2 * iters):
+        if it == iters:
+            float(u.sum())  # a sync point inside the loop
+            cp.reset_stats()
+        u[1:-1, 1:-1] = 0.25 * (u[:-2, 1:-1] + u[2:, 1:-1] + u[1:-1, :-2] + u[1:-1, 2:])
+        ref[1:-1, 1:-1] = 0.25 * (ref[:-2, 1:-1] + ref[2:, 1:-1] + ref[1:-1, :-2]
+                                  + ref[1:-1, 2:])
+    total = float(u.sum())
+    s = cp.stats()
+    neighbours = (cp.rank() > 0) + (cp.rank() < ranks - 1)
+    # One row from each neighbour per iteration, and the sum's 8 bytes.
+    expect = iters * neighbours * cols * 8 + 8
+    assert s["comm_bytes_received"] == expect, (s["comm_bytes_received"], expect)
+    assert s["comm_messages"] == iters * neighbours, s["comm_messages"]
+    numpy.testing.assert_allclose(total, ref.sum(), rtol=1e-12)
+    return 1
+
+
 def main():
     ranks = int(sys.argv[1])
     assert cp.ranks() == ranks, (cp.ranks(), ranks)
@@ -51,6 +77,7 @@ def main():
     numpy.testing.assert_allclose(numpy.asarray((got * 2).max(axis=0)),
                                   (ref * 2).max(axis=0))
     checks += 3
+    checks += halo_bytes(ranks)
     print(f"mpi partitioned: {checks} checks passed on each of {ranks} ranks")
 
 

@@ -226,6 +226,7 @@ private:
   // cut before the next op, when the statement's temporaries (the right-hand
   // side of `u[...] = rhs`) are dead and need no buffer.
   static size_t tailPeriod(const Trace &t);
+  void notePartitioned(const TraceOp &op);
   bool cutPending_ = false;
   // Where a trace without statement ends is cut (0: 4 * traceLimit): a
   // multiple of the period of the last runaway window's ops, so that the
@@ -235,6 +236,10 @@ private:
   // The loop body the recent ops repeat, across windows (LoopBody.h): where
   // a statement end may cut the window.
   std::shared_ptr<detail::LoopBody> loopBody_;
+  // Under partitioning: the window reads rows of a split-size value at an
+  // offset (a stencil's shifted views); its loop body is then a window of
+  // its own (statementEnd).
+  bool shiftedRows_ = false;
   CompilerOptions options_;
   CompilerStats stats_;
   uint8_t fpChecks_ = 0;

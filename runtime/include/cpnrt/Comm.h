@@ -105,6 +105,7 @@ public:
   size_t bytesSent() const { return bytes(true); }
   size_t bytesReceived() const { return bytes(false); }
   size_t messages() const { return parts_.size(); }
+  size_t receives() const;
   /// The stores sent from (a round reads them) and received into (writes;
   /// with a store of the exchange's own, which orders its rounds).
   std::vector<StoreRef> reads() const;
@@ -135,6 +136,18 @@ private:
   // after another even when it only sends.
   StoreRef token_;
 };
+
+/// What this rank's messages and collectives moved since the process
+/// started (or resetTraffic()), counted when they are submitted under
+/// several ranks: the bytes this rank receives (a collective's result bytes
+/// that come from other ranks: an all-reduce's whole store), its
+/// point-to-point messages received, and its collectives. What
+/// CPN_SIMULATE_RANKS's counts predict, measured (stats(), docs/mpi.md).
+struct Traffic {
+  uint64_t bytesReceived = 0, messages = 0, collectives = 0;
+};
+Traffic traffic();
+void resetTraffic();
 
 /// Submits one round of `exchange` to `graph` as a task: it starts when the
 /// tasks it depends on through its stores have finished (the writers of the
