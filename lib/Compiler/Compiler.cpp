@@ -27,6 +27,7 @@
 #include <chrono>
 #include <dlfcn.h>
 #include <filesystem>
+#include <set>
 #include <stdexcept>
 #include <thread>
 
@@ -190,6 +191,60 @@ int kernelThreads() {
   return n ? n : setKernelThreads(0);
 }
 
+/// Whether the chain of updates that ends at op `last` has an odd number of
+/// stencil updates: updates whose value reads the chain (its input or an
+/// earlier update of it) through a view other than the box it writes
+/// (`u[1:-1] = f(u[:-2], u[2:])`). Written into the chain's own input
+/// buffer, such a chain cannot end in place: cpn-ping-pong-updates
+/// alternates between that buffer and a fresh one, and after an odd number
+/// of updates the last one costs a temporary and a copy of its box. Written
+/// into a fresh buffer (the old one goes back to the pool), it costs
+/// neither.
+static bool oddStencilChain(const Trace &trace, int32_t last) {
+  const std::vector<TraceOp> &ops = trace.ops();
+  std::vector<int32_t> chain;
+  for (int32_t r = last; r >= 0 && ops[r].name == "update";
+       r = ops[r].operands[0])
+    chain.push_back(r);
+  if (chain.empty())
+    return false;
+  std::set<int32_t> versions(chain.begin(), chain.end());
+  versions.insert(ops[chain.back()].operands[0]);
+  auto box = [](const TraceOp &op) {
+    return std::make_pair(op.iattrs, op.shape);
+  };
+  size_t stencils = 0;
+  for (int32_t u : chain) {
+    const TraceOp &update = ops[u];
+    if (update.operands[1] < 0)
+      continue;
+    auto written =
+        std::make_pair(update.iattrs, trace.operandShape(update.operands[1]));
+    // The update's value, op by op (values computed in the window only).
+    std::vector<int32_t> work{update.operands[1]};
+    std::set<int32_t> seen;
+    bool stencil = false;
+    while (!work.empty() && !stencil) {
+      int32_t r = work.back();
+      work.pop_back();
+      if (r < 0 || !seen.insert(r).second)
+        continue;
+      const TraceOp &op = ops[r];
+      if (op.name == "view" && versions.count(op.operands[0]) &&
+          box(op) != written)
+        stencil = true;
+      // Another update's value is a buffer of its own (the swapped `v` of
+      // `u, v = v, u` read the old `u` before this update was made).
+      if (op.name == "update")
+        continue;
+      for (int32_t o : op.operands)
+        work.push_back(o);
+    }
+    stencils += stencil;
+  }
+  return stencils % 2 == 1;
+}
+
 std::vector<int32_t> planDonations(const Trace &trace,
                                    const std::vector<int32_t> &outputs) {
   const auto &inputs = trace.inputs();
@@ -234,6 +289,10 @@ std::vector<int32_t> planDonations(const Trace &trace,
       r = trace.ops()[r].operands[0];
     if (r < 0 && outputs[j] >= 0 && trace.ops()[outputs[j]].name == "update") {
       int32_t in = -r - 1;
+      if (free[in] && oddStencilChain(trace, outputs[j])) {
+        free[in] = false; // a fresh buffer: see oddStencilChain
+        continue;
+      }
       if (free[in] && sameType(in, trace.ops()[outputs[j]])) {
         donors[j] = in;
         free[in] = false;

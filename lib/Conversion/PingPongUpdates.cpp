@@ -109,28 +109,89 @@ SmallVector<Box> complement(Index &ix, ArrayRef<OpFoldResult> shape,
   return out;
 }
 
+/// Where `v` lies in the tensor its chain of extract_slices (of unit strides,
+/// keeping the rank) starts from: that tensor (`root`) and the offsets of
+/// `v` in it. No slice: `v` itself, no offsets. One slice: its offsets,
+/// constant or not. Several: their constant offsets summed; false if one is
+/// not constant, or for another stride or rank.
+bool placeInRoot(Value v, Value &root, SmallVector<OpFoldResult> &offsets) {
+  root = v;
+  offsets.clear();
+  SmallVector<std::optional<int64_t>> sum;
+  int depth = 0;
+  while (auto slice = root.getDefiningOp<tensor::ExtractSliceOp>()) {
+    if (llvm::any_of(slice.getStaticStrides(),
+                     [](int64_t s) { return s != 1; }) ||
+        slice.getSourceType().getRank() != slice.getResultType().getRank())
+      return false;
+    SmallVector<OpFoldResult> mixed = slice.getMixedOffsets();
+    if (depth++ == 0) {
+      offsets = mixed;
+      for (OpFoldResult o : mixed)
+        sum.push_back(getConstantIntValue(o));
+    } else {
+      for (auto [k, o] : llvm::enumerate(mixed)) {
+        std::optional<int64_t> c = getConstantIntValue(o);
+        if (!c || !sum[k])
+          return false;
+        *sum[k] += *c;
+      }
+    }
+    root = slice.getSource();
+  }
+  if (depth > 1) {
+    Builder b(v.getContext());
+    for (auto [k, c] : llvm::enumerate(sum))
+      offsets[k] = b.getIndexAttr(*c);
+  }
+  return true;
+}
+
 /// The producer of `insert`'s source, when the rewrite applies: a linalg op on
-/// tensors with an empty destination that reads `insert`'s destination
-/// through an extract_slice other than the updated region.
+/// tensors with an empty destination that reads the tensor `insert` updates
+/// (its destination, or what that is a slice of) somewhere other than the
+/// updated region (cpn-localize's rank programs update a slice of rows of
+/// their input and read its neighbours through slices of the whole).
 linalg::GenericOp stencilProducer(tensor::InsertSliceOp insert) {
   auto producer = insert.getSource().getDefiningOp<linalg::GenericOp>();
   if (!producer || !producer.hasPureTensorSemantics() ||
       producer->getNumResults() != 1 ||
       !producer.getDpsInits()[0].getDefiningOp<tensor::EmptyOp>())
     return {};
-  Value dest = insert.getDest();
+  MLIRContext *ctx = insert.getContext();
   auto same = [](ArrayRef<OpFoldResult> x, ArrayRef<OpFoldResult> y) {
     return x.size() == y.size() &&
            llvm::all_of(llvm::zip(x, y), [](auto p) {
              return isEqualConstantIntOrValue(std::get<0>(p), std::get<1>(p));
            });
   };
+  // The updated region in the coordinates of the destination's root.
+  Value root;
+  SmallVector<OpFoldResult> destAt;
+  if (!placeInRoot(insert.getDest(), root, destAt))
+    return {};
+  SmallVector<OpFoldResult> written = insert.getMixedOffsets();
+  Builder b(ctx);
+  for (auto [k, a] : llvm::enumerate(destAt)) {
+    auto ca = getConstantIntValue(a), co = getConstantIntValue(written[k]);
+    if (!ca || !co)
+      return {};
+    written[k] = b.getIndexAttr(*ca + *co);
+  }
   bool readsNeighbours = false;
   for (Value in : producer.getDpsInputs()) {
-    auto slice = in.getDefiningOp<tensor::ExtractSliceOp>();
-    if (!slice || slice.getSource() != dest)
+    Value from;
+    SmallVector<OpFoldResult> at;
+    if (!in.getDefiningOp<tensor::ExtractSliceOp>())
       continue;
-    if (!same(slice.getMixedOffsets(), insert.getMixedOffsets()) ||
+    if (!placeInRoot(in, from, at)) {
+      readsNeighbours |= from == root;
+      continue;
+    }
+    if (from != root)
+      continue;
+    auto slice = in.getDefiningOp<tensor::ExtractSliceOp>();
+    if (!same(at, written) ||
         !same(slice.getMixedSizes(), insert.getMixedSizes()) ||
         !same(slice.getMixedStrides(), insert.getMixedStrides()))
       readsNeighbours = true;

@@ -152,3 +152,32 @@ func.func @row_any_size(%arg: memref<?x?xf64>) -> tensor<?x?xf64> {
   %r = tensor.insert_slice %f into %u[1, 0] [1, %m] [1, 1] : tensor<1x?xf64> into tensor<?x?xf64>
   return %r : tensor<?x?xf64>
 }
+
+// -----
+
+// One rank's block of a 5-point stencil (cpn-localize): the rank's rows of u
+// (rows 0-9 of an 11-row tensor that holds one halo row) are updated at
+// [1, 1], and the stencil reads the whole through slices of slices. The
+// update is still a stencil of the rows it writes: written into a fresh
+// tensor (the rank's fresh output), the border copied.
+// CHECK-LABEL: func @rank_block
+// CHECK: %[[E:.+]] = tensor.empty() : tensor<10x10xf64>
+// CHECK: %[[F:.+]] = linalg.generic
+// CHECK: tensor.insert_slice %[[F]] into %[[FRESH:inserted_slice.*]][1, 1] [9, 8] [1, 1]
+#b = affine_map<(d0, d1) -> (d0, d1)>
+func.func @rank_block(%u: tensor<11x10xf64>) -> tensor<10x10xf64> {
+  %mine = tensor.extract_slice %u[0, 0] [10, 10] [1, 1] : tensor<11x10xf64> to tensor<10x10xf64>
+  %above = tensor.extract_slice %u[0, 0] [9, 10] [1, 1] : tensor<11x10xf64> to tensor<9x10xf64>
+  %up = tensor.extract_slice %above[0, 1] [9, 8] [1, 1] : tensor<9x10xf64> to tensor<9x8xf64>
+  %below = tensor.extract_slice %u[2, 0] [9, 10] [1, 1] : tensor<11x10xf64> to tensor<9x10xf64>
+  %down = tensor.extract_slice %below[0, 1] [9, 8] [1, 1] : tensor<9x10xf64> to tensor<9x8xf64>
+  %e = tensor.empty() : tensor<9x8xf64>
+  %f = linalg.generic {indexing_maps = [#b, #b, #b], iterator_types = ["parallel", "parallel"]}
+      ins(%up, %down : tensor<9x8xf64>, tensor<9x8xf64>) outs(%e : tensor<9x8xf64>) {
+  ^bb0(%a: f64, %c: f64, %o: f64):
+    %s = arith.addf %a, %c : f64
+    linalg.yield %s : f64
+  } -> tensor<9x8xf64>
+  %r = tensor.insert_slice %f into %mine[1, 1] [9, 8] [1, 1] : tensor<9x8xf64> into tensor<10x10xf64>
+  return %r : tensor<10x10xf64>
+}
