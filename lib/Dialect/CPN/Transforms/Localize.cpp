@@ -68,6 +68,8 @@ int64_t blockLo(int64_t n, int64_t q, int64_t ranks) { return n * q / ranks; }
 
 int64_t rowElements(RankedTensorType t) {
   int64_t r = 1;
+  if (t.getRank() == 0)
+    return r;
   for (int64_t d : t.getShape().drop_front())
     r *= d;
   return r;
@@ -83,6 +85,27 @@ MemRefType withRows(MemRefType t, int64_t rows) {
   SmallVector<int64_t> shape(t.getShape());
   shape[0] = rows;
   return MemRefType::get(shape, t.getElementType());
+}
+
+/// The base rows [r0, r1) that a box of `shape` at element `offset` with
+/// `strides` touches in a base of type `base` (static, of at least one
+/// dimension): false for an empty box or one before the base.
+bool boxRows(RankedTensorType base, ArrayRef<int64_t> shape, int64_t offset,
+             ArrayRef<int64_t> strides, int64_t &r0, int64_t &r1) {
+  int64_t row = rowElements(base);
+  if (base.getRank() < 1 || !base.hasStaticShape() || row <= 0)
+    return false;
+  int64_t first = offset, last = offset;
+  for (auto [n, s] : llvm::zip(shape, strides)) {
+    if (n <= 0)
+      return false;
+    (s < 0 ? first : last) += (n - 1) * s;
+  }
+  if (first < 0)
+    return false;
+  r0 = first / row;
+  r1 = last / row + 1;
+  return r1 <= base.getDimSize(0);
 }
 
 bool elementwise(Operation *op) {
@@ -318,9 +341,10 @@ Value Localizer::get(Value v, int64_t lo, int64_t hi) {
                       rowMajorStrides(withRows(t, hi - lo).getShape())))
                   .getResult();
     }
-  } else if (!op || t.getRank() == 0) {
-    out = op ? computeWhole(op, v, lo, hi) : Value();
-  } else if (auto view = dyn_cast<ViewOp>(op)) {
+  } else if (!op) {
+    out = Value();
+  } else if (auto view = dyn_cast<ViewOp>(op);
+             view && (t.getRank() || !view.getDynOffset())) {
     auto base = cast<RankedTensorType>(view.getBase().getType());
     int64_t delta = 0;
     if (!view.getDynOffset() && rowBox(base, t.getShape(), view.getOffset(),
@@ -335,16 +359,24 @@ Value Localizer::get(Value v, int64_t lo, int64_t hi) {
                   ->getResult(0);
       }
     } else if (!view.getDynOffset()) {
-      // Any other view reads its base whole; its rows [lo, hi) start
+      // Any other view (a row of u, u.T, an element) reads the base rows
+      // its elements lie in (all of them for u.T); its rows [lo, hi) start
       // lo strides further.
-      Value b = getWhole(view.getBase());
+      int64_t start =
+          view.getOffset() + (t.getRank() ? lo * view.getStrides()[0] : 0);
+      SmallVector<int64_t> shape(t.getShape());
+      if (t.getRank())
+        shape[0] = hi - lo;
+      int64_t r0 = 0, r1 = rowsOf(view.getBase());
+      if (!boxRows(base, shape, start, view.getStrides(), r0, r1))
+        r0 = 0, r1 = rowsOf(view.getBase());
+      Value b = get(view.getBase(), r0, r1);
       if (emit_)
-        out =
-            clone(op, {b}, withRows(t, hi - lo),
-                  {b_->getNamedAttr("offset", b_->getI64IntegerAttr(
-                                                  view.getOffset() +
-                                                  lo * view.getStrides()[0]))})
-                ->getResult(0);
+        out = clone(op, {b}, t.getRank() ? withRows(t, hi - lo) : t,
+                    {b_->getNamedAttr(
+                        "offset",
+                        b_->getI64IntegerAttr(start - r0 * rowElements(base)))})
+                  ->getResult(0);
     } else {
       out = computeWhole(op, v, lo, hi);
     }
@@ -370,9 +402,33 @@ Value Localizer::get(Value v, int64_t lo, int64_t hi) {
                     ->getResult(0);
         }
       }
+    } else if (int64_t r0, r1; !up.getDynOffset() &&
+                               boxRows(base, value.getShape(), up.getOffset(),
+                                       up.getStrides(), r0, r1)) {
+      // Any other box (a row `u[0, :] = ...`, an element): rows [lo, hi)
+      // outside it are the base's; rows that meet it are updated from the
+      // whole value on the base rows around them.
+      if (r1 <= lo || r0 >= hi) {
+        out = get(up.getBase(), lo, hi);
+      } else {
+        int64_t a = std::min(lo, r0), z = std::max(hi, r1);
+        Value b = get(up.getBase(), a, z);
+        Value x = getWhole(up.getValue());
+        if (emit_) {
+          Value w =
+              clone(op, {b, x}, withRows(t, z - a),
+                    {b_->getNamedAttr(
+                        "offset", b_->getI64IntegerAttr(
+                                      up.getOffset() - a * rowElements(base)))})
+                  ->getResult(0);
+          out = sliceRows(w, lo - a, hi - a);
+        }
+      }
     } else {
       out = computeWhole(op, v, lo, hi);
     }
+  } else if (t.getRank() == 0) {
+    out = computeWhole(op, v, lo, hi);
   } else if (elementwise(op) && op->getNumResults() == 1) {
     SmallVector<Value> operands;
     for (Value x : op->getOperands())

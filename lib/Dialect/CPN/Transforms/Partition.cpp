@@ -198,9 +198,9 @@ public:
         auto hs = cast<DenseI64ArrayAttr>(h).asArrayRef();
         auto t = cast<RankedTensorType>(a.getType());
         NamedAttribute bytes = b.getNamedAttr(
-            "update_halo",
-            b.getI64IntegerAttr((hs[0] + hs[1]) * rowElements(t) *
-                                elementBytes(t.getElementType())));
+            "update_halo", b.getI64IntegerAttr(
+                               haloRowsReceived(hs[0], hs[1]) * rowElements(t) *
+                               elementBytes(t.getElementType())));
         f.setArgAttr(a.getArgNumber(), "cpn.comm", b.getDictionaryAttr(bytes));
       }
     }
@@ -479,6 +479,13 @@ private:
     return b.getDictionaryAttr(fields);
   }
 
+  /// The halo rows the rank that receives most gets: a rank between two
+  /// others gets both sides; of two ranks each has one neighbour and gets
+  /// one side (the larger).
+  int64_t haloRowsReceived(int64_t below, int64_t above) const {
+    return ranks_ == 2 ? std::max(below, above) : below + above;
+  }
+
   /// `cpn.halo` of a value read at other shifts (null when none), and its
   /// update_halo's bytes on `at` (the op that makes it, if any).
   Attribute haloAttr(Builder &b, Value v, Operation *at = nullptr) {
@@ -488,8 +495,8 @@ private:
     auto t = cast<RankedTensorType>(v.getType());
     if (at)
       comm(at, "update_halo",
-           (h->second.first + h->second.second) * rowElements(t) *
-               elementBytes(t.getElementType()));
+           haloRowsReceived(h->second.first, h->second.second) *
+               rowElements(t) * elementBytes(t.getElementType()));
     return b.getDenseI64ArrayAttr({h->second.first, h->second.second});
   }
 

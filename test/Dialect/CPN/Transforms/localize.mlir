@@ -73,3 +73,29 @@ func.func @fresh(%arg0: memref<200x40xf64>, %arg1: memref<40x200xf64>, %arg2: me
   bufferization.materialize_in_destination %p in restrict writable %arg4 : (tensor<200x8xf64>, memref<200x8xf64>) -> ()
   return
 }
+
+// -----
+
+// Cavity flow's boundary rows, `p[0, :] = p[1, :]` and `p[-1, :] = p[-2, :]`,
+// on a split p of 100 rows: a row view reads the base rows its elements lie
+// in, and a row update touches only the rank whose block holds the row.
+// Rank 1 (rows [25, 50)) reads no row of another rank; rank 0 reads rows
+// [0, 25), the last rank rows [75, 100): no rank gathers p.
+// CHECK-LABEL: func.func @boundary_rows
+// CHECK-SAME: %arg0: memref<25x100xf64> {cpn.rows = array<i64: 0, 25, 25, 50, 50, 75, 75, 100>
+// CHECK-NOT: cpn.update
+// CHECK: return
+// LAST-LABEL: func.func @boundary_rows
+// LAST-SAME: %arg0: memref<25x100xf64>
+// LAST: %[[ROW:.*]] = cpn.view %{{.*}} {offset = 2300 : i64, strides = array<i64: 100, 1>} : tensor<25x100xf64> -> tensor<1x100xf64>
+// LAST: cpn.view %[[ROW]] {offset = 0 : i64, strides = array<i64: 1>} : tensor<1x100xf64> -> tensor<100xf64>
+// LAST: cpn.update {{.*}} {offset = 2400 : i64, strides = array<i64: 1>} : tensor<25x100xf64>, tensor<100xf64> -> tensor<25x100xf64>
+func.func @boundary_rows(%arg0: memref<100x100xf64>, %arg1: memref<100x100xf64>) {
+  %p = bufferization.to_tensor %arg0 restrict : memref<100x100xf64> to tensor<100x100xf64>
+  %r1 = cpn.view %p {offset = 100 : i64, strides = array<i64: 1>} : tensor<100x100xf64> -> tensor<100xf64>
+  %p1 = cpn.update %p, %r1 {offset = 0 : i64, strides = array<i64: 1>} : tensor<100x100xf64>, tensor<100xf64> -> tensor<100x100xf64>
+  %r2 = cpn.view %p1 {offset = 9800 : i64, strides = array<i64: 1>} : tensor<100x100xf64> -> tensor<100xf64>
+  %p2 = cpn.update %p1, %r2 {offset = 9900 : i64, strides = array<i64: 1>} : tensor<100x100xf64>, tensor<100xf64> -> tensor<100x100xf64>
+  bufferization.materialize_in_destination %p2 in restrict writable %arg1 : (tensor<100x100xf64>, memref<100x100xf64>) -> ()
+  return
+}

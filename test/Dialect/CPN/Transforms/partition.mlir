@@ -1,5 +1,6 @@
 // RUN: cpn-opt %s -cpn-partition="ranks=4 threshold=1000" | FileCheck %s
 // RUN: cpn-opt %s -cpn-partition | FileCheck %s --check-prefix=ONE
+// RUN: cpn-opt %s -cpn-partition="ranks=2 threshold=1000" | FileCheck %s --check-prefix=TWO
 
 // One rank: nothing to decide, nothing written.
 // ONE-NOT: cpn.dist
@@ -11,7 +12,11 @@
 // u needs a halo of one row on each side. The sum over the split rows is
 // local partials and an all-reduce (12 bytes received: 2 * 8 * 3/4). The
 // halo is two rows of 100 float64 received per rank: 1600 bytes.
+// Of two ranks each has one neighbour: one halo row received, 800 bytes
+// (what a run with CPN_PARTITION=rows receives, test/mpi/partitioned.py).
 // CHECK-LABEL: func.func @jacobi5
+// TWO-LABEL: func.func @jacobi5
+// TWO-SAME: cpn.comm = {update_halo = 800 : i64}
 // CHECK-SAME: %arg0: tensor<100x100xf64> {cpn.comm = {update_halo = 1600 : i64}, cpn.dist = {extent = 100 : i64, kind = "rows", shift = 0 : i64}, cpn.halo = array<i64: 1, 1>}
 // CHECK-SAME: %arg1: tensor<f64> {cpn.dist = "replicated"}
 // CHECK: cpn.view %arg0 {cpn.dist = {extent = 100 : i64, kind = "rows", shift = 0 : i64}, offset = 1
