@@ -184,6 +184,11 @@ private:
   SmallVector<std::pair<int64_t, int64_t>> rows_; // per argument, rank q_
   SmallVector<SmallVector<std::pair<int64_t, int64_t>>> allRows_;
   SmallVector<Value> localInput_; // per argument, when emitting
+  // The updates donated() emits into donated inputs, in order: moved after
+  // every other op, so that nothing reads an input after its in-place
+  // update (a row of the base outside an update's box is read from the
+  // input itself, run()).
+  SmallVector<Operation *> chain_;
   std::map<std::tuple<void *, int64_t, int64_t>, Value> memo_;
   IRMapping scalars_;
 };
@@ -481,11 +486,34 @@ Value Localizer::donated(Value v, unsigned input, int64_t lo, int64_t hi) {
       Value x = get(up.getValue(), c0 - delta, c1 - delta);
       if (!emit_)
         return {};
-      return clone(up, {b, x}, b.getType(),
-                   {b_->getNamedAttr(
-                       "offset", b_->getI64IntegerAttr((c0 - base) * row +
-                                                       up.getOffset() % row))})
-          ->getResult(0);
+      Operation *c =
+          clone(up, {b, x}, b.getType(),
+                {b_->getNamedAttr(
+                    "offset", b_->getI64IntegerAttr((c0 - base) * row +
+                                                    up.getOffset() % row))});
+      chain_.push_back(c);
+      return c->getResult(0);
+    }
+    int64_t r0, r1;
+    if (!up.getDynOffset() &&
+        boxRows(cast<RankedTensorType>(up.getBase().getType()),
+                value.getShape(), up.getOffset(), up.getStrides(), r0, r1)) {
+      // Another box (a row, an element): outside the block nothing to
+      // write; inside it, written from the whole value.
+      if (r1 <= lo || r0 >= hi)
+        return donated(up.getBase(), input, lo, hi);
+      if (r0 >= lo && r1 <= hi) {
+        Value b = donated(up.getBase(), input, lo, hi);
+        Value x = getWhole(up.getValue());
+        if (!emit_)
+          return {};
+        Operation *c = clone(
+            up, {b, x}, b.getType(),
+            {b_->getNamedAttr(
+                "offset", b_->getI64IntegerAttr(up.getOffset() - base * row))});
+        chain_.push_back(c);
+        return c->getResult(0);
+      }
     }
   }
   Value x = get(v, lo, hi);
@@ -494,11 +522,12 @@ Value Localizer::donated(Value v, unsigned input, int64_t lo, int64_t hi) {
   Value in = localInput_[input];
   if (hi <= lo)
     return in;
-  return UpdateOp::create(*b_, v.getLoc(), in.getType(), in, x, Value(),
-                          b_->getI64IntegerAttr((lo - base) * row),
-                          b_->getDenseI64ArrayAttr(
-                              rowMajorStrides(withRows(t, hi - lo).getShape())))
-      .getResult();
+  auto c = UpdateOp::create(*b_, v.getLoc(), in.getType(), in, x, Value(),
+                            b_->getI64IntegerAttr((lo - base) * row),
+                            b_->getDenseI64ArrayAttr(rowMajorStrides(
+                                withRows(t, hi - lo).getShape())));
+  chain_.push_back(c);
+  return c.getResult();
 }
 
 Value Localizer::partial(ReduceOp red) {
@@ -665,22 +694,33 @@ LogicalResult Localizer::run() {
                              .getResult();
     }
   // Fresh outputs first, then donated ones (TraceImport's order: an output
-  // may read a donor's old value).
+  // may read a donor's old value). The updates of donated inputs and their
+  // writes come after every other op: another output may read a donated
+  // input's rows that an update leaves as they were, from the input itself
+  // (get()), after that update in the order of the walks.
+  chain_.clear();
+  SmallVector<std::pair<Value, const Output *>> writes;
   for (bool donatedPass : {false, true})
     for (const Output &o : outputs) {
       if ((o.donor >= 0) != donatedPass)
         continue;
-      Value result = walk(o);
-      Value dest = local->getArgument(o.destArg);
-      if (o.donor >= 0)
-        result = bufferization::MaterializeInDestinationOp::create(
-                     b, o.final->getLoc(), result, localInput_[o.donor])
-                     .getResult();
-      auto m = bufferization::MaterializeInDestinationOp::create(
-          b, o.final->getLoc(), result, dest);
-      m.setRestrict(true);
-      m.setWritable(true);
+      writes.push_back({walk(o), &o});
     }
+  for (Operation *op : chain_)
+    op->moveBefore(local, local->end());
+  for (auto [result, o] : writes) {
+    Value dest = local->getArgument(o->destArg);
+    // Written into the donated input first (unless it is that input, not
+    // updated on this rank), then the input's buffer is the output's.
+    if (o->donor >= 0 && result != localInput_[o->donor])
+      result = bufferization::MaterializeInDestinationOp::create(
+                   b, o->final->getLoc(), result, localInput_[o->donor])
+                   .getResult();
+    auto m = bufferization::MaterializeInDestinationOp::create(
+        b, o->final->getLoc(), result, dest);
+    m.setRestrict(true);
+    m.setWritable(true);
+  }
   b.clone(*ret, scalars_);
   // Swap the bodies.
   body.dropAllDefinedValueUses();
