@@ -14,6 +14,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "CompilerInternal.h"
+#include "cpn/Trace/ViewBox.h"
 #include "cpnrt/Lapack.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -213,10 +214,28 @@ static bool oddStencilChain(const Trace &trace, int32_t last) {
   auto box = [](const TraceOp &op) {
     return std::make_pair(op.iattrs, op.shape);
   };
+  // Only updates cpn-ping-pong-updates rewrites count: a box of unit
+  // strides, of the base's rank, covering at least half of it, computed (not
+  // a plain view: `p[0, :] = p[1, :]` is written in place).
+  auto rewritten = [&](const TraceOp &update) {
+    const std::vector<int64_t> &base = trace.operandShape(update.operands[0]);
+    const std::vector<int64_t> &box = trace.operandShape(update.operands[1]);
+    if (update.operands[1] < 0 || ops[update.operands[1]].name == "view" ||
+        box.size() != base.size() || update.iattrs.size() != base.size() + 1)
+      return false;
+    std::vector<int64_t> unit = rowMajorStrides(base);
+    double covered = 1;
+    for (size_t k = 0; k < base.size(); ++k) {
+      if (update.iattrs[k + 1] != unit[k] && box[k] > 1)
+        return false;
+      covered *= base[k] ? double(box[k]) / double(base[k]) : 1.0;
+    }
+    return covered >= 0.5;
+  };
   size_t stencils = 0;
   for (int32_t u : chain) {
     const TraceOp &update = ops[u];
-    if (update.operands[1] < 0)
+    if (!rewritten(update))
       continue;
     auto written =
         std::make_pair(update.iattrs, trace.operandShape(update.operands[1]));

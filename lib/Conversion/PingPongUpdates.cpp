@@ -185,7 +185,11 @@ linalg::GenericOp stencilProducer(tensor::InsertSliceOp insert) {
     if (!in.getDefiningOp<tensor::ExtractSliceOp>())
       continue;
     if (!placeInRoot(in, from, at)) {
-      readsNeighbours |= from == root;
+      // A slice of another stride or rank: of the root's?
+      Value top = in;
+      while (auto sl = top.getDefiningOp<tensor::ExtractSliceOp>())
+        top = sl.getSource();
+      readsNeighbours |= top == root;
       continue;
     }
     if (from != root)
@@ -196,7 +200,27 @@ linalg::GenericOp stencilProducer(tensor::InsertSliceOp insert) {
         !same(slice.getMixedStrides(), insert.getMixedStrides()))
       readsNeighbours = true;
   }
-  return readsNeighbours ? producer : linalg::GenericOp();
+  if (!readsNeighbours)
+    return {};
+  // The fresh tensor is built before the producer (eliminate-empty-tensors
+  // then writes the producer into it) from slices of the destination: a
+  // destination made after the producer (a slice of the root that a rank's
+  // program creates later) moves up when its operands allow, else no
+  // rewrite.
+  Operation *d = insert.getDest().getDefiningOp();
+  if (d && d->getBlock() == producer->getBlock() &&
+      producer->isBeforeInBlock(d)) {
+    bool movable = isa<tensor::ExtractSliceOp>(d) &&
+                   llvm::all_of(d->getOperands(), [&](Value v) {
+                     Operation *o = v.getDefiningOp();
+                     return !o || o->getBlock() != producer->getBlock() ||
+                            o->isBeforeInBlock(producer);
+                   });
+    if (!movable)
+      return {};
+    d->moveBefore(producer);
+  }
+  return producer;
 }
 
 /// What the destination of `insert` is an update of (through a chain of

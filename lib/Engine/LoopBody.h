@@ -52,7 +52,7 @@ private:
   /// otherwise.
   void refresh(size_t limit);
   std::vector<uint64_t> recent_;
-  // The signatures of the body bodyEnds found last.
+  // The signatures of the body refresh() found last.
   std::vector<uint64_t> body_;
   size_t period_ = 0;
 };

@@ -700,12 +700,24 @@ LogicalResult Localizer::run() {
   // (get()), after that update in the order of the walks.
   chain_.clear();
   SmallVector<std::pair<Value, const Output *>> writes;
-  for (bool donatedPass : {false, true})
+  for (bool donatedPass : {false, true}) {
     for (const Output &o : outputs) {
       if ((o.donor >= 0) != donatedPass)
         continue;
       writes.push_back({walk(o), &o});
     }
+    if (donatedPass)
+      break;
+    // Fresh outputs are written where they are made, before any donated
+    // input's update (their values may read those inputs).
+    for (auto [result, o] : writes) {
+      auto m = bufferization::MaterializeInDestinationOp::create(
+          b, o->final->getLoc(), result, local->getArgument(o->destArg));
+      m.setRestrict(true);
+      m.setWritable(true);
+    }
+    writes.clear();
+  }
   for (Operation *op : chain_)
     op->moveBefore(local, local->end());
   for (auto [result, o] : writes) {
