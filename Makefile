@@ -13,7 +13,7 @@ JOBS ?= 2
 export OMPI_ALLOW_RUN_AS_ROOT := 1
 export OMPI_ALLOW_RUN_AS_ROOT_CONFIRM := 1
 
-.PHONY: all run test build deps venv bench bench-quick bench-library bench-patterns bench-peers fuzz clean
+.PHONY: all run test build deps venv bench bench-quick bench-library bench-patterns bench-peers bench-scaling fuzz clean
 
 all: build
 
@@ -77,6 +77,17 @@ bench-library: build
 bench-patterns: build
 	$(BENCH_ENV) $(PY) benchmarks/patterns.py --json build/bench-patterns.json \
 	  --markdown build/bench-patterns.md
+
+# Weak and strong scaling over 1 and 2 MPI ranks (issue 23), beside a
+# hand-written mpi4py + NumPy program and Dask; installs those two peers
+# (benchmark-only: the test run does not need them; one that does not
+# install leaves its columns empty).
+bench-scaling: build
+	@for p in mpi4py "dask[distributed]"; do \
+	  $(PY) -m pip install -q -c requirements.txt "$$p" || echo "bench-scaling: $$p skipped"; \
+	done
+	$(BENCH_ENV) $(PY) benchmarks/scaling.py --json build/bench-scaling.json \
+	  --markdown build/bench-scaling.md
 
 # The peer columns (NumExpr, Numba, Dask); the test run does not need them.
 # Each is installed alone against the pinned NumPy; one that does not support

@@ -1,0 +1,475 @@
+"""Weak and strong scaling over MPI ranks (issue 23), one run, one machine.
+
+    python benchmarks/scaling.py [--ranks 2] [--iters 20] [--json F] [--markdown F]
+    make bench-scaling
+
+Each workload runs per rank count P in {1, ranks} as:
+- cpnumeric, `mpirun -n P`, CPN_PARTITION=rows, one kernel thread per rank
+  (arrays split in blocks of rows by cpn-localize, halo rows sent by the
+  runtime as tasks);
+- cpnumeric in one process on P threads at the same size (the reference
+  when the machine's memory bandwidth does not grow with its cores);
+- a hand-written mpi4py + NumPy program (each rank its block plus halo rows,
+  blocking Sendrecv of the halos every iteration), where one is written;
+- Dask (distributed LocalCluster, P single-thread worker processes;
+  map_overlap for the stencils), where one is written.
+Weak scaling keeps the work per rank (rows x P; cavity flow's square grid
+n x sqrt(P)); strong scaling keeps the P = 1 size. The STREAM triad (the
+runtime's compiled one) on 1 and P cores in the same run says how much the
+memory bandwidth grows: where it does not double, the target is the same
+program on 1 rank x P threads (issue 23).
+Bytes per iteration: what one rank received (stats()'s comm_bytes_received
+over the timed iterations) beside CPN_SIMULATE_RANKS's prediction for the
+same program in one process.
+
+mpi4py and dask[distributed] are benchmark-only requirements (`make
+bench-scaling` installs them); a peer that is missing leaves its column
+empty.
+"""
+
+import argparse
+import json
+import math
+import os
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+sys.path.insert(0, os.path.join(HERE, "workloads"))
+
+# Per rank: rows x columns of the stencils, cavity flow's n, Black-Scholes'
+# options.
+DEFAULTS = {"jacobi": {"rows": 2000, "cols": 4000},
+            "stencil": {"rows": 2000, "cols": 4000},
+            "cavity_flow": {"n": 800, "nit": 50},
+            "black_scholes": {"n": 10_000_000}}
+
+
+def sizes(name, ranks, weak, scale):
+    d = dict(DEFAULTS[name])
+    p = ranks if weak else 1
+    if name in ("jacobi", "stencil"):
+        d["rows"] = max(2 * ranks, int(d["rows"] * scale)) * p
+        d["cols"] = max(4, int(d["cols"] * scale))
+    elif name == "cavity_flow":
+        d["n"] = max(2 * ranks, int(round(d["n"] * scale * math.sqrt(p))))
+    else:
+        d["n"] = max(ranks, int(d["n"] * scale)) * p
+    return d
+
+
+# -- the programs: setup(np, **size) -> (step(), result()) --------------------
+# step() runs one iteration (Black-Scholes: one pricing of all options);
+# result() is a float every implementation computes alike (a sync point).
+
+def jacobi(np, rows, cols):
+    u = np.zeros((rows, cols))
+    u[0, :] = 1.0
+
+    def step():
+        u[1:-1, 1:-1] = 0.25 * (u[:-2, 1:-1] + u[2:, 1:-1] + u[1:-1, :-2] + u[1:-1, 2:])
+    return step, lambda: float(u.sum())
+
+
+def stencil(np, rows, cols):
+    import numpy
+    st = {"u": np.asarray(numpy.random.default_rng(1).random((rows, cols)))}
+    st["v"] = st["u"].copy()
+
+    def step():
+        u, v = st["u"], st["v"]
+        c = u[1:-1, 1:-1]
+        v[1:-1, 1:-1] = c + 0.2 * (u[:-2, 1:-1] + u[2:, 1:-1] + u[1:-1, :-2]
+                                   + u[1:-1, 2:] - 4.0 * c)
+        st["u"], st["v"] = v, u
+    return step, lambda: float(st["u"].sum())
+
+
+def cavity_flow(np, n, nit):
+    import cavity_flow as w
+    st = dict(zip("uvp", w.inputs(np, n, 1, nit)))
+
+    def step():
+        st["u"], st["v"], st["p"] = w.run(np, st["u"], st["v"], st["p"], n=n, nt=1, nit=nit)
+    return step, lambda: float(st["u"].sum() + st["p"].sum())
+
+
+def black_scholes(np, n):
+    import black_scholes as w
+    s, k, t = w.inputs(np, n, "float64")
+    st = {"i": 0}
+
+    def step():
+        # A new rate each time: Dask would answer a repeated graph from the
+        # results it holds.
+        st["i"] += 1
+        st["out"] = w.run(np, s, k, t, r=0.02 + 1e-6 * st["i"])
+    return step, lambda: float(st["out"][0].sum() + st["out"][1].sum())
+
+
+PROGRAMS = {f.__name__: f for f in (jacobi, stencil, cavity_flow, black_scholes)}
+
+
+# -- hand-written mpi4py + NumPy (each rank its rows and two halo rows) --------
+
+def _mpi_block(comm, rows):
+    p, r = comm.size, comm.rank
+    return rows * r // p, rows * (r + 1) // p
+
+
+def _halos(comm, u):
+    """Blocking exchange of the first and last owned rows (u[1], u[-2]) into
+    the neighbours' halo rows (u[0], u[-1])."""
+    up = comm.rank - 1 if comm.rank > 0 else None
+    down = comm.rank + 1 if comm.rank < comm.size - 1 else None
+    if up is not None:
+        comm.Sendrecv(u[1], dest=up, recvbuf=u[0], source=up)
+    if down is not None:
+        comm.Sendrecv(u[-2], dest=down, recvbuf=u[-1], source=down)
+
+
+def mpi_jacobi(numpy, comm, rows, cols):
+    lo, hi = _mpi_block(comm, rows)
+    u = numpy.zeros((hi - lo + 2, cols))  # row k+1 is global row lo + k
+    if lo == 0:
+        u[1, :] = 1.0
+    first = 2 if lo == 0 else 1            # global rows 1 .. rows-2 are updated
+    last = hi - lo if hi < rows else hi - lo - 1
+
+    def step():
+        _halos(comm, u)
+        a, b = first, last + 1
+        u[a:b, 1:-1] = 0.25 * (u[a - 1:b - 1, 1:-1] + u[a + 1:b + 1, 1:-1]
+                               + u[a:b, :-2] + u[a:b, 2:])
+    return step, lambda: comm.allreduce(float(u[1:-1].sum()))
+
+
+def mpi_stencil(numpy, comm, rows, cols):
+    lo, hi = _mpi_block(comm, rows)
+    full = numpy.random.default_rng(1).random((rows, cols))
+    u = numpy.zeros((hi - lo + 2, cols))
+    u[1:-1] = full[lo:hi]
+    del full
+    st = {"u": u, "v": u.copy()}
+    first = 2 if lo == 0 else 1
+    last = hi - lo if hi < rows else hi - lo - 1
+
+    def step():
+        u, v = st["u"], st["v"]
+        _halos(comm, u)
+        a, b = first, last + 1
+        c = u[a:b, 1:-1]
+        v[a:b, 1:-1] = c + 0.2 * (u[a - 1:b - 1, 1:-1] + u[a + 1:b + 1, 1:-1]
+                                  + u[a:b, :-2] + u[a:b, 2:] - 4.0 * c)
+        st["u"], st["v"] = v, u
+    return step, lambda: comm.allreduce(float(st["u"][1:-1].sum()))
+
+
+def mpi_black_scholes(numpy, comm, n):
+    import black_scholes as w
+    lo, hi = _mpi_block(comm, n)
+    s, k, t = (x[lo:hi].copy() for x in w.inputs(numpy, n, "float64"))
+    st = {"i": 0}
+
+    def step():
+        st["i"] += 1
+        st["out"] = w.run(numpy, s, k, t, r=0.02 + 1e-6 * st["i"])
+    return step, lambda: comm.allreduce(float(st["out"][0].sum() + st["out"][1].sum()))
+
+
+MPI_PROGRAMS = {"jacobi": mpi_jacobi, "stencil": mpi_stencil,
+                "black_scholes": mpi_black_scholes}
+
+
+# -- Dask (LocalCluster of single-thread workers) ------------------------------
+
+def _jacobi_block(b):
+    out = b.copy()
+    out[1:-1, 1:-1] = 0.25 * (b[:-2, 1:-1] + b[2:, 1:-1] + b[1:-1, :-2] + b[1:-1, 2:])
+    return out
+
+
+def _stencil_block(b):
+    out = b.copy()
+    c = b[1:-1, 1:-1]
+    out[1:-1, 1:-1] = c + 0.2 * (b[:-2, 1:-1] + b[2:, 1:-1] + b[1:-1, :-2]
+                                 + b[1:-1, 2:] - 4.0 * c)
+    return out
+
+
+def dask_program(name, ranks, size):
+    import numpy
+    import dask.array as da
+    from distributed import wait
+    if name in ("jacobi", "stencil"):
+        rows, cols = size["rows"], size["cols"]
+        if name == "jacobi":
+            u0 = numpy.zeros((rows, cols))
+            u0[0, :] = 1.0
+            f = _jacobi_block
+        else:
+            u0 = numpy.random.default_rng(1).random((rows, cols))
+            f = _stencil_block
+        st = {"u": da.from_array(u0, chunks=(-(-rows // ranks), cols)).persist()}
+        del u0
+
+        def step():
+            # Depth 1 on the split axis; the global border rows are kept by
+            # the block function (boundary="none" gives the edge blocks no
+            # ghost rows there).
+            st["u"] = st["u"].map_overlap(f, depth={0: 1, 1: 0}, boundary="none",
+                                          dtype=float).persist()
+            wait(st["u"])
+        return step, lambda: float(st["u"].sum().compute())
+    if name == "black_scholes":
+        import black_scholes as w
+        n = size["n"]
+        s, k, t = (da.from_array(x, chunks=-(-n // ranks)).persist()
+                   for x in w.inputs(numpy, n, "float64"))
+        st = {"i": 0}
+
+        def step():
+            st["i"] += 1
+            out = w.run(da, s, k, t, r=0.02 + 1e-6 * st["i"])
+            st["out"] = [o.persist() for o in out]
+            wait(st["out"])
+        return step, lambda: float((st["out"][0].sum() + st["out"][1].sum()).compute())
+    return None
+
+
+# -- children -------------------------------------------------------------------
+
+def _time(step, result, warm, iters):
+    for _ in range(warm):
+        step()
+    check = result()
+    t = time.perf_counter()
+    for _ in range(iters):
+        step()
+    check = result()
+    return (time.perf_counter() - t) / iters, check
+
+
+def child(args):
+    name, size = args.child, json.loads(args.size)
+    iters = max(1, args.iters // 5) if name == "cavity_flow" else args.iters
+    # As many iterations untimed first: every window shape the timed ones
+    # make is compiled then (a loop's windows span several iterations).
+    warm = iters
+    out = {}
+    if args.impl == "cpnumeric":
+        import cpnumeric as cp
+        step, result = PROGRAMS[name](cp, **size)
+        for _ in range(warm):
+            step()
+        result()
+        cp.reset_stats()
+        t = time.perf_counter()
+        for _ in range(iters):
+            step()
+        check = result()
+        dt = (time.perf_counter() - t) / iters
+        s = cp.stats()
+        out = {"s": dt, "check": check, "rank": cp.rank(),
+               "bytes": s["comm_bytes_received"] / iters,
+               "messages": s["comm_messages"] / iters,
+               "simulated_bytes": (s["simulated_bytes"] / iters
+                                   if s.get("simulated_ranks", 0) > 1 else None),
+               "compilations": s["compilations"]}
+    elif args.impl == "numpy":
+        import numpy
+        step, result = PROGRAMS[name](numpy, **size)
+        dt, check = _time(step, result, warm, iters)
+        out = {"s": dt, "check": check, "rank": 0}
+    elif args.impl == "mpi4py":
+        import numpy
+        from mpi4py import MPI
+        comm = MPI.COMM_WORLD
+        step, result = MPI_PROGRAMS[name](numpy, comm, **size)
+        comm.Barrier()
+        dt, check = _time(step, result, warm, iters)
+        dt = comm.allreduce(dt, op=MPI.MAX)
+        out = {"s": dt, "check": check, "rank": comm.rank}
+    elif args.impl == "dask":
+        from distributed import Client, LocalCluster
+        with LocalCluster(n_workers=args.ranks, threads_per_worker=1, processes=True,
+                          dashboard_address=None) as cluster, Client(cluster):
+            step, result = dask_program(name, args.ranks, size)
+            dt, check = _time(step, result, warm, iters)
+        out = {"s": dt, "check": check, "rank": 0}
+    if out.get("rank", 0) == 0:
+        print(json.dumps(out), flush=True)
+
+
+def triad_child(args):
+    """The runtime's compiled STREAM triad (the bound benchmarks/run.py
+    reports) on 1 and `ranks` threads, in GB/s."""
+    from cpnumeric import _cpn
+    n = 20_000_000
+    print(json.dumps({"gbs_1": _cpn.stream_triad(n, 1, 5),
+                      "gbs_P": _cpn.stream_triad(n, args.ranks, 5)}), flush=True)
+
+
+# -- the parent -----------------------------------------------------------------
+
+def _env(threads, extra=None):
+    env = dict(os.environ, OMP_NUM_THREADS=str(threads), OPENBLAS_NUM_THREADS="1",
+               CPN_THREADS=str(threads), OMPI_ALLOW_RUN_AS_ROOT="1",
+               OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
+               PYTHONPATH=os.path.join(ROOT, "python") + os.pathsep
+               + os.environ.get("PYTHONPATH", ""))
+    env.update(extra or {})
+    return env
+
+
+def _run(cmd, env, timeout=1800):
+    try:
+        p = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return {"error": "timeout"}
+    lines = [ln for ln in p.stdout.splitlines() if ln.startswith("{")]
+    if p.returncode or not lines:
+        tail = (p.stderr.strip().splitlines() or [f"rc {p.returncode}"])[-1]
+        return {"error": tail[:200]}
+    return json.loads(lines[-1])
+
+
+def run_impl(impl, name, size, ranks, threads, iters, extra=None):
+    me = [sys.executable, __file__, "--child", name, "--impl", impl,
+          "--size", json.dumps(size), "--iters", str(iters), "--ranks", str(ranks)]
+    if impl in ("mpi4py",) or (impl == "cpnumeric" and ranks > 1):
+        cmd = ["mpirun", "--oversubscribe", "--bind-to", "none", "-n", str(ranks)] + me
+    else:
+        cmd = me
+    env = _env(threads, extra)
+    if impl == "cpnumeric" and ranks > 1:
+        env.update(CPN_PARTITION="rows")
+    return _run(cmd, env)
+
+
+def have(module):
+    try:
+        __import__(module)
+        return True
+    except Exception:
+        return False
+
+
+def triad(ranks):
+    cmd = [sys.executable, __file__, "--triad", "--ranks", str(ranks)]
+    r = _run(cmd, _env(ranks))
+    return r.get("gbs_1", float("nan")), r.get("gbs_P", float("nan"))
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--ranks", type=int, default=2)
+    ap.add_argument("--iters", type=int, default=20)
+    ap.add_argument("--scale", type=float, default=1.0,
+                    help="per-rank sizes times this (0.1: a quick check)")
+    ap.add_argument("--only", default="", help="comma-separated workloads")
+    ap.add_argument("--json")
+    ap.add_argument("--markdown")
+    ap.add_argument("--child")
+    ap.add_argument("--impl")
+    ap.add_argument("--size")
+    ap.add_argument("--triad", action="store_true")
+    args = ap.parse_args()
+    if args.triad:
+        return triad_child(args)
+    if args.child:
+        return child(args)
+
+    P = args.ranks
+    bw1, bwP = triad(P)
+    print(f"triad: 1 core {bw1:.1f} GB/s, {P} cores {bwP:.1f} GB/s "
+          f"({bwP / bw1:.2f}x)", flush=True)
+    peers = {"mpi4py": have("mpi4py"), "dask": have("distributed")}
+    names = [n for n in PROGRAMS if not args.only or n in args.only.split(",")]
+    rows = []
+    for name in names:
+        r = {"workload": name}
+        for weak in (True, False):
+            if not weak:
+                size = sizes(name, P, False, args.scale)
+                r["strong_1"] = r["weak_1"]
+                r["strong_P"] = run_impl("cpnumeric", name, size, P, 1, args.iters)
+                continue
+            size1, sizeP = sizes(name, 1, True, args.scale), sizes(name, P, True, args.scale)
+            r["size_1"], r["size_P"] = size1, sizeP
+            r["weak_1"] = run_impl("cpnumeric", name, size1, 1, 1, args.iters)
+            r["weak_P"] = run_impl("cpnumeric", name, sizeP, P, 1, args.iters)
+            r["threads_P"] = run_impl("cpnumeric", name, sizeP, 1, P, args.iters,
+                                      {"CPN_SIMULATE_RANKS": str(P)})
+            r["numpy_1"] = run_impl("numpy", name, size1, 1, 1, args.iters)
+            for peer, ok in peers.items():
+                if not ok or (peer == "mpi4py" and name not in MPI_PROGRAMS) \
+                        or (peer == "dask" and name == "cavity_flow"):
+                    continue
+                r[f"{peer}_1"] = run_impl(peer, name, size1, 1, 1, args.iters)
+                r[f"{peer}_P"] = run_impl(peer, name, sizeP, P, 1, args.iters)
+        rows.append(r)
+        print(_line(r, P), flush=True)
+    result = {"ranks": P, "triad_gbs_1": bw1, "triad_gbs_P": bwP, "rows": rows}
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(result, f, indent=1)
+    if args.markdown:
+        with open(args.markdown, "w") as f:
+            f.write(_markdown(result))
+    print(_markdown(result))
+
+
+def _ms(x):
+    return f"{1e3 * x['s']:.2f}" if x and "s" in x else (x or {}).get("error", "—")
+
+
+def _ratio(a, b):
+    return a["s"] / b["s"] if a and b and "s" in a and "s" in b else None
+
+
+def _line(r, P):
+    eff = _ratio(r["weak_1"], r["weak_P"])
+    return (f"{r['workload']}: weak 1 rank {_ms(r['weak_1'])} ms, {P} ranks "
+            f"{_ms(r['weak_P'])} ms ({'—' if eff is None else f'{eff:.0%}'}), "
+            f"1 x {P} threads {_ms(r['threads_P'])} ms; strong {P} ranks "
+            f"{_ms(r['strong_P'])} ms; mpi4py {_ms(r.get('mpi4py_P'))} ms, "
+            f"dask {_ms(r.get('dask_P'))} ms")
+
+
+def _fmt(v, spec):
+    return "—" if v is None else format(v, spec)
+
+
+def _markdown(res):
+    P = res["ranks"]
+    out = [f"STREAM triad (compiled, 2e7 doubles): 1 core {res['triad_gbs_1']:.1f} GB/s, "
+           f"{P} cores {res['triad_gbs_P']:.1f} GB/s ({res['triad_gbs_P'] / res['triad_gbs_1']:.2f}x).",
+           "",
+           f"| workload | size per rank | cpn 1 rank ms | cpn {P} ranks ms | weak eff. | "
+           f"cpn 1 x {P} threads ms | {P} ranks / threads | strong speed-up | "
+           f"bytes/iter (simulated) | mpi4py 1 / {P} ms | dask 1 / {P} ms | "
+           f"vs mpi4py | vs dask |",
+           "|" + " --- |" * 13]
+    for r in res["rows"]:
+        w1, wP, tP = r["weak_1"], r["weak_P"], r["threads_P"]
+        eff = _ratio(w1, wP)
+        rt = _ratio(wP, tP)
+        strong = _ratio(r["strong_1"], r["strong_P"])
+        sim = (tP or {}).get("simulated_bytes")
+        got = (wP or {}).get("bytes")
+        out.append(
+            f"| {r['workload']} | {json.dumps(r['size_1'])} | {_ms(w1)} | {_ms(wP)} | "
+            f"{_fmt(eff, '.0%')} | {_ms(tP)} | {_fmt(rt, '.2f')} | {_fmt(strong, '.2f')} | "
+            f"{_fmt(got, '.0f')} ({_fmt(sim, '.0f')}) | "
+            f"{_ms(r.get('mpi4py_1'))} / {_ms(r.get('mpi4py_P'))} | "
+            f"{_ms(r.get('dask_1'))} / {_ms(r.get('dask_P'))} | "
+            f"{_fmt(_ratio(r.get('mpi4py_P'), wP), '.1f')}x | "
+            f"{_fmt(_ratio(r.get('dask_P'), wP), '.1f')}x |")
+    return "\n".join(out) + "\n"
+
+
+if __name__ == "__main__":
+    main()
