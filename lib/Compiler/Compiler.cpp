@@ -192,16 +192,18 @@ int kernelThreads() {
   return n ? n : setKernelThreads(0);
 }
 
-/// Whether the chain of updates that ends at op `last` has an odd number of
-/// stencil updates: updates whose value reads the chain (its input or an
+/// Whether the chain of updates that ends at op `last` holds exactly one
+/// stencil update: an update whose value reads the chain (its input or an
 /// earlier update of it) through a view other than the box it writes
-/// (`u[1:-1] = f(u[:-2], u[2:])`). Written into the chain's own input
-/// buffer, such a chain cannot end in place: cpn-ping-pong-updates
-/// alternates between that buffer and a fresh one, and after an odd number
-/// of updates the last one costs a temporary and a copy of its box. Written
-/// into a fresh buffer (the old one goes back to the pool), it costs
-/// neither.
-static bool oddStencilChain(const Trace &trace, int32_t last) {
+/// (`u[1:-1] = f(u[:-2], u[2:])`), of the kind cpn-ping-pong-updates
+/// rewrites. Written into the chain's own input buffer, such an update
+/// cannot be made in place: it costs a temporary and a copy of its box (and
+/// where cpn-ping-pong-updates alternates buffers, a copy of the whole array
+/// back). Written into a fresh buffer (the old one goes back to the pool),
+/// it costs neither, with the same peak memory (two arrays either way).
+/// Longer chains stay donated: there the alternating buffers end in place
+/// every other update, and a fresh output would hold a third array.
+static bool loneStencilUpdate(const Trace &trace, int32_t last) {
   const std::vector<TraceOp> &ops = trace.ops();
   std::vector<int32_t> chain;
   for (int32_t r = last; r >= 0 && ops[r].name == "update";
@@ -261,7 +263,7 @@ static bool oddStencilChain(const Trace &trace, int32_t last) {
     }
     stencils += stencil;
   }
-  return stencils % 2 == 1;
+  return stencils == 1;
 }
 
 std::vector<int32_t> planDonations(const Trace &trace,
@@ -308,8 +310,8 @@ std::vector<int32_t> planDonations(const Trace &trace,
       r = trace.ops()[r].operands[0];
     if (r < 0 && outputs[j] >= 0 && trace.ops()[outputs[j]].name == "update") {
       int32_t in = -r - 1;
-      if (free[in] && oddStencilChain(trace, outputs[j])) {
-        free[in] = false; // a fresh buffer: see oddStencilChain
+      if (free[in] && loneStencilUpdate(trace, outputs[j])) {
+        free[in] = false; // a fresh buffer: see loneStencilUpdate
         continue;
       }
       if (free[in] && sameType(in, trace.ops()[outputs[j]])) {
