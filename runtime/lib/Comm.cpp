@@ -686,30 +686,51 @@ cpnrt::TaskRef cpnrt::comm::submitAllGather(TaskGraph &graph, StoreRef local,
       received);
 }
 
+namespace {
+/// The messages that give each rank q rows [rows[2q], rows[2q + 1]) of the
+/// split `store` (n rows): the rows of this rank's block others read, and
+/// the rows of others' blocks this rank reads, as one round of plain
+/// MPI_Isend/MPI_Irecv (see Exchange(bool)) with `tag`.
+std::shared_ptr<cpnrt::comm::Exchange>
+rowMessages(const cpnrt::StoreRef &store, int64_t n,
+            const std::vector<int64_t> &rows, int tag) {
+  using cpnrt::comm::blockRow;
+  int ranks = cpnrt::comm::size(), me = cpnrt::comm::rank();
+  size_t row = store->nbytes() / size_t(n);
+  auto ex = std::make_shared<cpnrt::comm::Exchange>(/*persistent=*/false);
+  int64_t myLo = blockRow(n, me, ranks), myHi = blockRow(n, me + 1, ranks);
+  for (int q = 0; q < ranks; ++q) {
+    if (q == me)
+      continue;
+    int64_t s0 = std::max(rows[2 * q], myLo),
+            s1 = std::min(rows[2 * q + 1], myHi);
+    if (s1 > s0)
+      ex->send(store, size_t(s0) * row, size_t(s1 - s0) * row, q, tag);
+    int64_t r0 = std::max(rows[2 * me], blockRow(n, q, ranks)),
+            r1 = std::min(rows[2 * me + 1], blockRow(n, q + 1, ranks));
+    if (r1 > r0)
+      ex->receive(store, size_t(r0) * row, size_t(r1 - r0) * row, q, tag);
+  }
+  return ex;
+}
+} // namespace
+
 void cpnrt::comm::gatherBlocks(TaskGraph &graph, const StoreRef &store) {
   if (!store || store->distribution() != Distribution::BlockRows)
     return;
   store->setDistribution(Distribution::Replicated);
   int64_t n = store->shape().empty() ? 0 : store->shape()[0];
-  int ranks = size(), me = rank();
+  int ranks = size();
   if (ranks <= 1 || n == 0)
     return;
-  // Each rank's block to every other rank, as messages (an exchange), not
-  // MPI_Iallgatherv: see the note at Exchange(bool).
-  size_t row = store->nbytes() / size_t(n);
-  auto ex = std::make_shared<Exchange>(/*persistent=*/false);
-  int64_t myLo = blockRow(n, me, ranks), myHi = blockRow(n, me + 1, ranks);
-  for (int q = 0; q < ranks; ++q) {
-    if (q == me)
-      continue;
-    if (myHi > myLo)
-      ex->send(store, size_t(myLo) * row, size_t(myHi - myLo) * row, q, 1);
-    int64_t lo = blockRow(n, q, ranks), hi = blockRow(n, q + 1, ranks);
-    if (hi > lo)
-      ex->receive(store, size_t(lo) * row, size_t(hi - lo) * row, q, 1);
-  }
-  // In order with the collectives, as the gather it stands for.
-  submitExchange(graph, std::move(ex),
+  // Each rank's block to every other rank, as messages (an exchange in
+  // which every rank reads all rows), not MPI_Iallgatherv: see the note at
+  // Exchange(bool). In order with the collectives, as the gather it stands
+  // for.
+  std::vector<int64_t> all;
+  for (int q = 0; q < ranks; ++q)
+    all.insert(all.end(), {0, n});
+  submitExchange(graph, rowMessages(store, n, all, 1),
                  "gather " + std::to_string(store->nbytes()) + " bytes",
                  /*inOrder=*/true);
 }
@@ -719,7 +740,7 @@ void cpnrt::comm::exchangeRows(TaskGraph &graph, const StoreRef &store,
   if (!store || store->distribution() != Distribution::BlockRows)
     return;
   int64_t n = store->shape().empty() ? 0 : store->shape()[0];
-  int ranks = size(), me = rank();
+  int ranks = size();
   if (ranks <= 1 || n == 0)
     return;
   if (rows.size() != 2 * size_t(ranks))
@@ -738,24 +759,7 @@ void cpnrt::comm::exchangeRows(TaskGraph &graph, const StoreRef &store,
     return gatherBlocks(graph, store);
   if (!foreign)
     return;
-  size_t row = store->nbytes() / size_t(n);
-  // One round: plain MPI_Isend/MPI_Irecv (see Exchange(bool)).
-  auto ex = std::make_shared<Exchange>(/*persistent=*/false);
-  int64_t myLo = blockRow(n, me, ranks), myHi = blockRow(n, me + 1, ranks);
-  for (int q = 0; q < ranks; ++q) {
-    if (q == me)
-      continue;
-    // The rows of my block rank q reads; the rows of q's block I read.
-    int64_t s0 = std::max(rows[2 * q], myLo),
-            s1 = std::min(rows[2 * q + 1], myHi);
-    if (s1 > s0)
-      ex->send(store, size_t(s0) * row, size_t(s1 - s0) * row, q, 0);
-    int64_t r0 = std::max(rows[2 * me], blockRow(n, q, ranks)),
-            r1 = std::min(rows[2 * me + 1], blockRow(n, q + 1, ranks));
-    if (r1 > r0)
-      ex->receive(store, size_t(r0) * row, size_t(r1 - r0) * row, q, 0);
-  }
-  submitExchange(graph, std::move(ex), "halo rows");
+  submitExchange(graph, rowMessages(store, n, rows, 0), "halo rows");
 }
 
 cpnrt::TaskRef cpnrt::comm::submitAllToAll(TaskGraph &graph, StoreRef send,
