@@ -15,6 +15,7 @@
 #include "Compress.h"
 
 #include <cstddef>
+#include <limits>
 #include <type_traits>
 
 // Compiled once, before the per-target passes: the permutations of an AVX2
@@ -182,6 +183,39 @@ void maskImpl(const T *HWY_RESTRICT x, const uint8_t *HWY_RESTRICT mask,
   k = at;
 }
 
+template <typename T>
+int64_t keepImpl(const T *HWY_RESTRICT src, int64_t n, T *HWY_RESTRICT dst,
+                 bool dropInf) {
+  const hn::ScalableTag<T> d;
+  const size_t N = hn::Lanes(d);
+  const T inf = std::numeric_limits<T>::infinity();
+  // +inf itself when kept: no lane differs from NaN's compare.
+  const auto vinf =
+      hn::Set(d, dropInf ? inf : std::numeric_limits<T>::quiet_NaN());
+  int64_t i = 0, m = 0;
+  // Each compress writes a whole vector at dst + m, and m <= i: within
+  // dst[0, i + N) of a full vector's source.
+  for (; i + int64_t(N) <= n; i += N) {
+    const auto x = hn::LoadU(d, src + i);
+    const auto keep = hn::AndNot(hn::Eq(x, vinf), hn::Eq(x, x));
+    m += int64_t(compressTo(d, x, keep, dst + m));
+  }
+  for (; i < n; ++i) {
+    T v = src[i];
+    if (v == v && !(dropInf && v == inf))
+      dst[m++] = v;
+  }
+  return m;
+}
+
+#define CPN_KEEP_ONE(T, NAME)                                                  \
+  int64_t NAME(const T *src, int64_t n, T *dst, bool dropInf) {                \
+    return keepImpl<T>(src, n, dst, dropInf);                                  \
+  }
+CPN_KEEP_ONE(float, KeepF32)
+CPN_KEEP_ONE(double, KeepF64)
+#undef CPN_KEEP_ONE
+
 #define CPN_SPLIT_ONE(T, NAME)                                                 \
   void NAME(const T *v, int64_t m, T lo, T hi, T *const out[4],                \
             int64_t count[4]) {                                                \
@@ -233,6 +267,17 @@ CPN_SPLIT_DISPATCH(int64_t, SplitI64)
 CPN_SPLIT_DISPATCH(uint32_t, SplitU32)
 CPN_SPLIT_DISPATCH(uint64_t, SplitU64)
 #undef CPN_SPLIT_DISPATCH
+
+HWY_EXPORT(KeepF32);
+HWY_EXPORT(KeepF64);
+
+#define CPN_KEEP_DISPATCH(T, NAME)                                             \
+  int64_t simd::keepNumbers(const T *src, int64_t n, T *dst, bool dropInf) {   \
+    return HWY_DYNAMIC_DISPATCH(NAME)(src, n, dst, dropInf);                   \
+  }
+CPN_KEEP_DISPATCH(float, KeepF32)
+CPN_KEEP_DISPATCH(double, KeepF64)
+#undef CPN_KEEP_DISPATCH
 
 HWY_EXPORT(MaskF32);
 HWY_EXPORT(MaskF64);

@@ -3,8 +3,9 @@
 // Part of cpnumeric's runtime (libcpnrt). Loops that keep some lanes of a
 // vector, in order, with the vector unit's compress (Highway, dispatched to
 // the CPU's widest unit): the split of a block around a bracket (the inner
-// loop of a selection, Select.cpp, and of the two-thread sample sort) and
-// np.compress's copy of the elements a mask selects (Indexing.cpp).
+// loop of a selection, Select.cpp, and of the two-thread sample sort),
+// np.compress's copy of the elements a mask selects (Indexing.cpp), and the
+// sorts' copy of a row with its NaNs set apart (SortInternal.h).
 //
 //===----------------------------------------------------------------------===//
 
@@ -38,6 +39,15 @@ CPN_BRACKET_SPLIT(int64_t)
 CPN_BRACKET_SPLIT(uint32_t)
 CPN_BRACKET_SPLIT(uint64_t)
 #undef CPN_BRACKET_SPLIT
+
+/// The numbers of src[0, n) (not NaN, and not +inf when `dropInf`), in
+/// order, to dst[0, m); returns m. dst[m, n) is left with any values (the
+/// caller writes the rest there). src and dst do not overlap.
+#define CPN_KEEP_NUMBERS(T)                                                    \
+  int64_t keepNumbers(const T *src, int64_t n, T *dst, bool dropInf);
+CPN_KEEP_NUMBERS(float)
+CPN_KEEP_NUMBERS(double)
+#undef CPN_KEEP_NUMBERS
 
 /// x[i] for each i in [0, n) with mask[i] != 0, in order, to out[k, limit)
 /// (k advanced); stops where out is full. Writes nothing past limit.

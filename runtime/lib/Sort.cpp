@@ -242,18 +242,7 @@ void countingSort(const T *src, int64_t stride, int64_t n, T *out) {
 template <typename W, typename T>
 int64_t copyUnsortableLast(const T *src, int64_t stride, int64_t lo, int64_t hi,
                            W *dst) {
-  if constexpr (!std::is_floating_point_v<T>) {
-    return copyNaNLast(src, stride, lo, hi, dst);
-  } else {
-    int64_t m = 0, last = hi - lo;
-    for (int64_t i = lo; i < hi; ++i) {
-      T v = src[i * stride];
-      dst[(std::isnan(v) || v == std::numeric_limits<T>::infinity()) ? --last
-                                                                     : m++] =
-          W(v);
-    }
-    return m;
-  }
+  return copyNumbersFirst(src, stride, lo, hi, dst, true);
 }
 
 /// A sorted row whose tail holds its +infs and NaNs in any order: the

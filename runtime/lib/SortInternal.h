@@ -16,6 +16,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <type_traits>
 #include <vector>
@@ -112,15 +113,31 @@ inline void regionOffsets(const std::vector<int64_t> &counts, int64_t t,
 }
 
 /// Copies src[lo, hi) (strided) to dst[0, hi - lo) as W: the numbers first,
-/// in order, and the NaNs from the end; returns how many numbers.
+/// in order, and the NaNs from the end (+inf too when `dropInf`, for
+/// vqsort); returns how many numbers. A contiguous row of floats is copied
+/// by the vector unit's compress (a loop of data-dependent stores took
+/// ~1.5 ns an element, a fifth of a two-thread sort of 10^6 float64), then
+/// what it left out appended in a second pass when there is any.
 template <typename W, typename T>
-int64_t copyNaNLast(const T *src, int64_t stride, int64_t lo, int64_t hi,
-                    W *dst) {
+int64_t copyNumbersFirst(const T *src, int64_t stride, int64_t lo, int64_t hi,
+                         W *dst, bool dropInf) {
+  if constexpr ((std::is_same_v<T, float> ||
+                 std::is_same_v<T, double>)&&std::is_same_v<W, T>) {
+    if (stride == 1) {
+      int64_t n = hi - lo, m = simd::keepNumbers(src + lo, n, dst, dropInf);
+      const T inf = std::numeric_limits<T>::infinity();
+      for (int64_t i = lo, k = m; k < n; ++i)
+        if (std::isnan(src[i]) || (dropInf && src[i] == inf))
+          dst[k++] = src[i];
+      return m;
+    }
+  }
   int64_t m = 0, last = hi - lo;
   for (int64_t i = lo; i < hi; ++i) {
     T v = src[i * stride];
     if constexpr (std::is_floating_point_v<T>) {
-      if (std::isnan(v)) {
+      if (std::isnan(v) ||
+          (dropInf && v == std::numeric_limits<T>::infinity())) {
         dst[--last] = W(v);
         continue;
       }
@@ -128,6 +145,13 @@ int64_t copyNaNLast(const T *src, int64_t stride, int64_t lo, int64_t hi,
     dst[m++] = W(v);
   }
   return m;
+}
+
+/// copyNumbersFirst with the NaNs alone set apart.
+template <typename W, typename T>
+int64_t copyNaNLast(const T *src, int64_t stride, int64_t lo, int64_t hi,
+                    W *dst) {
+  return copyNumbersFirst(src, stride, lo, hi, dst, false);
 }
 
 /// fn(p) for each of `rows` rows of n elements: rows of a big array are

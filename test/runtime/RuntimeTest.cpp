@@ -1020,6 +1020,40 @@ template <typename T> void checkMaskCompress() {
 }
 } // namespace
 
+namespace {
+/// keepNumbers against a scalar loop: lengths up to a few vectors, NaNs and
+/// infinities of both signs, with and without +inf dropped.
+template <typename T> void checkKeepNumbers() {
+  std::mt19937_64 rng(23);
+  const T inf = std::numeric_limits<T>::infinity();
+  for (int64_t n = 0; n <= 70; ++n)
+    for (bool dropInf : {false, true}) {
+      std::vector<T> x(n), want;
+      for (auto &v : x) {
+        int r = int(rng() % 10);
+        v = r == 0   ? std::numeric_limits<T>::quiet_NaN()
+            : r == 1 ? inf
+            : r == 2 ? -inf
+                     : T(int(rng() % 100) - 50);
+        if (v == v && !(dropInf && v == inf))
+          want.push_back(v);
+      }
+      std::vector<T> out(n, T(-7));
+      int64_t m = cpnrt::simd::keepNumbers(x.data(), n, out.data(), dropInf);
+      ASSERT_EQ(m, int64_t(want.size())) << "n " << n;
+      for (int64_t i = 0; i < m; ++i)
+        ASSERT_EQ(out[i], want[i]) << "n " << n << " at " << i;
+    }
+}
+} // namespace
+
+TEST(Sort, KeepNumbersMatchesAScalarLoop) {
+  onEachVectorUnit([] {
+    checkKeepNumbers<double>();
+    checkKeepNumbers<float>();
+  });
+}
+
 TEST(Indexing, MaskCompressMatchesAScalarLoop) {
   onEachVectorUnit([] {
     checkMaskCompress<double>();
