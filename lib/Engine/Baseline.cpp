@@ -57,6 +57,8 @@ static uint64_t windowWork(const Trace &trace) {
   return work;
 }
 
+uint64_t Engine::pendingWork() const { return windowWork(trace_); }
+
 /// What a window's compile is expected to cost: this process's compiles so
 /// far, seconds per op (4 ms per op before the first: a 64-op window
 /// 0.25 s), within 20 ms and 2 s.

@@ -590,8 +590,15 @@ class ufunc(_cpn.UfuncBase):
         from ._library import libcall
         from ._manip import broadcast_to, ravel
         flat = _indexing._flat_base(a)
-        values = ravel(broadcast_to(bv.astype(a._dtype, copy=False), index.shape))
-        flat[...] = libcall(f"at_{kind}", [flat, ravel(index.positions()), values],
+        positions = ravel(index.positions())
+        if bv.size == 1:
+            # One value for every index: a view of it with stride 0 (no
+            # copy of it per index; the runtime reads it through strides).
+            values = broadcast_to(bv.astype(a._dtype, copy=False).reshape(()),
+                                  positions._shape)
+        else:
+            values = ravel(broadcast_to(bv.astype(a._dtype, copy=False), index.shape))
+        flat[...] = libcall(f"at_{kind}", [flat, positions, values],
                             flat._shape, a._dtype)
         return None
 

@@ -369,6 +369,43 @@ static bool kindIn(PyObject *dtype, const char *kinds) {
 /// can be; everything else in the Python layer.
 static int setItem(PyObject *self, PyObject *key, PyObject *value);
 
+/// Work below which a window is run now for an element write (about a
+/// millisecond of loops): see readsSmallWindow.
+constexpr uint64_t kSmallWindowWork = uint64_t(1) << 21;
+
+/// Whether `self[key] = value`, an element of a small array (under the
+/// eager threshold) set to a 0-d value that ops recorded and not flushed
+/// compute, reads the value now (a sync point) rather than recording the
+/// write: when those ops are little work (kSmallWindowWork). A loop that
+/// fills a small array from views of a computed array (`out[j] =
+/// np.sqrt((A[:, j] ** 2).sum())` right after A's statement) then runs A's
+/// window at its first write and every later iteration on NumPy's loops
+/// over A's store (the eager path), where each iteration's ops were
+/// recorded (~6-8 us an op) into 64-op windows, the small array left
+/// pending. Not while @jit traces or under CPN_PARTITION=rows.
+static bool readsSmallWindow(PyObject *self, PyObject *key, PyObject *value) {
+  if (Py_TYPE(self) != state.array.type ||
+      !(PyLong_CheckExact(key) || PyTuple_CheckExact(key)) ||
+      items.tracingNow())
+    return false;
+  PyObject *base = state.array.get(value, kBase);
+  cpn::NodeRef node;
+  if (state.base.get(base, kNp) != Py_None ||
+      !nodeRef(state.base.get(base, kNode), node) || node->store ||
+      node->opIndex < 0 || !node->error.empty())
+    return false;
+  cpn::Engine &engine = cpn::Engine::global();
+  if (node->epoch != engine.trace().epoch() || engine.capturing() ||
+      engine.options().partitioning())
+    return false;
+  PyObject *selfBase = state.array.get(self, kBase);
+  long long n = 1;
+  PyObject *shape = state.base.get(selfBase, kBShape);
+  for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(shape); ++k)
+    n *= PyLong_AsLongLong(PyTuple_GET_ITEM(shape, k));
+  return n < eagerThreshold() && engine.pendingWork() < kSmallWindowWork;
+}
+
 int arraySetItem(PyObject *self, PyObject *key, PyObject *value) {
   if (!value) {
     PyErr_SetString(PyExc_ValueError, "cannot delete array elements");
@@ -408,7 +445,8 @@ int arraySetItem(PyObject *self, PyObject *key, PyObject *value) {
       Py_DECREF(v);
     } else if (PyErr_Occurred()) {
       return -1;
-    } else if (intTarget && !items.tracingNow()) {
+    } else if ((intTarget && !items.tracingNow()) ||
+               readsSmallWindow(self, key, value)) {
       scalar = PyObject_CallMethodNoArgs(value, state.scalarName);
     } else {
       scalar = Py_NewRef(value);
@@ -594,12 +632,18 @@ PyObject *eagerView(PyObject *a) {
 }
 
 /// A NumPy view of the elements of `a`, a traced ndarray of whole elements
-/// smaller than the eager threshold whose base's value is computed and
-/// finished now (no waiting: a pending kernel keeps it traced), with no
+/// smaller than the eager threshold whose base's value is computed, with no
 /// floating-point report pending and no @jit tracing: NumPy's loops read it
-/// in place, as they read an eager array. Read-only unless `writable` (the
-/// caller has made sure nothing else refers to the store). `owned`, when
-/// given, receives the node. Null with no error set otherwise.
+/// in place, as they read an eager array. A value whose window was flushed
+/// and still runs is waited for (a sync point, on one process only): a
+/// loop of small ops over the rows or columns of an array computed just
+/// before (`out[j] = np.sqrt((A[:, j] ** 2).sum())`) recorded each op
+/// (~6-8 us) while the kernel ran, then cut a window every 64 ops, instead
+/// of running NumPy's loops on the result; a value the trace still holds
+/// keeps the op traced. Read-only unless `writable` (the caller has made
+/// sure nothing else refers to the store). `owned`, when given, receives
+/// the node. Null with no error set otherwise; null with the error set when
+/// the awaited work failed.
 PyObject *computedView(PyObject *a, bool writable, cpn::NodeRef *owned,
                        bool anySize) {
   if (Py_TYPE(a) != state.array.type || state.array.get(a, kPart) != Py_None)
@@ -619,10 +663,25 @@ PyObject *computedView(PyObject *a, bool writable, cpn::NodeRef *owned,
   cpn::NodeRef node;
   if (!nodeRef(state.base.get(base, kNode), node) || !node->store ||
       node->opIndex >= 0 || !node->error.empty() ||
-      node->store->shape() != node->shape ||
-      !cpnrt::TaskGraph::global().storeDone(*node->store) ||
-      cpn::hasFpReports())
+      node->store->shape() != node->shape || cpn::hasFpReports())
     return nullptr;
+  if (!cpnrt::TaskGraph::global().storeDone(*node->store)) {
+    if (n >= threshold || cpnrt::comm::size() > 1)
+      return nullptr;
+    try {
+      cpnrt::ProfileScope scope("copy", "host_view");
+      cpnrt::TaskGraph::WaitFollows waitFollows; // runs here, no worker woken
+      py::gil_scoped_release release;
+      node->store->wait();
+    } catch (...) {
+      // The work's failure, raised as a sync point raises it.
+      py::detail::try_translate_exceptions();
+      return nullptr;
+    }
+    // The kernel's floating-point reports go through the Python path.
+    if (cpn::hasFpReports())
+      return nullptr;
+  }
   PyObject *buf = nullptr;
   try {
     buf = storeArray(node->store, writable).release().ptr();

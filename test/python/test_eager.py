@@ -537,3 +537,66 @@ def test_scalar_of_a_traced_value_reports_floating_point_errors():
         assert float(x.sum()) == 499500.0 and int(x.astype(numpy.int64).max()) == 999
     finally:
         _core.EAGER["threshold"] = old
+
+
+@pytest.mark.parametrize("dtype", [numpy.float64, numpy.float32, numpy.int64,
+                                   numpy.complex128])
+def test_column_loop_after_a_computed_array_runs_eagerly(eager, dtype):
+    """`out[j] = f(A[:, j])` right after A's statement: the first write reads
+    its value (A's window is little work: it runs there), and every later
+    iteration runs on NumPy's loops over A's store; no op is recorded after
+    the first iteration's (issue 22's column loop recorded ~30 iterations)."""
+    A0 = (numpy.arange(3000).reshape(100, 30) % 17).astype(dtype)
+    ref_A = A0 * dtype(2) + dtype(1)
+    A = cp.asarray(A0) * dtype(2) + dtype(1)  # pending, above the threshold
+    out, ref = cp.zeros(30, dtype), numpy.zeros(30, dtype)
+    cp.synchronize()
+    A = A + dtype(0)  # pending again
+    ref_A = ref_A + dtype(0)
+    cp.reset_stats()
+    for j in range(30):
+        out[j] = (A[:, j] ** 2).sum()
+        ref[j] = (ref_A[:, j] ** 2).sum()
+    # A's op and the first iteration's four.
+    assert cp.stats()["ops_recorded"] <= 5
+    numpy.testing.assert_array_equal(cp.asarray(out), ref)
+
+
+def test_element_write_of_a_big_window_stays_deferred(eager):
+    """A write whose value needs much work (above ~2^21 element-ops) is
+    recorded: the window keeps fusing and runs at a later sync point."""
+    x = cp.asarray(numpy.linspace(0.0, 1.0, 1 << 20))
+    out = cp.zeros(4)
+    cp.synchronize()
+    cp.reset_stats()
+    for k in range(4):
+        out[k] = (cp.exp(x * k) + cp.sin(x)).sum()
+    assert cp.stats()["flushes"] == 0
+    x0 = numpy.linspace(0.0, 1.0, 1 << 20)
+    ref = [(numpy.exp(x0 * k) + numpy.sin(x0)).sum() for k in range(4)]
+    numpy.testing.assert_allclose(cp.asarray(out), ref, rtol=1e-12)
+
+
+def test_small_views_of_a_running_window_are_read_eagerly(eager):
+    """A small view of a value whose window was flushed and still runs is
+    waited for and read by NumPy's loops (no op recorded); the window's
+    floating-point reports are given as at any sync point."""
+    n = 1 << 21
+    x0 = numpy.linspace(0.0, 1.0, n)
+    x = cp.asarray(x0)
+    cp.synchronize()
+    y = cp.sqrt(cp.exp(x) * 2.0 + 1.0)
+    cp.flush()  # started, maybe not finished
+    before = cp.stats()["ops_recorded"]
+    head = y[:100] * 3.0
+    assert cp.stats()["ops_recorded"] == before
+    numpy.testing.assert_allclose(cp.asarray(head), numpy.sqrt(numpy.exp(x0[:100]) * 2.0 + 1.0) * 3.0,
+                                  rtol=1e-14)
+    # Floating-point reports of the awaited work, as at a sync point.
+    with cp.errstate(divide="warn"):
+        q = 1.0 / (x - x)
+        cp.flush()
+        with pytest.warns(RuntimeWarning, match="divide by zero"):
+            r = q[:10] + 1.0
+            cp.synchronize()
+    assert numpy.isinf(cp.asarray(r)).all()

@@ -281,10 +281,11 @@ def test_writes_into_a_shared_computed_store_are_recorded(eager):
 
 
 def test_a_small_array_left_pending_is_computed_at_its_next_scalar_write(eager):
-    """`out[j] = f(A[:, j])` with A pending makes `out` pending once; its
-    next scalar write runs that window, and the loop's later writes go into
-    its store instead of each recording an update."""
-    A0 = numpy.arange(8000.0).reshape(1000, 8) / 1e3
+    """`out[j] = f(A[:, j])` with A pending on much work (above the ~2^21
+    element-ops a write reads at once) makes `out` pending once; its next
+    scalar write runs that window, and the loop's later writes go into its
+    store instead of each recording an update."""
+    A0 = numpy.arange(float(1 << 21)).reshape(-1, 8) / 1e3
     A = cp.asarray(A0) / 1.0  # pending, above the eager threshold
     out, out0 = cp.zeros(8), numpy.zeros(8)
     out[0] = cp.sqrt((A[:, 0] ** 2).sum())  # a traced value: recorded
@@ -297,6 +298,20 @@ def test_a_small_array_left_pending_is_computed_at_its_next_scalar_write(eager):
     assert cp.stats()["flushes"] == before + 1
     assert cp.stats()["ops_recorded"] == recorded
     numpy.testing.assert_array_equal(cp.asnumpy(out), out0)
+    # On little work the first write reads its value at once (a sync): no
+    # later write flushes, none records.
+    A = cp.asarray(A0[:1000]) / 1.0
+    out, out0 = cp.zeros(8), numpy.zeros(8)
+    out[0] = cp.sqrt((A[:, 0] ** 2).sum())
+    out0[0] = numpy.sqrt((A0[:1000, 0] ** 2).sum())
+    before = cp.stats()["flushes"]
+    recorded = cp.stats()["ops_recorded"]
+    for j in range(1, 8):
+        out[j] = cp.sqrt((A[:, j] ** 2).sum())
+        out0[j] = numpy.sqrt((A0[:1000, j] ** 2).sum())
+    assert cp.stats()["flushes"] == before
+    assert cp.stats()["ops_recorded"] == recorded
+    numpy.testing.assert_allclose(cp.asnumpy(out), out0, rtol=1e-15)
 
 
 METHOD_CALLS = [

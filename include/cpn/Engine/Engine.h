@@ -136,6 +136,11 @@ public:
   /// work runs on the runtime's task graph.
   void flush();
 
+  /// The work of the ops recorded and not yet flushed, as the baseline tier
+  /// counts it (per op the elements it computes or reads): what a sync now
+  /// would run.
+  uint64_t pendingWork() const;
+
   /// Called at the end of a statement that wrote an array; flushes when the
   /// trace has reached the window limit, so windows start at statement
   /// boundaries and identical loop iterations give identical windows.
