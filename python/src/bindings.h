@@ -38,6 +38,12 @@ cpnrt::StoreRef materialize(const cpn::NodeRef &node);
 /// A NumPy array over a store's elements, without a copy: the array keeps
 /// the store alive; read-only unless `writable`.
 pybind11::object storeArray(const cpnrt::StoreRef &store, bool writable);
+/// NumPy's dtype (a PyArray_Descr, borrowed: made once per DType and kept)
+/// of a runtime DType.
+PyObject *storeDescr(cpnrt::DType dtype);
+/// A new capsule that keeps `store` alive: the base object of NumPy arrays
+/// over its buffer.
+PyObject *storeOwner(const cpnrt::StoreRef &store);
 
 /// Records one op of a Python call (Engine::record): NumPy's checks of the
 /// result's size first (ValueError, MemoryError: the Python error is set and

@@ -59,19 +59,33 @@ cpnrt::StoreRef materialize(const NodeRef &node) {
   return node->store;
 }
 
-py::object storeArray(const cpnrt::StoreRef &store, bool writable) {
+static const py::dtype &storeDType(cpnrt::DType dtype) {
   // NumPy's dtype of each DType, made once (parsing its name on every call
   // cost a small view's eager ufunc a few hundred ns). Leaked on purpose:
   // no Python object is released at exit.
   static py::dtype *dtypes[16] = {};
-  size_t k = static_cast<size_t>(store->dtype());
+  size_t k = static_cast<size_t>(dtype);
   if (k >= 16)
-    throw std::runtime_error("storeArray: unknown dtype");
+    throw std::runtime_error("storeDType: unknown dtype");
   if (!dtypes[k]) {
-    std::string key = cpnrt::dtypeName(store->dtype());
+    std::string key = cpnrt::dtypeName(dtype);
     dtypes[k] = new py::dtype(key == "b1" ? std::string("?") : "<" + key);
   }
-  const py::dtype &dt = *dtypes[k];
+  return *dtypes[k];
+}
+
+PyObject *storeDescr(cpnrt::DType dtype) { return storeDType(dtype).ptr(); }
+
+PyObject *storeOwner(const cpnrt::StoreRef &store) {
+  return PyCapsule_New(new cpnrt::StoreRef(store), "cpnumeric.store",
+                       [](PyObject *c) {
+                         delete static_cast<cpnrt::StoreRef *>(
+                             PyCapsule_GetPointer(c, "cpnumeric.store"));
+                       });
+}
+
+py::object storeArray(const cpnrt::StoreRef &store, bool writable) {
+  const py::dtype &dt = storeDType(store->dtype());
   // The capsule owns a reference to the store: the array keeps its memory
   // alive.
   auto *owner = new cpnrt::StoreRef(store);
