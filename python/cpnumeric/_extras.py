@@ -409,8 +409,12 @@ def copyto(dst, src, casting="same_kind", where=True):
     src = _as(src)
     if isinstance(dst, ndarray) and src._base is dst._base and (
             src._shape, src._strides, src._offset, src._dtype, src._part) == (
-            dst._shape, dst._strides, dst._offset, dst._dtype, dst._part) and where is True:
-        return None  # the same elements: NumPy copies nothing (read-only too)
+            dst._shape, dst._strides, dst._offset, dst._dtype, dst._part) and where is True \
+            and src._shape:
+        # The same elements: NumPy copies nothing (read-only too), except
+        # from a 0-d source, which it assigns as a scalar after checking
+        # that the destination is writeable (fuzz 1220:3398).
+        return None
     if not writeable:  # before the casting check, as NumPy's (600:4576)
         raise ValueError("assignment destination is read-only")
     if not _np.can_cast(src._dtype, dst.dtype, casting):

@@ -1054,3 +1054,23 @@ def test_power_of_python_ints_past_a_c_long(eager0, base, exp):
         assert got == want
     else:
         same(got, want)
+
+
+@pytest.mark.parametrize("make", [lambda m: m.imag(m.array(0.0)),
+                                  lambda m: m.imag(m.arange(3.0)),
+                                  lambda m: m.array(2.5)])
+def test_copyto_of_the_same_elements_checks_a_0d_destination(eager0, make):
+    # 1220:3398: np.copyto(x, x.T) with x = np.imag(0-d real) (read-only):
+    # NumPy copies nothing for the same elements, except from a 0-d source,
+    # which it assigns as a scalar after checking the destination.
+    def call(np):
+        x = make(np)
+        out = []
+        for src in (x, x.T, x[...]):
+            try:
+                np.copyto(x, src)
+                out.append("ok")
+            except ValueError as err:
+                out.append(str(err))
+        return out
+    assert call(cp) == call(numpy)
