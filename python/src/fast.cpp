@@ -256,15 +256,20 @@ namespace {
 /// one is traced or of another kind, -1 with the error set.
 struct EagerOperands {
   PyObject *vals[3];
+  // References held (views made here, and eager bases' arrays: a small view
+  // of a running window waits with the GIL released, and another thread
+  // may demote an eager base meanwhile).
   PyObject *owned[3] = {nullptr, nullptr, nullptr};
   bool arrays = false;
   bool ours = false; // a cpnumeric ndarray among them
-  // The first one's shape (borrowed): an elementwise result's, mostly.
+  // The first one's shape (held, as `owned`): an elementwise result's,
+  // mostly.
   PyObject *like = nullptr;
 
   ~EagerOperands() {
     for (PyObject *o : owned)
       Py_XDECREF(o);
+    Py_XDECREF(like);
   }
   int load(PyObject *const *ops, Py_ssize_t n) {
     for (Py_ssize_t i = 0; i < n; ++i) {
@@ -273,7 +278,7 @@ struct EagerOperands {
       if (t == state.array.type) {
         ours = true;
         if (!like)
-          like = state.array.get(a, kShape);
+          like = Py_NewRef(state.array.get(a, kShape));
         PyObject *base = state.array.get(a, kBase);
         PyObject *np = base ? state.base.get(base, kNp) : nullptr;
         if (!np || np == Py_None) {
@@ -286,7 +291,7 @@ struct EagerOperands {
           continue;
         }
         if (state.array.get(a, kWhole) == Py_True) {
-          vals[i] = np;
+          vals[i] = owned[i] = Py_NewRef(np);
         } else {
           owned[i] = eagerView(a);
           if (!owned[i])

@@ -681,6 +681,16 @@ PyObject *computedView(PyObject *a, bool writable, cpn::NodeRef *owned,
     // The kernel's floating-point reports go through the Python path.
     if (cpn::hasFpReports())
       return nullptr;
+    // Other threads ran meanwhile: `a` may have a new shape (`a.shape =`)
+    // or its base a new version; everything below is read again.
+    base = state.array.get(a, kBase);
+    cpn::NodeRef now;
+    if (state.base.get(base, kNp) != Py_None ||
+        !nodeRef(state.base.get(base, kNode), now) || now != node ||
+        state.array.get(a, kPart) != Py_None ||
+        state.array.get(a, kDType) != state.base.get(base, kBDType))
+      return nullptr;
+    shape = state.array.get(a, kShape);
   }
   // One NumPy array made straight over the store's elements at a's shape,
   // strides and offset, its base a capsule that holds the store (a NumPy

@@ -600,3 +600,46 @@ def test_small_views_of_a_running_window_are_read_eagerly(eager):
             r = q[:10] + 1.0
             cp.synchronize()
     assert numpy.isinf(cp.asarray(r)).all()
+
+
+def test_waiting_for_a_running_window_with_other_threads(eager):
+    """While one thread waits for a running window (a small view of it read
+    by NumPy's loops, the GIL released), others reshape that view and demote
+    an eager operand of the same call: the view is made from what the array
+    is after the wait (helper review of session 43)."""
+    import threading
+    A = cp.asarray(numpy.ones((200, 1000))) + 0.0
+    v = A[:, 0]
+    stop = threading.Event()
+    errors = []
+
+    def reshaper():
+        k = 0
+        while not stop.is_set():
+            try:
+                v.shape = (200, 1) if k % 2 else (200,)
+            except Exception as e:  # noqa: BLE001
+                errors.append(e)
+            k += 1
+
+    t = threading.Thread(target=reshaper)
+    t.start()
+    try:
+        for i in range(200):
+            A += 1.0
+            cp.flush()
+            x = cp.ones(200)
+            r = x + v
+            assert r.shape in ((200,), (200, 200))
+            y = cp.ones(200)
+            other = threading.Thread(target=lambda: y + A[0:1, :].sum())
+            other.start()
+            s = y * v[:1]
+            other.join()
+            assert s.shape in ((200,), (1, 200))
+    finally:
+        stop.set()
+        t.join()
+    assert not errors
+    v.shape = (200,)
+    numpy.testing.assert_array_equal(cp.asarray(v), numpy.full(200, 201.0))
