@@ -77,11 +77,14 @@ static const py::dtype &storeDType(cpnrt::DType dtype) {
 PyObject *storeDescr(cpnrt::DType dtype) { return storeDType(dtype).ptr(); }
 
 PyObject *storeOwner(const cpnrt::StoreRef &store) {
-  return PyCapsule_New(new cpnrt::StoreRef(store), "cpnumeric.store",
-                       [](PyObject *c) {
-                         delete static_cast<cpnrt::StoreRef *>(
-                             PyCapsule_GetPointer(c, "cpnumeric.store"));
-                       });
+  auto *ref = new cpnrt::StoreRef(store);
+  PyObject *c = PyCapsule_New(ref, "cpnumeric.store", [](PyObject *c) {
+    delete static_cast<cpnrt::StoreRef *>(
+        PyCapsule_GetPointer(c, "cpnumeric.store"));
+  });
+  if (!c)
+    delete ref; // MemoryError set: the store is not kept alive
+  return c;
 }
 
 py::object storeArray(const cpnrt::StoreRef &store, bool writable) {
