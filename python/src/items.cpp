@@ -635,7 +635,9 @@ PyObject *eagerView(PyObject *a) {
 /// smaller than the eager threshold whose base's value is computed, with no
 /// floating-point report pending and no @jit tracing: NumPy's loops read it
 /// in place, as they read an eager array. A value whose window was flushed
-/// and still runs is waited for (a sync point, on one process only): a
+/// and still runs is waited for (a sync point; whether an op is recorded
+/// then depends on the program alone, not on timing, as replicated MPI
+/// ranks need: they must record alike; split ranks have no eager path): a
 /// loop of small ops over the rows or columns of an array computed just
 /// before (`out[j] = np.sqrt((A[:, j] ** 2).sum())`) recorded each op
 /// (~6-8 us) while the kernel ran, then cut a window every 64 ops, instead
@@ -666,7 +668,7 @@ PyObject *computedView(PyObject *a, bool writable, cpn::NodeRef *owned,
       node->store->shape() != node->shape || cpn::hasFpReports())
     return nullptr;
   if (!cpnrt::TaskGraph::global().storeDone(*node->store)) {
-    if (n >= threshold || cpnrt::comm::size() > 1)
+    if (n >= threshold)
       return nullptr;
     try {
       cpnrt::ProfileScope scope("copy", "host_view");
