@@ -30,10 +30,7 @@ using namespace detail;
 static uint64_t windowWork(const Trace &trace) {
   uint64_t work = 0;
   auto numel = [](const std::vector<int64_t> &shape) {
-    uint64_t n = 1;
-    for (int64_t d : shape)
-      n *= static_cast<uint64_t>(d);
-    return n;
+    return static_cast<uint64_t>(cpn::numel(shape));
   };
   for (const TraceOp &op : trace.ops()) {
     if (op.name == "view")

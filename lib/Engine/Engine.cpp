@@ -211,10 +211,7 @@ void Engine::notePartitioned(const TraceOp &op) {
   if (op.operands.size() != 1 || (op.name != "view" && op.name != "reduce"))
     return;
   const std::vector<int64_t> &src = trace_.operandShape(op.operands[0]);
-  int64_t elements = 1;
-  for (int64_t d : src)
-    elements *= d;
-  if (src.empty() || elements < options_.partitionThreshold)
+  if (src.empty() || numel(src) < options_.partitionThreshold)
     return;
   if (op.name == "reduce") {
     if (std::find(op.iattrs.begin(), op.iattrs.end(), 0) != op.iattrs.end())

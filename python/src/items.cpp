@@ -369,6 +369,14 @@ static bool kindIn(PyObject *dtype, const char *kinds) {
 /// can be; everything else in the Python layer.
 static int setItem(PyObject *self, PyObject *key, PyObject *value);
 
+/// The number of elements of a shape tuple.
+static long long shapeNumel(PyObject *shape) {
+  long long n = 1;
+  for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(shape); ++k)
+    n *= PyLong_AsLongLong(PyTuple_GET_ITEM(shape, k));
+  return n;
+}
+
 /// Work below which a window is run now for an element write (about a
 /// millisecond of loops): see readsSmallWindow.
 constexpr uint64_t kSmallWindowWork = uint64_t(1) << 21;
@@ -398,11 +406,8 @@ static bool readsSmallWindow(PyObject *self, PyObject *key, PyObject *value) {
   if (node->epoch != engine.trace().epoch() || engine.capturing() ||
       engine.options().partitioning())
     return false;
-  PyObject *selfBase = state.array.get(self, kBase);
-  long long n = 1;
-  PyObject *shape = state.base.get(selfBase, kBShape);
-  for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(shape); ++k)
-    n *= PyLong_AsLongLong(PyTuple_GET_ITEM(shape, k));
+  long long n =
+      shapeNumel(state.base.get(state.array.get(self, kBase), kBShape));
   return n < eagerThreshold() && engine.pendingWork() < kSmallWindowWork;
 }
 
@@ -606,6 +611,8 @@ static int intKey(PyObject *a, PyObject *key) {
 /// The NumPy view of an eager ndarray's elements (a new reference); null
 /// for a traced one (with an error set when making the view failed).
 static PyObject *viewIn(PyObject *a, PyObject *buf, bool writable);
+static PyObject *viewAt(PyObject *a, PyObject *descr, char *data,
+                        PyObject *owner, bool writable);
 
 PyObject *eagerView(PyObject *a) {
   PyObject *base = state.array.get(a, kBase);
@@ -655,10 +662,7 @@ PyObject *computedView(PyObject *a, bool writable, cpn::NodeRef *owned,
       state.array.get(a, kDType) != state.base.get(base, kBDType))
     return nullptr;
   long long threshold = eagerThreshold();
-  PyObject *shape = state.array.get(a, kShape);
-  long long n = 1;
-  for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(shape); ++k)
-    n *= PyLong_AsLongLong(PyTuple_GET_ITEM(shape, k));
+  long long n = shapeNumel(state.array.get(a, kShape));
   if (threshold <= 0 || (n >= threshold && !anySize) ||
       (items.tracing && items.tracingNow()))
     return nullptr;
@@ -692,45 +696,23 @@ PyObject *computedView(PyObject *a, bool writable, cpn::NodeRef *owned,
         state.array.get(a, kPart) != Py_None ||
         state.array.get(a, kDType) != state.base.get(base, kBDType))
       return nullptr;
-    shape = state.array.get(a, kShape);
   }
   // One NumPy array made straight over the store's elements at a's shape,
   // strides and offset, its base a capsule that holds the store (a NumPy
   // array of the whole store, then a view of it, cost ~1 us more: a row
   // loop over a computed array makes one or two a row).
-  PyObject *descr;
+  PyObject *descr, *keep;
   try {
     descr = storeDescr(node->store->dtype());
   } catch (const std::exception &) {
     return nullptr;
   }
-  Py_ssize_t item = Py_ssize_t(cpnrt::dtypeSize(node->store->dtype()));
-  Py_ssize_t nd = PyTuple_GET_SIZE(shape);
-  Py_intptr_t dims[32], steps[32];
-  if (nd > 32)
+  if (!(keep = storeOwner(node->store)))
     return nullptr;
-  PyObject *strides = state.array.get(a, kStrides);
-  for (Py_ssize_t k = 0; k < nd; ++k) {
-    dims[k] = PyLong_AsSsize_t(PyTuple_GET_ITEM(shape, k));
-    steps[k] = PyLong_AsSsize_t(PyTuple_GET_ITEM(strides, k)) * item;
-  }
-  long long off = PyLong_AsLongLong(state.array.get(a, kOffset));
-  if (PyErr_Occurred())
+  PyObject *v = viewAt(a, descr, static_cast<char *>(node->store->data()), keep,
+                       writable);
+  if (!v)
     return nullptr;
-  PyObject *keep = storeOwner(node->store);
-  if (!keep)
-    return nullptr;
-  auto &api = py::detail::npy_api::get();
-  Py_INCREF(descr);
-  PyObject *v = api.PyArray_NewFromDescr_(
-      api.PyArray_Type_, descr, static_cast<int>(nd), dims, steps,
-      static_cast<char *>(node->store->data()) + off * item,
-      writable ? py::detail::npy_api::NPY_ARRAY_WRITEABLE_ : 0, nullptr);
-  if (!v) {
-    Py_DECREF(keep);
-    return nullptr;
-  }
-  api.PyArray_SetBaseObject_(v, keep); // steals keep
   if (owned)
     *owned = node;
   return v;
@@ -744,9 +726,17 @@ PyObject *computedView(PyObject *a, bool writable, cpn::NodeRef *owned,
 static PyObject *viewIn(PyObject *a, PyObject *buf, bool writable) {
   if (state.array.get(a, kWhole) == Py_True)
     return buf;
-  PyObject *shape = state.array.get(a, kShape);
   auto *bp = py::detail::array_proxy(buf);
-  Py_ssize_t item = py::reinterpret_borrow<py::dtype>(bp->descr).itemsize();
+  return viewAt(a, bp->descr, bp->data, buf, writable);
+}
+
+/// A NumPy array of `descr`'s elements at a's shape, strides and offset over
+/// the buffer at `data`, whose base object is `owner` (stolen, also on
+/// failure).
+static PyObject *viewAt(PyObject *a, PyObject *descr, char *data,
+                        PyObject *owner, bool writable) {
+  PyObject *shape = state.array.get(a, kShape);
+  Py_ssize_t item = py::reinterpret_borrow<py::dtype>(descr).itemsize();
   PyObject *strides = state.array.get(a, kStrides);
   Py_ssize_t nd = PyTuple_GET_SIZE(shape);
   std::vector<Py_intptr_t> dims(nd), steps(nd);
@@ -756,16 +746,16 @@ static PyObject *viewIn(PyObject *a, PyObject *buf, bool writable) {
   }
   long long off = PyLong_AsLongLong(state.array.get(a, kOffset));
   auto &api = py::detail::npy_api::get();
-  Py_INCREF(bp->descr);
+  Py_INCREF(descr);
   PyObject *v = api.PyArray_NewFromDescr_(
-      api.PyArray_Type_, bp->descr, static_cast<int>(nd), dims.data(),
-      steps.data(), bp->data + off * item,
+      api.PyArray_Type_, descr, static_cast<int>(nd), dims.data(), steps.data(),
+      data + off * item,
       writable ? py::detail::npy_api::NPY_ARRAY_WRITEABLE_ : 0, nullptr);
   if (!v) {
-    Py_DECREF(buf);
+    Py_DECREF(owner);
     return nullptr;
   }
-  api.PyArray_SetBaseObject_(v, buf); // steals buf
+  api.PyArray_SetBaseObject_(v, owner); // steals owner
   return v;
 }
 

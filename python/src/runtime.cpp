@@ -91,9 +91,9 @@ py::object storeArray(const cpnrt::StoreRef &store, bool writable) {
   const py::dtype &dt = storeDType(store->dtype());
   // The capsule owns a reference to the store: the array keeps its memory
   // alive.
-  auto *owner = new cpnrt::StoreRef(store);
-  py::capsule keep(owner,
-                   [](void *p) { delete static_cast<cpnrt::StoreRef *>(p); });
+  auto keep = py::reinterpret_steal<py::object>(storeOwner(store));
+  if (!keep)
+    throw py::error_already_set();
   py::array out(dt, store->shape(), {}, store->data(), keep);
   if (!writable)
     py::detail::array_proxy(out.ptr())->flags &=
