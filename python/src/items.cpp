@@ -638,6 +638,35 @@ PyObject *eagerView(PyObject *a) {
   return PyObject_CallMethodNoArgs(a, state.eagerName);
 }
 
+/// Ops a window may hold and still be run at a small view's first eager
+/// op (freshWindowHolds): the statements that made the arrays a loop then
+/// reads row by row or column by column.
+constexpr size_t kFreshWindowOps = 8;
+
+/// Whether the window recorded so far, which computes `node` (a pending
+/// value of `base`, an array of at least the eager threshold's elements),
+/// is run now for a small view of it: when it holds few ops of little work
+/// (kFreshWindowOps, kSmallWindowWork) -- the statements that made the
+/// array -- so that a loop of small ops over its rows or columns
+/// (`A = np.zeros((300, 1000))`, then `A[i, :] = np.sin(x * i) + 0.5 *
+/// A[i - 1, :]`) runs on NumPy's loops over the store from its first
+/// iteration, where it recorded each op (~6-8 us) until the window's
+/// 64-op cut (ten iterations, then the baseline tier's run of them). A
+/// window that already holds more (a stencil step whose boundary rows are
+/// copied: `u[0, :] = u[1, :]`) keeps the op recorded, fused with it. The
+/// decision depends on the program alone (replicated MPI ranks record
+/// alike); not while @jit traces or captures, nor under CPN_PARTITION.
+static bool freshWindowHolds(const cpn::NodeRef &node, PyObject *base) {
+  cpn::Engine &engine = cpn::Engine::global();
+  if (node->opIndex < 0 || !node->error.empty() ||
+      node->epoch != engine.trace().epoch() || engine.capturing() ||
+      engine.options().partitioning() || items.tracingNow())
+    return false;
+  return shapeNumel(state.base.get(base, kBShape)) >= eagerThreshold() &&
+         engine.trace().size() <= kFreshWindowOps &&
+         engine.pendingWork() < kSmallWindowWork;
+}
+
 /// A NumPy view of the elements of `a`, a traced ndarray of whole elements
 /// smaller than the eager threshold whose base's value is computed, with no
 /// floating-point report pending and no @jit tracing: NumPy's loops read it
@@ -649,10 +678,10 @@ PyObject *eagerView(PyObject *a) {
 /// before (`out[j] = np.sqrt((A[:, j] ** 2).sum())`) recorded each op
 /// (~6-8 us) while the kernel ran, then cut a window every 64 ops, instead
 /// of running NumPy's loops on the result; a value the trace still holds
-/// keeps the op traced. Read-only unless `writable` (the caller has made
-/// sure nothing else refers to the store). `owned`, when given, receives
-/// the node. Null with no error set otherwise; null with the error set when
-/// the awaited work failed.
+/// keeps the op traced, unless its window is run now (freshWindowHolds).
+/// Read-only unless `writable` (the caller has made sure nothing else refers to
+/// the store). `owned`, when given, receives the node. Null with no error set
+/// otherwise; null with the error set when the awaited work failed.
 PyObject *computedView(PyObject *a, bool writable, cpn::NodeRef *owned,
                        bool anySize) {
   if (Py_TYPE(a) != state.array.type || state.array.get(a, kPart) != Py_None)
@@ -667,8 +696,25 @@ PyObject *computedView(PyObject *a, bool writable, cpn::NodeRef *owned,
       (items.tracing && items.tracingNow()))
     return nullptr;
   cpn::NodeRef node;
-  if (!nodeRef(state.base.get(base, kNode), node) || !node->store ||
-      node->opIndex >= 0 || !node->error.empty() ||
+  if (!nodeRef(state.base.get(base, kNode), node))
+    return nullptr;
+  if (!node->store && n < threshold && freshWindowHolds(node, base)) {
+    try {
+      cpnrt::ProfileScope scope("copy", "host_view");
+      cpn::Engine::global().flush();
+    } catch (...) {
+      py::detail::try_translate_exceptions();
+      return nullptr;
+    }
+    // The flush may let other threads run: read `a` again.
+    base = state.array.get(a, kBase);
+    if (state.base.get(base, kNp) != Py_None ||
+        state.array.get(a, kPart) != Py_None ||
+        state.array.get(a, kDType) != state.base.get(base, kBDType) ||
+        !nodeRef(state.base.get(base, kNode), node))
+      return nullptr;
+  }
+  if (!node->store || node->opIndex >= 0 || !node->error.empty() ||
       node->store->shape() != node->shape || cpn::hasFpReports())
     return nullptr;
   if (!cpnrt::TaskGraph::global().storeDone(*node->store)) {

@@ -562,6 +562,54 @@ def test_column_loop_after_a_computed_array_runs_eagerly(eager, dtype):
     numpy.testing.assert_array_equal(cp.asarray(out), ref)
 
 
+@pytest.mark.parametrize("dtype", [numpy.float64, numpy.float32])
+def test_row_loop_after_the_arrays_statement_runs_eagerly(eager, dtype):
+    """A loop of small ops over the rows of an array its statement just made
+    (a window of few ops and little work): the first small view's op runs
+    that window and every iteration runs on NumPy's loops over the store; no
+    iteration's op is recorded (issue 22's row loop recorded ten iterations,
+    then the 64-op window's baseline run)."""
+    x0 = numpy.linspace(0.0, 1.0, 40).astype(dtype)
+    x = cp.asarray(x0)
+    cp.synchronize()
+    cp.reset_stats()
+    A, ref = cp.zeros((60, 40), dtype), numpy.zeros((60, 40), dtype)
+    for i in range(1, 60):
+        A[i, :] = cp.sin(x * (i + 1)) + dtype(0.5) * A[i - 1, :]
+        ref[i, :] = numpy.sin(x0 * (i + 1)) + dtype(0.5) * ref[i - 1, :]
+    assert cp.stats()["ops_recorded"] <= 2  # the zeros: a splat, its broadcast
+    numpy.testing.assert_array_equal(cp.asnumpy(A), ref)
+
+
+def test_small_views_of_a_longer_window_stay_recorded(eager):
+    """A window of more ops (a stencil step before its boundary copy) is not
+    run for a small view's op: the op is recorded and fused with it, with
+    the same values."""
+    u0 = numpy.linspace(0.0, 1.0, 80 * 40).reshape(80, 40)
+    u = cp.asarray(u0)
+    cp.synchronize()
+    cp.reset_stats()
+    ref = u0.copy()
+    for k in range(3):
+        u[1:-1, 1:-1] = 0.25 * (u[:-2, 1:-1] + u[2:, 1:-1] + u[1:-1, :-2] + u[1:-1, 2:])
+        ref[1:-1, 1:-1] = 0.25 * (ref[:-2, 1:-1] + ref[2:, 1:-1] + ref[1:-1, :-2]
+                                  + ref[1:-1, 2:])
+        u[0, :] = u[1, :] * 0.5
+        ref[0, :] = ref[1, :] * 0.5
+    assert cp.stats()["flushes"] == 0
+    numpy.testing.assert_allclose(cp.asnumpy(u), ref, rtol=1e-14)
+
+
+def test_small_views_of_a_big_fresh_window_stay_recorded(eager):
+    """A window of few ops but much work (above ~2^21 element-ops) is not run
+    for a small view's op."""
+    a = cp.ones((1 << 11, 1 << 11)) * 3.0
+    cp.reset_stats()
+    b = a[0, :8] + 1.0
+    assert cp.stats()["flushes"] == 0
+    numpy.testing.assert_array_equal(cp.asnumpy(b), numpy.full(8, 4.0))
+
+
 def test_element_write_of_a_big_window_stays_deferred(eager):
     """A write whose value needs much work (above ~2^21 element-ops) is
     recorded: the window keeps fusing and runs at a later sync point."""
