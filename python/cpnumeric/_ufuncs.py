@@ -567,7 +567,15 @@ class ufunc(_cpn.UfuncBase):
             return None  # small: NumPy's, in place
         kind = None
         if bv is not None and a._part is None and a._dtype != _np.float16:
-            loop = _resolve(self._np, [a._dtype, bv._dtype], None, "unsafe")
+            # NumPy's at takes b as an array (int64 for a Python int), then
+            # casts the result: a Python int within a's integer type gives
+            # the same elements by a's own loop (`np.maximum.at(a_int32,
+            # idx, 3)`: no int64 loop, which is not natively run here).
+            in_b = bv._dtype
+            if type(b) is int and a._dtype.kind in "iu":
+                info = _np.iinfo(a._dtype)
+                in_b = a._dtype if info.min <= b <= info.max else in_b
+            loop = _resolve(self._np, [a._dtype, in_b], None, "unsafe")
             kind = _at_kind(self.__name__, loop, a._dtype)
         if kind is None:
             _fallback._warn(f"numpy.{self.__name__}.at")
@@ -592,10 +600,11 @@ class ufunc(_cpn.UfuncBase):
         flat = _indexing._flat_base(a)
         positions = ravel(index.positions())
         if bv.size == 1:
-            # One value for every index: a view of it with stride 0 (no
-            # copy of it per index; the runtime reads it through strides).
-            values = broadcast_to(bv.astype(a._dtype, copy=False).reshape(()),
-                                  positions._shape)
+            # One value for every index: the 0-d value itself, which the
+            # runtime reads once (a broadcast of it to the indices' shape
+            # was one element per index in a compiled kernel, whose library
+            # calls read their operands as buffers).
+            values = bv.astype(a._dtype, copy=False).reshape(())
         else:
             values = ravel(broadcast_to(bv.astype(a._dtype, copy=False), index.shape))
         flat[...] = libcall(f"at_{kind}", [flat, positions, values],

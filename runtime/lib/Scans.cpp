@@ -216,15 +216,32 @@ template <typename T> void cumand(const Args &a) { scan<T, ScanOp::And>(a); }
 template <typename T> void cumor(const Args &a) { scan<T, ScanOp::Or>(a); }
 template <typename T> void cumxor(const Args &a) { scan<T, ScanOp::Xor>(a); }
 
-/// ufunc.at: in0 a (N), in1 indices (K) int64 in [0, N), in2 values (K) ->
-/// out (N) = a with out[i_k] = op(out[i_k], v_k) for k in order, on one
-/// thread (a repeated index takes each of its values in turn, as NumPy's
-/// unbuffered loop).
+/// ufunc.at: in0 a (N), in1 indices (K) int64 in [0, N), in2 values (K),
+/// or one value (0-d) for every index -> out (N) = a with out[i_k] =
+/// op(out[i_k], v_k) for k in order, on one thread (a repeated index takes
+/// each of its values in turn, as NumPy's unbuffered loop).
 template <typename T, ScanOp Op> void atOp(const Args &a) {
   const View &x = a.in[0], &ind = a.in[1], &v = a.in[2];
   T *out = a.out.data<T>();
   int64_t n = x.count(), k = ind.count();
   startFromFirstInput<T>(a);
+  if (v.rank() == 0) { // one value (`h[idx] += 1.0`), read once
+    T value = v.el<T>(v.at(0));
+    if (ind.rank() == 1) {
+      const int64_t *ip = ind.data<const int64_t>();
+      int64_t is = ind.strides[0];
+      for (int64_t j = 0; j < k; ++j) {
+        T &o = out[ip[j * is]];
+        o = combine<Op>(o, value);
+      }
+      return;
+    }
+    for (int64_t j = 0; j < k; ++j) {
+      T &o = out[ind.el<int64_t>(ind.at(j))];
+      o = combine<Op>(o, value);
+    }
+    return;
+  }
   if (ind.rank() == 1 && v.rank() == 1) { // flat operands: a tight loop
     const int64_t *ip = ind.data<const int64_t>();
     const T *vp = v.data<const T>();

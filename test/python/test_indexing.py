@@ -490,3 +490,44 @@ def test_take_along_the_last_axis(dtype):
         numpy.testing.assert_array_equal(numpy.asarray(got), want)
     with pytest.raises(IndexError):
         numpy.asarray(cp.take_along_axis(cp.asarray(a), cp.asarray(ind + 13), axis=1))
+
+
+@pytest.mark.parametrize("dtype", ["int32", "float64", "complex128"])
+@pytest.mark.parametrize("name", ["add", "subtract", "multiply", "maximum", "minimum"])
+def test_ufunc_at_with_one_value(name, dtype):
+    """ufunc.at with one value for every index (`np.add.at(h, idx, 1.0)`),
+    on flat and 2-D targets, a 0-d array or a scalar: the value is passed
+    once, not broadcast to one element per index."""
+    if dtype == "complex128" and name in ("maximum", "minimum"):
+        pytest.skip("complex maximum.at is NumPy's fallback")
+    rng = numpy.random.default_rng(7)
+    a = data((300,), dtype, 1)
+    idx = rng.integers(-300, 300, 2000)
+    ca = cp.array(a)
+    getattr(cp, name).at(ca, cp.array(idx), cp.array(numpy.asarray(data((1,), dtype, 2)[0])))
+    ref = a.copy()
+    getattr(numpy, name).at(ref, idx, data((1,), dtype, 2)[0])
+    same(ca, ref)
+    b = data((20, 15), dtype, 3)
+    rows, cols = rng.integers(0, 20, (40, 3)), rng.integers(-15, 15, (40, 3))
+    cb = cp.array(b)
+    getattr(cp, name).at(cb, (cp.array(rows), cp.array(cols)), 3)
+    ref = b.copy()
+    getattr(numpy, name).at(ref, (rows, cols), 3)
+    same(cb, ref)
+
+
+def test_ufunc_at_with_one_value_allocates_no_values_array():
+    """The one value of `np.add.at(h, idx, 1.0)` is not broadcast into an
+    array of one value per index (a million indices: 8 MB)."""
+    idx = cp.array(numpy.random.default_rng(5).integers(0, 1000, 1 << 20))
+    h = cp.zeros(1000)
+    cp.synchronize()
+    cp.reset_stats()
+    live = cp.stats()["bytes_live"]
+    cp.add.at(h, idx, 1.0)
+    cp.synchronize()
+    assert cp.stats()["bytes_peak"] - live < (1 << 20) * 8 // 2
+    ref = numpy.zeros(1000)
+    numpy.add.at(ref, numpy.asarray(idx), 1.0)
+    same(h, ref)

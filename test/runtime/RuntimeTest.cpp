@@ -569,6 +569,39 @@ TEST(Lapack, InverseOfATransposedViewAndSingularError) {
   EXPECT_STREQ(cpn_lib_take_error(&kind), "");
 }
 
+TEST(Scatter, UfuncAtWithOneValueForEveryIndex) {
+  // at_add(a (5), indices (4), one 0-d value): a[i_k] += v in order, the
+  // value read once (np.add.at(h, idx, 1.5)); then at_maximum.
+  double a[5] = {0, 1, 2, 3, 4}, out[5] = {0, 0, 0, 0, 0}, v = 1.5;
+  int64_t idx[4] = {3, 0, 3, 4};
+  // nArrays, out (offset, rank, size, stride), a, indices, value (rank 0),
+  // nArgs.
+  int64_t meta[] = {4, 0, 1, 5, 1, 0, 1, 5, 1, 0, 1, 4, 1, 0, 0, 0};
+  size_t n = 0;
+  const cpn_lib_entry *table = cpn_lib_functions(&n);
+  auto find = [&](const std::string &name) {
+    for (size_t i = 0; i < n; ++i)
+      if (table[i].name == name)
+        return table[i].fn;
+    return cpn_lib_fn(nullptr);
+  };
+  cpn_lib_fn add = find("cpn_lib_at_add_f8"),
+             mx = find("cpn_lib_at_maximum_f8");
+  ASSERT_NE(add, nullptr);
+  ASSERT_NE(mx, nullptr);
+  add(reinterpret_cast<int64_t>(meta), reinterpret_cast<int64_t>(out),
+      reinterpret_cast<int64_t>(a), reinterpret_cast<int64_t>(idx),
+      reinterpret_cast<int64_t>(&v));
+  EXPECT_EQ(std::vector<double>(out, out + 5),
+            (std::vector<double>{1.5, 1, 2, 6, 5.5}));
+  v = 5.0;
+  mx(reinterpret_cast<int64_t>(meta), reinterpret_cast<int64_t>(out),
+     reinterpret_cast<int64_t>(out), reinterpret_cast<int64_t>(idx),
+     reinterpret_cast<int64_t>(&v));
+  EXPECT_EQ(std::vector<double>(out, out + 5),
+            (std::vector<double>{5, 1, 2, 6, 5.5}));
+}
+
 namespace {
 /// max |P L U - A| / max |A| of getrf's factors `lu` and pivots of `a`
 /// (column-major n x n).
