@@ -655,12 +655,13 @@ constexpr size_t kFreshWindowOps = 8;
 /// window that already holds more (a stencil step whose boundary rows are
 /// copied: `u[0, :] = u[1, :]`) keeps the op recorded, fused with it. The
 /// decision depends on the program alone (replicated MPI ranks record
-/// alike); not while @jit traces or captures, nor under CPN_PARTITION.
+/// alike); not while @jit captures (computedView checks @jit tracing
+/// first), nor under CPN_PARTITION.
 static bool freshWindowHolds(const cpn::NodeRef &node, PyObject *base) {
   cpn::Engine &engine = cpn::Engine::global();
   if (node->opIndex < 0 || !node->error.empty() ||
       node->epoch != engine.trace().epoch() || engine.capturing() ||
-      engine.options().partitioning() || items.tracingNow())
+      engine.options().partitioning())
     return false;
   return shapeNumel(state.base.get(base, kBShape)) >= eagerThreshold() &&
          engine.trace().size() <= kFreshWindowOps &&

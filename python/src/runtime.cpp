@@ -16,6 +16,7 @@
 #include <pybind11/stl.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 
 namespace py = pybind11;
@@ -35,6 +36,32 @@ std::string bytesArgs(const NodeRef &node) {
     return "";
   return "{\"bytes\": " + std::to_string(node->store->nbytes()) + "}";
 }
+
+/// Bytes of a split array above which reading it (np.asarray, print,
+/// float() of a distributed array: each rank then holds all of it) warns:
+/// CPN_GATHER_WARN_BYTES, read at each such read (256 MiB by default).
+uint64_t gatherWarnBytes() {
+  const char *v = std::getenv("CPN_GATHER_WARN_BYTES");
+  return v && *v ? std::strtoull(v, nullptr, 10) : uint64_t(1) << 28;
+}
+
+/// A RuntimeWarning (on every rank; rank 0's shows) when a read gathers a
+/// split store of at least gatherWarnBytes() onto every rank.
+void warnLargeGather(const cpnrt::StoreRef &store) {
+  if (store->distribution() != cpnrt::Distribution::BlockRows ||
+      cpnrt::comm::size() <= 1 || store->nbytes() < gatherWarnBytes())
+    return;
+  std::string msg =
+      "cpnumeric: reading an array of " +
+      std::to_string(store->nbytes() >> 20) + " MiB split over " +
+      std::to_string(cpnrt::comm::size()) +
+      " ranks gathers all of it onto every rank (np.asarray, print, "
+      "float() of a distributed array); read a reduction or a small result "
+      "computed from it instead, or raise CPN_GATHER_WARN_BYTES (now " +
+      std::to_string(gatherWarnBytes()) + ") to silence this";
+  if (PyErr_WarnEx(PyExc_RuntimeWarning, msg.c_str(), 1) < 0)
+    throw py::error_already_set();
+}
 } // namespace
 
 /// Makes sure `node` has a finished store: flushes the trace if it is
@@ -51,6 +78,7 @@ cpnrt::StoreRef materialize(const NodeRef &node) {
     throw std::runtime_error("cpnumeric: value was not materialized");
   // A store split over ranks (one rank's program wrote its rows) is
   // gathered first: every rank reads it here.
+  warnLargeGather(node->store);
   cpnrt::comm::gatherBlocks(cpnrt::TaskGraph::global(), node->store);
   {
     py::gil_scoped_release release;

@@ -47,6 +47,34 @@ def halo_bytes(ranks):
     return 1
 
 
+def large_gather_warns(ranks):
+    """Reading a split array above CPN_GATHER_WARN_BYTES gathers it onto
+    every rank with a RuntimeWarning that names the variable; a reduction
+    of it and a small array do not warn."""
+    import warnings
+    a = cp.arange(300 * 40, dtype=numpy.float64).reshape(300, 40) * 2.0
+    os.environ["CPN_GATHER_WARN_BYTES"] = str(300 * 40 * 8)
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            total = float(a.sum())
+            small = numpy.asarray(a[0] + 1.0)
+            assert not caught, [str(w.message) for w in caught]
+            whole = numpy.asarray(a)
+        if ranks > 1:
+            assert len(caught) == 1 and "CPN_GATHER_WARN_BYTES" in str(caught[0].message), \
+                [str(w.message) for w in caught]
+        else:
+            assert not caught
+    finally:
+        del os.environ["CPN_GATHER_WARN_BYTES"]
+    ref = numpy.arange(300 * 40, dtype=numpy.float64).reshape(300, 40) * 2.0
+    numpy.testing.assert_array_equal(whole, ref)
+    numpy.testing.assert_array_equal(small, ref[0] + 1.0)
+    assert total == ref.sum()
+    return 1
+
+
 def main():
     ranks = int(sys.argv[1])
     assert cp.ranks() == ranks, (cp.ranks(), ranks)
@@ -77,6 +105,7 @@ def main():
     numpy.testing.assert_allclose(numpy.asarray((got * 2).max(axis=0)),
                                   (ref * 2).max(axis=0))
     checks += 3
+    checks += large_gather_warns(ranks)
     checks += halo_bytes(ranks)
     print(f"mpi partitioned: {checks} checks passed on each of {ranks} ranks")
 

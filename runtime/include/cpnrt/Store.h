@@ -61,11 +61,16 @@ public:
     return p ? p : allocate();
   }
   const void *data() const { return const_cast<Store *>(this)->data(); }
-  Distribution distribution() const { return dist_; }
+  Distribution distribution() const {
+    return dist_.load(std::memory_order_relaxed);
+  }
   /// BlockRows: this rank's block of rows (comm::blockRow) is current, the
   /// other rows are not (a kernel of one rank's program wrote it); set by
-  /// the Engine in program order, as the tasks are submitted.
-  void setDistribution(Distribution d) { dist_ = d; }
+  /// the Engine in program order, as the tasks are submitted, and read by
+  /// running tasks too (readOnlyFacts): atomic.
+  void setDistribution(Distribution d) {
+    dist_.store(d, std::memory_order_relaxed);
+  }
 
   /// Blocks until the last task that writes this store has finished; throws
   /// cpnrt::Error with the task's kind and message if it failed.
@@ -89,7 +94,7 @@ private:
   std::atomic<void *> data_{nullptr};
   std::mutex allocating_;
   void *allocate();
-  Distribution dist_ = Distribution::Replicated;
+  std::atomic<Distribution> dist_{Distribution::Replicated};
 };
 
 using StoreRef = std::shared_ptr<Store>;
