@@ -662,8 +662,9 @@ cpnrt::TaskRef cpnrt::comm::submitAllGather(TaskGraph &graph, StoreRef local,
                                             std::vector<size_t> rankBytes,
                                             std::string name) {
   std::vector<int> counts, displs;
-  if (!local || !full || local == full || int(rankBytes.size()) != size() ||
-      local->nbytes() < rankBytes[rank()] ||
+  bool inPlace = local == full;
+  if (!local || !full || int(rankBytes.size()) != size() ||
+      (!inPlace && local->nbytes() < rankBytes[rank()]) ||
       !blocksOf(rankBytes, full->nbytes(), counts, displs, "all_gather"))
     throw Error(ErrorKind::Runtime,
                 "all_gather: one byte count per rank, the local store "
@@ -675,13 +676,16 @@ cpnrt::TaskRef cpnrt::comm::submitAllGather(TaskGraph &graph, StoreRef local,
       std::move(counts), std::move(displs));
   return submitCollective(
       graph, std::move(name), {local}, {full},
-      [local, full, c](MPI_Request *r) {
-        MPI_Iallgatherv(local->data(), c->first[rank()], MPI_BYTE, full->data(),
+      [local, full, c, inPlace](MPI_Request *r) {
+        // In place: this rank's bytes are already at its displacement.
+        MPI_Iallgatherv(inPlace ? MPI_IN_PLACE : local->data(),
+                        c->first[rank()], MPI_BYTE, full->data(),
                         c->first.data(), c->second.data(), MPI_BYTE,
                         state().messages, r);
       },
-      [local, full, c] {
-        std::memcpy(full->data(), local->data(), size_t(c->first[0]));
+      [local, full, c, inPlace] {
+        if (!inPlace)
+          std::memcpy(full->data(), local->data(), size_t(c->first[0]));
       },
       received);
 }
@@ -723,15 +727,26 @@ void cpnrt::comm::gatherBlocks(TaskGraph &graph, const StoreRef &store) {
   int ranks = size();
   if (ranks <= 1 || n == 0)
     return;
-  // Each rank's block to every other rank, as messages (an exchange in
-  // which every rank reads all rows), not MPI_Iallgatherv: see the note at
-  // Exchange(bool). In order with the collectives, as the gather it stands
-  // for.
+  std::string name = "gather " + std::to_string(store->nbytes()) + " bytes";
+  // One in-place MPI_Iallgatherv of the blocks (the library picks its
+  // algorithm: a ring or recursive doubling, where P - 1 messages from each
+  // rank to every other cost P (P - 1) message latencies); its byte counts
+  // are ints, so a store of 2 GiB or more goes as messages instead: each
+  // rank's block to every other rank (an exchange in which every rank reads
+  // all rows), in order with the collectives, as the gather it stands for.
+  size_t row = store->nbytes() / size_t(n);
+  if (store->nbytes() <= size_t(INT_MAX)) {
+    std::vector<size_t> rankBytes;
+    for (int q = 0; q < ranks; ++q)
+      rankBytes.push_back(
+          size_t(blockRow(n, q + 1, ranks) - blockRow(n, q, ranks)) * row);
+    submitAllGather(graph, store, store, std::move(rankBytes), name);
+    return;
+  }
   std::vector<int64_t> all;
   for (int q = 0; q < ranks; ++q)
     all.insert(all.end(), {0, n});
-  submitExchange(graph, rowMessages(store, n, all, 1),
-                 "gather " + std::to_string(store->nbytes()) + " bytes",
+  submitExchange(graph, rowMessages(store, n, all, 1), name,
                  /*inOrder=*/true);
 }
 

@@ -49,8 +49,8 @@ def halo_bytes(ranks):
 
 def large_gather_warns(ranks):
     """Reading a split array above CPN_GATHER_WARN_BYTES gathers it onto
-    every rank with a RuntimeWarning that names the variable; a reduction
-    of it and a small array do not warn."""
+    every rank (one all-gather) with a RuntimeWarning; a reduction of it and
+    a small array do not warn."""
     import warnings
     a = cp.arange(300 * 40, dtype=numpy.float64).reshape(300, 40) * 2.0
     os.environ["CPN_GATHER_WARN_BYTES"] = str(300 * 40 * 8)
@@ -60,10 +60,19 @@ def large_gather_warns(ranks):
             total = float(a.sum())
             small = numpy.asarray(a[0] + 1.0)
             assert not caught, [str(w.message) for w in caught]
+            before = cp.stats()
             whole = numpy.asarray(a)
+            after = cp.stats()
         if ranks > 1:
             assert len(caught) == 1 and "CPN_GATHER_WARN_BYTES" in str(caught[0].message), \
                 [str(w.message) for w in caught]
+            # One in-place all-gather: the other ranks' blocks received, no
+            # point-to-point message.
+            mine = (300 * (cp.rank() + 1) // ranks - 300 * cp.rank() // ranks) * 40 * 8
+            assert after["comm_collectives"] - before["comm_collectives"] == 1
+            assert after["comm_messages"] == before["comm_messages"]
+            assert (after["comm_bytes_received"] - before["comm_bytes_received"]
+                    == 300 * 40 * 8 - mine)
         else:
             assert not caught
     finally:

@@ -189,13 +189,13 @@ inline int64_t blockRow(int64_t n, int64_t q, int64_t ranks) {
 }
 
 /// A store split by rows (Distribution::BlockRows: this rank holds its block
-/// of rows current) made whole on every rank: each rank's block sent to
-/// every other rank, as one round of messages (an Exchange in order with
-/// the collectives; MPI_Iallgatherv in place was replaced while chasing
-/// stale rows whose cause turned out to be the eager path, docs/mpi.md);
-/// the store is then Replicated. Nothing for a replicated store or on one rank.
-/// Every rank must call it for the same store at the same point (a sync point
-/// of the program, the inputs of a kernel that reads the store whole).
+/// of rows current) made whole on every rank: one MPI_Iallgatherv in place
+/// (submitAllGather with local == full; a store of 2 GiB or more: each
+/// rank's block sent to every other rank as one round of messages, an
+/// Exchange in order with the collectives); the store is then Replicated.
+/// Nothing for a replicated store or on one rank. Every rank must call it for
+/// the same store at the same point (a sync point of the program, the inputs of
+/// a kernel that reads the store whole).
 void gatherBlocks(TaskGraph &graph, const StoreRef &store);
 
 /// Before a kernel that reads rows [rows[2q], rows[2q + 1]) of the split
@@ -209,7 +209,8 @@ void exchangeRows(TaskGraph &graph, const StoreRef &store,
 
 /// Every rank's `local` store, one after another in rank order, into
 /// `full` on every rank: `rankBytes[r]` is rank r's byte count (its block
-/// of rows), and `local` holds rankBytes[rank()] bytes.
+/// of rows), and `local` holds rankBytes[rank()] bytes; `local` may be
+/// `full`, which then holds this rank's bytes at their place (in place).
 TaskRef submitAllGather(TaskGraph &graph, StoreRef local, StoreRef full,
                         std::vector<size_t> rankBytes,
                         std::string name = "all_gather");
