@@ -19,6 +19,7 @@
 #include <sstream>
 #include <thread>
 
+using cpnrt::Distribution;
 using cpnrt::DType;
 using cpnrt::Store;
 using cpnrt::StoreRef;
@@ -376,6 +377,33 @@ TEST(Collectives, AllGatherOfUnevenBlocksAndABroadcast) {
     EXPECT_EQ(after[j], (p - 1) * 1000 + j);
   EXPECT_EQ(after[3], 10); // the rest as gathered
   EXPECT_EQ(after[total * 3 - 1], int32_t((total - 1) * 10 + 2));
+}
+
+// A store split by rows (each rank's block of 7 rows of 2 doubles current,
+// the other rows garbage) gathered in place: every rank then holds every
+// row, and the store is replicated; a second gather moves nothing.
+TEST(Collectives, GatherBlocksInPlace) {
+  comm::start();
+  int p = comm::size(), r = comm::rank();
+  const int64_t n = 7;
+  auto store = std::make_shared<Store>(DType::f64, std::vector<int64_t>{n, 2});
+  auto *d = static_cast<double *>(store->data());
+  for (int64_t i = 0; i < n; ++i)
+    for (int j = 0; j < 2; ++j)
+      d[i * 2 + j] =
+          i >= comm::blockRow(n, r, p) && i < comm::blockRow(n, r + 1, p)
+              ? double(i * 10 + j)
+              : -1.0 - r;
+  store->setDistribution(Distribution::BlockRows);
+  TaskGraph graph(1);
+  comm::gatherBlocks(graph, store);
+  EXPECT_EQ(store->distribution(), Distribution::Replicated);
+  comm::gatherBlocks(graph, store); // nothing: replicated
+  graph.waitAll();
+  auto got = valuesOf<double>(store);
+  for (int64_t i = 0; i < n; ++i)
+    for (int j = 0; j < 2; ++j)
+      EXPECT_EQ(got[i * 2 + j], double(i * 10 + j)) << "row " << i;
 }
 
 // Rank r sends rank q a block of (r + 1) * (q + 1) int32, all r * 100 + q
