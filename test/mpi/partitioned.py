@@ -47,6 +47,23 @@ def halo_bytes(ranks):
     return 1
 
 
+def draws_by_rows(ranks):
+    """Random draws and aranges split over the ranks compute each rank's
+    rows only (cpn-localize): the words are those of the elements' places in
+    the stream, as drawing row by row (small, replicated draws) gives them,
+    whatever the number of ranks."""
+    big = cp.random.default_rng(11).random((300, 40)) * 2.0 + cp.arange(300 * 40).reshape(300, 40)
+    g = cp.random.default_rng(11)
+    rows = numpy.stack([numpy.asarray(g.random(40)) for _ in range(300)])
+    numpy.testing.assert_array_equal(numpy.asarray(big),
+                                     rows * 2.0 + numpy.arange(300 * 40).reshape(300, 40))
+    ints = cp.random.default_rng(12).integers(0, 1000, (301, 40))
+    g = cp.random.default_rng(12)
+    ref = numpy.stack([numpy.asarray(g.integers(0, 1000, 40)) for _ in range(301)])
+    numpy.testing.assert_array_equal(numpy.asarray(ints), ref)
+    return 2
+
+
 def large_gather_warns(ranks):
     """Reading a split array above CPN_GATHER_WARN_BYTES gathers it onto
     every rank (one all-gather) with a RuntimeWarning; a reduction of it and
@@ -114,6 +131,7 @@ def main():
     numpy.testing.assert_allclose(numpy.asarray((got * 2).max(axis=0)),
                                   (ref * 2).max(axis=0))
     checks += 3
+    checks += draws_by_rows(ranks)
     checks += large_gather_warns(ranks)
     checks += halo_bytes(ranks)
     print(f"mpi partitioned: {checks} checks passed on each of {ranks} ranks")

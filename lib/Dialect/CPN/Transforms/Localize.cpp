@@ -16,10 +16,13 @@
 //     offset; an update writes the rows of its box that fall in [lo, hi);
 //   - a reduction that keeps the first axis, and a product by rows of its
 //     left side (the right side whole), compute their rows;
-//   - anything else (a library call, iota, random bits, a transposed or
-//     broadcast view of a split value, a reduction over rows) is computed
-//     whole from whole operands and its rows taken: correct on any op, at
-//     the price of the whole operands.
+//   - iota and random bits compute their rows only (random words are those
+//     of their row-major index: the counter moved by the block's first
+//     element, the same values on any number of ranks);
+//   - anything else (a library call, a transposed or broadcast view of a
+//     split value, a reduction over rows) is computed whole from whole
+//     operands and its rows taken: correct on any op, at the price of the
+//     whole operands.
 //
 // A split input's memref argument becomes the rows [lo, hi) of the input
 // that this rank's uses read (its block and a halo where a view sits at
@@ -42,6 +45,7 @@
 #include "cpn/Dialect/CPN/OpFacts.h"
 #include "cpn/Dialect/CPN/Transforms/Passes.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -445,6 +449,39 @@ Value Localizer::get(Value v, int64_t lo, int64_t hi) {
     Value x = get(red.getX(), lo, hi);
     if (emit_)
       out = clone(op, {x}, withRows(t, hi - lo))->getResult(0);
+  } else if (auto iota = dyn_cast<IotaOp>(op)) {
+    // Its rows: the same op on fewer rows, their index along the first
+    // dimension moved by lo (nothing whole computed).
+    if (emit_) {
+      auto local = withRows(t, hi - lo);
+      out = clone(op, {}, local)->getResult(0);
+      if (iota.getDim() == 0 && lo != 0)
+        out = AddOp::create(
+                  *b_, v.getLoc(), local, out,
+                  arith::ConstantOp::create(
+                      *b_, v.getLoc(), local,
+                      DenseElementsAttr::get(local, b_->getI64IntegerAttr(lo))))
+                  .getResult();
+    }
+  } else if (auto bits = dyn_cast<RandomBitsOp>(op)) {
+    // Element i's word is that of counter + i (row-major, 64-bit
+    // arithmetic): rows [lo, hi) are the words of counter + lo * row on
+    // fewer rows, the same values whatever the number of ranks.
+    Value key = getWhole(bits.getKey()), counter = getWhole(bits.getCounter());
+    if (emit_) {
+      if (lo != 0) {
+        auto scalarTy = cast<RankedTensorType>(counter.getType());
+        counter =
+            AddOp::create(
+                *b_, v.getLoc(), scalarTy, counter,
+                arith::ConstantOp::create(
+                    *b_, v.getLoc(), scalarTy,
+                    DenseElementsAttr::get(
+                        scalarTy, b_->getI64IntegerAttr(lo * rowElements(t)))))
+                .getResult();
+      }
+      out = clone(op, {key, counter}, withRows(t, hi - lo))->getResult(0);
+    }
   } else if (auto mm = dyn_cast<MatmulOp>(op)) {
     Value l = get(mm.getLhs(), lo, hi);
     Value r = getWhole(mm.getRhs());

@@ -99,3 +99,43 @@ func.func @boundary_rows(%arg0: memref<100x100xf64>, %arg1: memref<100x100xf64>)
   bufferization.materialize_in_destination %p2 in restrict writable %arg1 : (tensor<100x100xf64>, memref<100x100xf64>) -> ()
   return
 }
+
+// -----
+
+// Random draws and an iota split by rows compute this rank's rows only:
+// random_bits on 25 of 100 rows with the counter moved by the block's first
+// element (rank 1: row 25 of 40 columns, 1000; the last rank 3000), so each
+// word is the one its index gets on one rank; an iota along the rows gets
+// the block's first row added, one along the columns is the same op on
+// fewer rows. Nothing is computed whole.
+// CHECK-LABEL: func.func @draws
+// CHECK-DAG: %[[K:.*]] = bufferization.to_tensor %arg0
+// CHECK-DAG: %[[C:.*]] = bufferization.to_tensor %arg1
+// CHECK-DAG: %[[SHIFT:.*]] = arith.constant dense<1000> : tensor<i64>
+// CHECK: %[[C1:.*]] = cpn.add %[[C]], %[[SHIFT]] : tensor<i64>, tensor<i64> -> tensor<i64>
+// CHECK: cpn.random_bits %[[K]], %[[C1]] : tensor<i64>, tensor<i64> -> tensor<25x40xi64>
+// CHECK-NOT: tensor<100x40xi64>
+// CHECK: %[[ROWS:.*]] = cpn.iota {dim = 0 : i64} : tensor<25x40xi64>
+// CHECK: %[[FIRST:.*]] = arith.constant dense<25> : tensor<25x40xi64>
+// CHECK: cpn.add %[[ROWS]], %[[FIRST]]
+// CHECK: cpn.iota {dim = 1 : i64} : tensor<25x40xi64>
+// CHECK-NOT: tensor<100x40xi64>
+// CHECK: return
+// LAST-LABEL: func.func @draws
+// LAST: arith.constant dense<3000> : tensor<i64>
+// LAST: cpn.random_bits {{.*}} -> tensor<25x40xi64>
+// LAST: arith.constant dense<75> : tensor<25x40xi64>
+// ONE-LABEL: func.func @draws
+// ONE-NOT: arith.constant
+// ONE: cpn.random_bits {{.*}} -> tensor<100x40xi64>
+func.func @draws(%arg0: memref<i64>, %arg1: memref<i64>, %arg2: memref<100x40xi64>, %arg3: memref<100x40xi64>, %arg4: memref<100x40xi64>) {
+  %key = bufferization.to_tensor %arg0 restrict : memref<i64> to tensor<i64>
+  %ctr = bufferization.to_tensor %arg1 restrict : memref<i64> to tensor<i64>
+  %bits = cpn.random_bits %key, %ctr : tensor<i64>, tensor<i64> -> tensor<100x40xi64>
+  %rows = cpn.iota {dim = 0 : i64} : tensor<100x40xi64>
+  %cols = cpn.iota {dim = 1 : i64} : tensor<100x40xi64>
+  bufferization.materialize_in_destination %bits in restrict writable %arg2 : (tensor<100x40xi64>, memref<100x40xi64>) -> ()
+  bufferization.materialize_in_destination %rows in restrict writable %arg3 : (tensor<100x40xi64>, memref<100x40xi64>) -> ()
+  bufferization.materialize_in_destination %cols in restrict writable %arg4 : (tensor<100x40xi64>, memref<100x40xi64>) -> ()
+  return
+}
