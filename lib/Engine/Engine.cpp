@@ -145,24 +145,61 @@ NodeRef Engine::record(std::string name, const std::vector<NodeRef> &operands,
       notePartitioned(trace_.ops().back());
   }
   // A runaway trace without statements (x = f(x) in a loop) is cut too; `r`
-  // is alive, so it is materialized.
+  // is alive, so it is materialized. Cut at a multiple of the loop's body,
+  // each window then starts where the previous one did: one kernel for all
+  // (a window of a fixed length drifts through a body that does not divide
+  // it: a new kernel every window; Black-Scholes with a new rate each step,
+  // 167 ops a step, compiled every window). See runawayCut.
   size_t limit = runawayLimit_ ? runawayLimit_ : 4 * options_.traceLimit;
-  if (trace_.size() >= limit && !capturing_) {
-    size_t p = tailPeriod(trace_);
-    size_t full = 4 * options_.traceLimit;
-    runawayLimit_ = p ? std::max(p, full / p * p) : 0;
+  if (trace_.size() >= limit && !capturing_ && runawayCut())
     flush();
-  }
   return r;
 }
 
-/// The length of the shortest op sequence that the trace's last ops repeat
-/// (at least three times), or 0: the body of the loop that is recording
-/// it. Ops compare by what they compute (name, attributes, shape, dtype) and
-/// by their operands: inputs are alike, and an op's result is the same
-/// operand when it is as far back in both (made in the previous iteration)
-/// or is the same op (made before the loop).
-size_t Engine::tailPeriod(const Trace &t) {
+/// At a runaway trace's limit: whether to cut it now, and the limit of the
+/// windows after it. The body's length p: the one the windows before were
+/// cut at while the last ops recorded are that body (a window of one body
+/// cannot show its period itself; a sync point's ops may come between); else
+/// the trace's own period (tailPeriod); else, for a body too long to show in
+/// this window, none yet: the window grows (twice as long, up to 16 trace
+/// limits) and is looked at again. Windows are then p x the bodies that fill 4
+/// trace limits; when the body was found in a window that began at a sync point
+/// or a statement's cut (where an iteration begins, as after every later
+/// sync), the next window is cut short to end where a body ends, so that
+/// windows after a sync inside the loop are the same kernel as before it.
+bool Engine::runawayCut() {
+  size_t n = trace_.size(), full = 4 * options_.traceLimit;
+  size_t p = 0;
+  bool known = runawayPeriod_ && loopBody_ && n >= runawayPeriod_ &&
+               loopBody_->endsWith(runawayBody_);
+  if (known)
+    p = runawayPeriod_;
+  else
+    p = tailPeriod(trace_, /*whole=*/true);
+  if (!p && n < 16 * options_.traceLimit) {
+    runawayLimit_ = std::min(2 * n, 16 * options_.traceLimit);
+    return false;
+  }
+  if (!p)
+    p = tailPeriod(trace_, /*whole=*/false);
+  runawayPeriod_ = p;
+  if (p && !known && loopBody_)
+    runawayBody_ = loopBody_->last(p);
+  runawayLimit_ = p ? std::max(p, full / p * p) : 0;
+  if (p && !known && !windowAfterRunaway_ && n % p)
+    runawayLimit_ += p - n % p;
+  afterRunawayCut_ = true; // read by flush()
+  return true;
+}
+
+/// The length of the shortest op sequence that the trace repeats from its
+/// second repetition to its end (`whole`), or that its last ops repeat (at
+/// least three times), or 0: the body of the loop that is recording it.
+/// Ops compare by what they compute (name, attributes, shape, dtype) and by
+/// their operands: inputs are alike, and an op's result is the same operand
+/// when it is as far back in both (made in the previous iteration) or is
+/// the same op (made before the loop).
+size_t Engine::tailPeriod(const Trace &t, bool whole) {
   const std::vector<TraceOp> &ops = t.ops();
   size_t n = ops.size();
   std::vector<uint64_t> sig(n);
@@ -189,6 +226,23 @@ size_t Engine::tailPeriod(const Trace &t) {
     }
     return true;
   };
+  // The whole trace one body after another from its second body on (its
+  // first may hold what came before the loop, and it reads the values a
+  // loop carries into the window as inputs), a whole body compared at
+  // least: the loop's outer body, where an inner loop's repeats only in
+  // stretches (a shorter comparison took a multiple of the inner body).
+  if (whole) {
+    for (size_t p = 1; 3 * p <= n; ++p) {
+      bool periodic = true;
+      for (size_t i = n; i-- > 2 * p && periodic;)
+        periodic = alike(i, i - p);
+      if (periodic)
+        return p;
+    }
+    return 0;
+  }
+  // Its last ops, three bodies at least (a window that began before the
+  // loop).
   for (size_t p = 1; 3 * p <= n; ++p) {
     bool periodic = true;
     for (size_t i = n - 2 * p; i < n && periodic; ++i)
@@ -245,6 +299,10 @@ void Engine::flush() {
   Gate gate;
   cutPending_ = false;
   shiftedRows_ = false;
+  // The next window begins here: after a runaway cut (mid-statement) or at
+  // a sync point or a statement's cut (runawayCut).
+  windowAfterRunaway_ = afterRunawayCut_;
+  afterRunawayCut_ = false;
   if (trace_.empty())
     return;
   if (capturing_)

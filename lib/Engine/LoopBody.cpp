@@ -63,14 +63,16 @@ size_t LoopBody::findPeriod(size_t maxPeriod) const {
   return 0;
 }
 
-bool LoopBody::endsWithBody() const {
-  size_t p = body_.size(), n = recent_.size();
+bool LoopBody::endsWithBody() const { return endsWith(body_); }
+
+bool LoopBody::endsWith(const std::vector<uint64_t> &body) const {
+  size_t p = body.size(), n = recent_.size();
   if (!p || n < p)
     return false;
   const uint64_t *tail = recent_.data() + (n - p);
   for (size_t r = 0; r < p; ++r) {
     size_t i = 0;
-    while (i < p && tail[i] == body_[(i + r) % p])
+    while (i < p && tail[i] == body[(i + r) % p])
       ++i;
     if (i == p)
       return true;

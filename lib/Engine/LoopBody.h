@@ -40,6 +40,15 @@ public:
   /// At a statement end, with `n` ops in the window: whether the window
   /// holds a whole loop body (as long as cutHere's for `limit` at most).
   bool bodyEnds(size_t n, size_t limit);
+  /// The signatures of the last p ops recorded (fewer if fewer were).
+  std::vector<uint64_t> last(size_t p) const {
+    return {recent_.end() - std::ptrdiff_t(std::min(p, recent_.size())),
+            recent_.end()};
+  }
+  /// Whether the last ops recorded are `body` (signatures), from any of its
+  /// ops on: a loop that goes on, also after a sync point (whose ops come
+  /// between two bodies).
+  bool endsWith(const std::vector<uint64_t> &body) const;
   /// The body length found last (0: none), for tests and logs.
   size_t period() const { return period_; }
 

@@ -238,6 +238,35 @@ def test_loop_windows_cut_at_iteration_boundaries(traced):
     assert s["compilations"] <= 3, s
 
 
+def test_loop_windows_of_a_long_body_repeat(traced):
+    """out = f(x, k) in a loop whose body is longer than a third of a
+    window (101 ops, no statement that writes an array): the body is found
+    from the ops of the windows before, and the windows are cut at its
+    length, one kernel for all of them (they drifted through the body,
+    each window a new kernel: Black-Scholes with a new rate each step)."""
+    x0 = numpy.linspace(0.0, 1.0, 2000)
+    x = cp.array(x0)
+    cp.synchronize()
+    cp.reset_stats()
+
+    def body(m, x, k):
+        y = x
+        for j in range(20):  # five ops each, and the result's
+            y = y * 0.5 + m.sin(x + j * 0.01) - k * 0.001
+        return y
+
+    outs = []
+    for k in range(24):
+        out = body(cp, x, k)
+        if k % 8 == 7:
+            outs.append(out)
+    for got, k in zip(outs, (7, 15, 23)):
+        numpy.testing.assert_allclose(cp.asnumpy(got), body(numpy, x0, k), rtol=1e-12)
+    s = cp.stats()
+    assert s["flushes"] >= 8
+    assert s["compilations"] <= 5, s
+
+
 def test_small_views_of_computed_arrays_are_read_and_written_by_numpy(eager):
     """A row or column of a computed traced array is read by NumPy's loops
     in place, and a small write into an array nothing else refers to goes

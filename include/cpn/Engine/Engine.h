@@ -230,7 +230,7 @@ private:
   // Set at the end of a statement once the trace is long enough; the window is
   // cut before the next op, when the statement's temporaries (the right-hand
   // side of `u[...] = rhs`) are dead and need no buffer.
-  static size_t tailPeriod(const Trace &t);
+  static size_t tailPeriod(const Trace &t, bool whole);
   void notePartitioned(const TraceOp &op);
   bool cutPending_ = false;
   // Where a trace without statement ends is cut (0: 4 * traceLimit): a
@@ -238,6 +238,15 @@ private:
   // windows of a loop `x = f(x)` start at the same point of its body and
   // are one kernel.
   size_t runawayLimit_ = 0;
+  // The body length those windows are cut at (0: none found), and its ops'
+  // signatures (LoopBody).
+  size_t runawayPeriod_ = 0;
+  std::vector<uint64_t> runawayBody_;
+  // The flush under way is a runaway cut; the current window began after
+  // one (else at a sync point or a statement's cut: where an iteration
+  // begins).
+  bool afterRunawayCut_ = false, windowAfterRunaway_ = false;
+  bool runawayCut();
   // The loop body the recent ops repeat, across windows (LoopBody.h): where
   // a statement end may cut the window.
   std::shared_ptr<detail::LoopBody> loopBody_;
