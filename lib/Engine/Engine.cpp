@@ -300,9 +300,15 @@ void Engine::flush() {
   cutPending_ = false;
   shiftedRows_ = false;
   // The next window begins here: after a runaway cut (mid-statement) or at
-  // a sync point or a statement's cut (runawayCut).
+  // a sync point or a statement's cut (runawayCut). After the latter, a
+  // runaway window is cut at the known body's multiple again (not at a
+  // grown or realigning limit of the window before).
   windowAfterRunaway_ = afterRunawayCut_;
   afterRunawayCut_ = false;
+  if (!windowAfterRunaway_) {
+    size_t p = runawayPeriod_, full = 4 * options_.traceLimit;
+    runawayLimit_ = p ? std::max(p, full / p * p) : 0;
+  }
   if (trace_.empty())
     return;
   if (capturing_)

@@ -240,10 +240,11 @@ def test_loop_windows_cut_at_iteration_boundaries(traced):
 
 def test_loop_windows_of_a_long_body_repeat(traced):
     """out = f(x, k) in a loop whose body is longer than a third of a
-    window (101 ops, no statement that writes an array): the body is found
-    from the ops of the windows before, and the windows are cut at its
-    length, one kernel for all of them (they drifted through the body,
-    each window a new kernel: Black-Scholes with a new rate each step)."""
+    window (160 ops with the scalars' views, an inner loop of 8-op bodies,
+    no statement that writes an array): the window grows until the outer
+    body shows, and the windows are then cut at its length, one kernel for
+    all of them (they drifted through the body, each window a new kernel:
+    Black-Scholes with a new rate each step)."""
     x0 = numpy.linspace(0.0, 1.0, 2000)
     x = cp.array(x0)
     cp.synchronize()
@@ -252,7 +253,7 @@ def test_loop_windows_of_a_long_body_repeat(traced):
     def body(m, x, k):
         y = x
         for j in range(20):  # five ops each, and the result's
-            y = y * 0.5 + m.sin(x + j * 0.01) - k * 0.001
+            y = y * 0.5 + m.sin(x + j * 0.01) - (k + 0.5) * 0.001
         return y
 
     outs = []
@@ -264,7 +265,9 @@ def test_loop_windows_of_a_long_body_repeat(traced):
         numpy.testing.assert_allclose(cp.asnumpy(got), body(numpy, x0, k), rtol=1e-12)
     s = cp.stats()
     assert s["flushes"] >= 8
-    assert s["compilations"] <= 5, s
+    # The first window (512 ops), the one realigned to a body's end, then
+    # one body each: 3 (the fixed cuts made 6 or more).
+    assert s["compilations"] <= 4, s
 
 
 def test_small_views_of_computed_arrays_are_read_and_written_by_numpy(eager):
