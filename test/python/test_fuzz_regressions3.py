@@ -1074,3 +1074,21 @@ def test_copyto_of_the_same_elements_checks_a_0d_destination(eager0, make):
                 out.append(str(err))
         return out
     assert call(cp) == call(numpy)
+
+
+def test_complex_clip_takes_the_bound_where_x_equals_it():
+    """NumPy's complex clip loop gives the bound where x equals it (-0-0j
+    clipped at 0 is 0j, whose log2 has no -pi/ln 2 imaginary part), keeps a
+    NaN x and takes a NaN bound (fuzz 1250:957)."""
+    vals = numpy.array([complex(-0.0, -0.0), 0j, 1 + 2j, 3.25 + 0j, 5 - 1j,
+                        complex(numpy.nan, 1), complex(-2, numpy.nan), complex(-0.0, 0.0)])
+    for lo, hi in [(0, 3.25), (1j, 3 + 0j), (numpy.nan, 1.0), (0, numpy.nan)]:
+        for lo_arg in (lo, numpy.full(vals.shape, lo, complex)):
+            ref = numpy.clip(vals, lo_arg, hi)
+            got = cp.asnumpy(cp.clip(cp.asarray(vals), lo_arg if numpy.ndim(lo_arg) == 0
+                                     else cp.asarray(lo_arg), hi))
+            numpy.testing.assert_array_equal(got, ref)
+            numpy.testing.assert_array_equal(numpy.signbit(got.real), numpy.signbit(ref.real))
+            numpy.testing.assert_array_equal(numpy.signbit(got.imag), numpy.signbit(ref.imag))
+    a = cp.clip(-cp.asarray(numpy.array([0j, 0j])), 0, 3.25)
+    same(cp.log2(a), numpy.log2(numpy.clip(-numpy.array([0j, 0j]), 0, 3.25)))
