@@ -170,8 +170,15 @@ NodeRef Engine::record(std::string name, const std::vector<NodeRef> &operands,
 /// or a statement's cut (where an iteration begins, as after every later
 /// sync), the next window is cut short to end where a body ends, so that
 /// windows after a sync inside the loop are the same kernel as before it.
+/// The known body's largest multiple within 4 trace limits (at least one
+/// body); 0 when no body is known.
+size_t Engine::bodyMultipleLimit() const {
+  size_t p = runawayPeriod_, full = 4 * options_.traceLimit;
+  return p ? std::max(p, full / p * p) : 0;
+}
+
 bool Engine::runawayCut() {
-  size_t n = trace_.size(), full = 4 * options_.traceLimit;
+  size_t n = trace_.size();
   size_t p = 0;
   bool known = runawayPeriod_ && loopBody_ && n >= runawayPeriod_ &&
                loopBody_->endsWith(runawayBody_);
@@ -188,7 +195,7 @@ bool Engine::runawayCut() {
   runawayPeriod_ = p;
   if (p && !known && loopBody_)
     runawayBody_ = loopBody_->last(p);
-  runawayLimit_ = p ? std::max(p, full / p * p) : 0;
+  runawayLimit_ = bodyMultipleLimit();
   if (p && !known && !windowAfterRunaway_ && n % p)
     runawayLimit_ += p - n % p;
   afterRunawayCut_ = true; // read by flush()
@@ -308,10 +315,8 @@ void Engine::flush() {
   // grown or realigning limit of the window before).
   windowAfterRunaway_ = afterRunawayCut_;
   afterRunawayCut_ = false;
-  if (!windowAfterRunaway_) {
-    size_t p = runawayPeriod_, full = 4 * options_.traceLimit;
-    runawayLimit_ = p ? std::max(p, full / p * p) : 0;
-  }
+  if (!windowAfterRunaway_)
+    runawayLimit_ = bodyMultipleLimit();
   if (trace_.empty())
     return;
   if (capturing_)

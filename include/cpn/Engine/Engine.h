@@ -247,6 +247,7 @@ private:
   // begins).
   bool afterRunawayCut_ = false, windowAfterRunaway_ = false;
   bool runawayCut();
+  size_t bodyMultipleLimit() const;
   // The loop body the recent ops repeat, across windows (LoopBody.h): where
   // a statement end may cut the window.
   std::shared_ptr<detail::LoopBody> loopBody_;
