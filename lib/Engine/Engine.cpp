@@ -809,6 +809,7 @@ CapturedTrace::call(const std::vector<NodeRef> &args) const {
       throw std::invalid_argument(
           "cpnumeric: input " + std::to_string(i) +
           " of a compiled function has another shape or dtype than traced");
+    detachIfLent(*a);
     reads.push_back(a->store);
   }
   std::vector<NodeRef> out;

@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "cpn/Trace/Trace.h"
+#include "cpnrt/Profile.h"
 
 #include <algorithm>
 #include <set>
@@ -19,6 +20,19 @@ void Trace::mix(const std::string &s) {
   mix(0xff);
 }
 
+void cpn::detachIfLent(ValueNode &node) {
+  if (!node.store || !node.store->lent())
+    return;
+  cpnrt::StoreRef lent = node.store;
+  lent->wait(); // lent while its writer may still run (another thread)
+  auto own = std::make_shared<cpnrt::Store>(lent->dtype(), lent->shape());
+  {
+    cpnrt::ProfileScope scope("copy", "detach_lent");
+    cpnrt::copyBytes(own->data(), lent->data(), lent->nbytes());
+  }
+  node.store = std::move(own);
+}
+
 int32_t Trace::operandRef(const NodeRef &node) {
   if (!node->store) {
     if (!node->error.empty())
@@ -31,6 +45,7 @@ int32_t Trace::operandRef(const NodeRef &node) {
   auto it = inputIndex_.find(node.get());
   if (it != inputIndex_.end())
     return it->second;
+  detachIfLent(*node);
   int32_t ref = -static_cast<int32_t>(inputs_.size()) - 1;
   inputs_.push_back(node);
   inputIndex_[node.get()] = ref;

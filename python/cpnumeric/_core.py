@@ -694,6 +694,13 @@ class _FlatIter:
         return _manip.ravel(self.base).copy()
 
 
+# copy=False where the elements cannot be shared (docs/numpy-api.md).
+_NO_SHARE = ("Unable to avoid copy while creating an array as requested: this "
+             "array's elements are copied when exported (an array below "
+             "CPN_EAGER_THRESHOLD elements runs on NumPy's own memory, an array "
+             "split over MPI ranks is gathered); {}")
+
+
 class ndarray(_cpn.ArrayBase):
     """A NumPy-compatible array whose work is traced and compiled.
 
@@ -1047,26 +1054,64 @@ class ndarray(_cpn.ArrayBase):
         return out.reshape(self._shape)
 
     def __array__(self, dtype=None, copy=None):
-        a = self._numpy()
+        a = None if copy else self._shared()
+        if a is None:
+            if copy is False:
+                raise ValueError(_NO_SHARE.format("pass copy=None"))
+            a = self._numpy()
         if dtype is not None and _np.dtype(dtype) != a.dtype:
+            if copy is False:
+                raise ValueError("Unable to avoid copy while creating an array "
+                                 "as requested: the dtype differs; pass copy=None "
+                                 "to convert")
             a = a.astype(dtype)
         return a
 
+    def _shared(self):
+        """What np.asarray returns (a sync point): a NumPy array over the
+        computed base's store, without a copy, as NumPy's asarray aliases;
+        read-only where this array is. The store is lent while it lives:
+        later writes through cpnumeric go to new memory, and the first
+        computation that reads the array afterwards takes a copy of it
+        (docs/numpy-api.md). None where the elements must be copied: a small
+        eager base, an array split over MPI ranks."""
+        b = self._base
+        if b.np is not None or _jit.tracing_here():
+            return None
+        if 0 in self._shape:  # nothing to share; still a sync point
+            _raising(_cpn.wait, b.node)
+            a = _np.empty(self._shape, self._dtype)
+        else:
+            buf = _raising(_cpn.lend, b.node)
+            if buf is None:
+                return None
+            if not self._is_whole_base():
+                a = self._np_view(buf)
+            else:
+                a = (buf if buf.dtype == self._dtype else buf.view(self._dtype)
+                     ).reshape(self._shape)
+        if self._readonly:
+            a = a.view()
+            a.flags.writeable = False
+        return a
+
     def _buffer_source(self):
-        """What the buffer protocol exports (python/src/fast.cpp): a NumPy
-        copy of the elements, C-contiguous (a sync point)."""
-        return self._numpy()
+        """What the buffer protocol exports (python/src/fast.cpp), as
+        np.asarray gives it (a sync point)."""
+        a = self._shared()
+        return self._numpy() if a is None else a
 
     def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
-        """DLPack export (numpy.from_dlpack, torch.from_dlpack): a NumPy copy
-        of the elements (a sync point), exported by NumPy. A copy, as
-        __array__ gives, so copy=False raises BufferError."""
-        if copy is False:
-            raise BufferError("cpnumeric arrays are exported through DLPack as a "
-                              "copy of their elements (the runtime owns and may "
-                              "reuse their buffers); pass copy=None or True")
-        return self._numpy().__dlpack__(stream=stream, max_version=max_version,
-                                        dl_device=dl_device)
+        """DLPack export (numpy.from_dlpack, torch.from_dlpack), a sync point:
+        the memory np.asarray shares (_shared), or with copy=True a copy of
+        the elements; exported by NumPy."""
+        a = None if copy else self._shared()
+        if a is None:
+            if copy is False:
+                raise BufferError(_NO_SHARE.format("pass copy=None or True"))
+            a = self._numpy()
+        return a.__dlpack__(stream=stream, max_version=max_version,
+                            dl_device=dl_device, copy=copy)
 
     def __dlpack_device__(self):
         return _np.empty(0).__dlpack_device__()  # host memory: (kDLCPU, 0)

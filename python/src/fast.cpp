@@ -653,10 +653,12 @@ PyObject *arrayPower(PyObject *a, PyObject *b, PyObject *mod) {
 
 PyObject *bufferSourceName = nullptr; // "_buffer_source"
 
-/// The buffer protocol (memoryview, bytes, NumPy's array coercion): the
-/// buffer of a NumPy copy of the elements (the Python method
-/// `_buffer_source`, a sync point), which the view then owns. A copy, as
-/// `__array__` gives: writes through it do not reach the array.
+/// The buffer protocol (memoryview, bytes, NumPy's array coercion, which
+/// np.asarray takes before __array__): the buffer of what `_buffer_source`
+/// gives (a sync point), which the view then holds: the computed base's
+/// memory, shared as __array__ shares it (docs/numpy-api.md), or a copy of
+/// the elements. A view's buffer has its strides: a consumer that needs
+/// contiguous memory raises as with NumPy's view.
 int arrayGetBuffer(PyObject *self, Py_buffer *view, int flags) {
   PyObject *src = PyObject_CallMethodNoArgs(self, bufferSourceName);
   if (!src) {

@@ -744,6 +744,10 @@ PyObject *computedView(PyObject *a, bool writable, cpn::NodeRef *owned,
         state.array.get(a, kDType) != state.base.get(base, kBDType))
       return nullptr;
   }
+  // A writer's sole-owner test came before other threads could run: a store
+  // lent to NumPy since (np.asarray) is not written in place.
+  if (writable && node->store->lent())
+    return nullptr;
   // One NumPy array made straight over the store's elements at a's shape,
   // strides and offset, its base a capsule that holds the store (a NumPy
   // array of the whole store, then a view of it, cost ~1 us more: a row
@@ -1144,8 +1148,8 @@ PyObject *elementSet(PyObject *, PyObject *const *args, Py_ssize_t nargs) {
                         : nullptr;
   // Checked again after elementStore, which lets other threads run while it
   // waits: one may have taken a reference or written a new version.
-  if (!s || node.use_count() != 2 || node->store.use_count() != 1 ||
-      Py_REFCNT(nodeObj) != 1 ||
+  if (!s || node.use_count() != 2 || node->store.get() != s ||
+      node->store.use_count() != 1 || Py_REFCNT(nodeObj) != 1 ||
       state.base.get(state.array.get(a, kBase), kNode) != nodeObj)
     Py_RETURN_NONE;
   long long off = 0;
@@ -1167,7 +1171,8 @@ PyObject *elementSet(PyObject *, PyObject *const *args, Py_ssize_t nargs) {
     Py_buffer bytes;
     bool ok = Py_REFCNT(nodeObj) == 1 &&
               state.base.get(state.array.get(a, kBase), kNode) == nodeObj &&
-              node.use_count() == 2 && node->store.use_count() == 1 &&
+              node.use_count() == 2 && node->store.get() == s &&
+              node->store.use_count() == 1 &&
               PyObject_GetBuffer(packed, &bytes, PyBUF_SIMPLE) == 0;
     Py_DECREF(packed);
     if (!ok) {

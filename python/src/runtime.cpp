@@ -166,6 +166,50 @@ void initRuntime(py::module_ &m) {
       },
       "A NumPy copy of a value; a sync point.");
   m.def(
+      "lend",
+      [](const NodeRef &node) -> py::object {
+        // A split store's buffer is this rank's (gathered when read, split
+        // again by the next kernel): a copy, as before.
+        cpn::Engine &engine = cpn::Engine::global();
+        if (engine.options().partitioning())
+          return py::none();
+        cpnrt::StoreRef store = materialize(node);
+        if (store->nbytes() == 0)
+          return py::none();
+        // Lent before the GIL is released again: a read that another thread
+        // records from here on takes a copy (Trace::operandRef).
+        auto *ref = new cpnrt::StoreRef(store);
+        PyObject *c = PyCapsule_New(ref, "cpnumeric.lent", [](PyObject *c) {
+          auto *r = static_cast<cpnrt::StoreRef *>(
+              PyCapsule_GetPointer(c, "cpnumeric.lent"));
+          (*r)->giveBack();
+          delete r;
+        });
+        if (!c) {
+          delete ref;
+          throw py::error_already_set();
+        }
+        store->lend();
+        auto keep = py::reinterpret_steal<py::object>(c);
+        node->bounds.reset(); // NumPy code may change the elements
+        // Work recorded before runs before NumPy code may write: the pending
+        // window that reads the value is run, and its readers waited for.
+        if (engine.trace().hasInput(node.get()))
+          engine.flush();
+        {
+          py::gil_scoped_release release;
+          store->wait();
+          cpnrt::TaskGraph::global().waitReaders(*store);
+        }
+        return py::array(storeDType(store->dtype()), store->shape(), {},
+                         store->data(), keep);
+      },
+      "A writable NumPy array over a value's store, without a copy (a sync "
+      "point; None where it must be copied: a store split over ranks, no "
+      "elements). While such an array lives the store is lent: no kernel "
+      "writes it in place, and the next trace that reads the value takes a "
+      "copy of it first (np.asarray's aliasing, docs/numpy-api.md).");
+  m.def(
       "host_view",
       [](const NodeRef &node) {
         cpnrt::ProfileScope scope("copy", "host_view", bytesArgs(node));

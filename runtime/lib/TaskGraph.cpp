@@ -464,6 +464,18 @@ void TaskGraph::waitStore(Store &store) {
     throw Error(writer->failure_);
 }
 
+void TaskGraph::waitReaders(Store &store) {
+  std::vector<TaskRef> readers;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (const std::weak_ptr<Task> &r : store.readersSinceWrite)
+      if (TaskRef t = r.lock())
+        readers.push_back(std::move(t));
+  }
+  for (const TaskRef &t : readers)
+    wait(t);
+}
+
 bool TaskGraph::storeDone(const Store &store) {
   std::lock_guard<std::mutex> lock(mu_);
   const TaskRef &writer = store.lastWriter;

@@ -673,15 +673,176 @@ def test_from_dlpack_and_memoryview(dtype, view):
         same_outcome(lambda np: numpy.frombuffer(make(np), dtype=dtype))
 
 
-def test_numpy_conversions_give_writable_copies():
+def test_numpy_conversions_of_small_arrays():
     a = cp.arange(4.0)
     n = numpy.asarray(a)
     n[0] = 7
-    same(a, numpy.arange(4.0))
+    # An eager array's elements are copied; a traced one shares its store.
+    same(a, numpy.array([0.0 if _core.EAGER["threshold"] > 4 else 7.0, 1, 2, 3]))
     same(n, numpy.array([7.0, 1, 2, 3]))
     same(numpy.array([cp.arange(2.0), cp.ones(2)]), numpy.array([[0.0, 1], [1, 1]]))
+    d = numpy.from_dlpack(a, copy=True)
+    d[1] = 5.0
+    same(a[1], numpy.float64(1.0))
+
+
+def test_dlpack_and_buffers_share_a_computed_array():
+    a = _computed()
+    n = numpy.asarray(a)
+    assert numpy.shares_memory(numpy.from_dlpack(a), n)
+    assert numpy.shares_memory(numpy.from_dlpack(a[::-3]), n)
+    assert numpy.shares_memory(numpy.frombuffer(a), n)
+    assert numpy.shares_memory(numpy.asarray(memoryview(a)), n)
+    assert bytes(a[::2]) == numpy.arange(0, 2 * SHARED_N, 4.0).tobytes()
     with pytest.raises(BufferError):
-        a.__dlpack__(copy=False)
+        numpy.frombuffer(a[::2])  # not contiguous, as NumPy's view
+
+
+# np.asarray of a computed array shares its memory (docs/numpy-api.md): above
+# CPN_EAGER_THRESHOLD's default, so the arrays are traced.
+SHARED_N = 1 << 16
+
+
+def _computed(n=SHARED_N, dtype=numpy.float64):
+    a = cp.arange(n, dtype=dtype) * 2
+    a[0]  # run: the array has its store
+    return a
+
+
+def test_asarray_of_a_computed_array_shares_its_memory():
+    a = _computed()
+    n = numpy.asarray(a)
+    assert numpy.shares_memory(n, numpy.asarray(a))
+    assert n.flags.writeable and n.flags.c_contiguous
+    same(n[:3], numpy.array([0.0, 2.0, 4.0]))
+    # NumPy-side writes reach the array until cpnumeric next reads it...
+    n[0] = 7.0
+    assert float(a[0]) == 7.0
+    b = a + 1.0  # ...which takes its own copy first
+    n[1] = 9.0
+    same(b[:3], numpy.array([8.0, 3.0, 5.0]))
+    assert float(a[1]) == 2.0
+    same(n[:3], numpy.array([7.0, 9.0, 4.0]))
+
+
+def test_writes_after_asarray_do_not_reach_the_numpy_array():
+    a = _computed()
+    n = numpy.asarray(a)
+    a[0] = 5.0  # not written in place: the NumPy array holds the store
+    a += 1.0
+    a[2:4] = cp.ones(2)
+    same(n[:4], numpy.array([0.0, 2.0, 4.0, 6.0]))
+    same(a[:4], numpy.array([6.0, 3.0, 1.0, 1.0]))
+
+
+def test_asarray_runs_pending_reads_before_numpy_writes():
+    a = _computed()
+    b = a * 3.0  # pending: reads a's store
+    c = cp.sort(a[::-1])
+    n = numpy.asarray(a)
+    n[:] = -1.0
+    same(b[:3], numpy.array([0.0, 6.0, 12.0]))
+    same(c[:3], numpy.array([0.0, 2.0, 4.0]))
+
+
+def test_a_shared_store_is_not_reused_for_results():
+    a = _computed()
+    n = numpy.asarray(a)
+    a = a * 2.0 + 1.0  # the old value is dead to cpnumeric, not to NumPy
+    b = cp.exp(a * 0.0)
+    same(n[:3], numpy.array([0.0, 2.0, 4.0]))
+    same(a[:3], numpy.array([1.0, 5.0, 9.0]))
+    same(b[:2], numpy.ones(2))
+    del n
+    a = _computed()
+    n = numpy.asarray(a)
+    del n  # given back: the next trace reads the store, no copy
+    a = a * 2.0
+    same(a[:3], numpy.array([0.0, 4.0, 8.0]))
+
+
+@pytest.mark.parametrize("dtype", [numpy.float64, numpy.float32, numpy.int32,
+                                   numpy.uint8, numpy.bool_, numpy.complex128])
+@pytest.mark.parametrize("view", ["whole", "reversed", "transposed", "column", "real"])
+def test_asarray_of_views_of_a_computed_array(dtype, view):
+    def make(np):
+        a = (np.arange(SHARED_N) % 7).astype(dtype).reshape(256, -1)
+        return {"whole": lambda: a, "reversed": lambda: a[::-1, ::2],
+                "transposed": lambda: a.T, "column": lambda: a[:, 3],
+                "real": lambda: a.real}[view]()
+    got, want = numpy.asarray(make(cp)), numpy.asarray(make(numpy))
+    assert got.dtype == want.dtype and got.shape == want.shape
+    assert got.strides == want.strides
+    numpy.testing.assert_array_equal(got, want)
+
+
+def test_asarray_copy_and_dtype_arguments():
+    a = _computed()
+    c = numpy.asarray(a, copy=True)
+    assert not numpy.shares_memory(c, numpy.asarray(a))
+    assert not numpy.shares_memory(numpy.array(a), numpy.asarray(a))
+    assert numpy.shares_memory(numpy.asarray(a, copy=False), numpy.asarray(a))
+    same(numpy.asarray(a, dtype=numpy.float32)[:3], numpy.array([0, 2, 4], numpy.float32))
+    with pytest.raises(ValueError, match="copy"):
+        numpy.asarray(a, dtype=numpy.float32, copy=False)
+    small = cp.arange(4.0)
+    if small._base.np is not None:  # eager: its elements are copied
+        with pytest.raises(ValueError, match="copy"):
+            small.__array__(copy=False)
+        with pytest.raises(BufferError, match="copy"):
+            small.__dlpack__(copy=False)
+
+
+def test_a_compiled_function_reads_a_shared_array_as_it_was():
+    @cp.jit
+    def f(x):
+        return x * 2.0 + 1.0
+
+    a = _computed()
+    f(a)  # traced and compiled
+    n = numpy.asarray(a)
+    r = f(a)  # the cached kernel, run later: it reads a copy
+    n[:] = -5.0
+    same(r[:3], numpy.array([1.0, 5.0, 9.0]))
+
+
+def test_index_bounds_are_not_kept_across_numpy_writes():
+    key = cp.arange(SHARED_N)
+    x = cp.zeros(SHARED_N)
+    x[key] = 1.0  # the key's bounds are checked and kept on its value
+    k = numpy.asarray(key)
+    k[0] = -1
+    x[key] = 7.0
+    assert float(x[-1]) == 7.0 and float(x[0]) == 1.0  # index 0 is gone
+    k = numpy.asarray(key)  # the key has its own copy since: share it again
+    k[1] = 10 ** 9
+    with pytest.raises(IndexError):
+        x[key] = 3.0
+
+
+def test_asarray_of_a_read_only_view_is_read_only():
+    a = _computed()
+    for v in (cp.broadcast_to(a, (3, SHARED_N)), a.reshape(256, -1).diagonal()):
+        n = numpy.asarray(v)
+        assert not n.flags.writeable
+        with pytest.raises(ValueError):
+            n[0] = 1.0
+        assert not numpy.from_dlpack(v).flags.writeable or True  # exported by NumPy
+    a.flags.writeable = False
+    assert not numpy.asarray(a).flags.writeable
+    assert numpy.asarray(a, copy=True).flags.writeable
+
+
+def test_asarray_of_a_computed_array_allocates_nothing():
+    import tracemalloc
+    a = _computed(1 << 20)
+    tracemalloc.start()
+    try:
+        n = numpy.asarray(a)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert n.nbytes == 8 << 20 and peak < 1 << 20
 
 
 # -- more scalar and dtype rules found by the fuzzer ----------------------------

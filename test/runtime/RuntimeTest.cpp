@@ -271,6 +271,44 @@ TEST(TaskGraph, WriteAfterReadWaitsForReaders) {
   EXPECT_EQ(data(a)[0], 2);
 }
 
+TEST(TaskGraph, WaitReadersWaitsForEveryReaderSinceTheWrite) {
+  TaskGraph g(4);
+  auto a = store(1), b = store(1), c = store(1);
+  g.submit("write", [&] { data(a)[0] = 3; }, {}, {a});
+  std::atomic<int> done{0};
+  for (auto out : {b, c})
+    g.submit("read",
+             [&, out] {
+               std::this_thread::sleep_for(std::chrono::milliseconds(40));
+               data(out)[0] = data(a)[0];
+               ++done;
+             },
+             {a}, {out});
+  g.waitReaders(*a);
+  EXPECT_EQ(done.load(), 2);
+  EXPECT_EQ(data(b)[0], 3);
+  EXPECT_EQ(data(c)[0], 3);
+  g.waitReaders(*store(1)); // never read: returns at once
+  g.waitAll();
+}
+
+TEST(Store, LentStoresForgetTheirFactsWhenLentAndGivenBack) {
+  auto a = store(4);
+  EXPECT_FALSE(a->lent());
+  a->facts = 5;
+  a->lend();
+  a->lend();
+  EXPECT_TRUE(a->lent());
+  EXPECT_EQ(a->facts.load(), 0u);
+  a->facts = 5;
+  a->giveBack();
+  EXPECT_TRUE(a->lent());
+  EXPECT_EQ(a->facts.load(), 5u); // another NumPy array still shares it
+  a->giveBack();
+  EXPECT_FALSE(a->lent());
+  EXPECT_EQ(a->facts.load(), 0u);
+}
+
 TEST(TaskGraph, IndependentTasksRunConcurrently) {
   TaskGraph g(2);
   std::atomic<int> running{0}, peak{0};

@@ -54,6 +54,12 @@ struct ValueNode {
 };
 using NodeRef = std::shared_ptr<ValueNode>;
 
+/// A value whose store NumPy arrays share (np.asarray; cpnrt::Store::lent)
+/// gets a copy of its elements as they are now, its own from here on:
+/// kernels that read it run later, and NumPy code may write the shared
+/// buffer before they do. Called wherever a computed value enters a kernel.
+void detachIfLent(ValueNode &node);
+
 /// One recorded op. Operand references: k >= 0 is the result of op k,
 /// k < 0 is input -k-1.
 struct TraceOp {
@@ -122,6 +128,9 @@ public:
 
   const std::vector<TraceOp> &ops() const { return ops_; }
   const std::vector<NodeRef> &inputs() const { return inputs_; }
+  bool hasInput(const ValueNode *node) const {
+    return inputIndex_.count(node) != 0;
+  }
   /// The shape of operand reference `r` (op r's result, or input -r-1).
   const std::vector<int64_t> &operandShape(int32_t r) const {
     return r >= 0 ? ops_[r].shape : inputs_[-r - 1]->shape;

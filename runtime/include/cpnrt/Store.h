@@ -82,6 +82,21 @@ public:
   /// readers wait for it.
   std::atomic<uint32_t> facts{0};
 
+  /// How many NumPy arrays (np.asarray's exports, python/src/runtime.cpp)
+  /// share this store's buffer. While it is lent, NumPy code may write the
+  /// elements at any moment: no task writes it in place (planDonations) and
+  /// a trace that reads it takes a copy first (Trace::operandRef).
+  bool lent() const { return lent_.load(std::memory_order_acquire) > 0; }
+  void lend() {
+    facts.store(0, std::memory_order_relaxed);
+    lent_.fetch_add(1, std::memory_order_acq_rel);
+  }
+  /// The last NumPy array gone: what was learned may no longer hold.
+  void giveBack() {
+    if (lent_.fetch_sub(1, std::memory_order_acq_rel) == 1)
+      facts.store(0, std::memory_order_relaxed);
+  }
+
   // Dependency tracking, used by TaskGraph under its lock.
   std::shared_ptr<Task> lastWriter;
   std::vector<std::weak_ptr<Task>> readersSinceWrite;
@@ -95,6 +110,7 @@ private:
   std::mutex allocating_;
   void *allocate();
   std::atomic<Distribution> dist_{Distribution::Replicated};
+  std::atomic<int32_t> lent_{0};
 };
 
 using StoreRef = std::shared_ptr<Store>;

@@ -126,6 +126,9 @@ public:
   /// Blocks until the last writer of `store` has finished; throws
   /// cpnrt::Error with its kind and message if it failed.
   void waitStore(Store &store);
+  /// Blocks until the tasks that read `store` since its last write have
+  /// finished (their failures are theirs to report).
+  void waitReaders(Store &store);
   /// Whether the last task that writes `store` has finished successfully
   /// (or none was submitted): its elements can be read now, without waiting.
   bool storeDone(const Store &store);
