@@ -260,6 +260,7 @@ def run(ops, inputs, outputs, dests, sites):
             if r in lazy_iota and not (op[0] == "cast" and _dtype(op[5]).kind in "fc"):
                 lazy_iota.discard(r)
     lazy_iota.difference_update(outputs)
+    into = _made_in_outputs(ops, outputs, chain_dest, taken, root, last, lazy_iota)
     site = {name: k for k, name in enumerate(sites)}
     status = [0] * ((len(sites) + 9) // 10)
     flags = _Flags()
@@ -280,6 +281,9 @@ def run(ops, inputs, outputs, dests, sites):
                     continue
                 if name == "cast" and operands[0] in lazy_iota:
                     r = operands[0]
+                    if i in into:
+                        vals[i] = _arange_into(into[i].reshape(shape))
+                        continue
                     vals[i] = _iota((), ops[r][2], "", ops[r][4], _dtype(key))
                     compact[i] = vals[i].shape != shape
                     continue
@@ -298,7 +302,9 @@ def run(ops, inputs, outputs, dests, sites):
                     # values held here would otherwise prevent (a fresh buffer
                     # per op is slower: page faults, caches).
                     out = None
-                    if i in chain_dest and all(a.dtype == dt for a in args):
+                    if i in into and all(a.dtype == dt for a in args):
+                        out = into[i].reshape(shape)
+                    elif i in chain_dest and all(a.dtype == dt for a in args):
                         out = _take(chain_dest, i, taken)
                     for r in (operands if out is None else ()):
                         if r >= 0 and last[r] == i and root[r] == r and not compact[r]:
@@ -366,6 +372,91 @@ def run(ops, inputs, outputs, dests, sites):
         if not dirty:
             raise  # nothing written: the window is compiled instead
         return e
+
+
+def _made_in_outputs(ops, outputs, chain_dest, taken, root, last, lazy_iota):
+    """Ops whose values are made in an output's store (op -> the store): an
+    output that a ufunc writes into its store, from an operand of its size
+    read there for the last time that is a ufunc's result or a float arange
+    (`np.arange(n, dtype=float).reshape(r, c) / k`), has that operand made in
+    the store too, and so on back along the chain; the ufuncs then run in
+    place. NumPy holds the operand and the result at once: here the chain's
+    one buffer is the output's."""
+    into, outs = {}, set(outputs)
+    uses = {}
+    for d in chain_dest.values():
+        uses[id(d)] = uses.get(id(d), 0) + 1
+    for o, d in list(chain_dest.items()):
+        if (ops[o][0] not in _UFUNCS or id(d) in taken or uses[id(d)] > 1
+                or ops[o][4] != d.shape):
+            continue  # (an update chain's store is its own: chain_dest)
+        chain, cur = [o], o
+        while cur is not None and ops[cur][0] in _UFUNCS:
+            cur = _producer(ops, cur, root, last, outs, lazy_iota, d)
+            if cur is not None:
+                chain.append(cur)
+        if len(chain) > 1:
+            taken.add(id(d))
+            for k in chain:
+                chain_dest.pop(k, None)
+                into[k] = d
+    return into
+
+
+def _producer(ops, cur, root, last, outs, lazy_iota, d):
+    """The operand value of ufunc op `cur` that may live in `cur`'s output
+    buffer `d`: read for the last time by `cur`, at the same elements (itself
+    at `cur`'s shape, or a C-order reshape of it), by no other operand of
+    `cur`, of `d`'s dtype and size, a ufunc's result or a float64 arange; or
+    None."""
+    operands = ops[cur][1]
+    shape = ops[cur][4]
+    for r in operands:
+        if r < 0:
+            continue
+        base = root[r]
+        if (base < 0 or base in outs or last[base] != cur or last[r] != cur
+                or any(x != r and x >= 0 and root[x] == base for x in operands)
+                or _dtype(ops[base][5]) != d.dtype):
+            continue
+        if r != base:
+            view = ops[r]
+            n = 1
+            for e in view[4]:
+                n *= e
+            m = 1
+            for e in ops[base][4]:
+                m *= e
+            if (view[0] != "view" or view[1][0] != base or view[4] != shape
+                    or n != m or list(view[2]) != [0] + _c_strides(shape)):
+                continue
+        elif ops[base][4] != shape:
+            continue
+        op = ops[base]
+        if op[0] in _UFUNCS:
+            return base
+        if (op[0] == "cast" and op[1][0] in lazy_iota and d.dtype == _np.float64
+                and len(ops[op[1][0]][4]) == 1):
+            return base
+    return None
+
+
+def _c_strides(shape):
+    strides, step = [], 1
+    for e in reversed(shape):
+        strides.append(step)
+        step *= e
+    return strides[::-1]
+
+
+def _arange_into(a):
+    """np.arange(a.size) in float64 array `a` (1-D), a part at a time: no
+    temporary of its size."""
+    part = 1 << 16
+    for s in range(0, a.size, part):
+        e = min(a.size, s + part)
+        a[s:e] = _np.arange(s, e, dtype=_np.float64)
+    return a
 
 
 def _take(chain_dest, i, taken):
