@@ -53,6 +53,7 @@
 #include "mlir/IR/IRMapping.h"
 
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/SmallPtrSet.h"
 
 #include <algorithm>
 #include <map>
@@ -194,6 +195,12 @@ private:
   // input itself, run()).
   SmallVector<Operation *> chain_;
   std::map<std::tuple<void *, int64_t, int64_t>, Value> memo_;
+  // donated()'s values by (value, input): the chain's value and the rows
+  // [lo, hi) of it that are the value's (the output's block).
+  std::map<std::pair<void *, unsigned>, std::tuple<Value, int64_t, int64_t>>
+      chainMemo_;
+  Value donatedChain(Value v, unsigned input, int64_t lo, int64_t hi);
+  bool chainView(Value v, unsigned input, int64_t lo, int64_t hi, Value &out);
   IRMapping scalars_;
 };
 
@@ -498,6 +505,19 @@ Value Localizer::get(Value v, int64_t lo, int64_t hi) {
 }
 
 Value Localizer::donated(Value v, unsigned input, int64_t lo, int64_t hi) {
+  auto key = std::make_pair(v.getAsOpaquePointer(), input);
+  auto found = chainMemo_.find(key);
+  if (found != chainMemo_.end() && std::get<1>(found->second) == lo &&
+      std::get<2>(found->second) == hi)
+    return std::get<0>(found->second);
+  Value out = donatedChain(v, input, lo, hi);
+  auto it = inputArg_.find(v);
+  if (it == inputArg_.end() || it->second != input)
+    chainMemo_[key] = {out, lo, hi};
+  return out;
+}
+
+Value Localizer::donatedChain(Value v, unsigned input, int64_t lo, int64_t hi) {
   // The update chain that writes into the donated input, re-based on the
   // rows the local input holds; anything else is computed on the block and
   // written into it.
@@ -520,7 +540,9 @@ Value Localizer::donated(Value v, unsigned input, int64_t lo, int64_t hi) {
               c1 = std::min(hi, delta + value.getDimSize(0));
       if (c1 <= c0)
         return b;
-      Value x = get(up.getValue(), c0 - delta, c1 - delta);
+      Value x;
+      if (!chainView(up.getValue(), input, c0 - delta, c1 - delta, x))
+        x = get(up.getValue(), c0 - delta, c1 - delta);
       if (!emit_)
         return {};
       Operation *c =
@@ -541,7 +563,9 @@ Value Localizer::donated(Value v, unsigned input, int64_t lo, int64_t hi) {
         return donated(up.getBase(), input, lo, hi);
       if (r0 >= lo && r1 <= hi) {
         Value b = donated(up.getBase(), input, lo, hi);
-        Value x = getWhole(up.getValue());
+        Value x;
+        if (!chainView(up.getValue(), input, 0, rowsOf(up.getValue()), x))
+          x = getWhole(up.getValue());
         if (!emit_)
           return {};
         Operation *c = clone(
@@ -565,6 +589,74 @@ Value Localizer::donated(Value v, unsigned input, int64_t lo, int64_t hi) {
                                 withRows(t, hi - lo).getShape())));
   chain_.push_back(c);
   return c.getResult();
+}
+
+/// An update's value read from the chain of `input` where it is a value of
+/// that chain, or a view of one, whose rows [lo, hi) lie in the chain's
+/// block (`p[:, -1] = p[:, -2]` after `p[1:-1, 1:-1] = ...`): the view made
+/// on the chain's value and kept with it (chain_), rather than a second
+/// chain of the same updates on the block that get() would build. False
+/// otherwise (nothing made).
+bool Localizer::chainView(Value v, unsigned input, int64_t lo, int64_t hi,
+                          Value &out) {
+  auto t = cast<RankedTensorType>(v.getType());
+  if (!t.getRank() || hi <= lo)
+    return false;
+  auto it = chainMemo_.find({v.getAsOpaquePointer(), input});
+  if (it != chainMemo_.end()) {
+    auto [value, clo, chi] = it->second;
+    if (lo < clo || hi > chi)
+      return false;
+    if (emit_) {
+      int64_t base = rows_[input].first;
+      out = sliceRows(value, lo - base, hi - base);
+      if (out != value)
+        chain_.push_back(out.getDefiningOp());
+    }
+    return true;
+  }
+  auto view = v.getDefiningOp<ViewOp>();
+  if (!view || view.getDynOffset())
+    return false;
+  auto base = cast<RankedTensorType>(view.getBase().getType());
+  int64_t row = rowElements(base), delta = 0, offset, r0, r1;
+  Value b;
+  if (rowBox(base, t.getShape(), view.getOffset(), view.getStrides(), delta)) {
+    if (!chainView(view.getBase(), input, delta + lo, delta + hi, b))
+      return false;
+    offset = view.getOffset() % row;
+  } else {
+    int64_t start = view.getOffset() + lo * view.getStrides()[0];
+    SmallVector<int64_t> shape(t.getShape());
+    shape[0] = hi - lo;
+    if (!boxRows(base, shape, start, view.getStrides(), r0, r1) ||
+        !chainView(view.getBase(), input, r0, r1, b))
+      return false;
+    offset = start - r0 * row;
+  }
+  if (emit_) {
+    // On a block's rows of the chain's value (sliceRows: row-major, its rows
+    // those of its base), the view is made on that value itself: one view,
+    // which bufferization copies alone where the chain then writes (a
+    // column, not the block).
+    if (auto rows = b.getDefiningOp<ViewOp>()) {
+      auto rt = cast<RankedTensorType>(rows.getType());
+      auto bt = cast<RankedTensorType>(rows.getBase().getType());
+      if (!rows.getDynOffset() && rt.getRank() == bt.getRank() &&
+          rt.getShape().drop_front() == bt.getShape().drop_front() &&
+          rows.getStrides() ==
+              ArrayRef<int64_t>(rowMajorStrides(rt.getShape()))) {
+        offset += rows.getOffset();
+        b = rows.getBase();
+      }
+    }
+    Operation *c =
+        clone(view, {b}, withRows(t, hi - lo),
+              {b_->getNamedAttr("offset", b_->getI64IntegerAttr(offset))});
+    chain_.push_back(c);
+    out = c->getResult(0);
+  }
+  return true;
 }
 
 Value Localizer::partial(ReduceOp red) {
@@ -650,6 +742,7 @@ LogicalResult Localizer::run() {
   for (q_ = 0; q_ < ranks_; ++q_) {
     rows_.assign(nargs, {0, 0});
     memo_.clear();
+    chainMemo_.clear();
     for (const Output &o : outputs) {
       if (o.donor >= 0) {
         // Written in place: the input holds at least the block it gets.
@@ -663,8 +756,12 @@ LogicalResult Localizer::run() {
                 : std::make_pair(lo, hi);
       }
     }
-    for (const Output &o : outputs)
-      walk(o);
+    // In the order the program is emitted (below): fresh outputs, then
+    // donated ones, so that get() meets the same chains in both walks.
+    for (bool donatedPass : {false, true})
+      for (const Output &o : outputs)
+        if ((o.donor >= 0) == donatedPass)
+          walk(o);
     allRows_[q_] = rows_;
   }
 
@@ -715,6 +812,7 @@ LogicalResult Localizer::run() {
   emit_ = true;
   q_ = rank_;
   memo_.clear();
+  chainMemo_.clear();
   for (unsigned i = 0; i < nargs; ++i)
     scalars_.map(f_.getArgument(i), local->getArgument(i));
   localInput_.assign(nargs, Value());
@@ -755,7 +853,20 @@ LogicalResult Localizer::run() {
     }
     writes.clear();
   }
-  for (Operation *op : chain_)
+  // The chains, and what reads their values (get() from a chain), in order.
+  llvm::SmallPtrSet<Operation *, 32> late(chain_.begin(), chain_.end());
+  SmallVector<Operation *> tail;
+  for (Operation &op : *local) {
+    bool reads = late.count(&op);
+    for (Value x : op.getOperands())
+      if (Operation *d = x.getDefiningOp(); d && late.count(d))
+        reads = true;
+    if (reads) {
+      late.insert(&op);
+      tail.push_back(&op);
+    }
+  }
+  for (Operation *op : tail)
     op->moveBefore(local, local->end());
   for (auto [result, o] : writes) {
     Value dest = local->getArgument(o->destArg);
