@@ -189,10 +189,10 @@ private:
   SmallVector<std::pair<int64_t, int64_t>> rows_; // per argument, rank q_
   SmallVector<SmallVector<std::pair<int64_t, int64_t>>> allRows_;
   SmallVector<Value> localInput_; // per argument, when emitting
-  // The updates donated() emits into donated inputs, in order: moved after
-  // every other op, so that nothing reads an input after its in-place
-  // update (a row of the base outside an update's box is read from the
-  // input itself, run()).
+  // The updates donated() emits into donated inputs, and the views of their
+  // values that chainView() makes, in order: moved after every other op, so
+  // that nothing reads an input after its in-place update (a row of the base
+  // outside an update's box is read from the input itself, run()).
   SmallVector<Operation *> chain_;
   std::map<std::tuple<void *, int64_t, int64_t>, Value> memo_;
   // donated()'s values by (value, input): the chain's value and the rows
@@ -757,7 +757,7 @@ LogicalResult Localizer::run() {
       }
     }
     // In the order the program is emitted (below): fresh outputs, then
-    // donated ones, so that get() meets the same chains in both walks.
+    // donated ones.
     for (bool donatedPass : {false, true})
       for (const Output &o : outputs)
         if ((o.donor >= 0) == donatedPass)
