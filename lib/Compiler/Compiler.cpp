@@ -203,7 +203,8 @@ int kernelThreads() {
 /// it costs neither, with the same peak memory (two arrays either way).
 /// Longer chains stay donated: there the alternating buffers end in place
 /// every other update, and a fresh output would hold a third array.
-static bool loneStencilUpdate(const Trace &trace, int32_t last) {
+static bool loneStencilUpdate(const Trace &trace, int32_t last,
+                              bool partitioned) {
   const std::vector<TraceOp> &ops = trace.ops();
   std::vector<int32_t> chain;
   for (int32_t r = last; r >= 0 && ops[r].name == "update";
@@ -213,6 +214,15 @@ static bool loneStencilUpdate(const Trace &trace, int32_t last) {
     return false;
   std::set<int32_t> versions(chain.begin(), chain.end());
   versions.insert(ops[chain.back()].operands[0]);
+  // One rank's program reads a copy of the chain's input (`pn = p.copy()`
+  // before `p[1:-1, 1:-1] = f(pn)`) from the input's rows: the same
+  // conflict. (A copy of a later version is computed on the rows each view
+  // reads, from the input: not written in place either way.)
+  int32_t root = ops[chain.back()].operands[0];
+  if (partitioned && root < 0)
+    for (size_t r = 0; r < ops.size(); ++r)
+      if (ops[r].name == "copy" && ops[r].operands[0] == root)
+        versions.insert(int32_t(r));
   auto box = [](const TraceOp &op) {
     return std::make_pair(op.iattrs, op.shape);
   };
@@ -267,7 +277,8 @@ static bool loneStencilUpdate(const Trace &trace, int32_t last) {
 }
 
 std::vector<int32_t> planDonations(const Trace &trace,
-                                   const std::vector<int32_t> &outputs) {
+                                   const std::vector<int32_t> &outputs,
+                                   bool partitioned) {
   const auto &inputs = trace.inputs();
   // The trace holds one reference; a Python handle would hold another. Each
   // store belongs to exactly one node, so a dead node means a dead store
@@ -310,7 +321,7 @@ std::vector<int32_t> planDonations(const Trace &trace,
       r = trace.ops()[r].operands[0];
     if (r < 0 && outputs[j] >= 0 && trace.ops()[outputs[j]].name == "update") {
       int32_t in = -r - 1;
-      if (free[in] && loneStencilUpdate(trace, outputs[j])) {
+      if (free[in] && loneStencilUpdate(trace, outputs[j], partitioned)) {
         free[in] = false; // a fresh buffer: see loneStencilUpdate
         continue;
       }

@@ -325,7 +325,8 @@ void Engine::flush() {
   ++stats_.flushes;
   std::vector<int32_t> outputs = trace_.liveResults();
   stats_.deadValuesSkipped += trace_.size() - outputs.size();
-  std::vector<int32_t> donors = planDonations(trace_, outputs);
+  std::vector<int32_t> donors =
+      planDonations(trace_, outputs, options_.partitioning());
   if (options_.simulateRanks > 1)
     simulateWindow(outputs, donors);
   std::shared_ptr<Executable> exe;
@@ -539,7 +540,8 @@ void Engine::recoverWindow() {
     if (trace_.empty())
       return;
     std::vector<int32_t> outputs = trace_.liveResults();
-    std::vector<int32_t> donors = planDonations(trace_, outputs);
+    std::vector<int32_t> donors =
+        planDonations(trace_, outputs, options_.partitioning());
     std::shared_ptr<Executable> exe;
     // Why this part cannot be compiled: the compiler's message, naming the
     // op; an error that carries a kind is the user's as it is.

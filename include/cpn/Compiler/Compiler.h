@@ -213,8 +213,12 @@ int kernelThreads();
 /// After the outputs' entries come the donatable inputs left that an update
 /// writes into (`update %inK`, a chain no output keeps: the last window of a
 /// loop that swaps two buffers): the kernel may update them in place too.
+/// `partitioned`: the kernel becomes one rank's program (cpn-localize),
+/// where a copy of the chain's input is read from that input (its halo
+/// rows are there): a stencil of the copy counts as one of the chain.
 std::vector<int32_t> planDonations(const Trace &trace,
-                                   const std::vector<int32_t> &outputs);
+                                   const std::vector<int32_t> &outputs,
+                                   bool partitioned = false);
 
 } // namespace cpn
 
