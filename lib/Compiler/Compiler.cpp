@@ -216,8 +216,12 @@ static bool loneStencilUpdate(const Trace &trace, int32_t last,
   versions.insert(ops[chain.back()].operands[0]);
   // One rank's program reads a copy of the chain's input (`pn = p.copy()`
   // before `p[1:-1, 1:-1] = f(pn)`) from the input's rows: the same
-  // conflict. (A copy of a later version is computed on the rows each view
-  // reads, from the input: not written in place either way.)
+  // conflict. The fresh output is then a third block beside the input and
+  // the copy (in place: the input, the copy and the conflict's temporary,
+  // and a copy back). A copy of a later version is left donated (tried: its
+  // shifted views rebuilt the chain on their rows, more bytes).
+  // The whole program (recoverWindow, one process) reads the copy's own
+  // buffer: no conflict, so the caller passes partitioned = false there.
   int32_t root = ops[chain.back()].operands[0];
   if (partitioned && root < 0)
     for (size_t r = 0; r < ops.size(); ++r)

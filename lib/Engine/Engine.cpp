@@ -540,8 +540,8 @@ void Engine::recoverWindow() {
     if (trace_.empty())
       return;
     std::vector<int32_t> outputs = trace_.liveResults();
-    std::vector<int32_t> donors =
-        planDonations(trace_, outputs, options_.partitioning());
+    // The whole program (not a rank's): donations as in one process.
+    std::vector<int32_t> donors = planDonations(trace_, outputs);
     std::shared_ptr<Executable> exe;
     // Why this part cannot be compiled: the compiler's message, naming the
     // op; an error that carries a kind is the user's as it is.

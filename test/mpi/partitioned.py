@@ -18,7 +18,10 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 sys.path.insert(0, os.path.join(ROOT, "benchmarks", "workloads"))
 
 SIZES = {"jacobi": {"n": 200, "iters": 6}, "stencil": None,
-         "black_scholes": None}
+         "black_scholes": None,
+         # pn = p.copy(); p[1:-1, 1:-1] = f(pn, b); boundary copies of p's
+         # own columns and rows (donation and cpn-localize's chain views).
+         "cavity_flow": {"n": 96, "nt": 2, "nit": 5}}
 
 
 def halo_bytes(ranks):
