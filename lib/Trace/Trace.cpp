@@ -8,6 +8,7 @@
 #include "cpnrt/Profile.h"
 
 #include <algorithm>
+#include <atomic>
 #include <set>
 #include <sstream>
 #include <stdexcept>
@@ -20,6 +21,22 @@ void Trace::mix(const std::string &s) {
   mix(0xff);
 }
 
+namespace {
+std::atomic<uint64_t> sharedExports{0}, lentCopies{0}, lentBytes{0};
+} // namespace
+
+cpn::LendStats cpn::lendStats() {
+  return {sharedExports.load(), lentCopies.load(), lentBytes.load()};
+}
+
+void cpn::countSharedExport() { ++sharedExports; }
+
+void cpn::resetLendStats() {
+  sharedExports = 0;
+  lentCopies = 0;
+  lentBytes = 0;
+}
+
 void cpn::detachIfLent(ValueNode &node) {
   if (!node.store || !node.store->lent())
     return;
@@ -30,6 +47,8 @@ void cpn::detachIfLent(ValueNode &node) {
     cpnrt::ProfileScope scope("copy", "detach_lent");
     cpnrt::copyBytes(own->data(), lent->data(), lent->nbytes());
   }
+  ++lentCopies;
+  lentBytes += lent->nbytes();
   node.store = std::move(own);
 }
 

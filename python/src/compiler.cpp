@@ -300,6 +300,11 @@ void initCompiler(py::module_ &m) {
     d["bytes_live"] = p.bytesLive;
     d["bytes_peak"] = p.bytesPeak;
     d["bytes_cached"] = p.bytesCached;
+    // np.asarray's shared exports, and the copies later reads of them took.
+    cpn::LendStats l = cpn::lendStats();
+    d["exports_shared"] = l.exports;
+    d["export_copies"] = l.copies;
+    d["export_copy_bytes"] = l.bytesCopied;
     return d;
   });
   m.def("reset_stats", [] {
@@ -308,5 +313,6 @@ void initCompiler(py::module_ &m) {
     cpnrt::resetPoolStats();
     cpnrt::resetBlasStats();
     cpnrt::comm::resetTraffic();
+    cpn::resetLendStats();
   });
 }

@@ -190,6 +190,7 @@ void initRuntime(py::module_ &m) {
           throw py::error_already_set();
         }
         store->lend();
+        cpn::countSharedExport();
         auto keep = py::reinterpret_steal<py::object>(c);
         node->bounds.reset(); // NumPy code may change the elements
         // Work recorded before runs before NumPy code may write: the pending

@@ -747,18 +747,24 @@ def test_asarray_runs_pending_reads_before_numpy_writes():
 
 def test_a_shared_store_is_not_reused_for_results():
     a = _computed()
+    cp.reset_stats()
     n = numpy.asarray(a)
+    s = cp.stats()
+    assert s["exports_shared"] == 1 and s["export_copies"] == 0
     a = a * 2.0 + 1.0  # the old value is dead to cpnumeric, not to NumPy
     b = cp.exp(a * 0.0)
     same(n[:3], numpy.array([0.0, 2.0, 4.0]))
     same(a[:3], numpy.array([1.0, 5.0, 9.0]))
     same(b[:2], numpy.ones(2))
+    s = cp.stats()  # the old value was read once while shared: one copy
+    assert s["export_copies"] == 1 and s["export_copy_bytes"] == SHARED_N * 8
     del n
     a = _computed()
     n = numpy.asarray(a)
     del n  # given back: the next trace reads the store, no copy
     a = a * 2.0
     same(a[:3], numpy.array([0.0, 4.0, 8.0]))
+    assert cp.stats()["export_copies"] == 1
 
 
 @pytest.mark.parametrize("dtype", [numpy.float64, numpy.float32, numpy.int32,

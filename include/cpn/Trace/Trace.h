@@ -60,6 +60,15 @@ using NodeRef = std::shared_ptr<ValueNode>;
 /// buffer before they do. Called wherever a computed value enters a kernel.
 void detachIfLent(ValueNode &node);
 
+/// np.asarray's exports that shared a store, and the copies that reads of
+/// lent stores took later (detachIfLent), for stats().
+struct LendStats {
+  uint64_t exports = 0, copies = 0, bytesCopied = 0;
+};
+LendStats lendStats();
+void countSharedExport();
+void resetLendStats();
+
 /// One recorded op. Operand references: k >= 0 is the result of op k,
 /// k < 0 is input -k-1.
 struct TraceOp {
