@@ -15,6 +15,8 @@ the outputs are copied into the stores the Engine gives (a donated input's
 own store for an update in place).
 """
 
+import math as _math
+
 import numpy as _np
 
 from . import _cpn
@@ -421,14 +423,9 @@ def _producer(ops, cur, root, last, outs, lazy_iota, d):
             continue
         if r != base:
             view = ops[r]
-            n = 1
-            for e in view[4]:
-                n *= e
-            m = 1
-            for e in ops[base][4]:
-                m *= e
             if (view[0] != "view" or view[1][0] != base or view[4] != shape
-                    or n != m or list(view[2]) != [0] + _c_strides(shape)):
+                    or _math.prod(shape) != _math.prod(ops[base][4])
+                    or list(view[2]) != [0] + _c_strides(shape)):
                 continue
         elif ops[base][4] != shape:
             continue

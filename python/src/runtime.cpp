@@ -104,22 +104,32 @@ static const py::dtype &storeDType(cpnrt::DType dtype) {
 
 PyObject *storeDescr(cpnrt::DType dtype) { return storeDType(dtype).ptr(); }
 
-PyObject *storeOwner(const cpnrt::StoreRef &store) {
+PyObject *storeOwner(const cpnrt::StoreRef &store, bool lend) {
   auto *ref = new cpnrt::StoreRef(store);
-  PyObject *c = PyCapsule_New(ref, "cpnumeric.store", [](PyObject *c) {
-    delete static_cast<cpnrt::StoreRef *>(
-        PyCapsule_GetPointer(c, "cpnumeric.store"));
-  });
+  PyObject *c =
+      lend ? PyCapsule_New(ref, "cpnumeric.lent",
+                           [](PyObject *c) {
+                             auto *r = static_cast<cpnrt::StoreRef *>(
+                                 PyCapsule_GetPointer(c, "cpnumeric.lent"));
+                             (*r)->giveBack();
+                             delete r;
+                           })
+           : PyCapsule_New(ref, "cpnumeric.store", [](PyObject *c) {
+               delete static_cast<cpnrt::StoreRef *>(
+                   PyCapsule_GetPointer(c, "cpnumeric.store"));
+             });
   if (!c)
     delete ref; // MemoryError set: the store is not kept alive
+  else if (lend)
+    store->lend();
   return c;
 }
 
-py::object storeArray(const cpnrt::StoreRef &store, bool writable) {
+py::object storeArray(const cpnrt::StoreRef &store, bool writable, bool lend) {
   const py::dtype &dt = storeDType(store->dtype());
   // The capsule owns a reference to the store: the array keeps its memory
   // alive.
-  auto keep = py::reinterpret_steal<py::object>(storeOwner(store));
+  auto keep = py::reinterpret_steal<py::object>(storeOwner(store, lend));
   if (!keep)
     throw py::error_already_set();
   py::array out(dt, store->shape(), {}, store->data(), keep);
@@ -178,20 +188,8 @@ void initRuntime(py::module_ &m) {
           return py::none();
         // Lent before the GIL is released again: a read that another thread
         // records from here on takes a copy (Trace::operandRef).
-        auto *ref = new cpnrt::StoreRef(store);
-        PyObject *c = PyCapsule_New(ref, "cpnumeric.lent", [](PyObject *c) {
-          auto *r = static_cast<cpnrt::StoreRef *>(
-              PyCapsule_GetPointer(c, "cpnumeric.lent"));
-          (*r)->giveBack();
-          delete r;
-        });
-        if (!c) {
-          delete ref;
-          throw py::error_already_set();
-        }
-        store->lend();
+        py::object out = storeArray(store, true, true);
         cpn::countSharedExport();
-        auto keep = py::reinterpret_steal<py::object>(c);
         node->bounds.reset(); // NumPy code may change the elements
         // Work recorded before runs before NumPy code may write: the pending
         // window that reads the value is run, and its readers waited for.
@@ -202,8 +200,7 @@ void initRuntime(py::module_ &m) {
           store->wait();
           cpnrt::TaskGraph::global().waitReaders(*store);
         }
-        return py::array(storeDType(store->dtype()), store->shape(), {},
-                         store->data(), keep);
+        return out;
       },
       "A writable NumPy array over a value's store, without a copy (a sync "
       "point; None where it must be copied: a store split over ranks, no "
