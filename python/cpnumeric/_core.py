@@ -1054,11 +1054,7 @@ class ndarray(_cpn.ArrayBase):
         return out.reshape(self._shape)
 
     def __array__(self, dtype=None, copy=None):
-        a = None if copy else self._shared()
-        if a is None:
-            if copy is False:
-                raise ValueError(_NO_SHARE.format("pass copy=None"))
-            a = self._numpy()
+        a = self._exported(copy, ValueError, "pass copy=None")
         if dtype is not None and _np.dtype(dtype) != a.dtype:
             if copy is False:
                 raise ValueError("Unable to avoid copy while creating an array "
@@ -1095,21 +1091,27 @@ class ndarray(_cpn.ArrayBase):
             a.flags.writeable = False
         return a
 
+    def _exported(self, copy, error, hint):
+        """The elements a NumPy consumer gets (a sync point): shared
+        (_shared) unless `copy`, else or where they cannot be, a copy;
+        copy=False where they cannot be raises `error`."""
+        a = None if copy else self._shared()
+        if a is None:
+            if copy is False:
+                raise error(_NO_SHARE.format(hint))
+            a = self._numpy()
+        return a
+
     def _buffer_source(self):
         """What the buffer protocol exports (python/src/fast.cpp), as
         np.asarray gives it (a sync point)."""
-        a = self._shared()
-        return self._numpy() if a is None else a
+        return self._exported(None, None, None)
 
     def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
         """DLPack export (numpy.from_dlpack, torch.from_dlpack), a sync point:
         the memory np.asarray shares (_shared), or with copy=True a copy of
         the elements; exported by NumPy."""
-        a = None if copy else self._shared()
-        if a is None:
-            if copy is False:
-                raise BufferError(_NO_SHARE.format("pass copy=None or True"))
-            a = self._numpy()
+        a = self._exported(copy, BufferError, "pass copy=None or True")
         return a.__dlpack__(stream=stream, max_version=max_version,
                             dl_device=dl_device, copy=copy)
 
