@@ -23,18 +23,32 @@ void Trace::mix(const std::string &s) {
 
 namespace {
 std::atomic<uint64_t> sharedExports{0}, lentCopies{0}, lentBytes{0};
+std::atomic<uint64_t> importsBorrowed{0}, importCopies{0}, importBytes{0};
 } // namespace
 
 cpn::LendStats cpn::lendStats() {
-  return {sharedExports.load(), lentCopies.load(), lentBytes.load()};
+  return {sharedExports.load(),   lentCopies.load(),   lentBytes.load(),
+          importsBorrowed.load(), importCopies.load(), importBytes.load()};
 }
 
 void cpn::countSharedExport() { ++sharedExports; }
+
+void cpn::countImport(bool borrowed, uint64_t bytes) {
+  if (borrowed) {
+    ++importsBorrowed;
+    return;
+  }
+  ++importCopies;
+  importBytes += bytes;
+}
 
 void cpn::resetLendStats() {
   sharedExports = 0;
   lentCopies = 0;
   lentBytes = 0;
+  importsBorrowed = 0;
+  importCopies = 0;
+  importBytes = 0;
 }
 
 void cpn::detachIfLent(ValueNode &node) {

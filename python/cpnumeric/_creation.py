@@ -2,6 +2,8 @@
 scalar, cpn.iota), so they are fused with their consumers."""
 
 import operator as _operator
+import sys as _sys
+import weakref as _weakref
 
 import numpy as _np
 
@@ -110,7 +112,13 @@ def empty_like(a, dtype=None, order="K", subok=True, shape=None):
 
 def array(obj, dtype=None, copy=True, order="K", subok=False, ndmin=0, like=None):
     """An array from data. Our arrays are copied (or cast) in the trace; other
-    data goes through NumPy's conversion rules and is copied into a store."""
+    data goes through NumPy's conversion rules and is copied into a store,
+    or adopted (_adopted)."""
+    sole = _sys.getrefcount(obj) == _SOLE_REFS   # first: see _probe
+    return _array(obj, dtype, copy, order, ndmin, sole)
+
+
+def _array(obj, dtype, copy, order, ndmin, sole):
     if isinstance(obj, ndarray):
         r = obj.astype(dtype if dtype is not None else obj._dtype,
                        order="K" if order is None else order, copy=copy is not False)
@@ -121,6 +129,9 @@ def array(obj, dtype=None, copy=True, order="K", subok=False, ndmin=0, like=None
             _core.check_dtype(dtype)
         axes = _copied_once(obj, dtype, order, ndmin)
         if axes is not None:
+            r = _adopted(obj, axes, sole)
+            if r is not None:
+                return r
             # A big NumPy array already laid out as the result: one copy,
             # into the store, on several threads (not NumPy's copy, then ours).
             a = obj
@@ -133,15 +144,63 @@ def array(obj, dtype=None, copy=True, order="K", subok=False, ndmin=0, like=None
             if a.size < _core.EAGER["threshold"]:
                 return ndarray._from_eager(a)
             axes = _core._permuted_contiguous(a)
+        own = a is not obj   # NumPy's new copy: nothing else holds it
         if axes is not None and axes != tuple(range(a.ndim)):
             # NumPy's layout kept (an F-ordered array stays F)
             t = a.transpose(axes)
-            r = ndarray._from_node(_cpn.from_numpy(t), t.shape, t.dtype)
+            r = ndarray._from_node(_stored(t, own), t.shape, t.dtype)
             return r._axes_view(_core._inverse_axes(axes))
-        return ndarray._from_node(_cpn.from_numpy(a), a.shape, a.dtype)
+        return ndarray._from_node(_stored(a, own), a.shape, a.dtype)
     while r.ndim < ndmin:
         r = r[None]
     return r
+
+
+def _probe(a, dtype=None, order=None, *, like=None, copy=None):
+    return _sys.getrefcount(a)
+
+
+def _calibrate():
+    """The references a NumPy array passed straight to array() or asarray()
+    has there when nothing else holds it (a temporary: `np.asarray(
+    rng.random(n))`), counted as those functions count them, on their first
+    line; None where a local that holds an array counts the same
+    (interpreters that borrow references on the stack: there nothing is
+    taken as unshared)."""
+    held = _np.empty(1)
+    temp, local = _probe(_np.empty(1)), _probe(held)
+    return temp if local > temp else None
+
+
+_SOLE_REFS = _calibrate()
+
+
+def _adopted(obj, axes, sole):
+    """The NumPy array `obj` (laid out contiguously in the axis order `axes`,
+    _copied_once) as an array over its own buffer, without a copy, when
+    nothing else can reach its elements: `sole` (no other reference to it),
+    no weak reference, and bases that only it holds. Else None: it is
+    copied (docs/numpy-api.md, "NumPy arrays in")."""
+    if not (sole and obj.flags.aligned and _weakref.getweakrefcount(obj) == 0
+            and _cpn.numpy_owner_alone(obj)):
+        return None
+    t = obj if axes == tuple(range(obj.ndim)) else obj.transpose(axes)
+    node = _cpn.adopt_numpy(t)
+    if node is None:
+        return None
+    r = ndarray._from_node(node, t.shape, t.dtype)
+    return r if t is obj else r._axes_view(_core._inverse_axes(axes))
+
+
+def _stored(t, own):
+    """A materialized value of the NumPy array t's elements: t's own buffer
+    when `own` (a copy NumPy just made) and it lies in C order, else a
+    copy."""
+    if own and t.flags.c_contiguous and t.flags.aligned:
+        node = _cpn.adopt_numpy(t)
+        if node is not None:
+            return node
+    return _cpn.from_numpy(t)
 
 
 def _copied_once(obj, dtype, order, ndmin):
@@ -175,13 +234,14 @@ def _in_order(a, order):
 
 
 def asarray(a, dtype=None, order=None, *, like=None, copy=None):
+    sole = _sys.getrefcount(a) == _SOLE_REFS   # first: see _probe
     if isinstance(a, ndarray):
         r = a if dtype is None or _np.dtype(dtype) == a._dtype else a.astype(dtype)
         if copy and r is a:
             from . import _manip
             return _manip.copy_array(a, "K" if order is None else order)
         return _in_order(r, order)
-    return array(a, dtype=dtype, order=order)
+    return _array(a, dtype, copy, order, 0, sole)
 
 
 asanyarray = asarray

@@ -305,6 +305,10 @@ void initCompiler(py::module_ &m) {
     d["exports_shared"] = l.exports;
     d["export_copies"] = l.copies;
     d["export_copy_bytes"] = l.bytesCopied;
+    // NumPy arrays in: borrowed by cp.asarray, or copied into stores.
+    d["imports_borrowed"] = l.importsBorrowed;
+    d["import_copies"] = l.importCopies;
+    d["import_copy_bytes"] = l.importBytes;
     return d;
   });
   m.def("reset_stats", [] {

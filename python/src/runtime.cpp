@@ -18,6 +18,8 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <mutex>
+#include <vector>
 
 namespace py = pybind11;
 using cpn::NodeRef;
@@ -139,6 +141,55 @@ py::object storeArray(const cpnrt::StoreRef &store, bool writable, bool lend) {
   return std::move(out);
 }
 
+namespace {
+/// NumPy arrays whose last store went away on a thread without the GIL
+/// (a worker finishing the last task that read it): released by the main
+/// thread at its next pending-call check, or at the next borrow.
+std::mutex heldMutex;
+std::vector<PyObject *> heldObjects;
+bool heldScheduled = false;
+
+void releaseHeldObjects() {
+  std::vector<PyObject *> objs;
+  {
+    std::lock_guard<std::mutex> lock(heldMutex);
+    objs.swap(heldObjects);
+    heldScheduled = false;
+  }
+  for (PyObject *o : objs)
+    Py_DECREF(o);
+}
+
+int releaseHeldCall(void *) {
+  releaseHeldObjects();
+  return 0;
+}
+
+bool finalizing() {
+#if PY_VERSION_HEX >= 0x030D0000
+  return Py_IsFinalizing();
+#else
+  return _Py_IsFinalizing();
+#endif
+}
+
+/// Drops the reference a borrowing store held, from any thread.
+void releasePyObject(PyObject *obj) {
+  if (!Py_IsInitialized() || finalizing())
+    return; // the interpreter is going: nothing to give back to
+  if (PyGILState_Check()) {
+    Py_DECREF(obj);
+    return;
+  }
+  std::lock_guard<std::mutex> lock(heldMutex);
+  heldObjects.push_back(obj);
+  // Py_AddPendingCall needs no GIL; its queue is short, so one call drains
+  // them all (a full queue leaves it to the next borrow).
+  if (!heldScheduled)
+    heldScheduled = Py_AddPendingCall(releaseHeldCall, nullptr) == 0;
+}
+} // namespace
+
 void initRuntime(py::module_ &m) {
   m.def(
       "from_numpy",
@@ -150,6 +201,7 @@ void initRuntime(py::module_ &m) {
           node->shape.push_back(c.shape(i));
         node->store = std::make_shared<cpnrt::Store>(node->dtype, node->shape);
         cpnrt::ProfileScope scope("copy", "from_numpy", bytesArgs(node));
+        cpn::countImport(false, node->store->nbytes());
         {
           // `c` stays referenced by this frame while the GIL is released.
           py::gil_scoped_release release;
@@ -159,6 +211,59 @@ void initRuntime(py::module_ &m) {
         return node;
       },
       "A materialized value holding a copy of a NumPy array.");
+  m.def(
+      "adopt_numpy",
+      [](py::array arr) -> py::object {
+        // The caller (_creation.py) checked: an array nothing else can
+        // reach, aligned, native byte order, a store dtype.
+        if (!(arr.flags() & py::array::c_style))
+          throw py::value_error("adopt_numpy: not a C-contiguous array");
+        // A split store's buffer is this rank's block: a copy, as before.
+        if (cpn::Engine::global().options().partitioning())
+          return py::none();
+        auto node = std::make_shared<cpn::ValueNode>();
+        node->dtype = cpnrt::parseDType(dtypeKey(arr.dtype()));
+        for (py::ssize_t i = 0; i < arr.ndim(); ++i)
+          node->shape.push_back(arr.shape(i));
+        releaseHeldObjects();
+        PyObject *obj = arr.ptr();
+        Py_INCREF(obj);
+        std::shared_ptr<void> owner(
+            obj, [](void *o) { releasePyObject(static_cast<PyObject *>(o)); });
+        node->store = std::make_shared<cpnrt::Store>(
+            node->dtype, node->shape, const_cast<void *>(arr.data()),
+            std::move(owner));
+        cpn::countImport(true, 0);
+        return py::cast(node);
+      },
+      py::arg("array"),
+      "A materialized value over a NumPy array's buffer, without a copy, for "
+      "an array nothing else can reach (the store keeps it alive and is "
+      "written as any other). None under CPN_PARTITION=rows (copy it).");
+  m.def(
+      "numpy_owner_alone",
+      [](py::handle a) {
+        // Walks a's base chain (NumPy collapses views of views onto the
+        // owner, so it is short): each base must be an exact NumPy array
+        // that only the chain holds, the last one owning its memory.
+        auto &api = py::detail::npy_api::get();
+        PyObject *cur = a.ptr();
+        if (Py_TYPE(cur) != api.PyArray_Type_)
+          return false;
+        for (;;) {
+          PyObject *base = py::detail::array_proxy(cur)->base;
+          if (!base)
+            return bool(py::detail::array_proxy(cur)->flags &
+                        py::detail::npy_api::NPY_ARRAY_OWNDATA_);
+          if (Py_TYPE(base) != api.PyArray_Type_ || Py_REFCNT(base) != 1)
+            return false;
+          cur = base;
+        }
+      },
+      py::arg("array"),
+      "Whether an exact NumPy array's memory is its own, or its bases' that "
+      "nothing but the chain holds (the array's own references are the "
+      "caller's to count).");
   m.def(
       "to_numpy",
       [](const NodeRef &node) {

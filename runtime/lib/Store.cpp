@@ -229,6 +229,13 @@ Store::Store(DType dtype, std::vector<int64_t> shape)
   nbytes_ = static_cast<size_t>(numel_) * dtypeSize(dtype_);
 }
 
+Store::Store(DType dtype, std::vector<int64_t> shape, void *data,
+             std::shared_ptr<void> owner)
+    : Store(dtype, std::move(shape)) {
+  data_.store(data, std::memory_order_release);
+  owner_ = std::move(owner);
+}
+
 void *Store::allocate() {
   std::lock_guard<std::mutex> lock(allocating_);
   void *p = data_.load(std::memory_order_relaxed);
@@ -240,6 +247,8 @@ void *Store::allocate() {
 }
 
 Store::~Store() {
+  if (owner_)
+    return; // owner_'s deleter releases the memory
   if (void *p = data_.load(std::memory_order_acquire))
     pool().give(p, nbytes_ ? nbytes_ : 1);
 }

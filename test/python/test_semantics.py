@@ -5,6 +5,7 @@ functions, and NumPy's exceptions for bad arguments. Each test compares with
 NumPy, with small arrays eager and traced (the `mode` fixture)."""
 
 import json
+import time
 import operator
 import warnings
 
@@ -849,6 +850,102 @@ def test_asarray_of_a_computed_array_allocates_nothing():
     finally:
         tracemalloc.stop()
     assert n.nbytes == 8 << 20 and peak < 1 << 20
+
+
+# NumPy arrays in (docs/numpy-api.md, "NumPy arrays in"): a NumPy array that
+# nothing else can reach is adopted; one that NumPy code may still write is
+# copied.
+
+def _fresh(made, n=SHARED_N, dtype=numpy.float64):
+    x = (numpy.arange(n) % 11).astype(dtype)
+    made.append(x.ctypes.data)
+    return x
+
+
+@pytest.mark.parametrize("dtype", [numpy.float64, numpy.float32, numpy.int64,
+                                   numpy.bool_, numpy.complex128])
+def test_asarray_adopts_an_array_nothing_else_holds(dtype):
+    made = []
+    cp.reset_stats()
+    a = cp.asarray(_fresh(made, dtype=dtype))
+    b = cp.array(_fresh(made, dtype=dtype).reshape(256, -1).T)  # a view, F order
+    s = cp.stats()
+    assert s["imports_borrowed"] == 2 and s["import_copies"] == 0
+    assert numpy.asarray(a).ctypes.data == made[0]
+    assert b.flags.f_contiguous and not b.flags.c_contiguous
+    want = (numpy.arange(SHARED_N) % 11).astype(dtype)
+    numpy.testing.assert_array_equal(numpy.asarray(a), want)
+    numpy.testing.assert_array_equal(numpy.asarray(b), want.reshape(256, -1).T)
+    a[0] = 1  # its own buffer now: written as any array's
+    a += a
+    want[0] = 1
+    numpy.testing.assert_array_equal(numpy.asarray(a), want + want)
+
+
+def test_array_of_a_list_is_copied_once():
+    cp.reset_stats()
+    rows = [[float(i + j) for j in range(256)] for i in range(256)]
+    a = cp.array(rows)
+    assert cp.stats()["imports_borrowed"] == 1  # NumPy's conversion, adopted
+    same(a, numpy.array(rows))
+
+
+@pytest.mark.parametrize("copy", [None, True, False])
+def test_an_array_numpy_code_can_reach_is_copied(copy):
+    import weakref
+    x = numpy.arange(SHARED_N, dtype=numpy.float64)
+    views = [x, x[:], x.reshape(256, -1).T]
+    ro = numpy.arange(SHARED_N, dtype=numpy.float64)
+    ro.flags.writeable = False  # may be made writable again
+    cp.reset_stats()
+    for v in views + [ro]:
+        for a in (cp.asarray(v, copy=copy), cp.array(v, copy=copy)):
+            assert not numpy.shares_memory(numpy.asarray(a), x)
+            assert not numpy.shares_memory(numpy.asarray(a), ro)
+    s = cp.stats()
+    assert s["imports_borrowed"] == 0 and s["import_copies"] == 8
+    a = cp.asarray(x, copy=copy)
+    b = a * 2.0  # pending
+    x[:] = -1.0  # NumPy's write after the call reaches neither
+    same(b[:3], numpy.array([0.0, 2.0, 4.0]))
+    same(a[:3], numpy.array([0.0, 1.0, 2.0]))
+
+
+def test_a_weakly_referenced_array_is_copied():
+    import weakref
+    refs = []
+
+    def make():
+        x = numpy.arange(SHARED_N, dtype=numpy.float64)
+        refs.append(weakref.ref(x))
+        return x
+
+    cp.reset_stats()
+    a = cp.asarray(make())  # the weak reference can still reach it
+    assert cp.stats()["import_copies"] == 1
+    assert not numpy.shares_memory(numpy.asarray(a), refs[0]())
+
+
+def test_an_adopted_array_is_released_with_its_last_value():
+    import tracemalloc
+    n = 1 << 20
+    tracemalloc.start()
+    try:
+        start = tracemalloc.get_traced_memory()[0]
+        a = cp.asarray(numpy.arange(n, dtype=numpy.float64))
+        assert tracemalloc.get_traced_memory()[0] - start >= 8 * n  # NumPy's
+        b = cp.sort(a[::-1])  # a task reads the store too
+        del a
+        same(b[:2], numpy.array([0.0, 1.0]))
+        del b
+        cp.synchronize()
+        for _ in range(1000):  # a worker's release runs at a pending call
+            if tracemalloc.get_traced_memory()[0] - start < n:
+                break
+            time.sleep(0.001)
+        assert tracemalloc.get_traced_memory()[0] - start < n
+    finally:
+        tracemalloc.stop()
 
 
 # -- more scalar and dtype rules found by the fuzzer ----------------------------

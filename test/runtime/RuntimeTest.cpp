@@ -309,6 +309,29 @@ TEST(Store, LentStoresForgetTheirFactsWhenLentAndGivenBack) {
   EXPECT_EQ(a->facts.load(), 0u);
 }
 
+TEST(Store, AdoptedMemoryIsUsedInPlaceAndReleasedWithTheLastStore) {
+  std::vector<double> mem{1.0, 2.0, 3.0, 4.0};
+  int released = 0;
+  PoolStats before = poolStats();
+  {
+    std::shared_ptr<void> owner(&mem, [&](void *) { ++released; });
+    auto a = std::make_shared<Store>(DType::f64, std::vector<int64_t>{4},
+                                     mem.data(), owner);
+    auto b = std::make_shared<Store>(DType::f64, std::vector<int64_t>{2},
+                                     mem.data() + 2, owner);
+    owner.reset();
+    EXPECT_EQ(a->data(), mem.data());
+    EXPECT_TRUE(a->external());
+    EXPECT_FALSE(store(1)->external());
+    static_cast<double *>(b->data())[1] = 9.0; // written as any store
+    a.reset();
+    EXPECT_EQ(released, 0); // b still holds the owner
+  }
+  EXPECT_EQ(released, 1);
+  EXPECT_EQ(poolStats().bytesLive, before.bytesLive); // never the pool's
+  EXPECT_EQ(mem[3], 9.0);
+}
+
 TEST(TaskGraph, IndependentTasksRunConcurrently) {
   TaskGraph g(2);
   std::atomic<int> running{0}, peak{0};

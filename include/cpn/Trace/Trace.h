@@ -64,9 +64,13 @@ void detachIfLent(ValueNode &node);
 /// lent stores took later (detachIfLent), for stats().
 struct LendStats {
   uint64_t exports = 0, copies = 0, bytesCopied = 0;
+  /// NumPy arrays brought in: borrowed (cp.asarray without a copy) and
+  /// copied (from_numpy), with the bytes copied.
+  uint64_t importsBorrowed = 0, importCopies = 0, importBytes = 0;
 };
 LendStats lendStats();
 void countSharedExport();
+void countImport(bool borrowed, uint64_t bytes);
 void resetLendStats();
 
 /// One recorded op. Operand references: k >= 0 is the result of op k,

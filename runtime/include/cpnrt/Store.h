@@ -48,6 +48,11 @@ class Task;
 class Store {
 public:
   Store(DType dtype, std::vector<int64_t> shape);
+  /// A store over memory it does not own (an adopted NumPy array's buffer,
+  /// which nothing else can reach): `owner` keeps the memory alive and is
+  /// released with the store; otherwise the store is as any other.
+  Store(DType dtype, std::vector<int64_t> shape, void *data,
+        std::shared_ptr<void> owner);
   ~Store();
   Store(const Store &) = delete;
   Store &operator=(const Store &) = delete;
@@ -96,6 +101,8 @@ public:
     if (lent_.fetch_sub(1, std::memory_order_acq_rel) == 1)
       facts.store(0, std::memory_order_relaxed);
   }
+  /// The memory is another library's (the adopting constructor).
+  bool external() const { return owner_ != nullptr; }
 
   // Dependency tracking, used by TaskGraph under its lock.
   std::shared_ptr<Task> lastWriter;
@@ -111,6 +118,7 @@ private:
   void *allocate();
   std::atomic<Distribution> dist_{Distribution::Replicated};
   std::atomic<int32_t> lent_{0};
+  std::shared_ptr<void> owner_;
 };
 
 using StoreRef = std::shared_ptr<Store>;
