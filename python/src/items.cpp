@@ -260,12 +260,96 @@ static PyObject *eagerAdvancedGet(PyObject *a, PyObject *key) {
   return f;
 }
 
+/// The Python ints of an element key (`i` or a tuple `(i, j, ...)`): false
+/// for any other key. `keys` may point at `key` itself: the caller's.
+static bool keyItems(PyObject *const &key, PyObject *const *&keys,
+                     Py_ssize_t &n) {
+  if (PyTuple_CheckExact(key)) {
+    keys = &PyTuple_GET_ITEM(key, 0);
+    n = PyTuple_GET_SIZE(key);
+    return true;
+  }
+  keys = &key;
+  n = 1;
+  return PyLong_CheckExact(key);
+}
+
+/// Index `item` on axis k of size d, made non-negative: 1 done, 0 not a
+/// Python int that fits (the Python path's case), -1 out of bounds (NumPy's
+/// IndexError set).
+static int axisIndex(PyObject *item, long long d, Py_ssize_t k, long long &i) {
+  if (!PyLong_CheckExact(item))
+    return 0;
+  int overflow = 0;
+  i = PyLong_AsLongLongAndOverflow(item, &overflow);
+  if (overflow)
+    return 0; // NumPy's error for a huge index comes from the Python path
+  if (i < -d || i >= d) {
+    PyErr_Format(PyExc_IndexError,
+                 "index %lld is out of bounds for axis %zd with size %lld", i,
+                 k, d);
+    return -1;
+  }
+  if (i < 0)
+    i += d;
+  return 1;
+}
+
+static PyObject *numpyScalar(const char *p, PyObject *descr);
+static int storeExact(char *p, PyObject *descr, PyObject *v);
+
+/// The element that `key` (a Python int per axis) names in an eager array
+/// that is its base's whole NumPy array (`b[i]`, `A[i, j]` in an element
+/// loop): its address and descr, read from the NumPy array itself. 1 found,
+/// 0 not this case (nothing set), -1 out of bounds (NumPy's IndexError).
+/// `write`: only where the NumPy array is writeable (NumPy's read-only
+/// error comes before its index error).
+static int wholeEagerElement(PyObject *a, PyObject *key, bool write, char *&p,
+                             PyObject *&descr) {
+  if (state.array.get(a, kWhole) != Py_True)
+    return 0;
+  PyObject *np = state.base.get(state.array.get(a, kBase), kNp);
+  if (!np || !isArray(np))
+    return 0;
+  auto *ap = py::detail::array_proxy(np);
+  if (write && !(ap->flags & py::detail::npy_api::NPY_ARRAY_WRITEABLE_))
+    return 0;
+  PyObject *const *keys;
+  Py_ssize_t n;
+  if (!keyItems(key, keys, n) || n != ap->nd || n == 0)
+    return 0;
+  char *q = ap->data;
+  for (Py_ssize_t k = 0; k < n; ++k) {
+    long long i;
+    if (int found = axisIndex(keys[k], ap->dimensions[k], k, i); found <= 0)
+      return found;
+    q += i * ap->strides[k];
+  }
+  p = q;
+  descr = ap->descr;
+  return 1;
+}
+
 /// a[key]: one element of an eager or computed array read in C (element_get);
 /// everything else in the Python layer.
 PyObject *arrayGetItem(PyObject *self, PyObject *key) {
   if (!items.get) {
     PyErr_SetString(PyExc_RuntimeError, "cpnumeric: no item handlers");
     return nullptr;
+  }
+  // An element loop's read first: NumPy's scalar made from the element.
+  if (Py_TYPE(self) == state.array.type) {
+    char *p = nullptr;
+    PyObject *descr = nullptr;
+    int found = wholeEagerElement(self, key, false, p, descr);
+    if (found < 0)
+      return nullptr;
+    if (found) {
+      if (PyObject *r = numpyScalar(p, descr))
+        return r;
+      if (PyErr_Occurred())
+        return nullptr;
+    }
   }
   if ((PyLong_CheckExact(key) || PyTuple_CheckExact(key)) &&
       Py_TYPE(self) == state.array.type && !items.tracingNow()) {
@@ -427,6 +511,18 @@ int arraySetItem(PyObject *self, PyObject *key, PyObject *value) {
     PyErr_SetString(PyExc_ValueError, "assignment destination is read-only");
     return -1;
   }
+  // An element loop's write first: a float, a Python int or the dtype's own
+  // NumPy scalar stored as NumPy's setitem converts it (storeExact).
+  if (Py_TYPE(self) == state.array.type &&
+      state.array.get(self, kReadonly) == Py_False) {
+    char *p = nullptr;
+    PyObject *descr = nullptr;
+    int found = wholeEagerElement(self, key, true, p, descr);
+    if (found < 0)
+      return -1;
+    if (found && storeExact(p, descr, value) == 1)
+      return 0;
+  }
   // A 0-d eager array as the NumPy scalar it holds (element_set takes
   // scalars): NumPy converts both alike, except into an integer array,
   // where a scalar's int() conversion raises for NaN (ValueError) and for
@@ -563,33 +659,18 @@ static int elementOffset(PyObject *a, PyObject *key, int64_t numel,
   PyObject *shape = state.array.get(a, kShape);
   PyObject *strides = state.array.get(a, kStrides);
   Py_ssize_t nd = PyTuple_GET_SIZE(shape);
-  PyObject *const *items = &key;
-  Py_ssize_t n = 1;
-  if (PyTuple_CheckExact(key)) {
-    items = &PyTuple_GET_ITEM(key, 0);
-    n = PyTuple_GET_SIZE(key);
-  } else if (!PyLong_CheckExact(key)) {
-    return 0;
-  }
-  if (n != nd || nd == 0)
+  PyObject *const *items;
+  Py_ssize_t n;
+  if (!keyItems(key, items, n) || n != nd || nd == 0)
     return 0;
   off = PyLong_AsLongLong(state.array.get(a, kOffset));
   for (Py_ssize_t k = 0; k < nd; ++k) {
-    if (!PyLong_CheckExact(items[k]))
-      return 0;
-    int overflow = 0;
-    long long i = PyLong_AsLongLongAndOverflow(items[k], &overflow);
-    if (overflow)
-      return 0; // NumPy's error for a huge index comes from the Python path
-    long long d = PyLong_AsLongLong(PyTuple_GET_ITEM(shape, k));
-    if (i < -d || i >= d) {
-      PyErr_Format(PyExc_IndexError,
-                   "index %lld is out of bounds for axis %zd with size %lld", i,
-                   k, d);
-      return -1;
-    }
-    off +=
-        (i < 0 ? i + d : i) * PyLong_AsLongLong(PyTuple_GET_ITEM(strides, k));
+    long long i;
+    if (int found = axisIndex(
+            items[k], PyLong_AsLongLong(PyTuple_GET_ITEM(shape, k)), k, i);
+        found <= 0)
+      return found;
+    off += i * PyLong_AsLongLong(PyTuple_GET_ITEM(strides, k));
   }
   return off >= 0 && off < numel ? 1 : 0;
 }

@@ -3,6 +3,7 @@ are computed by NumPy at once; they become traced values when they meet the
 traced world. The rest of the suite runs with the threshold at 0."""
 
 import importlib
+import warnings
 
 import numpy
 import pytest
@@ -691,3 +692,65 @@ def test_waiting_for_a_running_window_with_other_threads(eager):
     assert not errors
     v.shape = (200,)
     numpy.testing.assert_array_equal(cp.asarray(v), numpy.full(200, 201.0))
+
+
+_ELEMENT_DTYPES = ["bool", "int8", "uint16", "int32", "int64", "float16", "float32",
+                   "float64", "complex128"]
+
+
+@pytest.mark.parametrize("dtype", _ELEMENT_DTYPES)
+@pytest.mark.parametrize("shape", [(7,), (3, 5)])
+def test_element_reads_and_writes_of_eager_arrays_are_numpys(eager, dtype, shape):
+    """a[i] and a[i, j] on a whole eager array go straight to its NumPy
+    buffer (items.cpp, wholeEagerElement): values, scalar types, NumPy's
+    conversions of every kind of value, negative indices, errors."""
+    ref = (numpy.arange(numpy.prod(shape)).reshape(shape) % 5).astype(dtype)
+    a = cp.asarray(ref.copy())
+    values = [1.5, 2, True, -3, numpy.float64(2.25), numpy.float32(0.5),
+              numpy.int64(7), ref.dtype.type(1), 1 + 2j, 1e40, 300, -1]
+    for v in values:
+        keys = [(0,) * len(shape), (-1,) * len(shape)]
+        for k in keys:
+            key = k[0] if len(k) == 1 else k
+            want = err = None
+            r = ref.copy()
+            with numpy.errstate(all="ignore"):
+                try:
+                    with warnings.catch_warnings():
+                        warnings.simplefilter("ignore")
+                        r[key] = v
+                    want = r[key]
+                except Exception as e:  # noqa: BLE001 - NumPy's error is the reference
+                    err = type(e)
+                if err is None:
+                    with warnings.catch_warnings():
+                        warnings.simplefilter("ignore")
+                        a[key] = v
+                    got = a[key]
+                    assert type(got) is type(want), (v, key)
+                    assert got == want or (got != got and want != want), (v, key)
+                    ref[key] = want
+                else:
+                    with pytest.raises(err):
+                        a[key] = v
+    numpy.testing.assert_array_equal(cp.asnumpy(a), ref)
+    bad = shape[0] if len(shape) == 1 else (0, shape[1])
+    with pytest.raises(IndexError, match="out of bounds"):
+        a[bad]
+    with pytest.raises(IndexError, match="out of bounds"):
+        a[bad] = 1
+    r = cp.asarray(ref.copy())
+    r.flags.writeable = False
+    with pytest.raises(ValueError, match="read-only"):
+        r[bad] = 1  # NumPy's read-only error before its index error
+
+
+def test_an_element_loop_on_an_eager_array_is_numpys(eager):
+    def loop(np):
+        b = np.zeros(300)
+        for i in range(1, 300):
+            b[i] = b[i - 1] * 0.5 + 1.0
+        return b
+    got, want = loop(cp), loop(numpy)
+    assert _core.EAGER["threshold"] > 300
+    numpy.testing.assert_array_equal(cp.asnumpy(got), want)
