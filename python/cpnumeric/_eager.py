@@ -256,7 +256,7 @@ def function(npf, cpf):
             except _Traced:
                 return cpf(*args, **kwargs)
         return cpf(*args, **kwargs) if r is TRACED else r
-    return _named(f, npf, cpf)
+    return _front(_named(f, npf, cpf), npf, None)
 
 
 def _named(f, npf, cpf):
@@ -265,6 +265,16 @@ def _named(f, npf, cpf):
     f.__doc__ = getattr(cpf, "__doc__", None)
     f.__wrapped__ = cpf
     return f
+
+
+def _front(f, npf, kind):
+    """f behind its C front (_cpn.EagerFunction): NumPy's npf on small eager
+    operands without a Python frame (eager_call; creation_call with `kind`),
+    f for what that declines. Named as f."""
+    g = _cpn.EagerFunction(npf, f, kind)
+    for name in ("__name__", "__qualname__", "__doc__", "__module__", "__wrapped__"):
+        setattr(g, name, getattr(f, name))
+    return g
 
 
 def _real(x):
@@ -338,7 +348,7 @@ def creation(npf, cpf, size_of, kind):
                 if type(r) is tuple and type(r[0]) is _NPND and _SUPPORTED(r[0].dtype):
                     return (_wrap_eager(r[0]),) + r[1:]  # linspace's retstep
         return cpf(*args, **kwargs)
-    return _named(f, npf, cpf)
+    return _front(_named(f, npf, cpf), npf, kind)
 
 
 # Functions that stay on cpnumeric's path: conversions and views that it makes
@@ -365,6 +375,7 @@ def install(namespace, npmod, names):
         npf = getattr(npmod, name, None)
         if name in CREATION and cpf is not None and npf is not None:
             namespace[name] = creation(npf, cpf, *CREATION[name])
+            namespace[name].__module__ = namespace.get("__name__")
             continue
         if name in _KEEP or name.startswith("_"):
             continue
@@ -373,3 +384,4 @@ def install(namespace, npmod, names):
                 or hasattr(cpf, "nin") or getattr(cpf, "__wrapped__", None) is not None):
             continue
         namespace[name] = function(npf, cpf)
+        namespace[name].__module__ = namespace.get("__name__")

@@ -192,6 +192,9 @@ PyObject *arrayIterPy(PyObject *, PyObject *a);
 PyObject *eagerInit(PyObject *, PyObject *const *a, Py_ssize_t nargs);
 /// The module's creation_call (a small creation function's NumPy call).
 PyObject *creationCallPy(PyObject *, PyObject *const *a, Py_ssize_t nargs);
+/// Adds the module's EagerFunction type (the C front of _eager.py's
+/// function and creation wrappers).
+void addEagerFunctionType(PyObject *module);
 
 } // namespace cpn::fast
 

@@ -932,4 +932,5 @@ void initFast(py::module_ &m) {
   PyObject *arrayType = PyType_FromSpec(&arraySpec);
   if (!arrayType || PyModule_AddObject(m.ptr(), "ArrayBase", arrayType) < 0)
     throw py::error_already_set();
+  addEagerFunctionType(m.ptr());
 }
