@@ -402,6 +402,19 @@ void initRuntime(py::module_ &m) {
     cpnrt::TaskGraph::global().waitAll();
   });
   m.def(
+      "sync_if_idle",
+      [] {
+        cpn::Engine &engine = cpn::Engine::global();
+        if (!engine.trace().empty() || cpn::hasFpReports() ||
+            !cpnrt::TaskGraph::global().idle())
+          return false;
+        engine.flush(); // an empty window: a sync point's effect on cuts
+        return true;
+      },
+      "synchronize()'s common case in one call, the GIL held: when nothing "
+      "is recorded, in flight or reported, the sync point is made and True "
+      "returned; False otherwise (flush_and_wait does the work).");
+  m.def(
       "flush_and_wait",
       [] {
         // The window's kernel runs on this thread, which waits at once.

@@ -487,6 +487,11 @@ void TaskGraph::waitAll() {
   helpUntil(lock, [&] { return inFlight_ == 0; });
 }
 
+bool TaskGraph::idle() {
+  std::lock_guard<std::mutex> lock(mu_);
+  return inFlight_ == 0;
+}
+
 void TaskGraph::waitInFlightAtMost(uint64_t n) {
   std::unique_lock<std::mutex> lock(mu_);
   helpUntil(

@@ -349,3 +349,22 @@ def test_numpys_own_errstate_is_followed():
         with pytest.raises(FloatingPointError):
             with numpy.errstate(divide="raise"):
                 np.asnumpy(1.0 / x)
+
+
+def test_synchronize_reports_pending_errors_once():
+    """synchronize() with nothing left to run returns at once
+    (_cpn.sync_if_idle); with work or reports pending it runs the work and
+    warns as np.errstate says, once."""
+    np.synchronize()
+    np.synchronize()  # idle: nothing happens
+    with np.errstate(divide="raise"):
+        with pytest.raises(FloatingPointError, match="divide by zero"):
+            np.ones(N) / np.zeros(N)  # run at the op, as NumPy raises
+        np.synchronize()  # reported once: idle again
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        y = np.log(np.zeros(N))  # recorded: warned when it runs
+        np.synchronize()
+        np.synchronize()
+    assert len([m for m in w if "divide by zero" in str(m.message)]) == 1
+    assert float(y[0]) == -numpy.inf

@@ -134,6 +134,9 @@ public:
   bool storeDone(const Store &store);
   /// Blocks until every submitted task has finished.
   void waitAll();
+  /// Whether every submitted task has finished (waitAll would return at
+  /// once).
+  bool idle();
   /// Blocks until at most `n` submitted tasks are unfinished (backpressure:
   /// a producer that runs far ahead would hold every queued task's buffers).
   void waitInFlightAtMost(uint64_t n);
