@@ -256,7 +256,7 @@ def function(npf, cpf):
             except _Traced:
                 return cpf(*args, **kwargs)
         return cpf(*args, **kwargs) if r is TRACED else r
-    return _front(_named(f, npf, cpf), npf, None)
+    return _front(_named(f, npf, cpf), npf, None, cpf)
 
 
 def _named(f, npf, cpf):
@@ -267,11 +267,12 @@ def _named(f, npf, cpf):
     return f
 
 
-def _front(f, npf, kind):
+def _front(f, npf, kind, cpf=None):
     """f behind its C front (_cpn.EagerFunction): NumPy's npf on small eager
     operands without a Python frame (eager_call; creation_call with `kind`),
-    f for what that declines. Named as f."""
-    g = _cpn.EagerFunction(npf, f, kind)
+    cpf at once when eager_call finds a traced argument (as f would), f for
+    what it declines. Named as f."""
+    g = _cpn.EagerFunction(npf, f, kind, cpf)
     for name in ("__name__", "__qualname__", "__doc__", "__module__", "__wrapped__"):
         setattr(g, name, getattr(f, name))
     return g

@@ -594,6 +594,9 @@ namespace {
 struct EagerFunction {
   PyObject_HEAD vectorcallfunc vectorcall;
   PyObject *npf, *slow, *kind, *dict;
+  /// cpnumeric's function, called directly when eager_call says an
+  /// argument is traced (what `slow` would do after a second eager_call).
+  PyObject *cpf;
 };
 
 PyObject *eagerFunctionCall(PyObject *self, PyObject *const *args,
@@ -623,17 +626,19 @@ PyObject *eagerFunctionCall(PyObject *self, PyObject *const *args,
   Py_DECREF(tuple);
   Py_XDECREF(kwargs);
   if (r && (r == eagerCalls.declined || r == eagerCalls.traced)) {
+    PyObject *next = r == eagerCalls.traced && f->cpf ? f->cpf : f->slow;
     Py_DECREF(r);
-    r = PyObject_Vectorcall(f->slow, args, nargsf, kwnames);
+    r = PyObject_Vectorcall(next, args, nargsf, kwnames);
   }
   return r;
 }
 
 int eagerFunctionInit(PyObject *self, PyObject *args, PyObject *kwargs) {
-  PyObject *npf, *slow, *kind;
-  static const char *names[] = {"npf", "slow", "kind", nullptr};
-  if (!PyArg_ParseTupleAndKeywords(
-          args, kwargs, "OOO", const_cast<char **>(names), &npf, &slow, &kind))
+  PyObject *npf, *slow, *kind, *cpf = nullptr;
+  static const char *names[] = {"npf", "slow", "kind", "cpf", nullptr};
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OOO|O",
+                                   const_cast<char **>(names), &npf, &slow,
+                                   &kind, &cpf))
     return -1;
   if (kind != Py_None && !PyLong_CheckExact(kind)) {
     PyErr_SetString(PyExc_TypeError, "EagerFunction: kind is an int or None");
@@ -643,6 +648,7 @@ int eagerFunctionInit(PyObject *self, PyObject *args, PyObject *kwargs) {
   Py_XSETREF(f->npf, Py_NewRef(npf));
   Py_XSETREF(f->slow, Py_NewRef(slow));
   Py_XSETREF(f->kind, Py_NewRef(kind));
+  Py_XSETREF(f->cpf, cpf == Py_None ? nullptr : Py_XNewRef(cpf));
   f->vectorcall = eagerFunctionCall;
   return 0;
 }
@@ -652,6 +658,7 @@ int eagerFunctionTraverse(PyObject *self, visitproc visit, void *arg) {
   Py_VISIT(f->npf);
   Py_VISIT(f->slow);
   Py_VISIT(f->dict);
+  Py_VISIT(f->cpf);
   Py_VISIT(Py_TYPE(self));
   return 0;
 }
@@ -662,6 +669,7 @@ int eagerFunctionClear(PyObject *self) {
   Py_CLEAR(f->slow);
   Py_CLEAR(f->kind);
   Py_CLEAR(f->dict);
+  Py_CLEAR(f->cpf);
   return 0;
 }
 
@@ -713,9 +721,11 @@ PyType_Slot eagerFunctionSlots[] = {
     {Py_tp_methods, eagerFunctionMethods},
     {Py_tp_new, reinterpret_cast<void *>(PyType_GenericNew)},
     {Py_tp_doc,
-     const_cast<char *>("EagerFunction(npf, slow, kind): NumPy's npf for small "
-                        "eager operands (kind None: eager_call; an int: "
-                        "creation_call's kind), else slow(*args, **kwargs).")},
+     const_cast<char *>("EagerFunction(npf, slow, kind, cpf=None): NumPy's "
+                        "npf for small eager operands (kind None: eager_call; "
+                        "an int: creation_call's kind), cpf(*args, **kwargs) "
+                        "when eager_call finds a traced argument, else "
+                        "slow(*args, **kwargs).")},
     {0, nullptr}};
 
 PyType_Spec eagerFunctionSpec = {
