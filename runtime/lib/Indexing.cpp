@@ -265,9 +265,15 @@ template <typename T> void compress(const Args &a) {
               return;
             }
           }
+          // Never past this chunk's part or the output, whatever the mask
+          // holds now (its count was taken before the call).
+          int64_t stop = std::min(end, limit);
           i = forEachSetIn64s(
               i, hi, [&](int64_t j) { return mp[j] != 0; },
-              [&](int64_t j) { out[k++] = xp[j * xs]; });
+              [&](int64_t j) {
+                if (k < stop)
+                  out[k++] = xp[j * xs];
+              });
         }
         for (; i < hi && k < limit; ++i)
           if (m.el<uint8_t>(m.at(i)))
@@ -300,11 +306,15 @@ template <typename T> void nonzero(const Args &a) {
             count += x.el<T>(x.at(i)) != T(0);
         return count;
       },
-      [&](int64_t i, int64_t hi, int64_t k, int64_t) {
+      [&](int64_t i, int64_t hi, int64_t k, int64_t end) {
+        int64_t stop = std::min(end, limit); // as compress's
         if (nd == 1)
           i = forEachSetIn64s(
               i, hi, [&](int64_t j) { return xp[j * xs] != T(0); },
-              [&](int64_t j) { out[k++] = j; });
+              [&](int64_t j) {
+                if (k < stop)
+                  out[k++] = j;
+              });
         for (; i < hi && k < limit; ++i) {
           if (x.el<T>(x.at(i)) == T(0))
             continue;

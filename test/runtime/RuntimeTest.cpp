@@ -663,6 +663,52 @@ TEST(Scatter, UfuncAtWithOneValueForEveryIndex) {
             (std::vector<double>{5, 1, 2, 6, 5.5}));
 }
 
+TEST(LibCalls, CompressAndNonzeroNeverWritePastTheirOutput) {
+  // Outputs sized for 2 selected elements, inputs that select 100: a mask
+  // or an array changed after its count was taken must not overflow.
+  constexpr int64_t n = 128;
+  std::vector<int16_t> a(n), out(2 + 8, int16_t(-7));
+  std::vector<uint8_t> mask(n, 0);
+  std::vector<int64_t> where(2 + 8, -7);
+  for (int64_t i = 0; i < n; ++i) {
+    a[i] = int16_t(i);
+    mask[i] = i % 4 != 3;
+  }
+  size_t count = 0;
+  const cpn_lib_entry *table = cpn_lib_functions(&count);
+  auto find = [&](const std::string &name) {
+    for (size_t i = 0; i < count; ++i)
+      if (table[i].name == name)
+        return table[i].fn;
+    return cpn_lib_fn(nullptr);
+  };
+  cpn_lib_fn compress = find("cpn_lib_compress_i2"),
+             nonzero = find("cpn_lib_nonzero_u1");
+  ASSERT_NE(compress, nullptr);
+  ASSERT_NE(nonzero, nullptr);
+  // nArrays, out (offset, rank, sizes, strides), a, mask, nArgs.
+  int64_t cmeta[] = {3, 0, 1, 2, 1, 0, 1, n, 1, 0, 1, n, 1, 0};
+  compress(reinterpret_cast<int64_t>(cmeta),
+           reinterpret_cast<int64_t>(out.data()),
+           reinterpret_cast<int64_t>(a.data()),
+           reinterpret_cast<int64_t>(mask.data()), 0);
+  EXPECT_EQ(out[0], 0);
+  EXPECT_EQ(out[1], 1);
+  for (size_t i = 2; i < out.size(); ++i)
+    EXPECT_EQ(out[i], -7) << i;
+  // out (2, 1) int64, a (n) u1, one argument: 0 (count-major).
+  int64_t nmeta[] = {2, 0, 2, 2, 1, 1, 1, 0, 1, n, 1, 1, 0};
+  nonzero(reinterpret_cast<int64_t>(nmeta),
+          reinterpret_cast<int64_t>(where.data()),
+          reinterpret_cast<int64_t>(mask.data()), 0, 0);
+  EXPECT_EQ(where[0], 0);
+  EXPECT_EQ(where[1], 1);
+  for (size_t i = 2; i < where.size(); ++i)
+    EXPECT_EQ(where[i], -7) << i;
+  int kind = 0;
+  cpn_lib_take_error(&kind);
+}
+
 namespace {
 /// max |P L U - A| / max |A| of getrf's factors `lu` and pivots of `a`
 /// (column-major n x n).
