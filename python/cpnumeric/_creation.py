@@ -113,7 +113,7 @@ def empty_like(a, dtype=None, order="K", subok=True, shape=None):
 def array(obj, dtype=None, copy=True, order="K", subok=False, ndmin=0, like=None):
     """An array from data. Our arrays are copied (or cast) in the trace; other
     data goes through NumPy's conversion rules and is copied into a store,
-    or adopted (_adopted)."""
+    or adopted (_stored)."""
     sole = _sys.getrefcount(obj) == _SOLE_REFS   # first: see _probe
     return _array(obj, dtype, copy, order, ndmin, sole)
 
@@ -129,12 +129,11 @@ def _array(obj, dtype, copy, order, ndmin, sole):
             _core.check_dtype(dtype)
         axes = _copied_once(obj, dtype, order, ndmin)
         if axes is not None:
-            r = _adopted(obj, axes, sole)
-            if r is not None:
-                return r
-            # A big NumPy array already laid out as the result: one copy,
-            # into the store, on several threads (not NumPy's copy, then ours).
+            # A big NumPy array already laid out as the result: its buffer
+            # when nothing else can reach it, else one copy, into the store,
+            # on several threads (not NumPy's copy, then ours).
             a = obj
+            own = sole and _unreachable(obj)
         else:
             a = _np.array(obj, dtype=dtype, copy=True, ndmin=ndmin,
                           order="K" if order is None else order)
@@ -144,7 +143,7 @@ def _array(obj, dtype, copy, order, ndmin, sole):
             if a.size < _core.EAGER["threshold"]:
                 return ndarray._from_eager(a)
             axes = _core._permuted_contiguous(a)
-        own = a is not obj   # NumPy's new copy: nothing else holds it
+            own = True   # NumPy's new copy: nothing else holds it
         if axes is not None and axes != tuple(range(a.ndim)):
             # NumPy's layout kept (an F-ordered array stays F)
             t = a.transpose(axes)
@@ -175,26 +174,17 @@ def _calibrate():
 _SOLE_REFS = _calibrate()
 
 
-def _adopted(obj, axes, sole):
-    """The NumPy array `obj` (laid out contiguously in the axis order `axes`,
-    _copied_once) as an array over its own buffer, without a copy, when
-    nothing else can reach its elements: `sole` (no other reference to it),
-    no weak reference, and bases that only it holds. Else None: it is
-    copied (docs/numpy-api.md, "NumPy arrays in")."""
-    if not (sole and obj.flags.aligned and _weakref.getweakrefcount(obj) == 0
-            and _cpn.numpy_owner_alone(obj)):
-        return None
-    t = obj if axes == tuple(range(obj.ndim)) else obj.transpose(axes)
-    node = _cpn.adopt_numpy(t)
-    if node is None:
-        return None
-    r = ndarray._from_node(node, t.shape, t.dtype)
-    return r if t is obj else r._axes_view(_core._inverse_axes(axes))
+def _unreachable(obj):
+    """Whether nothing but the caller can reach the elements of the NumPy
+    array `obj`, which it holds once (`sole`): no weak reference, and bases
+    that only it holds. Such an array's buffer is adopted, not copied
+    (docs/numpy-api.md, "NumPy arrays in")."""
+    return _weakref.getweakrefcount(obj) == 0 and _cpn.numpy_owner_alone(obj)
 
 
 def _stored(t, own):
     """A materialized value of the NumPy array t's elements: t's own buffer
-    when `own` (a copy NumPy just made) and it lies in C order, else a
+    when `own` (nothing else can reach it) and it lies in C order, else a
     copy."""
     if own and t.flags.c_contiguous and t.flags.aligned:
         node = _cpn.adopt_numpy(t)
