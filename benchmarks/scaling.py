@@ -179,8 +179,70 @@ def mpi_black_scholes(numpy, comm, n):
     return step, lambda: comm.allreduce(float(st["out"][0].sum() + st["out"][1].sum()))
 
 
+def mpi_cavity_flow(numpy, comm, n, nit, rho=1.0, nu=0.1):
+    """The workload's step (nt=1) on each rank's rows of the n x n grid, with
+    a halo row above and below: u and v exchanged once a step, p before each
+    pressure iteration and before the velocity update."""
+    lo, hi = _mpi_block(comm, n)
+    u, v, p = (numpy.zeros((hi - lo + 2, n)) for _ in range(3))  # row k+1: lo + k
+    dx = dy = 2 / (n - 1)
+    dt = min(0.001, 0.2 * dx * dx / nu)
+    first, last = comm.rank == 0, comm.rank == comm.size - 1
+    a, z = max(lo, 1) - lo + 1, min(hi, n - 1) - lo + 1  # global rows 1 .. n-2
+    I, N, S = slice(a, z), slice(a - 1, z - 1), slice(a + 1, z + 1)
+    C, E, W = slice(1, -1), slice(2, None), slice(0, -2)
+
+    def step():
+        _halos(comm, u)
+        _halos(comm, v)
+        un, vn = u.copy(), v.copy()
+        b = numpy.zeros_like(u)
+        b[I, C] = rho * (1 / dt * ((u[I, E] - u[I, W]) / (2 * dx)
+                                   + (v[S, C] - v[N, C]) / (2 * dy))
+                         - ((u[I, E] - u[I, W]) / (2 * dx)) ** 2
+                         - 2 * ((u[S, C] - u[N, C]) / (2 * dy)
+                                * (v[I, E] - v[I, W]) / (2 * dx))
+                         - ((v[S, C] - v[N, C]) / (2 * dy)) ** 2)
+        for _ in range(nit):
+            _halos(comm, p)
+            pn = p.copy()
+            p[I, C] = (((pn[I, E] + pn[I, W]) * dy ** 2 + (pn[S, C] + pn[N, C]) * dx ** 2)
+                       / (2 * (dx ** 2 + dy ** 2))
+                       - dx ** 2 * dy ** 2 / (2 * (dx ** 2 + dy ** 2)) * b[I, C])
+            p[1:-1, -1] = p[1:-1, -2]
+            if first:
+                p[1, :] = p[2, :]
+            p[1:-1, 0] = p[1:-1, 1]
+            if last:
+                p[-2, :] = 0
+        _halos(comm, p)
+        u[I, C] = (un[I, C] - un[I, C] * dt / dx * (un[I, C] - un[I, W])
+                   - vn[I, C] * dt / dy * (un[I, C] - un[N, C])
+                   - dt / (2 * rho * dx) * (p[I, E] - p[I, W])
+                   + nu * (dt / dx ** 2 * (un[I, E] - 2 * un[I, C] + un[I, W])
+                           + dt / dy ** 2 * (un[S, C] - 2 * un[I, C] + un[N, C])))
+        v[I, C] = (vn[I, C] - un[I, C] * dt / dx * (vn[I, C] - vn[I, W])
+                   - vn[I, C] * dt / dy * (vn[I, C] - vn[N, C])
+                   - dt / (2 * rho * dy) * (p[S, C] - p[N, C])
+                   + nu * (dt / dx ** 2 * (vn[I, E] - 2 * vn[I, C] + vn[I, W])
+                           + dt / dy ** 2 * (vn[S, C] - 2 * vn[I, C] + vn[N, C])))
+        if first:
+            u[1, :] = 0
+        u[1:-1, 0] = 0
+        u[1:-1, -1] = 0
+        if last:
+            u[-2, :] = 1  # the lid moves
+        if first:
+            v[1, :] = 0
+        if last:
+            v[-2, :] = 0
+        v[1:-1, 0] = 0
+        v[1:-1, -1] = 0
+    return step, lambda: comm.allreduce(float(u[1:-1].sum() + p[1:-1].sum()))
+
+
 MPI_PROGRAMS = {"jacobi": mpi_jacobi, "stencil": mpi_stencil,
-                "black_scholes": mpi_black_scholes}
+                "cavity_flow": mpi_cavity_flow, "black_scholes": mpi_black_scholes}
 
 
 # -- Dask (LocalCluster of single-thread workers) ------------------------------

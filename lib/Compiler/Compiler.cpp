@@ -225,7 +225,7 @@ static bool loneStencilUpdate(const Trace &trace, int32_t last,
   int32_t root = ops[chain.back()].operands[0];
   if (partitioned && root < 0)
     for (size_t r = 0; r < ops.size(); ++r)
-      if (ops[r].name == "copy" && ops[r].operands[0] == root)
+      if (ops[r].name == "copy" && versions.count(ops[r].operands[0]))
         versions.insert(int32_t(r));
   auto box = [](const TraceOp &op) {
     return std::make_pair(op.iattrs, op.shape);
@@ -327,6 +327,22 @@ std::vector<int32_t> planDonations(const Trace &trace,
       int32_t in = -r - 1;
       if (free[in] && loneStencilUpdate(trace, outputs[j], partitioned)) {
         free[in] = false; // a fresh buffer: see loneStencilUpdate
+        // A copy of the chain's input that is itself an output (`pn =
+        // p.copy()` still held when the window ends) takes the input's
+        // buffer: it holds those bytes already, so the copy moves none, and
+        // the stencil reads them there (one block read, where a fresh copy
+        // would read and write one more).
+        std::set<int32_t> versions{r};
+        for (int32_t v = outputs[j]; v >= 0; v = trace.ops()[v].operands[0])
+          versions.insert(v);
+        for (size_t k = 0; k < outputs.size(); ++k)
+          if (donors[k] < 0 && outputs[k] >= 0 &&
+              trace.ops()[outputs[k]].name == "copy" &&
+              versions.count(trace.ops()[outputs[k]].operands[0]) &&
+              sameType(in, trace.ops()[outputs[k]])) {
+            donors[k] = in;
+            break;
+          }
         continue;
       }
       if (free[in] && sameType(in, trace.ops()[outputs[j]])) {

@@ -104,6 +104,42 @@ def large_gather_warns(ranks):
     return 1
 
 
+def held_copies(ranks):
+    """`pn = p.copy()` still held when a window ends, a stencil reading pn at
+    shifted rows: pn's output takes p's old buffer and is computed once on
+    every row the rank holds, halo rows included (cpn-localize's spans).
+    Windows are cut at several places of the body (a sync inside it moves
+    the cut), with the copy before and after the boundary updates."""
+    def run(np, p, copy_first, syncs):
+        sums = []
+        pn = None
+        for i in range(7):
+            if copy_first:
+                pn = p.copy()
+            p[:, -1] = p[:, -2]
+            p[0, :] = p[1, :]
+            if not copy_first:
+                pn = p.copy()
+            p[1:-1, 1:-1] = 0.25 * (pn[1:-1, 2:] + pn[1:-1, :-2]
+                                    + pn[2:, 1:-1] + pn[:-2, 1:-1]) - 0.1 * pn[1:-1, 1:-1]
+            p[-1, :] = 0.5
+            if i in syncs:
+                sums.append(float(pn.sum()))
+        return p, pn, sums
+
+    checks = 0
+    for copy_first in (True, False):
+        for syncs in ((), (1,), (2, 4)):
+            start = (numpy.arange(121 * 50, dtype=numpy.float64).reshape(121, 50) % 11) / 3
+            rp, rpn, rs = run(numpy, start.copy(), copy_first, syncs)
+            gp, gpn, gs = run(cp, cp.asarray(start), copy_first, syncs)
+            numpy.testing.assert_allclose(gs, rs, rtol=1e-12)
+            numpy.testing.assert_allclose(numpy.asarray(gpn), rpn, rtol=1e-12)
+            numpy.testing.assert_allclose(numpy.asarray(gp), rp, rtol=1e-12)
+            checks += 3
+    return checks
+
+
 def main():
     ranks = int(sys.argv[1])
     assert cp.ranks() == ranks, (cp.ranks(), ranks)
@@ -137,6 +173,7 @@ def main():
     checks += draws_by_rows(ranks)
     checks += large_gather_warns(ranks)
     checks += halo_bytes(ranks)
+    checks += held_copies(ranks)
     print(f"mpi partitioned: {checks} checks passed on each of {ranks} ranks")
 
 

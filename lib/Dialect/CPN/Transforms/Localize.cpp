@@ -195,6 +195,15 @@ private:
   // outside an update's box is read from the input itself, run()).
   SmallVector<Operation *> chain_;
   std::map<std::tuple<void *, int64_t, int64_t>, Value> memo_;
+  // The row ranges each value is asked for on rank q_ (collect_: the first
+  // walk of each rank), and the span a value is computed on where its uses
+  // ask for overlapping ranges (a stencil's shifted views of one value):
+  // computed once on their union, each use a view of it, not once per use.
+  bool collect_ = false;
+  std::map<void *, SmallVector<std::pair<int64_t, int64_t>>> requests_;
+  std::map<void *, std::pair<int64_t, int64_t>> span_;
+  SmallVector<std::map<void *, std::pair<int64_t, int64_t>>> spans_;
+  void chooseSpans();
   // donated()'s values by (value, input): the chain's value and the rows
   // [lo, hi) of it that are the value's (the output's block).
   std::map<std::pair<void *, unsigned>, std::tuple<Value, int64_t, int64_t>>
@@ -333,6 +342,22 @@ Value Localizer::get(Value v, int64_t lo, int64_t hi) {
   }
   Value out;
   Operation *op = v.getDefiningOp();
+  if (t.getRank() && op) {
+    if (collect_)
+      requests_[v.getAsOpaquePointer()].push_back({lo, hi});
+    auto s = span_.find(v.getAsOpaquePointer());
+    if (s != span_.end() && s->second.first <= lo && hi <= s->second.second &&
+        s->second != std::make_pair(lo, hi)) {
+      Value w = get(v, s->second.first, s->second.second);
+      if (emit_)
+        out = sliceRows(w, lo - s->second.first, hi - s->second.first);
+      if (emit_)
+        memo_[key] = out;
+      else
+        memo_.emplace(key, Value());
+      return out;
+    }
+  }
   if (auto it = inputArg_.find(v); it != inputArg_.end()) {
     unsigned arg = it->second;
     auto &r = rows_[arg];
@@ -577,6 +602,16 @@ Value Localizer::donatedChain(Value v, unsigned input, int64_t lo, int64_t hi) {
       }
     }
   }
+  // A value computed once on exactly the rows the local input holds (a copy
+  // of the chain that a stencil reads at shifted rows, `pn = p.copy()` kept
+  // as an output: chooseSpans) is written whole: its halo rows too, which
+  // hold that value's rows as well (and are sent again before any kernel
+  // reads them). Bufferization can then make it in the input's buffer, where
+  // a write of its block alone would copy the block back.
+  if (auto s = span_.find(v.getAsOpaquePointer());
+      s != span_.end() && s->second == rows_[input] && s->second.first <= lo &&
+      hi <= s->second.second)
+    return get(v, s->second.first, s->second.second);
   Value x = get(v, lo, hi);
   if (!emit_)
     return {};
@@ -659,6 +694,29 @@ bool Localizer::chainView(Value v, unsigned input, int64_t lo, int64_t hi,
   return true;
 }
 
+/// Each value asked for at two or more row ranges whose union is one run of
+/// rows (the shifted views of a stencil: rows [lo - 1, hi - 1), [lo, hi),
+/// [lo + 1, hi + 1)) is computed once on that union: no more rows than the
+/// ranges computed apart, and one value where bufferization would otherwise
+/// materialize each (a copy of a block per view).
+void Localizer::chooseSpans() {
+  span_.clear();
+  for (auto &[v, ranges] : requests_) {
+    if (ranges.size() < 2)
+      continue;
+    llvm::sort(ranges);
+    int64_t lo = ranges.front().first, hi = ranges.front().second;
+    bool run = true;
+    for (auto [a, z] : ranges) {
+      run &= a <= hi;
+      hi = std::max(hi, z);
+    }
+    if (run)
+      span_[v] = {lo, hi};
+  }
+  requests_.clear();
+}
+
 Value Localizer::partial(ReduceOp red) {
   auto [lo, hi] = naturalRows(red.getX(), q_);
   Value x = get(red.getX(), lo, hi);
@@ -739,36 +797,50 @@ LogicalResult Localizer::run() {
   // The rows every input holds on every rank: the same walk for each.
   unsigned nargs = f_.getNumArguments();
   allRows_.assign(ranks_, {});
-  for (q_ = 0; q_ < ranks_; ++q_) {
-    rows_.assign(nargs, {0, 0});
-    memo_.clear();
-    chainMemo_.clear();
-    for (const Output &o : outputs) {
-      if (o.donor >= 0) {
-        // Written in place: the input holds at least the block it gets.
-        auto t = cast<RankedTensorType>(o.source.getType());
-        int64_t n = t.getRank() ? t.getDimSize(0) : 0;
-        auto &r = rows_[o.donor];
-        int64_t lo = o.split ? blockLo(n, q_, ranks_) : 0;
-        int64_t hi = o.split ? blockLo(n, q_ + 1, ranks_) : n;
-        r = r.first < r.second
-                ? std::make_pair(std::min(r.first, lo), std::max(r.second, hi))
-                : std::make_pair(lo, hi);
+  spans_.assign(ranks_, {});
+  for (q_ = 0; q_ < ranks_; ++q_)
+    for (bool collect : {true, false}) {
+      // First the ranges each value is asked for (collect_), then the walk
+      // with the spans chosen from them (chooseSpans).
+      collect_ = collect;
+      if (!collect) {
+        chooseSpans();
+        spans_[q_] = span_;
+      } else {
+        span_.clear();
+        requests_.clear();
       }
+      rows_.assign(nargs, {0, 0});
+      memo_.clear();
+      chainMemo_.clear();
+      for (const Output &o : outputs) {
+        if (o.donor >= 0) {
+          // Written in place: the input holds at least the block it gets.
+          auto t = cast<RankedTensorType>(o.source.getType());
+          int64_t n = t.getRank() ? t.getDimSize(0) : 0;
+          auto &r = rows_[o.donor];
+          int64_t lo = o.split ? blockLo(n, q_, ranks_) : 0;
+          int64_t hi = o.split ? blockLo(n, q_ + 1, ranks_) : n;
+          r = r.first < r.second ? std::make_pair(std::min(r.first, lo),
+                                                  std::max(r.second, hi))
+                                 : std::make_pair(lo, hi);
+        }
+      }
+      // In the order the program is emitted (below): fresh outputs, then
+      // donated ones.
+      for (bool donatedPass : {false, true})
+        for (const Output &o : outputs)
+          if ((o.donor >= 0) == donatedPass)
+            walk(o);
+      allRows_[q_] = rows_;
     }
-    // In the order the program is emitted (below): fresh outputs, then
-    // donated ones.
-    for (bool donatedPass : {false, true})
-      for (const Output &o : outputs)
-        if ((o.donor >= 0) == donatedPass)
-          walk(o);
-    allRows_[q_] = rows_;
-  }
+  collect_ = false;
 
   // The local function: new argument types, then the program for rank_.
   Builder attrs(f_.getContext());
   SmallVector<Type> argTypes(f_.getArgumentTypes());
   rows_ = allRows_[rank_];
+  span_ = spans_[rank_];
   SmallVector<bool> split(nargs, false);
   for (auto &[v, arg] : inputArg_) {
     auto mt = cast<MemRefType>(f_.getArgument(arg).getType());

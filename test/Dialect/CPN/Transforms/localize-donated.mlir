@@ -8,12 +8,18 @@
 // from p's input itself, so p's in-place update and its writes must come
 // after those reads: before, one-shot bufferization found the input
 // written before it was read ("cannot avoid RaW conflict") and the window
-// fell back to computing everything on every rank.
+// fell back to computing everything on every rank. The stencil's two views
+// of the new p ask for rows [74, 98) and [76, 100) on rank 3: p's update is
+// made once on the rows the rank holds, both views read it (no update per
+// view, each of which bufferization copied out of p's buffer), and it is the
+// same op as the in-place update written at the end (CSE merges the two).
 // CHECK-LABEL: func.func @kernel
 // CHECK: %[[P:.*]] = bufferization.to_tensor %arg0
-// CHECK: cpn.view %[[P]]
+// CHECK: %[[NEW:.*]] = cpn.update %[[P]], %{{.*}} {offset = 2500
+// CHECK: cpn.view %[[NEW]] {offset = 0 :
+// CHECK: cpn.view %[[NEW]] {offset = 200 :
 // CHECK: cpn.add
-// CHECK: %[[P1:.*]] = cpn.update %[[P]]
+// CHECK: %[[P1:.*]] = cpn.update %[[P]], %{{.*}} {offset = 2500
 // CHECK: cpn.update
 // CHECK: bufferization.materialize_in_destination %[[P1]] in %[[P]]
 // LOWERED: llvm.func @kernel
