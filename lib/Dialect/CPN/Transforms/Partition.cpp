@@ -107,23 +107,35 @@ int64_t rowElements(RankedTensorType t) {
   return r;
 }
 
-/// The rows of its base a view with non-negative strides touches (the
-/// first axis of a base of rank 2 or more), in `rows`.
-bool rowSpan(ViewOp v, int64_t &rows) {
-  auto base = cast<RankedTensorType>(v.getBase().getType());
-  auto shape = cast<RankedTensorType>(v.getType()).getShape();
-  if (base.getRank() < 2 || !base.hasStaticShape())
+/// The first and last rows of a base of type `base` (rank 2 or more) that a
+/// box of `shape` at element `offset` with non-negative `strides` touches.
+bool boxRowRange(RankedTensorType base, ArrayRef<int64_t> shape, int64_t offset,
+                 ArrayRef<int64_t> strides, int64_t &first, int64_t &last) {
+  if (base.getRank() < 2 || !base.hasStaticShape() || offset < 0)
     return false;
   int64_t rowStride = rowElements(base);
   if (rowStride <= 0)
     return false;
-  int64_t last = v.getOffset();
+  int64_t end = offset;
   for (size_t k = 0; k < shape.size(); ++k) {
-    if (v.getStrides()[k] < 0 || shape[k] <= 0)
+    if (strides[k] < 0 || shape[k] <= 0)
       return false;
-    last += (shape[k] - 1) * v.getStrides()[k];
+    end += (shape[k] - 1) * strides[k];
   }
-  rows = last / rowStride - v.getOffset() / rowStride + 1;
+  first = offset / rowStride;
+  last = end / rowStride;
+  return true;
+}
+
+/// The rows of its base a view with non-negative strides touches (the
+/// first axis of a base of rank 2 or more), in `rows`.
+bool rowSpan(ViewOp v, int64_t &rows) {
+  int64_t first, last;
+  if (!boxRowRange(cast<RankedTensorType>(v.getBase().getType()),
+                   cast<RankedTensorType>(v.getType()).getShape(),
+                   v.getOffset(), v.getStrides(), first, last))
+    return false;
+  rows = last - first + 1;
   return true;
 }
 
@@ -247,6 +259,48 @@ private:
       comm(user, "all_gather", gatherBytes(bytesOf(v)));
   }
 
+  /// The rank that owns index row `i` of `extent` rows.
+  int64_t owner(int64_t extent, int64_t i) const {
+    for (int64_t q = 0; q < ranks_; ++q)
+      if (i < extent * (q + 1) / ranks_)
+        return q;
+    return ranks_ - 1;
+  }
+
+  /// Whether every use of the view `v` of the split `base` is the value of
+  /// an update of a value split alike, and the rows it reads and the rows
+  /// the update writes have one owner (a boundary row copied to its
+  /// neighbour row).
+  bool ownerLocal(ViewOp v, const Dist &base) {
+    int64_t r0, r1;
+    if (v->use_empty() ||
+        !boxRowRange(cast<RankedTensorType>(v.getBase().getType()),
+                     cast<RankedTensorType>(v.getType()).getShape(),
+                     v.getOffset(), v.getStrides(), r0, r1))
+      return false;
+    int64_t q = owner(base.extent, r0 + base.shift);
+    if (owner(base.extent, r1 + base.shift) != q)
+      return false;
+    for (OpOperand &use : v->getUses()) {
+      auto u = dyn_cast<UpdateOp>(use.getOwner());
+      int64_t w0, w1;
+      if (!u || use.get() != u.getValue() || u.getBase() == v.getResult() ||
+          u.getDynOffset())
+        return false;
+      Dist dest = dist_.lookup(u.getBase());
+      if (dest.kind != Dist::Rows || !dest.split() ||
+          dest.extent != base.extent ||
+          !boxRowRange(
+              cast<RankedTensorType>(u.getBase().getType()),
+              cast<RankedTensorType>(u.getValue().getType()).getShape(),
+              u.getOffset(), u.getStrides(), w0, w1) ||
+          owner(dest.extent, w0 + dest.shift) != q ||
+          owner(dest.extent, w1 + dest.shift) != q)
+        return false;
+    }
+    return true;
+  }
+
   void forward(Operation *op) {
     if (op->getNumResults() != 1 ||
         !isa<RankedTensorType>(op->getResult(0).getType()))
@@ -263,9 +317,18 @@ private:
         dist_[r] = {Dist::Transposed, base.shift + delta, base.extent};
         return;
       }
+      // A few rows of a split base written only into rows of a split value
+      // that the same rank owns (`p[0, :] = p[1, :]`: rows 0 and 1 are
+      // rank 0's): that rank reads and writes them, nothing moves (as
+      // cpn-localize computes them).
+      if (base.kind == Dist::Rows && base.split() && !v.getDynOffset() &&
+          ownerLocal(v, base)) {
+        dist_[r] = fresh(r.getType());
+        return;
+      }
       // A view within a few rows of a split base (a boundary row p[1, :]
-      // copied into p[0, :]): the ranks that own those rows broadcast them,
-      // each rank receiving the rows, not the whole base.
+      // read whole by another op): the ranks that own those rows broadcast
+      // them, each rank receiving the rows, not the whole base.
       int64_t rows = 0;
       if (base.kind == Dist::Rows && base.split() && !v.getDynOffset() &&
           rowSpan(v, rows) &&

@@ -178,16 +178,28 @@ func.func @in_place(%arg0: memref<200x200xf64>, %arg1: memref<200x200xf64>, %s: 
   return
 }
 
-// A boundary condition p[0, :] = p[1, :]: the row is broadcast by the rank
-// that owns it (one row of 100 float64 received), not the base gathered.
+// A boundary condition p[0, :] = p[1, :]: rows 0 and 1 are both rank 0's,
+// which reads and writes them; nothing moves. p[-1, :] = p[1, :] writes the
+// row on the last rank: rank 0 broadcasts it (one row of 100 float64
+// received), not the base gathered; so does a row read by another op.
 // A view that straddles rows (offset 50 in rows of 100) reads 901 of 1000
 // rows: the base is gathered (600000 bytes), cheaper than those rows' 720800.
 // CHECK-LABEL: func.func @boundary_row
+// CHECK: cpn.view %arg0 {cpn.dist = "replicated"
+// CHECK-SAME: -> tensor<100xf64>
+// CHECK: cpn.update
 // CHECK: cpn.view %arg0 {cpn.comm = {broadcast = 800 : i64}, cpn.dist = "replicated"
+// CHECK: cpn.update
+// CHECK: cpn.view %arg0 {cpn.comm = {broadcast = 800 : i64}, cpn.dist = "replicated"
+// CHECK: cpn.add
 // CHECK: cpn.view %arg0 {cpn.comm = {all_gather = 600000 : i64}
-func.func @boundary_row(%p: tensor<1000x100xf64>) -> (tensor<1000x100xf64>, tensor<900x100xf64>) {
+func.func @boundary_row(%p: tensor<1000x100xf64>) -> (tensor<1000x100xf64>, tensor<100xf64>, tensor<900x100xf64>) {
   %r = cpn.view %p {offset = 100 : i64, strides = array<i64: 1>} : tensor<1000x100xf64> -> tensor<100xf64>
   %p1 = cpn.update %p, %r {offset = 0 : i64, strides = array<i64: 1>} : tensor<1000x100xf64>, tensor<100xf64> -> tensor<1000x100xf64>
+  %r2 = cpn.view %p {offset = 100 : i64, strides = array<i64: 1>} : tensor<1000x100xf64> -> tensor<100xf64>
+  %p2 = cpn.update %p1, %r2 {offset = 99900 : i64, strides = array<i64: 1>} : tensor<1000x100xf64>, tensor<100xf64> -> tensor<1000x100xf64>
+  %r3 = cpn.view %p {offset = 200 : i64, strides = array<i64: 1>} : tensor<1000x100xf64> -> tensor<100xf64>
+  %s = cpn.add %r3, %r3 : tensor<100xf64>, tensor<100xf64> -> tensor<100xf64>
   %t = cpn.view %p {offset = 50 : i64, strides = array<i64: 100, 1>} : tensor<1000x100xf64> -> tensor<900x100xf64>
-  return %p1, %t : tensor<1000x100xf64>, tensor<900x100xf64>
+  return %p2, %s, %t : tensor<1000x100xf64>, tensor<100xf64>, tensor<900x100xf64>
 }
