@@ -13,7 +13,7 @@ JOBS ?= 2
 export OMPI_ALLOW_RUN_AS_ROOT := 1
 export OMPI_ALLOW_RUN_AS_ROOT_CONFIRM := 1
 
-.PHONY: all run test build deps venv bench bench-quick bench-library bench-patterns bench-peers bench-scaling fuzz clean
+.PHONY: all run test build deps venv bench bench-quick bench-library bench-patterns bench-peers bench-scaling fuzz fuzz-mpi clean
 
 all: build
 
@@ -141,6 +141,12 @@ MODE ?= default,eager0
 fuzz: build
 	$(PY) tools/fuzz/cpnfuzz.py --seed $(SEED) -n $(N) --mode $(MODE) --jobs $(JOBS) \
 	  $(if $(FUZZ_SAVE),--save $(FUZZ_SAVE))
+
+# The same programs on several MPI ranks with nearly every array split
+# (CPN_PARTITION=rows, tools/fuzz/mpifuzz.py): RANKS=2,3.
+RANKS ?= 2,3
+fuzz-mpi: build
+	$(PY) tools/fuzz/mpifuzz.py --seed $(SEED) -n $(N) --ranks $(RANKS)
 
 clean:
 	rm -rf $(BUILD) $(ASAN_BUILD)

@@ -17,6 +17,7 @@
 #include <atomic>
 #include <chrono>
 #include <climits>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -579,16 +580,56 @@ MPI_Datatype mpiType(cpnrt::DType t) {
                      "all_reduce: float16 has no MPI type (reduce in float32)");
 }
 
+/// NumPy's maximum and minimum of floats: a NaN on either side is the
+/// result (MPI_MAX and MPI_MIN compare, and a NaN compares false: one rank's
+/// NaN partial would be lost).
+template <typename T, bool Max>
+void nanPropagating(void *in, void *inout, int *len, MPI_Datatype *) {
+  const T *a = static_cast<const T *>(in);
+  T *b = static_cast<T *>(inout);
+  for (int i = 0; i < *len; ++i) {
+    if (std::isnan(b[i]))
+      continue;
+    if (std::isnan(a[i]) || (Max ? a[i] > b[i] : a[i] < b[i]))
+      b[i] = a[i];
+  }
+}
+
+/// The MPI_Op of a NaN-propagating float min or max, made once MPI runs
+/// (MPI_Op_create needs it); MPI's own op before (one process copies).
+MPI_Op floatMinMax(cpnrt::DType t, bool max) {
+  if (!cpnrt::comm::active())
+    return max ? MPI_MAX : MPI_MIN;
+  static std::once_flag once;
+  static MPI_Op ops[2][2]; // [double][max]
+  std::call_once(once, [] {
+    MPI_Op_create(&nanPropagating<float, false>, 1, &ops[0][0]);
+    MPI_Op_create(&nanPropagating<float, true>, 1, &ops[0][1]);
+    MPI_Op_create(&nanPropagating<double, false>, 1, &ops[1][0]);
+    MPI_Op_create(&nanPropagating<double, true>, 1, &ops[1][1]);
+  });
+  return ops[t == cpnrt::DType::f64][max];
+}
+
 MPI_Op mpiOp(cpnrt::comm::ReduceOp op, cpnrt::DType t) {
   using cpnrt::DType;
   using cpnrt::comm::ReduceOp;
   bool logical = op == ReduceOp::LogicalAnd || op == ReduceOp::LogicalOr;
-  if ((t == DType::b1) != logical ||
-      ((t == DType::c64 || t == DType::c128) &&
-       (op == ReduceOp::Min || op == ReduceOp::Max)))
+  if (t == DType::b1) {
+    // NumPy's bool arithmetic: + and maximum are or, * and minimum and.
+    if (op == ReduceOp::Sum || op == ReduceOp::Max)
+      op = ReduceOp::LogicalOr;
+    else if (op == ReduceOp::Prod || op == ReduceOp::Min)
+      op = ReduceOp::LogicalAnd;
+  } else if (logical || ((t == DType::c64 || t == DType::c128) &&
+                         (op == ReduceOp::Min || op == ReduceOp::Max))) {
     throw cpnrt::Error(cpnrt::ErrorKind::Runtime,
                        std::string("all_reduce: no such reduction of ") +
                            cpnrt::dtypeName(t));
+  }
+  if ((t == DType::f32 || t == DType::f64) &&
+      (op == ReduceOp::Min || op == ReduceOp::Max))
+    return floatMinMax(t, op == ReduceOp::Max);
   switch (op) {
   case ReduceOp::Sum:
     return MPI_SUM;

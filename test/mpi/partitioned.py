@@ -140,6 +140,37 @@ def held_copies(ranks):
     return checks
 
 
+def reductions_by_dtype(ranks):
+    """Partial reductions over split rows combined over the ranks for the
+    dtypes where MPI's own ops differ from NumPy's: a NaN in one rank's
+    rows (NumPy's max and min give NaN; MPI_MAX dropped it), bools (max is
+    any, min all: there was no such all-reduce), complex max and min
+    (computed whole: MPI has no order of complex numbers)."""
+    n = 48 * ranks
+    ref = (numpy.arange(n * 40, dtype=numpy.float64).reshape(n, 40) % 13) - 6
+    ref[1, 3] = numpy.nan          # rank 0's rows
+    ref[n - 2, 7] = numpy.nan      # the last rank's
+    got = cp.asarray(ref)
+    checks = 0
+    for f in (lambda x: x.max(axis=0), lambda x: x.min(axis=0),
+              lambda x: numpy.ptp(x, axis=0) if x is ref else cp.ptp(x, axis=0),
+              lambda x: x.max(), lambda x: x.min()):
+        numpy.testing.assert_array_equal(numpy.asarray(f(got)), f(ref))
+        checks += 1
+    bref, bgot = ref > 5, got > 5
+    for f in (lambda x: x.max(axis=0), lambda x: x.min(axis=0),
+              lambda x: x.sum(axis=0, dtype=bool), lambda x: x.prod(axis=0, dtype=bool),
+              lambda x: x.max(), lambda x: x.min()):
+        numpy.testing.assert_array_equal(numpy.asarray(f(bgot)), f(bref))
+        checks += 1
+    cref = numpy.nan_to_num(ref) + 1j * (ref[::-1] % 3)
+    cgot = cp.asarray(cref)
+    for f in (lambda x: x.max(axis=0), lambda x: x.min(axis=0), lambda x: x.sum(axis=0)):
+        numpy.testing.assert_array_equal(numpy.asarray(f(cgot)), f(cref))
+        checks += 1
+    return checks
+
+
 def main():
     ranks = int(sys.argv[1])
     assert cp.ranks() == ranks, (cp.ranks(), ranks)
@@ -174,6 +205,7 @@ def main():
     checks += large_gather_warns(ranks)
     checks += halo_bytes(ranks)
     checks += held_copies(ranks)
+    checks += reductions_by_dtype(ranks)
     print(f"mpi partitioned: {checks} checks passed on each of {ranks} ranks")
 
 

@@ -15,7 +15,9 @@
 
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <fstream>
+#include <limits>
 #include <sstream>
 #include <thread>
 
@@ -334,6 +336,38 @@ TEST(Collectives, AllReducesOfEveryKind) {
   EXPECT_EQ(valuesOf<bool>(orOut), (std::vector<bool>{false, true, p > 1}));
 }
 
+// Where MPI's own ops are not NumPy's: a float max or min with a NaN on one
+// rank is NaN (MPI_MAX compares, and drops it), and bools take arithmetic
+// (sum and max are or, prod and min and).
+TEST(Collectives, AllReducesAsNumPyReduces) {
+  comm::start();
+  int p = comm::size(), r = comm::rank();
+  TaskGraph graph(2);
+  double nan = std::numeric_limits<double>::quiet_NaN();
+  auto maxInOut = storeOf<double>(
+      DType::f64, {r == 0 ? nan : 1.0, r == p - 1 ? nan : 2.0, double(r)});
+  auto minInOut = storeOf<float>(
+      DType::f32,
+      {r == p - 1 ? std::numeric_limits<float>::quiet_NaN() : float(r),
+       float(-r)});
+  auto sumInOut = storeOf<bool>(DType::b1, {false, r == p - 1});
+  auto minBool = storeOf<bool>(DType::b1, {true, r == p - 1});
+  comm::submitAllReduce(graph, maxInOut, maxInOut, comm::ReduceOp::Max);
+  comm::submitAllReduce(graph, minInOut, minInOut, comm::ReduceOp::Min);
+  comm::submitAllReduce(graph, sumInOut, sumInOut, comm::ReduceOp::Sum);
+  comm::submitAllReduce(graph, minBool, minBool, comm::ReduceOp::Min);
+  graph.waitAll();
+  std::vector<double> mx = valuesOf<double>(maxInOut);
+  EXPECT_TRUE(std::isnan(mx[0]));
+  EXPECT_TRUE(std::isnan(mx[1]));
+  EXPECT_EQ(mx[2], double(p - 1));
+  std::vector<float> mn = valuesOf<float>(minInOut);
+  EXPECT_TRUE(std::isnan(mn[0]));
+  EXPECT_EQ(mn[1], float(-(p - 1)));
+  EXPECT_EQ(valuesOf<bool>(sumInOut), (std::vector<bool>{false, true}));
+  EXPECT_EQ(valuesOf<bool>(minBool), (std::vector<bool>{true, p == 1}));
+}
+
 // Blocks of rows of uneven sizes (rank r holds 4 + r rows of 3 int32),
 // gathered whole on every rank; then each rank writes its own row 0 and a
 // broadcast gives every rank the last rank's.
@@ -440,8 +474,11 @@ TEST(Collectives, BadCallsAreErrors) {
   auto h = std::make_shared<Store>(DType::f16, std::vector<int64_t>{2});
   EXPECT_THROW(comm::submitAllReduce(graph, h, h, comm::ReduceOp::Sum),
                cpnrt::Error);
-  auto b = std::make_shared<Store>(DType::b1, std::vector<int64_t>{2});
-  EXPECT_THROW(comm::submitAllReduce(graph, b, b, comm::ReduceOp::Sum),
+  auto f = std::make_shared<Store>(DType::f64, std::vector<int64_t>{2});
+  EXPECT_THROW(comm::submitAllReduce(graph, f, f, comm::ReduceOp::LogicalOr),
+               cpnrt::Error);
+  auto c = std::make_shared<Store>(DType::c128, std::vector<int64_t>{2});
+  EXPECT_THROW(comm::submitAllReduce(graph, c, c, comm::ReduceOp::Max),
                cpnrt::Error);
   auto d = std::make_shared<Store>(DType::f64, std::vector<int64_t>{2});
   auto e = std::make_shared<Store>(DType::f64, std::vector<int64_t>{3});

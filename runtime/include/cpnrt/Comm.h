@@ -176,8 +176,11 @@ TaskRef submitExchange(TaskGraph &graph, std::shared_ptr<Exchange> exchange,
 enum class ReduceOp { Sum, Prod, Min, Max, LogicalAnd, LogicalOr };
 
 /// `out` = `op` over the ranks of `in`, element by element (the whole
-/// stores, of one dtype and size; `in` may be `out`). bool takes the
-/// logical ops, complex Sum and Prod; float16 is refused (an Error).
+/// stores, of one dtype and size; `in` may be `out`). bool takes every op
+/// (Sum and Max are or, Prod and Min and: NumPy's bool arithmetic); float
+/// Min and Max give NaN where any rank's value is NaN (NumPy's maximum and
+/// minimum; MPI's own ops would drop it); complex takes Sum and Prod and
+/// float16 nothing (an Error), and integers no logical ops.
 TaskRef submitAllReduce(TaskGraph &graph, StoreRef in, StoreRef out,
                         ReduceOp op, std::string name = "all_reduce");
 

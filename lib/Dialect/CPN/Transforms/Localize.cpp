@@ -119,7 +119,14 @@ bool elementwise(Operation *op) {
 
 /// Reductions whose partial results over blocks of rows combine exactly by
 /// the same reduction (or, for sums, closely: float sums change rounding).
-bool combinable(ReduceKind k) {
+/// `elem` is the result's element type: the runtime's all-reduce has no
+/// float16, and no min or max of complex numbers (NumPy orders them
+/// lexicographically); those are computed whole.
+bool combinable(ReduceKind k, Type elem) {
+  if (elem.isF16())
+    return false;
+  if (isa<ComplexType>(elem))
+    return k == ReduceKind::sum || k == ReduceKind::prod;
   return k == ReduceKind::sum || k == ReduceKind::prod ||
          k == ReduceKind::min || k == ReduceKind::max || k == ReduceKind::any ||
          k == ReduceKind::all;
@@ -760,7 +767,8 @@ LogicalResult Localizer::run() {
     auto t = cast<RankedTensorType>(o.source.getType());
     o.split = splittable(t);
     if (auto red = o.source.getDefiningOp<ReduceOp>())
-      if (combinable(red.getKind()) && llvm::is_contained(red.getAxes(), 0) &&
+      if (combinable(red.getKind(), t.getElementType()) &&
+          llvm::is_contained(red.getAxes(), 0) &&
           splittable(cast<RankedTensorType>(red.getX().getType())) &&
           o.donor < 0) {
         // Every rank must have rows to reduce (min and max have no
