@@ -19,6 +19,8 @@ constexpr size_t kRecent = 3072;
 // window of one body would take long to compile (bufferization grows
 // faster than linearly with the window's updates).
 constexpr size_t kMaxBodyLimits = 4;
+// Loop bodies remembered for bodyEnds() (a program's loops in turn).
+constexpr size_t kKnownBodies = 8;
 } // namespace
 
 uint64_t cpn::detail::opSignature(const TraceOp &op) {
@@ -91,7 +93,21 @@ bool LoopBody::bodyEnds(size_t n, size_t limit) {
   refresh(limit);
   // A body that reads rows at a shift has a view and what uses it: a
   // period of one op is three alike statements, not a loop.
-  return period_ >= 2 && n >= period_;
+  if (period_ >= 2) {
+    if (std::find(known_.begin(), known_.end(), body_) == known_.end()) {
+      if (known_.size() == kKnownBodies)
+        known_.erase(known_.begin());
+      known_.push_back(body_);
+    }
+    return n >= period_;
+  }
+  // Not repeated three times yet: a body seen before whose ops the window
+  // ends with (in any rotation) ends here. Its first iteration is then a
+  // window of its own, not the first three with their ghost zones.
+  for (const std::vector<uint64_t> &body : known_)
+    if (n >= body.size() && endsWith(body))
+      return true;
+  return false;
 }
 
 bool LoopBody::cutHere(size_t n, size_t limit) {

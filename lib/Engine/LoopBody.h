@@ -39,6 +39,9 @@ public:
   bool cutHere(size_t n, size_t limit);
   /// At a statement end, with `n` ops in the window: whether the window
   /// holds a whole loop body (as long as cutHere's for `limit` at most).
+  /// A body found before counts from its first repetition (a loop entered
+  /// again, as each time step enters its pressure iterations), not its
+  /// third.
   bool bodyEnds(size_t n, size_t limit);
   /// The signatures of the last p ops recorded (fewer if fewer were).
   std::vector<uint64_t> last(size_t p) const {
@@ -64,6 +67,8 @@ private:
   // The signatures of the body refresh() found last.
   std::vector<uint64_t> body_;
   size_t period_ = 0;
+  // Bodies bodyEnds() saw (of at least two ops), the latest last.
+  std::vector<std::vector<uint64_t>> known_;
 };
 
 } // namespace cpn::detail
