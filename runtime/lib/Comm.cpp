@@ -582,7 +582,9 @@ MPI_Datatype mpiType(cpnrt::DType t) {
 
 /// NumPy's maximum and minimum of floats: a NaN on either side is the
 /// result (MPI_MAX and MPI_MIN compare, and a NaN compares false: one rank's
-/// NaN partial would be lost).
+/// NaN partial would be lost). Equal zeros give +0.0 for max and -0.0 for
+/// min whatever order MPI combines the ranks in, so every rank holds the
+/// same bits (1 / x.max() takes one branch everywhere).
 template <typename T, bool Max>
 void nanPropagating(void *in, void *inout, int *len, MPI_Datatype *) {
   const T *a = static_cast<const T *>(in);
@@ -590,7 +592,9 @@ void nanPropagating(void *in, void *inout, int *len, MPI_Datatype *) {
   for (int i = 0; i < *len; ++i) {
     if (std::isnan(b[i]))
       continue;
-    if (std::isnan(a[i]) || (Max ? a[i] > b[i] : a[i] < b[i]))
+    if (std::isnan(a[i]) || (Max ? a[i] > b[i] : a[i] < b[i]) ||
+        (a[i] == b[i] && std::signbit(a[i]) != std::signbit(b[i]) &&
+         std::signbit(a[i]) != Max))
       b[i] = a[i];
   }
 }

@@ -344,8 +344,10 @@ TEST(Collectives, AllReducesAsNumPyReduces) {
   int p = comm::size(), r = comm::rank();
   TaskGraph graph(2);
   double nan = std::numeric_limits<double>::quiet_NaN();
-  auto maxInOut = storeOf<double>(
-      DType::f64, {r == 0 ? nan : 1.0, r == p - 1 ? nan : 2.0, double(r)});
+  auto maxInOut =
+      storeOf<double>(DType::f64, {r == 0 ? nan : 1.0, r == p - 1 ? nan : 2.0,
+                                   double(r), r == 0 ? -0.0 : 0.0});
+  auto minZero = storeOf<double>(DType::f64, {r == 0 ? 0.0 : -0.0});
   auto minInOut = storeOf<float>(
       DType::f32,
       {r == p - 1 ? std::numeric_limits<float>::quiet_NaN() : float(r),
@@ -353,6 +355,7 @@ TEST(Collectives, AllReducesAsNumPyReduces) {
   auto sumInOut = storeOf<bool>(DType::b1, {false, r == p - 1});
   auto minBool = storeOf<bool>(DType::b1, {true, r == p - 1});
   comm::submitAllReduce(graph, maxInOut, maxInOut, comm::ReduceOp::Max);
+  comm::submitAllReduce(graph, minZero, minZero, comm::ReduceOp::Min);
   comm::submitAllReduce(graph, minInOut, minInOut, comm::ReduceOp::Min);
   comm::submitAllReduce(graph, sumInOut, sumInOut, comm::ReduceOp::Sum);
   comm::submitAllReduce(graph, minBool, minBool, comm::ReduceOp::Min);
@@ -361,6 +364,10 @@ TEST(Collectives, AllReducesAsNumPyReduces) {
   EXPECT_TRUE(std::isnan(mx[0]));
   EXPECT_TRUE(std::isnan(mx[1]));
   EXPECT_EQ(mx[2], double(p - 1));
+  // Equal zeros: +0.0 for max and -0.0 for min on every rank, whatever
+  // order MPI combined them in (one rank alone keeps its own).
+  EXPECT_EQ(std::signbit(mx[3]), p == 1);
+  EXPECT_EQ(std::signbit(valuesOf<double>(minZero)[0]), p > 1);
   std::vector<float> mn = valuesOf<float>(minInOut);
   EXPECT_TRUE(std::isnan(mn[0]));
   EXPECT_EQ(mn[1], float(-(p - 1)));
