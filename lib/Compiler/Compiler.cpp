@@ -192,6 +192,18 @@ int kernelThreads() {
   return n ? n : setKernelThreads(0);
 }
 
+/// The updates of the chain that ends at op `last`, from the last back, and
+/// after them the value the first one updates (an input: negative).
+static std::vector<int32_t> updateChain(const Trace &trace, int32_t last) {
+  const std::vector<TraceOp> &ops = trace.ops();
+  std::vector<int32_t> chain;
+  int32_t r = last;
+  for (; r >= 0 && ops[r].name == "update"; r = ops[r].operands[0])
+    chain.push_back(r);
+  chain.push_back(r);
+  return chain;
+}
+
 /// Whether the chain of updates that ends at op `last` holds exactly one
 /// stencil update: an update whose value reads the chain (its input or an
 /// earlier update of it) through a view other than the box it writes
@@ -206,14 +218,12 @@ int kernelThreads() {
 static bool loneStencilUpdate(const Trace &trace, int32_t last,
                               bool partitioned) {
   const std::vector<TraceOp> &ops = trace.ops();
-  std::vector<int32_t> chain;
-  for (int32_t r = last; r >= 0 && ops[r].name == "update";
-       r = ops[r].operands[0])
-    chain.push_back(r);
-  if (chain.empty())
+  std::vector<int32_t> chain = updateChain(trace, last);
+  if (chain.size() < 2)
     return false;
   std::set<int32_t> versions(chain.begin(), chain.end());
-  versions.insert(ops[chain.back()].operands[0]);
+  int32_t root = chain.back();
+  chain.pop_back();
   // One rank's program reads a copy of the chain's input (`pn = p.copy()`
   // before `p[1:-1, 1:-1] = f(pn)`) from the input's rows: the same
   // conflict. The fresh output is then a third block beside the input and
@@ -222,7 +232,6 @@ static bool loneStencilUpdate(const Trace &trace, int32_t last,
   // shifted views rebuilt the chain on their rows, more bytes).
   // The whole program (recoverWindow, one process) reads the copy's own
   // buffer: no conflict, so the caller passes partitioned = false there.
-  int32_t root = ops[chain.back()].operands[0];
   if (partitioned && root < 0)
     for (size_t r = 0; r < ops.size(); ++r)
       if (ops[r].name == "copy" && versions.count(ops[r].operands[0]))
@@ -332,9 +341,8 @@ std::vector<int32_t> planDonations(const Trace &trace,
         // buffer: it holds those bytes already, so the copy moves none, and
         // the stencil reads them there (one block read, where a fresh copy
         // would read and write one more).
-        std::set<int32_t> versions{r};
-        for (int32_t v = outputs[j]; v >= 0; v = trace.ops()[v].operands[0])
-          versions.insert(v);
+        std::vector<int32_t> chain = updateChain(trace, outputs[j]);
+        std::set<int32_t> versions(chain.begin(), chain.end());
         for (size_t k = 0; k < outputs.size(); ++k)
           if (donors[k] < 0 && outputs[k] >= 0 &&
               trace.ops()[outputs[k]].name == "copy" &&

@@ -121,6 +121,28 @@ bool rowBox(RankedTensorType base, ArrayRef<int64_t> shape, int64_t offset,
   return reach < rowStride && delta + shape[0] <= base.getDimSize(0);
 }
 
+bool boxRows(RankedTensorType base, ArrayRef<int64_t> shape, int64_t offset,
+             ArrayRef<int64_t> strides, int64_t &r0, int64_t &r1) {
+  if (base.getRank() < 1 || !base.hasStaticShape())
+    return false;
+  int64_t row = 1;
+  for (int64_t d : base.getShape().drop_front())
+    row *= d;
+  if (row <= 0)
+    return false;
+  int64_t first = offset, last = offset;
+  for (auto [n, s] : llvm::zip(shape, strides)) {
+    if (n <= 0)
+      return false;
+    (s < 0 ? first : last) += (n - 1) * s;
+  }
+  if (first < 0)
+    return false;
+  r0 = first / row;
+  r1 = last / row + 1;
+  return r1 <= base.getDimSize(0);
+}
+
 SmallVector<int64_t> rowMajorStrides(ArrayRef<int64_t> shape) {
   std::vector<int64_t> s = ::cpn::rowMajorStrides(shape.vec());
   return SmallVector<int64_t>(s.begin(), s.end());

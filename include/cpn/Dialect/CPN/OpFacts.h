@@ -37,6 +37,13 @@ SmallVector<int64_t> rowMajorStrides(ArrayRef<int64_t> shape);
 bool rowBox(RankedTensorType base, ArrayRef<int64_t> shape, int64_t offset,
             ArrayRef<int64_t> strides, int64_t &delta);
 
+/// The base rows [r0, r1) that a box of `shape` at element `offset` with
+/// `strides` touches in a base of type `base` (static, of at least one
+/// dimension; strides of either sign): false for an empty box or one outside
+/// the base.
+bool boxRows(RankedTensorType base, ArrayRef<int64_t> shape, int64_t offset,
+             ArrayRef<int64_t> strides, int64_t &r0, int64_t &r1);
+
 /// decomposeView (cpn/Trace/ViewBox.h) over MLIR's array types: the box of
 /// the base that a view of `sizes` at `offset` with element `strides` is,
 /// if it is one.

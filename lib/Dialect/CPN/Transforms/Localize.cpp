@@ -57,6 +57,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <tuple>
 
 namespace mlir::cpn {
@@ -90,27 +91,6 @@ MemRefType withRows(MemRefType t, int64_t rows) {
   SmallVector<int64_t> shape(t.getShape());
   shape[0] = rows;
   return MemRefType::get(shape, t.getElementType());
-}
-
-/// The base rows [r0, r1) that a box of `shape` at element `offset` with
-/// `strides` touches in a base of type `base` (static, of at least one
-/// dimension): false for an empty box or one before the base.
-bool boxRows(RankedTensorType base, ArrayRef<int64_t> shape, int64_t offset,
-             ArrayRef<int64_t> strides, int64_t &r0, int64_t &r1) {
-  int64_t row = rowElements(base);
-  if (base.getRank() < 1 || !base.hasStaticShape() || row <= 0)
-    return false;
-  int64_t first = offset, last = offset;
-  for (auto [n, s] : llvm::zip(shape, strides)) {
-    if (n <= 0)
-      return false;
-    (s < 0 ? first : last) += (n - 1) * s;
-  }
-  if (first < 0)
-    return false;
-  r0 = first / row;
-  r1 = last / row + 1;
-  return r1 <= base.getDimSize(0);
 }
 
 bool elementwise(Operation *op) {
@@ -349,23 +329,22 @@ Value Localizer::get(Value v, int64_t lo, int64_t hi) {
   }
   Value out;
   Operation *op = v.getDefiningOp();
+  // The span this value is computed on (chooseSpans), when it holds more
+  // than these rows: a view of it.
+  std::optional<std::pair<int64_t, int64_t>> span;
   if (t.getRank() && op) {
     if (collect_)
       requests_[v.getAsOpaquePointer()].push_back({lo, hi});
     auto s = span_.find(v.getAsOpaquePointer());
     if (s != span_.end() && s->second.first <= lo && hi <= s->second.second &&
-        s->second != std::make_pair(lo, hi)) {
-      Value w = get(v, s->second.first, s->second.second);
-      if (emit_)
-        out = sliceRows(w, lo - s->second.first, hi - s->second.first);
-      if (emit_)
-        memo_[key] = out;
-      else
-        memo_.emplace(key, Value());
-      return out;
-    }
+        s->second != std::make_pair(lo, hi))
+      span = s->second;
   }
-  if (auto it = inputArg_.find(v); it != inputArg_.end()) {
+  if (span) {
+    Value w = get(v, span->first, span->second);
+    if (emit_)
+      out = sliceRows(w, lo - span->first, hi - span->first);
+  } else if (auto it = inputArg_.find(v); it != inputArg_.end()) {
     unsigned arg = it->second;
     auto &r = rows_[arg];
     if (t.getRank() == 0 || !splittable(t)) {

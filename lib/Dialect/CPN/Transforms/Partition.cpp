@@ -111,19 +111,12 @@ int64_t rowElements(RankedTensorType t) {
 /// box of `shape` at element `offset` with non-negative `strides` touches.
 bool boxRowRange(RankedTensorType base, ArrayRef<int64_t> shape, int64_t offset,
                  ArrayRef<int64_t> strides, int64_t &first, int64_t &last) {
-  if (base.getRank() < 2 || !base.hasStaticShape() || offset < 0)
+  int64_t end;
+  if (base.getRank() < 2 ||
+      llvm::any_of(strides, [](int64_t s) { return s < 0; }) ||
+      !boxRows(base, shape, offset, strides, first, end))
     return false;
-  int64_t rowStride = rowElements(base);
-  if (rowStride <= 0)
-    return false;
-  int64_t end = offset;
-  for (size_t k = 0; k < shape.size(); ++k) {
-    if (strides[k] < 0 || shape[k] <= 0)
-      return false;
-    end += (shape[k] - 1) * strides[k];
-  }
-  first = offset / rowStride;
-  last = end / rowStride;
+  last = end - 1;
   return true;
 }
 
