@@ -362,6 +362,17 @@ std::vector<int32_t> planDonations(const Trace &trace,
   for (size_t j = 0; j < outputs.size(); ++j) {
     if (donors[j] >= 0)
       continue;
+    // Under partitioning, a reduction over the rows or a product is not
+    // written into an input: over split rows, cpn-localize makes it each
+    // rank's partial, combined over the ranks into a fresh output (a donated
+    // one would be computed whole from whole operands on every rank).
+    if (partitioned && outputs[j] >= 0) {
+      const TraceOp &op = trace.ops()[outputs[j]];
+      if (op.name == "matmul" ||
+          (op.name == "reduce" &&
+           std::find(op.iattrs.begin(), op.iattrs.end(), 0) != op.iattrs.end()))
+        continue;
+    }
     for (size_t in = 0; in < inputs.size(); ++in) {
       if (free[in] &&
           sameType(static_cast<int32_t>(in), trace.ops()[outputs[j]])) {

@@ -263,25 +263,145 @@ size_t Engine::tailPeriod(const Trace &t, bool whole) {
   return 0;
 }
 
+/// Under partitioning: whether `op`'s result is each rank's partial, combined
+/// over the ranks after its kernel (cpn-localize), when it is an output of its
+/// window: a sum, product, min, max, any or all over the rows of a split-size
+/// value, or a product that contracts them (contractsSplitRows).
+bool Engine::combinedOverRanks(const TraceOp &op) const {
+  if (op.name == "matmul")
+    return op.operands.size() == 2 && contractsSplitRows(op);
+  if (op.name != "reduce" || op.operands.size() != 1 ||
+      std::find(op.iattrs.begin(), op.iattrs.end(), 0) == op.iattrs.end())
+    return false;
+  static const char *kinds[] = {"sum", "prod", "min", "max", "any", "all"};
+  return numel(trace_.operandShape(op.operands[0])) >=
+             options_.partitionThreshold &&
+         std::any_of(std::begin(kinds), std::end(kinds),
+                     [&](const char *k) { return op.sattr == k; });
+}
+
+/// Under partitioning: the ops before which the trace is cut into stages,
+/// each run as a window of its own: the first op that reads a value combined
+/// over the ranks (combinedOverRanks) made in its stage. Every rank's trace
+/// is the same, so every rank cuts alike. The stages of a loop's iterations
+/// are one kernel (`counts = onehot.sum(axis=0)`, then `centroids = sums /
+/// counts`: the iteration's rows, its partial sums, then what reads them),
+/// and what a stage makes that nothing after it reads needs no store, as in
+/// one window (a window cut after the reduction instead kept the
+/// iteration's temporaries that Python still held: k-means' 77 MB `diff`).
+std::vector<size_t> Engine::stageCuts() const {
+  const std::vector<TraceOp> &ops = trace_.ops();
+  std::vector<size_t> cuts;
+  std::vector<char> combined(ops.size(), 0);
+  size_t start = 0;
+  for (size_t i = 0; i < ops.size(); ++i) {
+    for (int32_t r : ops[i].operands)
+      if (r >= 0 && size_t(r) >= start && combined[r]) {
+        cuts.push_back(i);
+        start = i;
+        break;
+      }
+    combined[i] = combinedOverRanks(ops[i]);
+  }
+  return cuts;
+}
+
+/// The trace recorded again stage by stage (stageCuts), each stage flushed
+/// as a window: its values that a later stage reads are its outputs too.
+void Engine::flushStages(const std::vector<size_t> &cuts) {
+  Trace whole = trace_;
+  trace_.clear();
+  const std::vector<TraceOp> &ops = whole.ops();
+  size_t n = ops.size();
+  std::vector<NodeRef> held(n), value(n);
+  std::vector<size_t> lastUse(n, 0);
+  for (size_t i = 0; i < n; ++i) {
+    held[i] = ops[i].result.lock();
+    for (int32_t r : ops[i].operands)
+      if (r >= 0)
+        lastUse[r] = i;
+  }
+  uint8_t checks = trace_.fpChecks();
+  std::vector<size_t> bounds(cuts);
+  bounds.push_back(n);
+  size_t lo = 0;
+  for (size_t hi : bounds) {
+    for (size_t i = lo; i < hi; ++i) {
+      const TraceOp &op = ops[i];
+      std::vector<NodeRef> operands;
+      const ValueNode *failed = nullptr;
+      for (int32_t r : op.operands) {
+        operands.push_back(r >= 0 ? value[r] : whole.inputs()[-r - 1]);
+        const ValueNode &x = *operands.back();
+        if (!x.store && x.opIndex < 0 && !x.error.empty())
+          failed = &x; // an earlier stage's window could not compute it
+      }
+      if (failed) {
+        NodeRef v = held[i] ? held[i] : std::make_shared<ValueNode>();
+        v->shape = op.shape;
+        v->dtype = op.dtype;
+        v->opIndex = -1;
+        v->error = failed->error;
+        v->errorKind = failed->errorKind;
+        value[i] = v;
+        continue;
+      }
+      trace_.setFpChecks(op.fpChecks);
+      trace_.setLocation(op.file, op.line);
+      value[i] = trace_.add(op.name, operands, op.iattrs, op.sattr, op.shape,
+                            op.dtype, held[i]);
+    }
+    trace_.setFpChecks(checks);
+    trace_.setLocation("", 0);
+    // Values used only inside this stage need no store.
+    for (size_t i = lo; i < hi; ++i)
+      if (!held[i] && lastUse[i] < hi)
+        value[i].reset();
+    if (!trace_.empty())
+      flushWindow();
+    lo = hi;
+  }
+}
+
+/// Under partitioning: whether the product `op` contracts over the rows of
+/// a split-size value (`x.T @ v`: its left side a transposed view of x;
+/// `y @ v`: a 1 x n view of a vector y): cpn-localize's partial products,
+/// summed over the ranks, where the product is an output of its window, as
+/// a reduction over rows (notePartitioned ends the window after it).
+bool Engine::contractsSplitRows(const TraceOp &op) const {
+  int32_t l = op.operands[0];
+  const std::vector<int64_t> &rs = trace_.operandShape(op.operands[1]);
+  if (l < 0 || rs.size() != 2)
+    return false;
+  const TraceOp &view = trace_.ops()[l];
+  if (view.name != "view" || view.operands.size() != 1 ||
+      view.iattrs.size() != 3 || view.iattrs[0] != 0 ||
+      view.shape.size() != 2 || view.offsetArg)
+    return false;
+  const std::vector<int64_t> &src = trace_.operandShape(view.operands[0]);
+  int64_t n = rs[0];
+  bool transposed = src.size() == 2 && src[0] == n && view.shape[0] == src[1] &&
+                    view.shape[1] == n && view.iattrs[1] == 1 &&
+                    view.iattrs[2] == src[1];
+  bool vector = src.size() == 1 && src[0] == n && view.shape[0] == 1 &&
+                view.shape[1] == n && view.iattrs[1] == 0 &&
+                view.iattrs[2] == 1;
+  return (transposed || vector) && (numel(src) >= options_.partitionThreshold ||
+                                    numel(rs) >= options_.partitionThreshold);
+}
+
 /// Under partitioning: whether `op` reads a block of rows of a value big
 /// enough to be split at other rows than its whole (u[:-2, 1:-1], u[2:]):
-/// a rank reads its neighbours' rows there (shiftedRows_).
-///
-/// A reduction over the rows of such a value (`x.sum()`, `x.max(axis=0)`)
-/// ends the window: its result is then an output, each rank's partial
-/// combined over the ranks (cpn-localize), where a use of it inside the
-/// window would make every rank compute the whole value it reduces.
+/// a rank reads its neighbours' rows there (shiftedRows_). (A reduction
+/// over the rows of such a value, whose use inside the window would make
+/// every rank compute the whole value it reduces, cuts the window into
+/// stages at its flush: stageCuts.)
 void Engine::notePartitioned(const TraceOp &op) {
-  if (op.operands.size() != 1 || (op.name != "view" && op.name != "reduce"))
+  if (op.operands.size() != 1 || op.name != "view")
     return;
   const std::vector<int64_t> &src = trace_.operandShape(op.operands[0]);
   if (src.empty() || numel(src) < options_.partitionThreshold)
     return;
-  if (op.name == "reduce") {
-    if (std::find(op.iattrs.begin(), op.iattrs.end(), 0) != op.iattrs.end())
-      cutPending_ = true;
-    return;
-  }
   if (src.size() == op.shape.size() && op.shape[0] < src[0])
     shiftedRows_ = true;
 }
@@ -323,6 +443,19 @@ void Engine::flush() {
     throw std::logic_error(
         "cpnumeric: a value was needed while @jit was tracing");
   ++stats_.flushes;
+  if (options_.partitioning()) {
+    std::vector<size_t> cuts = stageCuts();
+    if (!cuts.empty()) {
+      flushStages(cuts);
+      return;
+    }
+  }
+  flushWindow();
+}
+
+/// Compiles (or finds) and submits the kernel of the trace as it is: its
+/// live results the outputs.
+void Engine::flushWindow() {
   std::vector<int32_t> outputs = trace_.liveResults();
   stats_.deadValuesSkipped += trace_.size() - outputs.size();
   std::vector<int32_t> donors =

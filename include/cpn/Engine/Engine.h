@@ -232,6 +232,11 @@ private:
   // side of `u[...] = rhs`) are dead and need no buffer.
   static size_t tailPeriod(const Trace &t, bool whole);
   void notePartitioned(const TraceOp &op);
+  bool contractsSplitRows(const TraceOp &op) const;
+  bool combinedOverRanks(const TraceOp &op) const;
+  std::vector<size_t> stageCuts() const;
+  void flushStages(const std::vector<size_t> &cuts);
+  void flushWindow();
   bool cutPending_ = false;
   // Where a trace without statement ends is cut (0: 4 * traceLimit): a
   // multiple of the period of the last runaway window's ops, so that the

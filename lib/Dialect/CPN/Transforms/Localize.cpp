@@ -33,8 +33,10 @@
 // input written in place keeps its rows and gets its block rewritten (the
 // update chain re-based on the local input, so that the in-place passes see
 // the program they saw whole); an output that is a sum, product, min, max,
-// any or all over the first axis of a split value is this rank's partial
-// result (`cpn.combine`), which the caller combines over the ranks.
+// any or all over the first axis of a split value, or a product whose
+// contraction runs over split rows (`x.T @ v`, `y @ v` of a vector y: each
+// rank multiplies its block of the rows), is this rank's partial result
+// (`cpn.combine`), which the caller combines over the ranks.
 //
 // Blocks: rows [n * q / P, n * (q + 1) / P) of an n-row value on rank q of
 // P, as the runtime cuts them (cpnrt::comm::blockRows).
@@ -162,6 +164,13 @@ private:
   Value sliceRows(Value whole, int64_t lo, int64_t hi);
   Value donated(Value v, unsigned input, int64_t lo, int64_t hi);
   Value partial(ReduceOp red);
+  /// Whether `mm` contracts over rows of a split value (`x.T @ v`: the left
+  /// side a transposed view of x; `y @ v`: a 1 x n view of a vector y; v's
+  /// n rows along them): `base` is x or y. Summed partial products then.
+  bool contractsRows(MatmulOp mm, Value &base, bool &vector) const;
+  /// The rows of the contraction that rank q multiplies.
+  std::pair<int64_t, int64_t> productRows(MatmulOp mm, int64_t q) const;
+  Value partialProduct(MatmulOp mm);
   Operation *clone(Operation *op, ValueRange operands, Type result,
                    ArrayRef<NamedAttribute> changed = {});
 
@@ -711,6 +720,74 @@ Value Localizer::partial(ReduceOp red) {
   return clone(red, {x}, red.getType())->getResult(0);
 }
 
+bool Localizer::contractsRows(MatmulOp mm, Value &base, bool &vector) const {
+  auto lt = cast<RankedTensorType>(mm.getLhs().getType());
+  auto rt = cast<RankedTensorType>(mm.getRhs().getType());
+  if (lt.getRank() != 2 || rt.getRank() != 2 || !rt.hasStaticShape() ||
+      !lt.hasStaticShape() ||
+      !combinable(ReduceKind::sum,
+                  cast<RankedTensorType>(mm.getType()).getElementType()))
+    return false;
+  int64_t n = rt.getDimSize(0);
+  vector = false;
+  base = transposedBase(mm.getLhs());
+  if (!base) {
+    auto view = mm.getLhs().getDefiningOp<ViewOp>();
+    if (!view || view.getDynOffset() || view.getOffset() != 0)
+      return false;
+    auto bt = cast<RankedTensorType>(view.getBase().getType());
+    if (bt.getRank() != 1 || bt.getDimSize(0) != n || lt.getDimSize(0) != 1 ||
+        view.getStrides() != ArrayRef<int64_t>{0, 1})
+      return false;
+    base = view.getBase();
+    vector = true;
+  }
+  if (n < ranks_ ||
+      !(splittable(cast<RankedTensorType>(base.getType())) || splittable(rt)))
+    return false;
+  // Every rank multiplies at least one row (as a reduction's partial).
+  for (int64_t q = 0; q < ranks_; ++q) {
+    auto [lo, hi] = productRows(mm, q);
+    if (hi <= lo)
+      return false;
+  }
+  return true;
+}
+
+std::pair<int64_t, int64_t> Localizer::productRows(MatmulOp mm,
+                                                   int64_t q) const {
+  // The rows of the split side, as a reduction's partial reads them; the
+  // same rows of the other side (the contraction's index is both's row).
+  Value base = transposedBase(mm.getLhs());
+  if (!base)
+    if (auto view = mm.getLhs().getDefiningOp<ViewOp>())
+      base = view.getBase();
+  if (base && splittable(cast<RankedTensorType>(base.getType())))
+    return naturalRows(base, q);
+  return naturalRows(mm.getRhs(), q);
+}
+
+Value Localizer::partialProduct(MatmulOp mm) {
+  Value base;
+  bool vector = false;
+  contractsRows(mm, base, vector);
+  auto [lo, hi] = productRows(mm, q_);
+  Value x = get(base, lo, hi);
+  Value v = get(mm.getRhs(), lo, hi);
+  if (!emit_)
+    return {};
+  auto lt = cast<RankedTensorType>(mm.getLhs().getType());
+  int64_t a = lt.getDimSize(0);
+  auto viewTy = RankedTensorType::get({a, hi - lo}, lt.getElementType());
+  SmallVector<int64_t> strides =
+      vector ? SmallVector<int64_t>{0, 1} : SmallVector<int64_t>{1, a};
+  Value l = ViewOp::create(*b_, mm.getLoc(), viewTy, x, Value(),
+                           b_->getI64IntegerAttr(0),
+                           b_->getDenseI64ArrayAttr(strides))
+                .getResult();
+  return clone(mm, {l, v}, mm.getType())->getResult(0);
+}
+
 LogicalResult Localizer::run() {
   Block &body = f_.getBody().front();
   auto *ret = body.getTerminator();
@@ -760,6 +837,13 @@ LogicalResult Localizer::run() {
         o.partial = rows;
         o.split = false;
       }
+    Value base;
+    bool vector = false;
+    if (auto mm = o.source.getDefiningOp<MatmulOp>();
+        mm && o.donor < 0 && contractsRows(mm, base, vector)) {
+      o.partial = true;
+      o.split = false;
+    }
     outputs.push_back(o);
   }
   for (Operation &op : body)
@@ -775,8 +859,11 @@ LogicalResult Localizer::run() {
     int64_t n = t.getRank() ? t.getDimSize(0) : 0;
     int64_t lo = o.split ? blockLo(n, q_, ranks_) : 0;
     int64_t hi = o.split ? blockLo(n, q_ + 1, ranks_) : n;
-    if (o.partial)
+    if (o.partial) {
+      if (auto mm = o.source.getDefiningOp<MatmulOp>())
+        return partialProduct(mm);
       return partial(o.source.getDefiningOp<ReduceOp>());
+    }
     if (o.donor >= 0)
       return donated(o.source, unsigned(o.donor), lo, hi);
     return get(o.source, lo, hi);
@@ -849,7 +936,8 @@ LogicalResult Localizer::run() {
       continue;
     }
     if (o.partial) {
-      auto kind = o.source.getDefiningOp<ReduceOp>().getKind();
+      auto red = o.source.getDefiningOp<ReduceOp>();
+      auto kind = red ? red.getKind() : ReduceKind::sum; // a product's sum
       f_.setArgAttr(o.destArg, "cpn.combine",
                     attrs.getStringAttr(stringifyReduceKind(kind)));
       continue;
