@@ -143,10 +143,12 @@ fuzz: build
 	  $(if $(FUZZ_SAVE),--save $(FUZZ_SAVE))
 
 # The same programs on several MPI ranks with nearly every array split
-# (CPN_PARTITION=rows, tools/fuzz/mpifuzz.py): RANKS=2,3.
+# (CPN_PARTITION=rows, tools/fuzz/mpifuzz.py): RANKS=2,3; every op traced,
+# then small arrays eager beside split ones.
 RANKS ?= 2,3
 fuzz-mpi: build
-	$(PY) tools/fuzz/mpifuzz.py --seed $(SEED) -n $(N) --ranks $(RANKS)
+	$(PY) tools/fuzz/mpifuzz.py --seed $(SEED) -n $(N) --ranks $(RANKS) --eager0
+	$(PY) tools/fuzz/mpifuzz.py --seed $(SEED) -n $(N) --ranks $(RANKS) --eager 128
 
 clean:
 	rm -rf $(BUILD) $(ASAN_BUILD)

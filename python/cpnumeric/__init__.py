@@ -98,10 +98,10 @@ def _at_exit():
 __import__("atexit").register(_ranks.finish, _cpn, _config.get_int("CPN_EXIT_WAIT"))
 __import__("atexit").register(_at_exit)
 
-# Split arrays are read by rows on each rank: the eager path, which reads a
-# computed store as soon as it is done (timing), is off under CPN_PARTITION.
-_core.EAGER["threshold"] = (0 if _ranks.ranks() > 1 and _config.get_choice("CPN_PARTITION") == "rows"
-                            else _config.get_int("CPN_EAGER_THRESHOLD"))
+# The eager path under MPI ranks takes NumPy-held arrays and replicated
+# computed stores, each the same on every rank; a split store is traced
+# (items.cpp's computedView), so every rank records the same ops.
+_core.EAGER["threshold"] = _config.get_int("CPN_EAGER_THRESHOLD")
 _core.LOCATIONS = bool(_DUMP_IR)
 from . import _baseline  # noqa: E402,F401  (sets the Engine's baseline tier)
 from . import _profile  # noqa: E402

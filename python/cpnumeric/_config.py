@@ -75,14 +75,15 @@ KNOBS = {
              "(cpn-partition, without running on them) and the bytes and "
              "communication operations each rank would take part in are "
              "counted in stats() (simulated_*); docs/scaling.md."),
-        Knob("CPN_PARTITION", "off", False,
-             "Under several MPI ranks: 'rows' (experimental) splits arrays "
+        Knob("CPN_PARTITION", "rows", False,
+             "Under several MPI ranks: 'rows' (the default) splits arrays "
              "of at least CPN_PARTITION_THRESHOLD elements in blocks of rows, "
              "each rank computing its block (docs/mpi.md); 'off' keeps every "
              "array whole on every rank (each rank computes everything)."),
-        Knob("CPN_PARTITION_THRESHOLD", "65536", False,
+        Knob("CPN_PARTITION_THRESHOLD", "262144", False,
              "Arrays with fewer elements are replicated on every rank, larger "
-             "ones split in blocks of rows (the partition's threshold)."),
+             "ones split in blocks of rows (the partition's threshold; "
+             "docs/mpi.md says why this default)."),
         Knob("CPN_LOG", "", False,
              "Comma-separated log topics printed to stderr: 'retrace' (a @jit "
              "function traced again, and which argument changed)."),

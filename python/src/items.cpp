@@ -755,7 +755,8 @@ static bool freshWindowHolds(const cpn::NodeRef &node, PyObject *base) {
 /// in place, as they read an eager array. A value whose window was flushed
 /// and still runs is waited for (a sync point; whether an op is recorded
 /// then depends on the program alone, not on timing, as replicated MPI
-/// ranks need: they must record alike; split ranks have no eager path): a
+/// ranks need: they must record alike; a store split over ranks is not
+/// read here): a
 /// loop of small ops over the rows or columns of an array computed just
 /// before (`out[j] = np.sqrt((A[:, j] ** 2).sum())`) recorded each op
 /// (~6-8 us) while the kernel ran, then cut a window every 64 ops, instead
@@ -798,6 +799,11 @@ PyObject *computedView(PyObject *a, bool writable, cpn::NodeRef *owned,
   }
   if (!node->store || node->opIndex >= 0 || !node->error.empty() ||
       node->store->shape() != node->shape || cpn::hasFpReports())
+    return nullptr;
+  // A store split over MPI ranks holds this rank's rows only: the op is
+  // traced (cpn-localize reads the rows it needs). Its distribution is set
+  // when its window is submitted, on this thread: the same on every rank.
+  if (node->store->distribution() == cpnrt::Distribution::BlockRows)
     return nullptr;
   if (!cpnrt::TaskGraph::global().storeDone(*node->store)) {
     if (n >= threshold)

@@ -103,6 +103,8 @@ def run_ranks(args, ranks):
                + os.environ.get("PYTHONPATH", ""))
     if args.eager0:
         env.update(CPN_EAGER_THRESHOLD="0", CPN_BASELINE_WORK="0")
+    elif args.eager is not None:
+        env.update(CPN_EAGER_THRESHOLD=str(args.eager))
     failures = []
     end = args.start + args.n
     with tempfile.TemporaryDirectory(prefix="mpifuzz") as folder:
@@ -153,6 +155,9 @@ def main():
                     help="CPN_PARTITION_THRESHOLD (64: nearly every array split)")
     ap.add_argument("--eager0", action="store_true",
                     help="every op traced and compiled (CPN_EAGER_THRESHOLD=0)")
+    ap.add_argument("--eager", type=int,
+                    help="CPN_EAGER_THRESHOLD (default: the library's; a value near "
+                    "--threshold mixes eager and split arrays in one program)")
     ap.add_argument("--timeout", type=float, default=120.0,
                     help="seconds a program may take on the ranks")
     ap.add_argument("--child", action="store_true")

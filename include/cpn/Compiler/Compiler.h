@@ -72,7 +72,7 @@ struct CompilerOptions {
   // also partitioned for this many ranks (above 1) and what they would move
   // is counted in CompilerStats::simulated.
   int64_t simulateRanks = 0;
-  int64_t partitionThreshold = 65536;
+  int64_t partitionThreshold = 262144;
   // CPN_PARTITION under several MPI ranks: each window is compiled into
   // this rank's program (cpn-localize), big arrays split by rows.
   bool partition = false;
