@@ -41,10 +41,14 @@ template <typename T> bool anyNaN(T v) {
 template <typename F> bool anyNaN(std::complex<F> v) {
   return v.real() != v.real() || v.imag() != v.imag();
 }
-/// a >= b (complex: lexicographic, as NumPy's CGE).
+/// a >= b (complex: lexicographic, as NumPy's CGE, where a NaN imaginary
+/// part on either side makes `a.real > b.real` false: maximum(3, -inf+nanj)
+/// is -inf+nanj).
 template <typename T> bool geq(T a, T b) { return a >= b; }
 template <typename F> bool geq(std::complex<F> a, std::complex<F> b) {
-  return a.real() > b.real() || (a.real() == b.real() && a.imag() >= b.imag());
+  return (a.real() > b.real() && a.imag() == a.imag() &&
+          b.imag() == b.imag()) ||
+         (a.real() == b.real() && a.imag() >= b.imag());
 }
 
 /// a * b as NumPy's loops multiply: complex numbers by (ac - bd) + (ad + bc)i,

@@ -1092,3 +1092,17 @@ def test_complex_clip_takes_the_bound_where_x_equals_it():
             numpy.testing.assert_array_equal(numpy.signbit(got.imag), numpy.signbit(ref.imag))
     a = cp.clip(-cp.asarray(numpy.array([0j, 0j])), 0, 3.25)
     same(cp.log2(a), numpy.log2(numpy.clip(-numpy.array([0j, 0j]), 0, 3.25)))
+
+
+def test_complex_max_accumulate_takes_a_nan_imaginary_part():
+    """NumPy's complex maximum/minimum (and fmax/fmin) compare by real part
+    only where neither imaginary part is NaN: maximum(3, -inf+nanj) is
+    -inf+nanj, and an accumulation carries it on (mpifuzz 11:188)."""
+    nan, inf = numpy.nan, numpy.inf
+    a = numpy.array([[1 + 1j, 2], [complex(nan, 0), 1], [3, complex(-inf, nan)],
+                     [0, 5j], [complex(2, nan), -1]], dtype=numpy.complex64)
+    for name in ("maximum", "minimum", "fmax", "fmin"):
+        for axis in (0, 1):
+            ref = getattr(numpy, name).accumulate(a, axis=axis)
+            got = cp.asnumpy(getattr(cp, name).accumulate(cp.asarray(a), axis=axis))
+            numpy.testing.assert_array_equal(got, ref, err_msg=f"{name} axis {axis}")
