@@ -103,8 +103,11 @@ bool isSmallReduce(ReduceOp op) {
 
 bool rowBox(RankedTensorType base, ArrayRef<int64_t> shape, int64_t offset,
             ArrayRef<int64_t> strides, int64_t &delta) {
-  if (base.getRank() < 1 || shape.empty() ||
-      shape.size() > size_t(base.getRank()) || !base.hasStaticShape())
+  // The box may have more dimensions than its base (a vector's (n, 1) view
+  // as the right side of a product: strides (1, 0)): what matters is that
+  // each of its rows stays within one base row.
+  if (base.getRank() < 1 || shape.empty() || strides.size() != shape.size() ||
+      !base.hasStaticShape())
     return false;
   int64_t rowStride = 1;
   for (int64_t d : base.getShape().drop_front())

@@ -152,11 +152,21 @@ bool rowAligned(UpdateOp u, int64_t &delta) {
                 u.getOffset(), u.getStrides(), delta);
 }
 
-/// A 2-D view that transposes a 2-D base (v[j, i] = base[i + delta, j + c]).
+/// A 2-D view that transposes a 2-D base (v[j, i] = base[i + delta, j + c]),
+/// or lays a vector out as one row (v[0, i] = base[i + delta]: the left side
+/// of `y @ v` for a vector y).
 bool transposedView(ViewOp v, int64_t &delta) {
   auto base = cast<RankedTensorType>(v.getBase().getType());
   auto view = cast<RankedTensorType>(v.getType());
-  if (v.getDynOffset() || base.getRank() != 2 || view.getRank() != 2)
+  if (v.getDynOffset() || view.getRank() != 2)
+    return false;
+  if (base.getRank() == 1) {
+    delta = v.getOffset();
+    return view.getDimSize(0) == 1 &&
+           v.getStrides() == ArrayRef<int64_t>{0, 1} && delta >= 0 &&
+           delta + view.getDimSize(1) <= base.getDimSize(0);
+  }
+  if (base.getRank() != 2)
     return false;
   int64_t rowStride = base.getDimSize(1);
   ArrayRef<int64_t> strides = v.getStrides();
@@ -432,11 +442,21 @@ private:
   void product(MatmulOp mm) {
     Value r = mm.getResult();
     Dist a = dist_.lookup(mm.getLhs()), b = dist_.lookup(mm.getRhs());
+    if (a.kind == Dist::Transposed &&
+        (b.kind == Dist::Replicated || (b.kind == Dist::Rows && b.anywhere))) {
+      // x.T @ v with v on every rank (or computed at any rows): each rank
+      // multiplies its rows of x by the same rows of v, the partial
+      // products summed (cpn-localize).
+      comm(mm, "all_reduce", reduceBytes(bytesOf(r)));
+      dist_[r] = {};
+      return;
+    }
     if (a.kind == Dist::Transposed && b.kind == Dist::Rows && b.split() &&
         a.extent == b.extent && a.shift == b.shift) {
-      // x.T @ v with x and v split alike: the contraction runs over the
-      // split rows. Partial products summed over ranks, or x gathered
-      // (re-laid out by rows of x.T) and v gathered: the cheaper.
+      // x.T @ v (or y @ v of a vector y) with x and v split alike: the
+      // contraction runs over the split rows. Partial products summed over
+      // ranks, or x gathered (re-laid out by rows of x.T) and v gathered:
+      // the cheaper.
       int64_t partials = reduceBytes(bytesOf(r));
       int64_t gathers =
           gatherBytes(bytesOf(mm.getLhs())) + gatherBytes(bytesOf(mm.getRhs()));

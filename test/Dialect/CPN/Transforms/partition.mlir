@@ -115,6 +115,27 @@ func.func @products(%x: tensor<1000x64xf64>, %y: tensor<64x1000xf64>, %v: tensor
   return %s, %g, %c : tensor<64x1000xf64>, tensor<64x8xf64>, tensor<1000x300xf64>
 }
 
+// A dot product of split vectors (y @ v as a 1 x n view of y times an n x 1
+// view of v, rows of v as they are) and x.T @ w with w small (on every
+// rank): partial products summed, an all-reduce of one element (12 bytes per
+// rank: 2 (P - 1) / P of 8) and of 64 x 2 (1536); nothing gathered.
+// CHECK-LABEL: func.func @contractions
+// CHECK: cpn.view %arg1 {cpn.dist = {extent = 4000 : i64, kind = "rows", shift = 0 : i64}
+// CHECK: cpn.matmul {{.*}}cpn.comm = {all_reduce = 12 : i64}, cpn.dist = "replicated"
+// CHECK: cpn.matmul {{.*}}cpn.comm = {all_reduce = 1536 : i64}, cpn.dist = "replicated"
+// CHECK-NOT: all_gather
+// CHECK: return
+func.func @contractions(%y: tensor<4000xf64>, %v: tensor<4000xf64>,
+                        %x: tensor<100x64xf64>, %w: tensor<100x2xf64>)
+    -> (tensor<1x1xf64>, tensor<64x2xf64>) {
+  %yr = cpn.view %y {offset = 0 : i64, strides = array<i64: 0, 1>} : tensor<4000xf64> -> tensor<1x4000xf64>
+  %vc = cpn.view %v {offset = 0 : i64, strides = array<i64: 1, 0>} : tensor<4000xf64> -> tensor<4000x1xf64>
+  %d = cpn.matmul %yr, %vc : tensor<1x4000xf64>, tensor<4000x1xf64> -> tensor<1x1xf64>
+  %xt = cpn.view %x {offset = 0 : i64, strides = array<i64: 1, 64>} : tensor<100x64xf64> -> tensor<64x100xf64>
+  %g = cpn.matmul %xt, %w : tensor<64x100xf64>, tensor<100x2xf64> -> tensor<64x2xf64>
+  return %d, %g : tensor<1x1xf64>, tensor<64x2xf64>
+}
+
 // Small arrays (under the threshold) are replicated: no data moves.
 // CHECK-LABEL: func.func @small
 // CHECK-SAME: %arg0: tensor<100xf64> {cpn.dist = "replicated"}
