@@ -471,11 +471,17 @@ void Engine::flushWindow() {
   try {
     if (local) {
       plan = &rankPlan(outputs, donors);
+      if (failLocalCompile(options_.rank))
+        throw std::runtime_error("CPN_TEST_FAIL_LOCAL_COMPILE");
       exe = obtain(outputs, donors, nullptr, true);
     } else {
       exe = obtain(outputs, donors, &baseline);
     }
-  } catch (const std::exception &) {
+  } catch (const std::exception &e) {
+    if (local) {
+      recoverPartitioned(outputs, donors, e.what());
+      return;
+    }
     if (!trace_.offsetArgCount()) {
       recoverWindow();
       return;
@@ -493,6 +499,56 @@ void Engine::flushWindow() {
   }
   if (!baseline)
     submit(exe, outputs, donors, plan);
+}
+
+/// Testing only: CPN_TEST_FAIL_LOCAL_COMPILE=r makes rank r's program of
+/// every partitioned window fail to compile (test_mpi.py checks that every
+/// rank then ends, with the message).
+bool Engine::failLocalCompile(int rank) {
+  static const int failing = [] {
+    const char *v = std::getenv("CPN_TEST_FAIL_LOCAL_COMPILE");
+    return v && *v ? std::atoi(v) : -1;
+  }();
+  return failing == rank;
+}
+
+/// Under partitioning, this rank's program of the window failed to compile
+/// (`why`). Where the whole program does not compile either, the window
+/// itself cannot be computed, on any rank alike (every rank records the
+/// same ops): recoverWindow, as in one process (its kernels compute whole
+/// values from gathered inputs, on every rank in the same order). Otherwise
+/// only this rank's part fails, and the other ranks go on to collectives
+/// this one would never reach (a hang): the values are marked failed and
+/// the error raised, which ends every rank (an uncaught error on any rank
+/// aborts them all, python/cpnumeric/_ranks.py).
+void Engine::recoverPartitioned(const std::vector<int32_t> &outputs,
+                                const std::vector<int32_t> &donors,
+                                const std::string &why) {
+  bool wholeCompiles = true;
+  try {
+    obtain(outputs, donors, nullptr, false);
+  } catch (const std::exception &) {
+    wholeCompiles = false;
+  }
+  if (!wholeCompiles) {
+    recoverWindow();
+    return;
+  }
+  std::string msg = "cpnumeric: rank " + std::to_string(options_.rank) +
+                    " of " + std::to_string(options_.ranks) +
+                    " could not compile its part of a window split over the "
+                    "ranks (" +
+                    why +
+                    "); CPN_PARTITION=off computes every array on every "
+                    "rank instead. Please report this.";
+  for (const TraceOp &op : trace_.ops())
+    if (NodeRef node = op.result.lock()) {
+      node->opIndex = -1;
+      node->error = msg;
+      node->errorKind = cpnrt::ErrorKind::Runtime;
+    }
+  trace_.clear();
+  throw cpnrt::Error(cpnrt::ErrorKind::Runtime, msg);
 }
 
 /// `key` mixed with a window's outputs and donors (the per-window caches of

@@ -139,6 +139,23 @@ def test_an_error_on_one_rank_ends_every_rank_with_its_message():
     assert "rank 1 of 3" in err and "Singular matrix" in err
 
 
+def test_a_window_one_rank_cannot_compile_ends_every_rank():
+    # Rank 2's part of every split window fails to compile (a test knob):
+    # the others would wait for it in the window's collectives; it raises
+    # instead, and its uncaught error ends every rank.
+    code = """
+        import cpnumeric as np
+        x = np.arange(300000.0) * 2.0
+        print(float(x.sum()))
+        print("not reached")
+    """
+    rc, out, err, took = run_ranks(code, timeout=60, CPN_TEST_FAIL_LOCAL_COMPILE="2",
+                                   CPN_PARTITION_THRESHOLD="1000")
+    assert rc != 0 and took < 30, (rc, took, err[-2000:])
+    assert "not reached" not in out
+    assert "rank 2 of 3 could not compile its part" in err, err[-2000:]
+
+
 def test_a_killed_rank_ends_every_rank():
     code = """
         import os, signal, sys, time, cpnumeric as np

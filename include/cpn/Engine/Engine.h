@@ -237,6 +237,10 @@ private:
   std::vector<size_t> stageCuts() const;
   void flushStages(const std::vector<size_t> &cuts);
   void flushWindow();
+  static bool failLocalCompile(int rank);
+  void recoverPartitioned(const std::vector<int32_t> &outputs,
+                          const std::vector<int32_t> &donors,
+                          const std::string &why);
   bool cutPending_ = false;
   // Where a trace without statement ends is cut (0: 4 * traceLimit): a
   // multiple of the period of the last runaway window's ops, so that the
