@@ -402,7 +402,13 @@ void Engine::notePartitioned(const TraceOp &op) {
   const std::vector<int64_t> &src = trace_.operandShape(op.operands[0]);
   if (src.empty() || numel(src) < options_.partitionThreshold)
     return;
-  if (src.size() == op.shape.size() && op.shape[0] < src[0])
+  // Fewer rows at the base's row stride: a shifted block of rows (not a
+  // transposed view, whose first stride is 1: `onehot.T`).
+  if (src[0] == 0)
+    return;
+  int64_t rowStride = numel(src) / src[0];
+  if (src.size() == op.shape.size() && op.shape[0] < src[0] &&
+      op.iattrs.size() > 1 && op.iattrs[1] == rowStride)
     shiftedRows_ = true;
 }
 
