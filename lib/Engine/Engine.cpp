@@ -322,6 +322,9 @@ void Engine::flushStages(const std::vector<size_t> &cuts) {
         lastUse[r] = i;
   }
   uint8_t checks = trace_.fpChecks();
+  // The op being recorded when the flush came keeps its line.
+  std::string file = trace_.locationFile();
+  int32_t line = trace_.locationLine();
   std::vector<size_t> bounds(cuts);
   bounds.push_back(n);
   size_t lo = 0;
@@ -352,13 +355,30 @@ void Engine::flushStages(const std::vector<size_t> &cuts) {
                             op.dtype, held[i]);
     }
     trace_.setFpChecks(checks);
-    trace_.setLocation("", 0);
+    trace_.setLocation(file, line);
     // Values used only inside this stage need no store.
     for (size_t i = lo; i < hi; ++i)
       if (!held[i] && lastUse[i] < hi)
         value[i].reset();
-    if (!trace_.empty())
-      flushWindow();
+    if (!trace_.empty()) {
+      try {
+        flushWindow();
+      } catch (const std::exception &e) {
+        // This rank's part could not be compiled (recoverPartitioned): the
+        // later stages' values that Python holds fail with it.
+        for (size_t i = hi; i < n; ++i)
+          if (held[i]) {
+            held[i]->opIndex = -1;
+            held[i]->error = e.what();
+            held[i]->errorKind = cpnrt::ErrorKind::Runtime;
+          }
+        throw;
+      }
+    }
+    // What no later stage reads is let go now (lower peak memory).
+    for (size_t i = 0; i < hi; ++i)
+      if (value[i] && lastUse[i] < hi && !held[i])
+        value[i].reset();
     lo = hi;
   }
 }
@@ -407,8 +427,11 @@ void Engine::notePartitioned(const TraceOp &op) {
   if (src[0] == 0)
     return;
   int64_t rowStride = numel(src) / src[0];
-  if (src.size() == op.shape.size() && op.shape[0] < src[0] &&
-      op.iattrs.size() > 1 && op.iattrs[1] == rowStride)
+  bool block = src.size() == op.shape.size() && op.shape[0] < src[0] &&
+               op.iattrs.size() > 1 && op.iattrs[1] == rowStride;
+  for (size_t k = 1; block && k < src.size(); ++k)
+    block = op.shape[k] <= src[k]; // not x.T of an (n, 1) column
+  if (block)
     shiftedRows_ = true;
 }
 
@@ -474,9 +497,18 @@ void Engine::flushWindow() {
   // baseline tier's choice depends on timing, which ranks do not share).
   bool local = options_.partitioning();
   const RankPlan *plan = nullptr;
+  if (local) {
+    // cpn-localize walks every rank's rows alike: a failure here is every
+    // rank's, and every rank recovers the same way.
+    try {
+      plan = &rankPlan(outputs, donors);
+    } catch (const std::exception &) {
+      recoverWindow();
+      return;
+    }
+  }
   try {
     if (local) {
-      plan = &rankPlan(outputs, donors);
       if (failLocalCompile(options_.rank))
         throw std::runtime_error("CPN_TEST_FAIL_LOCAL_COMPILE");
       exe = obtain(outputs, donors, nullptr, true);
@@ -545,8 +577,9 @@ void Engine::recoverPartitioned(const std::vector<int32_t> &outputs,
                     " could not compile its part of a window split over the "
                     "ranks (" +
                     why +
-                    "); CPN_PARTITION=off computes every array on every "
-                    "rank instead. Please report this.";
+                    "; other ranks may have failed alike); "
+                    "CPN_PARTITION=off computes every array on every rank "
+                    "instead. Please report this.";
   for (const TraceOp &op : trace_.ops())
     if (NodeRef node = op.result.lock()) {
       node->opIndex = -1;

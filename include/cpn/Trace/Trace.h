@@ -184,6 +184,7 @@ public:
   std::vector<std::pair<std::string, int32_t>> fpSiteLocations() const;
   /// The line set by setLocation (0: none).
   int32_t locationLine() const { return locLine_; }
+  const std::string &locationFile() const { return locFile_; }
 
   /// Indices of ops whose results still have a Python handle.
   std::vector<int32_t> liveResults() const;
