@@ -82,7 +82,8 @@ std::shared_ptr<Executable> compile(const Trace &trace,
   OwningOpRef<ModuleOp> module = buildModule(trace, outputs, donors);
   // Under several ranks: this rank's program (planRanks read the same).
   if (opts.partitioning())
-    localizeModule(*module, opts.ranks, opts.rank, opts.partitionThreshold);
+    localizeModule(*module, opts.ranks, opts.rank, opts.partitionThreshold,
+                   opts.partitionPart);
   std::filesystem::path dumpDir;
   int fileNo = 1;
   if (!opts.dumpDir.empty()) {

@@ -60,7 +60,7 @@ buildModule(const Trace &trace, const std::vector<int32_t> &outputs,
 /// cpn-localize on `module` for rank `rank` of `ranks` (Simulate.cpp): the
 /// rank's program, its arguments' rows in `cpn.rows`.
 void localizeModule(mlir::ModuleOp module, int64_t ranks, int64_t rank,
-                    int64_t threshold);
+                    int64_t threshold, int64_t part = 0);
 
 // -- Lowering.cpp -------------------------------------------------------------
 

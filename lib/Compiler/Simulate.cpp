@@ -78,12 +78,13 @@ SimulatedComm simulateRanks(const Trace &trace,
 
 namespace detail {
 void localizeModule(mlir::ModuleOp module, int64_t ranks, int64_t rank,
-                    int64_t threshold) {
+                    int64_t threshold, int64_t part) {
   mlir::PassManager pm(module->getContext());
   mlir::cpn::LocalizeOptions options;
   options.ranks = ranks;
   options.rank = rank;
   options.threshold = threshold;
+  options.part = part;
   pm.addPass(mlir::cpn::createLocalize(options));
   if (mlir::failed(pm.run(module)))
     throw std::runtime_error("cpnumeric: cpn-localize failed on a window");
@@ -100,6 +101,8 @@ RankPlan planRanks(const Trace &trace, const std::vector<int32_t> &outputs,
   localizeModule(*module, ranks, rank, threshold);
   auto f = llvm::cast<mlir::func::FuncOp>(module->getBody()->front());
   size_t inputs = trace.inputs().size();
+  if (auto border = f->getAttrOfType<mlir::IntegerAttr>("cpn.border"))
+    plan.border = border.getInt();
   plan.inputRows.resize(inputs);
   for (size_t i = 0; i < inputs; ++i)
     if (auto rows = f.getArgAttrOfType<mlir::DenseI64ArrayAttr>(unsigned(i),

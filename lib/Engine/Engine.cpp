@@ -507,11 +507,25 @@ void Engine::flushWindow() {
       return;
     }
   }
+  // A window that reads halo rows: its interior's and border's programs,
+  // so that the interior computes while the halo rows travel. Where they
+  // fail to compile, the block's program runs instead (this rank's choice
+  // alone: the messages are the same).
+  std::shared_ptr<Executable> border;
   try {
     if (local) {
       if (failLocalCompile(options_.rank))
         throw std::runtime_error("CPN_TEST_FAIL_LOCAL_COMPILE");
-      exe = obtain(outputs, donors, nullptr, true);
+      if (plan->border > 0 && options_.haloOverlap) {
+        try {
+          exe = obtain(outputs, donors, nullptr, true, 1);
+          border = obtain(outputs, donors, nullptr, true, 2);
+        } catch (const std::exception &) {
+          exe = border = nullptr;
+        }
+      }
+      if (!border)
+        exe = obtain(outputs, donors, nullptr, true);
     } else {
       exe = obtain(outputs, donors, &baseline);
     }
@@ -536,7 +550,7 @@ void Engine::flushWindow() {
     }
   }
   if (!baseline)
-    submit(exe, outputs, donors, plan);
+    submit(exe, outputs, donors, plan, border);
 }
 
 /// Testing only: CPN_TEST_FAIL_LOCAL_COMPILE=r makes rank r's program of
@@ -823,13 +837,16 @@ void Engine::recordCompile(const CompileResult &r) {
 
 std::shared_ptr<Executable> Engine::obtain(const std::vector<int32_t> &outputs,
                                            const std::vector<int32_t> &donors,
-                                           bool *baseline, bool local) {
+                                           bool *baseline, bool local,
+                                           int64_t part) {
   auto windowKey = [&](uint64_t key) {
     if (local) // one rank's program: its rank, the ranks, the threshold
       key =
           hashMix(hashMix(hashMix(key, 0x10ca1000ull + uint64_t(options_.rank)),
                           uint64_t(options_.ranks)),
                   uint64_t(options_.partitionThreshold));
+    if (local && part) // its interior's or border's program
+      key = hashMix(key, 0xb0d3e0000ull + uint64_t(part));
     for (size_t j = 0; j < outputs.size(); ++j) {
       key = hashMix(key, static_cast<uint64_t>(outputs[j]));
       key =
@@ -882,6 +899,7 @@ std::shared_ptr<Executable> Engine::obtain(const std::vector<int32_t> &outputs,
     if (!exe) {
       CompilerOptions options = options_;
       options.partition = local;
+      options.partitionPart = local ? part : 0;
       CompileResult r = compileWindow(
           trace_, outputs, donors, options, key,
           diskCacheText(trace_, outputs, donors, options_), "compile ");
@@ -895,7 +913,8 @@ std::shared_ptr<Executable> Engine::obtain(const std::vector<int32_t> &outputs,
 
 void Engine::submit(const std::shared_ptr<Executable> &exe,
                     const std::vector<int32_t> &outputs,
-                    const std::vector<int32_t> &donors, const RankPlan *plan) {
+                    const std::vector<int32_t> &donors, const RankPlan *plan,
+                    const std::shared_ptr<Executable> &border) {
   std::vector<cpnrt::StoreRef> reads, writes;
   // Byte offsets of the kernel's arguments in their stores (one rank's
   // program reads and writes rows of them).
@@ -906,6 +925,7 @@ void Engine::submit(const std::shared_ptr<Executable> &exe,
                : s->nbytes() / size_t(s->shape()[0]);
   };
   bool ranks = options_.ranks > 1 && exe;
+  size_t nInputs = trace_.inputs().size();
   cpnrt::TaskGraph &graph = cpnrt::TaskGraph::global();
   for (size_t i = 0; i < trace_.inputs().size(); ++i) {
     const cpnrt::StoreRef &s = trace_.inputs()[i]->store;
@@ -976,8 +996,35 @@ void Engine::submit(const std::shared_ptr<Executable> &exe,
                            : R::LogicalAnd;
       combine.emplace_back(writes[j], op);
     }
-  runKernel(exe, std::move(reads), std::move(outArgs), std::move(writes),
-            std::move(fp), plan ? std::move(offsets) : std::vector<size_t>{});
+  if (border && plan) {
+    // The interior reads the blocks of the split inputs only (its halo
+    // rounds, which write the rows beside them, run meanwhile); the border
+    // reads them whole, after the rounds and after the interior (both
+    // write the outputs' blocks).
+    std::vector<std::pair<size_t, size_t>> ranges(reads.size(), {0, SIZE_MAX});
+    for (size_t i = 0; i < nInputs && i < reads.size(); ++i) {
+      const cpnrt::StoreRef &s = reads[i];
+      if (plan->inputRows[i].empty() || s->shape().empty())
+        continue;
+      int64_t n = s->shape()[0];
+      ranges[i] = {
+          size_t(cpnrt::comm::blockRow(n, options_.rank, options_.ranks)) *
+              rowBytes(s),
+          size_t(cpnrt::comm::blockRow(n, options_.rank + 1, options_.ranks)) *
+              rowBytes(s)};
+    }
+    ++stats_.haloOverlapWindows;
+    // One report of the window's floating-point errors, from the border
+    // (which runs after the interior).
+    auto carry = std::make_shared<std::vector<int32_t>>();
+    runKernel(exe, reads, outArgs, writes, fp, offsets, std::move(ranges),
+              carry, /*fpReport=*/false);
+    runKernel(border, std::move(reads), std::move(outArgs), std::move(writes),
+              std::move(fp), std::move(offsets), {}, carry);
+  } else {
+    runKernel(exe, std::move(reads), std::move(outArgs), std::move(writes),
+              std::move(fp), plan ? std::move(offsets) : std::vector<size_t>{});
+  }
   for (auto &[store, op] : combine)
     cpnrt::comm::submitAllReduce(graph, store, store, op, "combine partials");
 }

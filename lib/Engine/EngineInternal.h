@@ -55,13 +55,20 @@ void setCallFacts(Executable &exe, const Trace &trace);
 /// Submits `exe` on the runtime's task graph (RunKernel.cpp): it reads
 /// `reads` and writes `outArgs` (its arguments, in that order); `writes` are
 /// every store it writes (outArgs and donated inputs); `fp`: its checked
-/// ops' sites (null: no status words).
+/// ops' sites (null: no status words); `readRanges`: the bytes of each of
+/// `reads` it reads (cpnrt::Task::readRanges; empty: every store whole).
+/// `fpCarry`: status words shared by the kernels of one window (a
+/// partitioned window's interior and border): each ORs its words in and
+/// only the one with `fpReport` (the last to run) reports them, once.
 void runKernel(const std::shared_ptr<Executable> &exe,
                std::vector<cpnrt::StoreRef> reads,
                std::vector<cpnrt::StoreRef> outArgs,
                std::vector<cpnrt::StoreRef> writes,
                std::shared_ptr<const FpSites> fp,
-               std::vector<size_t> byteOffsets = {});
+               std::vector<size_t> byteOffsets = {},
+               std::vector<std::pair<size_t, size_t>> readRanges = {},
+               std::shared_ptr<std::vector<int32_t>> fpCarry = nullptr,
+               bool fpReport = true);
 
 /// Whether the compiler thread is compiling a window now
 /// (BackgroundCompile.cpp): kernels then let their idle OpenMP threads sleep

@@ -181,17 +181,23 @@ void runKernel(const std::shared_ptr<Executable> &exe,
                std::vector<cpnrt::StoreRef> outArgs,
                std::vector<cpnrt::StoreRef> writes,
                std::shared_ptr<const FpSites> fp,
-               std::vector<size_t> byteOffsets) {
+               std::vector<size_t> byteOffsets,
+               std::vector<std::pair<size_t, size_t>> readRanges,
+               std::shared_ptr<std::vector<int32_t>> fpCarry, bool fpReport) {
   // The inputs it does not write in place: what a library call learns about
   // their elements (a symmetric matrix) holds for the whole run.
   std::vector<cpnrt::StoreRef> readOnly;
   for (const cpnrt::StoreRef &s : reads)
     if (!llvm::is_contained(writes, s) && !llvm::is_contained(readOnly, s))
       readOnly.push_back(s);
-  cpnrt::TaskGraph::global().submit(
-      exe->name,
+  auto task = std::make_shared<cpnrt::Task>();
+  task->name = exe->name;
+  task->reads = reads;
+  task->readRanges = std::move(readRanges);
+  task->writes = std::move(writes);
+  task->fn =
       [exe, reads, outArgs, fp, readOnly = std::move(readOnly),
-       byteOffsets = std::move(byteOffsets)] {
+       byteOffsets = std::move(byteOffsets), fpCarry, fpReport] {
         cpnrt::ReadOnlyInputs readOnlyScope(readOnly);
         std::vector<void *> ptrs;
         ptrs.reserve(reads.size() + outArgs.size() + 1);
@@ -271,12 +277,19 @@ void runKernel(const std::shared_ptr<Executable> &exe,
         cpnrt::Failure error = cpnrt::takeKernelError();
         if (exe->checks && !exe->checks->error.empty())
           throw std::runtime_error(exe->checks->error);
-        if (fp && llvm::any_of(status, [](int32_t w) { return w != 0; }))
+        if (fp && fpCarry) {
+          fpCarry->resize(status.size(), 0);
+          for (size_t w = 0; w < status.size(); ++w)
+            status[w] = (*fpCarry)[w] |= status[w];
+        }
+        if (fp && fpReport &&
+            llvm::any_of(status, [](int32_t w) { return w != 0; }))
           reportFpErrors(*fp, status);
         if (error)
           throw cpnrt::Error(error);
-      },
-      reads, writes, /*mayDefer=*/!exe->callsRuntime);
+      };
+  cpnrt::TaskGraph::global().submitTask(std::move(task),
+                                        /*mayDefer=*/!exe->callsRuntime);
   // At most a few windows ahead of execution.
   cpnrt::TaskGraph::global().waitInFlightAtMost(kMaxWindowsAhead);
 }

@@ -226,6 +226,10 @@ void initCompiler(py::module_ &m) {
         py::arg("elements"),
         "Sets CPN_PARTITION_THRESHOLD (values with fewer elements are "
         "replicated); returns the old value.");
+  m.def("set_halo_overlap", optionSetter(&cpn::CompilerOptions::haloOverlap),
+        py::arg("on"),
+        "Sets CPN_HALO_OVERLAP (a partitioned stencil window computes its "
+        "interior while its halo rows travel); returns the old value.");
   m.def("set_background_compile",
         optionSetter(&cpn::CompilerOptions::backgroundCompile), py::arg("on"),
         "Sets CPN_BACKGROUND_COMPILE; returns the old value.");
@@ -285,6 +289,7 @@ void initCompiler(py::module_ &m) {
     d["simulated_bytes_by_kind"] = s.simulated.bytesByKind;
     d["simulated_operations_by_kind"] = s.simulated.operationsByKind;
     d["offset_arg_windows"] = s.offsetArgWindows;
+    d["halo_overlap_windows"] = s.haloOverlapWindows;
     d["baseline_seconds"] = s.baselineSeconds;
     d["background_compiles"] = s.backgroundCompiles;
     d["compile_wait_seconds"] = s.compileWaitSeconds;

@@ -410,6 +410,20 @@ std::vector<cpnrt::StoreRef> cpnrt::comm::Exchange::writes() const {
   return v;
 }
 
+void cpnrt::comm::Exchange::ranges(
+    std::vector<StoreRef> &reads,
+    std::vector<std::pair<size_t, size_t>> &readRanges,
+    std::vector<StoreRef> &writes,
+    std::vector<std::pair<size_t, size_t>> &writeRanges) const {
+  writes.push_back(token_);
+  writeRanges.push_back({0, SIZE_MAX});
+  for (const Part &p : parts_) {
+    (p.isSend ? reads : writes).push_back(p.store);
+    (p.isSend ? readRanges : writeRanges)
+        .push_back({p.offset, p.offset + p.bytes});
+  }
+}
+
 namespace {
 /// A message round or collective that will not start on this rank (a task
 /// it depends on failed) while the other ranks start theirs: they would
@@ -454,15 +468,12 @@ cpnrt::TaskRef cpnrt::comm::submitExchange(TaskGraph &graph,
                 "Exchange: MPI runs without MPI_THREAD_MULTIPLE (the program "
                 "started MPI itself at a lower level?): messages cannot be "
                 "tasks");
-  std::vector<StoreRef> reads = exchange->reads(), writes = exchange->writes();
-  // A store both sent from and received into (a block's border rows out, its
-  // halo rows in) is written: the round runs after its readers too.
-  reads.erase(std::remove_if(reads.begin(), reads.end(),
-                             [&](const StoreRef &s) {
-                               return std::find(writes.begin(), writes.end(),
-                                                s) != writes.end();
-                             }),
-              reads.end());
+  // Each message's bytes: a block's border rows out are read, the rows
+  // beside it in are written, and a kernel that reads the block alone (a
+  // stencil's interior) runs while the round travels.
+  std::vector<StoreRef> reads, writes;
+  std::vector<std::pair<size_t, size_t>> readRanges, writeRanges;
+  exchange->ranges(reads, readRanges, writes, writeRanges);
   // The profile shows each round as one event ("message", from its start
   // to its last message's arrival, on the thread that saw it arrive) with
   // its bytes, besides the task's own event (the start).
@@ -473,6 +484,8 @@ cpnrt::TaskRef cpnrt::comm::submitExchange(TaskGraph &graph,
   task->name = std::move(name);
   task->reads = std::move(reads);
   task->writes = std::move(writes);
+  task->readRanges = std::move(readRanges);
+  task->writeRanges = std::move(writeRanges);
   task->onSkipped = abortIfOthersWait;
   task->fn = [exchange, startUs] {
     *startUs = Profiler::nowUs();

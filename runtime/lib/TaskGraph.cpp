@@ -16,6 +16,7 @@
 #include <new>
 #include <optional>
 #include <stdexcept>
+#include <tuple>
 
 namespace cpnrt {
 
@@ -123,12 +124,41 @@ TaskRef TaskGraph::submitTask(TaskRef task, bool mayDefer, bool inOrder) {
     pred->successors_.push_back(task);
     ++task->pendingDeps_;
   };
-  for (auto &s : task->reads)
-    dependOn(s->lastWriter);
-  for (auto &s : task->writes) {
-    dependOn(s->lastWriter);
-    for (auto &r : s->readersSinceWrite)
-      dependOn(r.lock());
+  auto rangeOf = [](const std::vector<std::pair<size_t, size_t>> &ranges,
+                    size_t i) {
+    Store::Access a;
+    if (i < ranges.size())
+      std::tie(a.begin, a.end) = ranges[i];
+    return a;
+  };
+  auto overlap = [](const Store::Access &a, const Store::Access &b) {
+    return a.begin < b.end && b.begin < a.end;
+  };
+  auto isWhole = [](const Store::Access &a) {
+    return a.begin == 0 && a.end == SIZE_MAX;
+  };
+  for (size_t i = 0; i < task->reads.size(); ++i) {
+    Store::Access r = rangeOf(task->readRanges, i);
+    for (auto &w : task->reads[i]->writers)
+      if (overlap(w, r))
+        dependOn(w.task);
+  }
+  // A store written in many ranges no later write covers (a long run of
+  // halo rounds into one store): the next ranged write waits for all of
+  // them and counts as whole, so that the lists stay short.
+  std::vector<Store::Access> writeRanges;
+  for (size_t i = 0; i < task->writes.size(); ++i) {
+    Store &s = *task->writes[i];
+    Store::Access w = rangeOf(task->writeRanges, i);
+    if (s.writers.size() >= kMaxRangedWriters)
+      w = Store::Access{};
+    writeRanges.push_back(w);
+    for (auto &x : s.writers)
+      if (overlap(x, w))
+        dependOn(x.task);
+    for (auto &r : s.readersSinceWrite)
+      if (overlap(r, w))
+        dependOn(r.task.lock());
   }
   if (inOrder) {
     if (lastInOrder_ && !lastInOrder_->done_) {
@@ -137,11 +167,37 @@ TaskRef TaskGraph::submitTask(TaskRef task, bool mayDefer, bool inOrder) {
     }
     lastInOrder_ = task;
   }
-  for (auto &s : task->reads)
-    s->readersSinceWrite.push_back(task);
-  for (auto &s : task->writes) {
-    s->lastWriter = task;
-    s->readersSinceWrite.clear();
+  for (size_t i = 0; i < task->reads.size(); ++i) {
+    Store::Read r;
+    static_cast<Store::Access &>(r) = rangeOf(task->readRanges, i);
+    r.task = task;
+    task->reads[i]->readersSinceWrite.push_back(std::move(r));
+  }
+  for (size_t i = 0; i < task->writes.size(); ++i) {
+    Store &s = *task->writes[i];
+    const Store::Access &w = writeRanges[i];
+    // What this write covers, it now stands for: a later task that
+    // overlaps it waits for it, and it waited for them.
+    auto covered = [&](const Store::Access &a) {
+      return w.begin <= a.begin && a.end <= w.end;
+    };
+    if (isWhole(w)) {
+      s.writers.clear();
+      s.readersSinceWrite.clear();
+    } else {
+      s.writers.erase(
+          std::remove_if(s.writers.begin(), s.writers.end(),
+                         [&](const Store::Write &x) { return covered(x); }),
+          s.writers.end());
+      s.readersSinceWrite.erase(
+          std::remove_if(s.readersSinceWrite.begin(), s.readersSinceWrite.end(),
+                         [&](const Store::Read &x) { return covered(x); }),
+          s.readersSinceWrite.end());
+    }
+    Store::Write x;
+    static_cast<Store::Access &>(x) = w;
+    x.task = task;
+    s.writers.push_back(std::move(x));
   }
   ++inFlight_;
   if (upstream) {
@@ -452,24 +508,25 @@ void TaskGraph::wait(const TaskRef &task) {
 }
 
 void TaskGraph::waitStore(Store &store) {
-  TaskRef writer;
+  std::vector<TaskRef> writers;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    writer = store.lastWriter;
+    for (const Store::Write &w : store.writers)
+      writers.push_back(w.task);
   }
-  if (!writer)
-    return;
-  wait(writer);
-  if (writer->failed_)
-    throw Error(writer->failure_);
+  for (const TaskRef &writer : writers)
+    wait(writer);
+  for (const TaskRef &writer : writers)
+    if (writer->failed_)
+      throw Error(writer->failure_);
 }
 
 void TaskGraph::waitReaders(Store &store) {
   std::vector<TaskRef> readers;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    for (const std::weak_ptr<Task> &r : store.readersSinceWrite)
-      if (TaskRef t = r.lock())
+    for (const Store::Read &r : store.readersSinceWrite)
+      if (TaskRef t = r.task.lock())
         readers.push_back(std::move(t));
   }
   for (const TaskRef &t : readers)
@@ -478,8 +535,10 @@ void TaskGraph::waitReaders(Store &store) {
 
 bool TaskGraph::storeDone(const Store &store) {
   std::lock_guard<std::mutex> lock(mu_);
-  const TaskRef &writer = store.lastWriter;
-  return !writer || (writer->done_ && !writer->failed_);
+  for (const Store::Write &w : store.writers)
+    if (!w.task->done_ || w.task->failed_)
+      return false;
+  return true;
 }
 
 void TaskGraph::waitAll() {

@@ -47,6 +47,12 @@ def halo_bytes(ranks):
     assert s["comm_bytes_received"] == expect, (s["comm_bytes_received"], expect)
     assert s["comm_messages"] == iters * neighbours, s["comm_messages"]
     numpy.testing.assert_allclose(total, ref.sum(), rtol=1e-12)
+    # Each iteration's kernel computes its block's interior while the halo
+    # rows travel and its border rows after (CPN_HALO_OVERLAP, on by
+    # default): the same elements, bit for bit (compared at the end: a
+    # gather here would replicate u).
+    if os.environ.get("CPN_HALO_OVERLAP", "1") != "0":
+        assert s["halo_overlap_windows"] == iters, s["halo_overlap_windows"]
     # The loop entered again after other work (a time step's pressure
     # iterations after its velocity updates): its body is known, so its
     # first iterations are windows of their own too, one halo message per
@@ -74,7 +80,9 @@ def halo_bytes(ranks):
     s = cp.stats()
     assert s["comm_messages"] >= 2 * iters * neighbours, s["comm_messages"]
     numpy.testing.assert_allclose(total, ref.sum() + vr.sum(), rtol=1e-12)
-    return 2
+    numpy.testing.assert_array_equal(numpy.asarray(u), ref)
+    numpy.testing.assert_array_equal(numpy.asarray(v), vr)
+    return 4
 
 
 def draws_by_rows(ranks):
@@ -245,6 +253,111 @@ def contractions_and_stages(ranks):
     return checks
 
 
+def overlap_with_partials(ranks):
+    """A stencil window that also reduces over its rows (a convergence
+    check every iteration: the largest change, the squared norm) runs as
+    an interior beside its halo round and a border after it, each part
+    reducing its rows; the border combines the two partials before the
+    ranks combine theirs. Same elements as NumPy's, bit for bit for the
+    stencil and the max; the sum to rounding. Also on the swapped-buffer
+    stencil (written in place into the other array), and a min over rows
+    that a wide stencil (two rows each side) reads."""
+    n, cols, iters = 400, 64, 5
+    ref = numpy.fromfunction(lambda i, j: numpy.sin(i * 0.05) * numpy.cos(j * 0.1),
+                             (n, cols))
+    u = cp.asarray(ref.copy())
+    cp.synchronize()
+    cp.reset_stats()
+    for _ in range(iters):
+        un = u.copy()
+        un[1:-1, 1:-1] = 0.25 * (u[:-2, 1:-1] + u[2:, 1:-1] + u[1:-1, :-2]
+                                 + u[1:-1, 2:])
+        change = float(abs(un - u).max())
+        norm = float((un * un + u).sum())
+        u = un
+        rn = ref.copy()
+        rn[1:-1, 1:-1] = 0.25 * (ref[:-2, 1:-1] + ref[2:, 1:-1] + ref[1:-1, :-2]
+                                 + ref[1:-1, 2:])
+        assert change == abs(rn - ref).max(), change
+        numpy.testing.assert_allclose(norm, (rn * rn + ref).sum(), rtol=1e-12)
+        ref = rn
+    s = cp.stats()
+    if os.environ.get("CPN_HALO_OVERLAP", "1") != "0":
+        assert s["halo_overlap_windows"] >= iters, s["halo_overlap_windows"]
+    # Two arrays swapped: v[1:-1, 1:-1] = f(u) writes into v in place.
+    a, b = cp.asarray(ref.copy()), cp.asarray(ref.copy())
+    ra, rb = ref.copy(), ref.copy()
+    for _ in range(iters):
+        for x, y in ((a, b), (ra, rb)):
+            y[1:-1, 1:-1] = x[1:-1, 1:-1] + 0.1 * (x[:-2, 1:-1] + x[2:, 1:-1]
+                                                    - 2.0 * x[1:-1, 1:-1])
+        a, b, ra, rb = b, a, rb, ra
+    lo = float((a[:-4] + a[4:]).min())
+    assert lo == (ra[:-4] + ra[4:]).min(), lo
+    numpy.testing.assert_array_equal(numpy.asarray(a), ra)
+    numpy.testing.assert_array_equal(numpy.asarray(u), ref)
+    return 2 * iters + 3
+
+
+def random_stencils(ranks):
+    """Stencils of random shapes (row offsets up to 3 each way, column
+    offsets of one), sizes (blocks of uneven rows) and forms (a fresh
+    result, in place, into the other of two swapped arrays, with a max or
+    a sum over the rows in the window): NumPy's elements, bit for bit, with
+    the interior and border split wherever it applies."""
+    rng = numpy.random.default_rng(2349)  # the same cases on every rank
+    checks = 0
+    cp.reset_stats()
+    for case in range(16):
+        n, m = int(rng.integers(60, 200)), int(rng.integers(17, 40))
+        h = int(rng.integers(1, 4))
+        offs = [(int(rng.integers(-h, h + 1)), int(rng.integers(-1, 2)))
+                for _ in range(int(rng.integers(2, 5)))]
+        coef = [float(c) for c in rng.uniform(-1, 1, len(offs))]
+        form = ["fresh", "inplace", "swap", "max", "sum"][case % 5]
+        start = rng.uniform(-1, 1, (n, m))
+
+        def f(x):
+            out = None
+            for (dr, dc), c in zip(offs, coef):
+                t = c * x[h + dr:n - h + dr, 1 + dc:m - 1 + dc]
+                out = t if out is None else out + t
+            return out
+
+        def run(lib):
+            x = lib.asarray(start.copy()) if lib is cp else start.copy()
+            y = x.copy()
+            red = []
+            for _ in range(3):
+                if form == "fresh":
+                    x = lib.pad(f(x), ((h, h), (1, 1)))
+                elif form == "inplace":
+                    x[h:n - h, 1:m - 1] = f(x)
+                elif form == "swap":
+                    y[h:n - h, 1:m - 1] = f(x)
+                    x, y = y, x
+                else:
+                    new = x.copy()
+                    new[h:n - h, 1:m - 1] = f(x)
+                    d = abs(new - x)
+                    red.append(float(d.max() if form == "max" else d.sum()))
+                    x = new
+            return x, red
+
+        got, gred = run(cp)
+        ref, rred = run(numpy)
+        numpy.testing.assert_array_equal(numpy.asarray(got), ref,
+                                         err_msg=f"case {case}: {form} {offs}")
+        if form == "max":
+            assert gred == rred, (case, gred, rred)
+        else:
+            numpy.testing.assert_allclose(gred, rred, rtol=1e-12)
+        checks += 1
+    if os.environ.get("CPN_HALO_OVERLAP", "1") != "0":
+        assert cp.stats()["halo_overlap_windows"] > 0
+    return checks
+
+
 def main():
     ranks = int(sys.argv[1])
     assert cp.ranks() == ranks, (cp.ranks(), ranks)
@@ -281,6 +394,8 @@ def main():
     checks += held_copies(ranks)
     checks += reductions_by_dtype(ranks)
     checks += contractions_and_stages(ranks)
+    checks += overlap_with_partials(ranks)
+    checks += random_stencils(ranks)
     print(f"mpi partitioned: {checks} checks passed on each of {ranks} ranks")
 
 

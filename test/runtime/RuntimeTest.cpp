@@ -37,6 +37,7 @@
 #include <cstring>
 #include <fstream>
 #include <limits>
+#include <mutex>
 #include <numeric>
 #include <random>
 #include <sstream>
@@ -277,6 +278,100 @@ TEST(TaskGraph, WriteAfterReadWaitsForReaders) {
   g.waitAll();
   EXPECT_EQ(data(b)[0], 1);
   EXPECT_EQ(data(a)[0], 2);
+}
+
+TEST(TaskGraph, ByteRangesThatDoNotOverlapDoNotWait) {
+  // A halo round writes the rows beside a block while a kernel reads the
+  // block: they run at once. A task that reads the rows the round writes,
+  // or the whole store, waits for it; waitStore waits for every write no
+  // later write covers.
+  TaskGraph g(4);
+  auto a = store(8), out = store(1), late = store(1);
+  size_t row = sizeof(double);
+  std::atomic<bool> release{false}, interiorRan{false};
+  data(a)[3] = 5;
+  auto round = std::make_shared<Task>();
+  round->name = "halo";
+  round->fn = [&] {
+    while (!release)
+      std::this_thread::yield();
+    data(a)[0] = 7; // the row above the block
+  };
+  round->writes = {a, a};
+  round->writeRanges = {{0, row}, {7 * row, 8 * row}};
+  round->reads = {a};
+  round->readRanges = {{row, 2 * row}};
+  g.submitTask(round);
+  auto interior = std::make_shared<Task>();
+  interior->name = "interior";
+  interior->fn = [&] {
+    interiorRan = true;
+    data(out)[0] = data(a)[3];
+  };
+  interior->reads = {a};
+  interior->readRanges = {{row, 7 * row}};
+  interior->writes = {out};
+  g.submitTask(interior);
+  // Whole reads of the store wait for the round.
+  g.submit("border", [&] { data(late)[0] = data(a)[0]; }, {a}, {late});
+  auto until = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (!interiorRan && std::chrono::steady_clock::now() < until)
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  EXPECT_TRUE(interiorRan.load()); // did not wait for the round
+  EXPECT_FALSE(g.storeDone(*a));   // the round still writes a
+  release = true;
+  g.waitStore(*a);
+  g.waitAll();
+  EXPECT_EQ(data(out)[0], 5);
+  EXPECT_EQ(data(late)[0], 7);
+  EXPECT_TRUE(g.storeDone(*a));
+}
+
+TEST(TaskGraph, ARangedWriteWaitsForTheReadersAndWritersItOverlaps) {
+  TaskGraph g(4);
+  auto a = store(4), b = store(1);
+  size_t row = sizeof(double);
+  data(a)[1] = 1;
+  g.submit("whole write", [&] { data(a)[2] = 2; }, {}, {a});
+  auto reader = std::make_shared<Task>();
+  reader->name = "reader";
+  reader->fn = [&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(40));
+    data(b)[0] = data(a)[1] + data(a)[2];
+  };
+  reader->reads = {a};
+  reader->readRanges = {{row, 3 * row}};
+  reader->writes = {b};
+  g.submitTask(reader);
+  auto writer = std::make_shared<Task>();
+  writer->name = "ranged write";
+  writer->fn = [&] { data(a)[1] = 10; };
+  writer->writes = {a};
+  writer->writeRanges = {{row, 2 * row}};
+  g.submitTask(writer);
+  g.waitAll();
+  EXPECT_EQ(data(b)[0], 3); // read before the ranged write
+  EXPECT_EQ(data(a)[1], 10);
+  // Many ranged writes of one store: the list stays short, order holds.
+  std::vector<int> order;
+  std::mutex m;
+  for (int i = 0; i < 40; ++i) {
+    auto t = std::make_shared<Task>();
+    t->name = "w";
+    t->fn = [&, i] {
+      std::lock_guard<std::mutex> lock(m);
+      order.push_back(i);
+    };
+    t->writes = {a};
+    t->writeRanges = {{size_t(i % 4) * row, size_t(i % 4 + 1) * row}};
+    g.submitTask(t);
+  }
+  g.waitAll();
+  ASSERT_EQ(order.size(), 40u);
+  for (int i = 0; i < 40; ++i)
+    for (int j = i + 4; j < 40; j += 4) // same range: in order
+      EXPECT_LT(std::find(order.begin(), order.end(), i) - order.begin(),
+                std::find(order.begin(), order.end(), j) - order.begin());
 }
 
 TEST(TaskGraph, WaitReadersWaitsForEveryReaderSinceTheWrite) {

@@ -71,6 +71,10 @@ def child(args):
         if divs:
             res["sig"] = fuzzlib.signature(divs[0])
             res["detail"] = str(divs[0].get("detail", ""))[:600]
+        # How the programs ran split: windows with an interior beside its
+        # halo round (the summary line reports the sum).
+        res["overlap"] = cp.stats().get("halo_overlap_windows", 0)
+        cp.reset_stats()
         out.write(json.dumps(res) + "\n")
     return 0
 
@@ -139,10 +143,13 @@ def run_ranks(args, ranks):
                     failures.append({"ranks": ranks, "rank": r, "index": index,
                                      "sig": res.get("sig"), "detail": res.get("detail")})
         counts = {}
+        overlap = 0
         for per in read_results(folder, ranks).values():
             st = per.get(0, {}).get("status", "?")
             counts[st] = counts.get(st, 0) + 1
-    print(f"mpifuzz seed {args.seed}, {ranks} ranks: {json.dumps(counts)}", flush=True)
+            overlap += per.get(0, {}).get("overlap", 0)
+    print(f"mpifuzz seed {args.seed}, {ranks} ranks: {json.dumps(counts)}, "
+          f"{overlap} windows with interior and border", flush=True)
     return failures
 
 

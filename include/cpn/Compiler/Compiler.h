@@ -78,6 +78,14 @@ struct CompilerOptions {
   bool partition = false;
   int64_t ranks = 1, rank = 0;
   bool partitioning() const { return partition && ranks > 1; }
+  // CPN_HALO_OVERLAP: a partitioned window whose program reads halo rows
+  // (RankPlan::border) runs as two kernels, the interior while the halo
+  // rows travel and the border after they land. false: one kernel after
+  // the halo rows.
+  bool haloOverlap = true;
+  // Which program of a partitioned window compileWindow builds: 0 the
+  // block's, 1 its interior rows, 2 its border rows (cpn-localize's part).
+  int64_t partitionPart = 0;
 };
 
 /// What P ranks would move for one run of a window (CPN_SIMULATE_RANKS):
@@ -108,6 +116,9 @@ struct CompilerStats {
   uint64_t backgroundCompiles = 0; // windows queued for the compiler thread
   double compileWaitSeconds = 0;   // waited for the compiler thread
   uint64_t offsetArgWindows = 0;   // run by a kernel with offset arguments
+  // Partitioned windows run as an interior beside their halo rounds and a
+  // border after them (CPN_HALO_OVERLAP).
+  uint64_t haloOverlapWindows = 0;
   // CPN_SIMULATE_RANKS: what the windows run so far would have moved on
   // that many ranks (each run counted), per rank.
   SimulatedComm simulated;
@@ -144,6 +155,10 @@ struct RankPlan {
   /// Per output: the reduction ("sum", "max", ...) whose partial over this
   /// rank's rows it holds, to combine over the ranks; "" for none.
   std::vector<std::string> combine;
+  /// cpn-localize's `cpn.border`: the rows at each edge of every output's
+  /// block that need other ranks' rows; the rows between read only the
+  /// inputs' blocks (programs part 1 and 2). 0: no such split.
+  int64_t border = 0;
 };
 
 /// The plan of the window of `trace` on rank `rank` of `ranks`

@@ -183,10 +183,12 @@ private:
   /// baseline tier (then *baseline is set, nullptr returned, trace cleared).
   /// With `local` (CPN_PARTITION under several ranks), the kernel is this
   /// rank's program (cpn-localize).
+  /// `part`: with `local`, which program of the window (CompilerOptions::
+  /// partitionPart).
   std::shared_ptr<Executable> obtain(const std::vector<int32_t> &outputs,
                                      const std::vector<int32_t> &donors,
                                      bool *baseline = nullptr,
-                                     bool local = false);
+                                     bool local = false, int64_t part = 0);
   /// Kernels with offset arguments: when the current window has the code
   /// shape (`shapeKey`: its shapeHash with outputs and donors) of an earlier
   /// window but other view or update offsets, marks those offsets as kernel
@@ -210,11 +212,15 @@ private:
   /// Runs `exe` on the current trace's inputs. Under several ranks with
   /// `plan` (the kernel is this rank's program) the rows it reads are
   /// exchanged first and its split outputs stay split; without, every split
-  /// input is gathered first (the kernel reads it whole).
+  /// input is gathered first (the kernel reads it whole). With `border`
+  /// (the plan's border program), `exe` is the interior program: it runs
+  /// reading only the inputs' blocks, beside their halo rounds, and
+  /// `border` after them.
   void submit(const std::shared_ptr<Executable> &exe,
               const std::vector<int32_t> &outputs,
               const std::vector<int32_t> &donors,
-              const RankPlan *plan = nullptr);
+              const RankPlan *plan = nullptr,
+              const std::shared_ptr<Executable> &border = nullptr);
   /// This rank's plan for the current window (planRanks, kept by key).
   const RankPlan &rankPlan(const std::vector<int32_t> &outputs,
                            const std::vector<int32_t> &donors);

@@ -110,6 +110,13 @@ public:
   /// with a store of the exchange's own, which orders its rounds).
   std::vector<StoreRef> reads() const;
   std::vector<StoreRef> writes() const;
+  /// The same with the bytes each message reads or writes (Task's ranges):
+  /// a round that sends a block's border rows and receives the rows beside
+  /// it does not wait for, or hold up, a task that reads the block only.
+  void ranges(std::vector<StoreRef> &reads,
+              std::vector<std::pair<size_t, size_t>> &readRanges,
+              std::vector<StoreRef> &writes,
+              std::vector<std::pair<size_t, size_t>> &writeRanges) const;
 
 private:
   struct Part {

@@ -104,9 +104,21 @@ public:
   /// The memory is another library's (the adopting constructor).
   bool external() const { return owner_ != nullptr; }
 
-  // Dependency tracking, used by TaskGraph under its lock.
-  std::shared_ptr<Task> lastWriter;
-  std::vector<std::weak_ptr<Task>> readersSinceWrite;
+  // Dependency tracking, used by TaskGraph under its lock: the writes no
+  // later write covers (one, the last, unless tasks wrote byte ranges of the
+  // store: a halo round's rows), and the reads since, each with its bytes
+  // [begin, end).
+  struct Access {
+    size_t begin = 0, end = SIZE_MAX;
+  };
+  struct Write : Access {
+    std::shared_ptr<Task> task;
+  };
+  struct Read : Access {
+    std::weak_ptr<Task> task;
+  };
+  std::vector<Write> writers;
+  std::vector<Read> readersSinceWrite;
 
 private:
   DType dtype_;

@@ -31,6 +31,12 @@ public:
   /// not depend on it run. Exceptions fail it as fn's do.
   std::function<bool()> poll;
   std::vector<StoreRef> reads, writes;
+  /// The bytes [first, second) of each store in reads (writes) that the task
+  /// reads (writes): empty, every store whole. A store may be listed more
+  /// than once with different ranges. Tasks whose ranges do not overlap do
+  /// not wait for each other: a stencil's interior computes while a halo
+  /// round writes the rows beside its block.
+  std::vector<std::pair<size_t, size_t>> readRanges, writeRanges;
   /// Called instead of fn when the task fails because a task it depends on
   /// failed (fn never runs): a collective that the other MPI ranks start
   /// ends them all here rather than leave them waiting for this rank.
@@ -59,12 +65,13 @@ using TaskRef = std::shared_ptr<Task>;
 /// Runs tasks asynchronously on worker threads. Dependencies come from the
 /// stores: a task runs after the last writer of every store it reads
 /// (read-after-write) and after the last writer and the readers of every store
-/// it writes (write-after-write, write-after-read). A failed task fails its
-/// successors with the same kind and message; waiting on any store they
-/// write throws cpnrt::Error with them. A task's exception becomes its
-/// failure: a cpnrt::Error keeps its kind (and, unless of kind Runtime, its
-/// message as it is: NumPy's), std::bad_alloc is of kind Memory, anything
-/// else of kind Runtime, prefixed with the task's name.
+/// it writes (write-after-write, write-after-read); where tasks name byte
+/// ranges (Task::readRanges, writeRanges), only those whose ranges overlap. A
+/// failed task fails its successors with the same kind and message; waiting on
+/// any store they write throws cpnrt::Error with them. A task's exception
+/// becomes its failure: a cpnrt::Error keeps its kind (and, unless of kind
+/// Runtime, its message as it is: NumPy's), std::bad_alloc is of kind Memory,
+/// anything else of kind Runtime, prefixed with the task's name.
 ///
 /// A thread that waits runs ready tasks itself while fewer than `workers`
 /// tasks run: a window submitted and waited for at once (a sync after each
@@ -201,6 +208,8 @@ private:
   /// Under mu_: whether a task finished within kThreadsAwakeFor.
   bool threadsAwake() const;
   bool stopping_ = false;
+  /// Ranged writes a store keeps apart before the next one counts as whole.
+  static constexpr size_t kMaxRangedWriters = 16;
 };
 
 } // namespace cpnrt

@@ -116,8 +116,9 @@ bool combinable(ReduceKind k, Type elem) {
 
 class Localizer {
 public:
-  Localizer(func::FuncOp f, int64_t ranks, int64_t rank, int64_t threshold)
-      : f_(f), ranks_(ranks), rank_(rank), threshold_(threshold) {}
+  Localizer(func::FuncOp f, int64_t ranks, int64_t rank, int64_t threshold,
+            int64_t part)
+      : f_(f), ranks_(ranks), rank_(rank), threshold_(threshold), part_(part) {}
 
   LogicalResult run();
 
@@ -174,8 +175,29 @@ private:
   Operation *clone(Operation *op, ValueRange operands, Type result,
                    ArrayRef<NamedAttribute> changed = {});
 
+  /// The rows t of each split output's block edges that need rows of
+  /// another rank's block (a stencil's halo), when every output is split
+  /// (not a partial) and t or fewer rows at each edge of every block do: the
+  /// rows between (the interior) then compute from the block alone, while the
+  /// halo travels. 0: no such split.
+  int64_t borderRows(ArrayRef<Output> outputs);
+  /// Whether, on rank q_, computing rows [lo + t, hi - t) of every output
+  /// reads only rows of the split inputs' blocks, and each part (those rows,
+  /// [lo, lo + t), [hi - t, hi)) reads an input written in place only at
+  /// the rows it writes.
+  bool partsAreLocal(ArrayRef<Output> outputs, int64_t t);
+  /// The rows part `range` (0 the interior, 1 the top border, 2 the bottom
+  /// one) computes of output o on rank q with borders of t rows: rows of
+  /// the output, or of the reduced value for a partial (its natural rows
+  /// cut alike, clipped to the value).
+  std::pair<int64_t, int64_t> partRowsOf(const Output &o, int range, int64_t q,
+                                         int64_t t) const;
+
   func::FuncOp f_;
   int64_t ranks_, rank_, threshold_;
+  // 0: the block's program; 1: its interior rows; 2: its border rows
+  // (borderRows).
+  int64_t part_;
   // The walk's rank, and whether it builds IR (else it records rows).
   int64_t q_ = 0;
   bool emit_ = false;
@@ -788,6 +810,121 @@ Value Localizer::partialProduct(MatmulOp mm) {
   return clone(mm, {l, v}, mm.getType())->getResult(0);
 }
 
+std::pair<int64_t, int64_t> Localizer::partRowsOf(const Output &o, int range,
+                                                  int64_t q, int64_t t) const {
+  int64_t lo, hi, n;
+  if (o.partial) {
+    Value x = o.source.getDefiningOp<ReduceOp>().getX();
+    n = rowsOf(x);
+    std::tie(lo, hi) = naturalRows(x, q);
+  } else {
+    n = rowsOf(o.source);
+    lo = blockLo(n, q, ranks_);
+    hi = blockLo(n, q + 1, ranks_);
+  }
+  std::pair<int64_t, int64_t> r = range == 0   ? std::make_pair(lo + t, hi - t)
+                                  : range == 1 ? std::make_pair(lo, lo + t)
+                                               : std::make_pair(hi - t, hi);
+  r.first = std::clamp<int64_t>(r.first, lo, hi);
+  r.second = std::clamp<int64_t>(r.second, r.first, hi);
+  (void)n;
+  return r;
+}
+
+bool Localizer::partsAreLocal(ArrayRef<Output> outputs, int64_t t) {
+  unsigned nargs = f_.getNumArguments();
+  for (const Output &o : outputs) {
+    if (o.partial) {
+      // Its border rows apart: each row reduced once.
+      auto [lo, hi] =
+          naturalRows(o.source.getDefiningOp<ReduceOp>().getX(), q_);
+      if (hi - lo < 2 * t)
+        return false;
+      continue;
+    }
+    int64_t n = rowsOf(o.source);
+    if (blockLo(n, q_ + 1, ranks_) - blockLo(n, q_, ranks_) < 4 * t)
+      return false; // too few rows for an interior worth a kernel
+  }
+  auto rowsIn = [&](const Output &o, int range) {
+    return partRowsOf(o, range, q_, t);
+  };
+  // A min or max (no identity) needs rows in each part.
+  for (const Output &o : outputs)
+    if (o.partial)
+      for (int range = 0; range < 3; ++range) {
+        auto red = o.source.getDefiningOp<ReduceOp>();
+        auto [a, z] = rowsIn(o, range);
+        if (z <= a && (red.getKind() == ReduceKind::min ||
+                       red.getKind() == ReduceKind::max))
+          return false;
+      }
+  for (int range = 0; range < 3; ++range) {
+    rows_.assign(nargs, {0, 0});
+    memo_.clear();
+    chainMemo_.clear();
+    span_.clear();
+    for (const Output &o : outputs) {
+      auto [a, z] = rowsIn(o, range);
+      get(o.partial ? o.source.getDefiningOp<ReduceOp>().getX() : o.source, a,
+          z);
+    }
+    for (auto &[v, arg] : inputArg_) {
+      auto ty = cast<RankedTensorType>(v.getType());
+      auto [r0, r1] = rows_[arg];
+      if (!splittable(ty) || r1 <= r0)
+        continue;
+      int64_t n = ty.getDimSize(0);
+      if (range == 0 &&
+          (r0 < blockLo(n, q_, ranks_) || r1 > blockLo(n, q_ + 1, ranks_)))
+        return false;
+      // An input the window writes in place is read only at the rows this
+      // part writes: the parts then update it one after another.
+      for (const Output &o : outputs)
+        if (o.donor == int(arg)) {
+          auto [a, z] = rowsIn(o, range);
+          if (r0 < a || r1 > z)
+            return false;
+        }
+    }
+  }
+  return true;
+}
+
+int64_t Localizer::borderRows(ArrayRef<Output> outputs) {
+  // Split outputs, and partial reductions over split rows (each part
+  // reduces its rows; the border combines the interior's partial with its
+  // own), not products' partials.
+  for (const Output &o : outputs)
+    if (o.partial ? !o.source.getDefiningOp<ReduceOp>() : !o.split)
+      return 0;
+  // Only where the block's program reads another rank's rows.
+  bool halo = false;
+  for (int64_t q = 0; q < ranks_; ++q)
+    for (auto &[v, arg] : inputArg_) {
+      auto t = cast<RankedTensorType>(v.getType());
+      auto [r0, r1] = allRows_[q][arg];
+      if (splittable(t) && r1 > r0 &&
+          (r0 < blockLo(t.getDimSize(0), q, ranks_) ||
+           r1 > blockLo(t.getDimSize(0), q + 1, ranks_)))
+        halo = true;
+    }
+  if (!halo)
+    return 0;
+  int64_t found = 0;
+  for (int64_t t = 1; t <= 4 && !found; ++t) {
+    bool all = true;
+    for (q_ = 0; q_ < ranks_ && all; ++q_)
+      all = partsAreLocal(outputs, t);
+    if (all)
+      found = t;
+  }
+  memo_.clear();
+  chainMemo_.clear();
+  span_.clear();
+  return found;
+}
+
 LogicalResult Localizer::run() {
   Block &body = f_.getBody().front();
   auto *ret = body.getTerminator();
@@ -909,6 +1046,43 @@ LogicalResult Localizer::run() {
       allRows_[q_] = rows_;
     }
   collect_ = false;
+  int64_t border = borderRows(outputs);
+  if (part_ != 0 && border == 0)
+    return f_.emitError("cpn-localize: part=")
+           << part_ << " of a kernel with no interior to split off";
+  // The rows each output's part computes on this rank ([lo, hi) of its
+  // memref argument, which holds the block: part 1 writes the rows between
+  // the borders, part 2 the two borders).
+  q_ = rank_;
+  auto partRows = [&](const Output &o) {
+    SmallVector<std::pair<int64_t, int64_t>> r;
+    if (part_ == 1)
+      r.push_back(partRowsOf(o, 0, rank_, border));
+    else
+      r.append(
+          {partRowsOf(o, 1, rank_, border), partRowsOf(o, 2, rank_, border)});
+    return r;
+  };
+  // What a part computes of output o: the output itself, or the value a
+  // partial reduces.
+  auto partValue = [&](const Output &o) {
+    return o.partial ? o.source.getDefiningOp<ReduceOp>().getX() : o.source;
+  };
+  if (part_ != 0) {
+    // The spans of the values this part computes, from its own requests.
+    collect_ = true;
+    span_.clear();
+    requests_.clear();
+    memo_.clear();
+    chainMemo_.clear();
+    rows_ = allRows_[rank_];
+    for (const Output &o : outputs)
+      for (auto [lo, hi] : partRows(o))
+        get(partValue(o), lo, hi);
+    collect_ = false;
+    chooseSpans();
+    spans_[rank_] = span_;
+  }
 
   // The local function: new argument types, then the program for rank_.
   Builder attrs(f_.getContext());
@@ -982,7 +1156,102 @@ LogicalResult Localizer::run() {
   // (get()), after that update in the order of the walks.
   chain_.clear();
   SmallVector<std::pair<Value, const Output *>> writes;
+  if (part_ != 0) {
+    // Each output's rows of this part, written into its block's memref; a
+    // partial reduction's partial over this part's rows, which the border
+    // combines with the interior's (in the memref: the interior runs
+    // first).
+    for (const Output &o : outputs) {
+      Value dest = local->getArgument(o.destArg);
+      if (o.partial) {
+        auto red = o.source.getDefiningOp<ReduceOp>();
+        auto ty = cast<RankedTensorType>(red.getType());
+        Value acc;
+        auto combine = [&](Value x, Value y) -> Value {
+          Location l = red.getLoc();
+          switch (red.getKind()) {
+          case ReduceKind::sum:
+            return AddOp::create(b, l, ty, x, y).getResult();
+          case ReduceKind::prod:
+            return MultiplyOp::create(b, l, ty, x, y).getResult();
+          case ReduceKind::min:
+            return MinimumOp::create(b, l, ty, x, y).getResult();
+          case ReduceKind::max:
+            return MaximumOp::create(b, l, ty, x, y).getResult();
+          case ReduceKind::any:
+            return LogicalOrOp::create(b, l, ty, x, y).getResult();
+          default:
+            return LogicalAndOp::create(b, l, ty, x, y).getResult();
+          }
+        };
+        for (auto [r0, r1] : partRows(o)) {
+          if (r1 <= r0)
+            continue; // a sum's empty part adds nothing
+          Value x = get(red.getX(), r0, r1);
+          Value p = clone(red, {x}, ty)->getResult(0);
+          acc = acc ? combine(acc, p) : p;
+        }
+        if (part_ == 2) {
+          Value interior = bufferization::ToTensorOp::create(
+                               b, o.final->getLoc(), ty, dest,
+                               /*restrict=*/true, /*writable=*/true)
+                               .getResult();
+          acc = acc ? combine(interior, acc) : interior;
+        }
+        if (!acc) // no rows at all (an empty interior of a sum): its identity
+          acc = clone(red, {get(red.getX(), 0, 0)}, ty)->getResult(0);
+        auto m = bufferization::MaterializeInDestinationOp::create(
+            b, o.final->getLoc(), acc, dest);
+        m.setRestrict(true);
+        m.setWritable(true);
+        continue;
+      }
+      auto destTy = cast<MemRefType>(dest.getType());
+      auto tensorTy =
+          RankedTensorType::get(destTy.getShape(), destTy.getElementType());
+      // A donated input is updated in place: its rows this part computes
+      // (from its old values at those rows only, partsAreLocal) go into it.
+      Value block = o.donor >= 0 ? localInput_[o.donor]
+                                 : bufferization::ToTensorOp::create(
+                                       b, o.final->getLoc(), tensorTy, dest,
+                                       /*restrict=*/true,
+                                       /*writable=*/true)
+                                       .getResult();
+      int64_t lo = o.donor >= 0 ? rows_[o.donor].first
+                                : blockLo(rowsOf(o.source), rank_, ranks_);
+      int64_t row = rowElements(tensorTy);
+      for (auto [r0, r1] : partRows(o)) {
+        Value rows = get(o.source, r0, r1);
+        // Rows the chain leaves as they were (a donated input's rows
+        // outside every update's box) are already there: an update of them
+        // with themselves would make bufferization copy the block.
+        if (auto view = rows.getDefiningOp<ViewOp>();
+            view && o.donor >= 0 && view.getBase() == localInput_[o.donor] &&
+            !view.getDynOffset() && view.getOffset() == (r0 - lo) * row &&
+            view.getStrides() ==
+                ArrayRef<int64_t>(rowMajorStrides(
+                    cast<RankedTensorType>(rows.getType()).getShape())))
+          continue;
+        block = UpdateOp::create(
+                    b, o.final->getLoc(), tensorTy, block, rows, Value(),
+                    b.getI64IntegerAttr((r0 - lo) * row),
+                    b.getDenseI64ArrayAttr(rowMajorStrides(
+                        cast<RankedTensorType>(rows.getType()).getShape())))
+                    .getResult();
+      }
+      if (o.donor >= 0)
+        block = bufferization::MaterializeInDestinationOp::create(
+                    b, o.final->getLoc(), block, localInput_[o.donor])
+                    .getResult();
+      auto m = bufferization::MaterializeInDestinationOp::create(
+          b, o.final->getLoc(), block, dest);
+      m.setRestrict(true);
+      m.setWritable(true);
+    }
+  }
   for (bool donatedPass : {false, true}) {
+    if (part_ != 0)
+      break;
     for (const Output &o : outputs) {
       if ((o.donor >= 0) != donatedPass)
         continue;
@@ -1035,6 +1304,8 @@ LogicalResult Localizer::run() {
   body.erase();
   f_.setFunctionType(b.getFunctionType(argTypes, {}));
   f_->setAttr("cpn.local", attrs.getDenseI64ArrayAttr({rank_, ranks_}));
+  if (border)
+    f_->setAttr("cpn.border", attrs.getI64IntegerAttr(border));
   return success();
 }
 
@@ -1053,7 +1324,7 @@ struct LocalizePass : public mlir::cpn::impl::LocalizeBase<LocalizePass> {
         funcs.push_back(f);
     });
     for (func::FuncOp f : funcs)
-      if (failed(Localizer(f, ranks, rank, threshold).run())) {
+      if (failed(Localizer(f, ranks, rank, threshold, part).run())) {
         f.emitError("cpn-localize: not a kernel of memref arguments");
         return signalPassFailure();
       }

@@ -96,6 +96,16 @@ def Localize : Pass<"cpn-localize", "ModuleOp"> {
     input without it is read whole. A donated input (an output written in
     place) keeps its rows and gets the block's rows written. The function
     gets `cpn.local = array<i64: rank, ranks>`. One rank: nothing changes.
+
+    Where every output is a fresh split one and the block's program reads
+    rows of other ranks' blocks (a stencil's halo), the function also gets
+    `cpn.border = t`: computing rows [lo + t, hi - t) of every output on
+    every rank reads only rows of the inputs' blocks. `part=1` builds the
+    program of those interior rows and `part=2` that of the border rows
+    [lo, lo + t) and [hi - t, hi), each writing its rows into the output's
+    block (same arguments as the block's program), so that the caller runs
+    the interior while the halo rows travel and the border after they land.
+    A part of a kernel without `cpn.border` is an error.
   }];
   let options = [
     Option<"ranks", "ranks", "int64_t", /*default=*/"1",
@@ -104,6 +114,9 @@ def Localize : Pass<"cpn-localize", "ModuleOp"> {
            "The rank whose program to build">,
     Option<"threshold", "threshold", "int64_t", /*default=*/"65536",
            "Outputs with fewer elements are computed whole on every rank">,
+    Option<"part", "part", "int64_t", /*default=*/"0",
+           "0: the block's program; 1: its interior rows; 2: its border "
+           "rows (a kernel marked cpn.border)">,
   ];
   let dependentDialects = ["tensor::TensorDialect"];
 }
