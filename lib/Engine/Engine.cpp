@@ -977,6 +977,15 @@ void Engine::submit(const std::shared_ptr<Executable> &exe,
   for (size_t j = outputs.size(); j < donors.size(); ++j)
     writes.push_back(trace_.inputs()[donors[j]]->store);
   std::shared_ptr<const FpSites> fp = fpSites();
+  // Outputs that are a copy of the input whose store they take (`pn =
+  // p.copy()` held): their values are there already, the parts of a split
+  // window write none of them (cpn-localize's copyOfInput).
+  std::vector<bool> copies(writes.size(), false);
+  for (size_t j = 0; border && j < outputs.size(); ++j) {
+    const TraceOp &op = trace_.ops()[outputs[j]];
+    copies[j] = donors[j] >= 0 && op.name == "copy" &&
+                op.operands.size() == 1 && op.operands[0] == -donors[j] - 1;
+  }
   trace_.clear();
   if (!exe)
     return;
@@ -997,30 +1006,42 @@ void Engine::submit(const std::shared_ptr<Executable> &exe,
       combine.emplace_back(writes[j], op);
     }
   if (border && plan) {
-    // The interior reads the blocks of the split inputs only (its halo
-    // rounds, which write the rows beside them, run meanwhile); the border
-    // reads them whole, after the rounds and after the interior (both
-    // write the outputs' blocks).
-    std::vector<std::pair<size_t, size_t>> ranges(reads.size(), {0, SIZE_MAX});
-    for (size_t i = 0; i < nInputs && i < reads.size(); ++i) {
-      const cpnrt::StoreRef &s = reads[i];
-      if (plan->inputRows[i].empty() || s->shape().empty())
-        continue;
+    // The interior reads and writes the blocks of the split stores only
+    // (its halo rounds, which write the rows beside them, run meanwhile);
+    // the border reads them whole, after the rounds and after the
+    // interior (both write the outputs' blocks).
+    auto block = [&](const cpnrt::StoreRef &s) -> std::pair<size_t, size_t> {
       int64_t n = s->shape()[0];
-      ranges[i] = {
+      return {
           size_t(cpnrt::comm::blockRow(n, options_.rank, options_.ranks)) *
               rowBytes(s),
           size_t(cpnrt::comm::blockRow(n, options_.rank + 1, options_.ranks)) *
               rowBytes(s)};
+    };
+    std::vector<std::pair<size_t, size_t>> ranges(reads.size(), {0, SIZE_MAX});
+    for (size_t i = 0; i < nInputs && i < reads.size(); ++i)
+      if (!plan->inputRows[i].empty() && !reads[i]->shape().empty())
+        ranges[i] = block(reads[i]);
+    // Split outputs (a donated one's store is its input's, whose halo rows
+    // the round writes) and inputs updated in place: their blocks.
+    std::vector<std::pair<size_t, size_t>> writeRanges(writes.size(),
+                                                       {0, SIZE_MAX});
+    for (size_t j = 0; j < writes.size(); ++j) {
+      bool split = j < outputs.size() ? plan->outputRows[j].first >= 0
+                                      : !plan->inputRows[donors[j]].empty();
+      if (copies[j])
+        writeRanges[j] = {0, 0};
+      else if (split && !writes[j]->shape().empty())
+        writeRanges[j] = block(writes[j]);
     }
     ++stats_.haloOverlapWindows;
     // One report of the window's floating-point errors, from the border
     // (which runs after the interior).
     auto carry = std::make_shared<std::vector<int32_t>>();
     runKernel(exe, reads, outArgs, writes, fp, offsets, std::move(ranges),
-              carry, /*fpReport=*/false);
+              std::move(writeRanges), carry, /*fpReport=*/false);
     runKernel(border, std::move(reads), std::move(outArgs), std::move(writes),
-              std::move(fp), std::move(offsets), {}, carry);
+              std::move(fp), std::move(offsets), {}, {}, carry);
   } else {
     runKernel(exe, std::move(reads), std::move(outArgs), std::move(writes),
               std::move(fp), plan ? std::move(offsets) : std::vector<size_t>{});

@@ -55,8 +55,9 @@ void setCallFacts(Executable &exe, const Trace &trace);
 /// Submits `exe` on the runtime's task graph (RunKernel.cpp): it reads
 /// `reads` and writes `outArgs` (its arguments, in that order); `writes` are
 /// every store it writes (outArgs and donated inputs); `fp`: its checked
-/// ops' sites (null: no status words); `readRanges`: the bytes of each of
-/// `reads` it reads (cpnrt::Task::readRanges; empty: every store whole).
+/// ops' sites (null: no status words); `readRanges`, `writeRanges`: the
+/// bytes of each of `reads` (`writes`) it reads (writes) (cpnrt::Task's;
+/// empty: every store whole).
 /// `fpCarry`: status words shared by the kernels of one window (a
 /// partitioned window's interior and border): each ORs its words in and
 /// only the one with `fpReport` (the last to run) reports them, once.
@@ -67,6 +68,7 @@ void runKernel(const std::shared_ptr<Executable> &exe,
                std::shared_ptr<const FpSites> fp,
                std::vector<size_t> byteOffsets = {},
                std::vector<std::pair<size_t, size_t>> readRanges = {},
+               std::vector<std::pair<size_t, size_t>> writeRanges = {},
                std::shared_ptr<std::vector<int32_t>> fpCarry = nullptr,
                bool fpReport = true);
 

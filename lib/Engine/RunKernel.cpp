@@ -183,6 +183,7 @@ void runKernel(const std::shared_ptr<Executable> &exe,
                std::shared_ptr<const FpSites> fp,
                std::vector<size_t> byteOffsets,
                std::vector<std::pair<size_t, size_t>> readRanges,
+               std::vector<std::pair<size_t, size_t>> writeRanges,
                std::shared_ptr<std::vector<int32_t>> fpCarry, bool fpReport) {
   // The inputs it does not write in place: what a library call learns about
   // their elements (a symmetric matrix) holds for the whole run.
@@ -194,6 +195,7 @@ void runKernel(const std::shared_ptr<Executable> &exe,
   task->name = exe->name;
   task->reads = reads;
   task->readRanges = std::move(readRanges);
+  task->writeRanges = std::move(writeRanges);
   task->writes = std::move(writes);
   task->fn =
       [exe, reads, outArgs, fp, readOnly = std::move(readOnly),

@@ -77,6 +77,7 @@ bool isComplex(DType t) { return t == DType::c64 || t == DType::c128; }
 namespace {
 constexpr size_t kAlign = 64;
 constexpr size_t kHugeThreshold = 2u << 20;
+constexpr size_t kNoReserveBytes = size_t(1) << 30;
 
 /// Size classes: powers of two up to 64 KiB, then multiples of 64 KiB, so
 /// that same-shaped temporaries always hit the same class. Buffers from
@@ -239,6 +240,23 @@ Store::Store(DType dtype, std::vector<int64_t> shape, void *data,
 void *Store::allocate() {
   std::lock_guard<std::mutex> lock(allocating_);
   void *p = data_.load(std::memory_order_relaxed);
+  if (!p && nbytes_ >= kNoReserveBytes &&
+      distribution() == Distribution::BlockRows) {
+    // A split store: each rank touches its block (and halo rows) only. A
+    // reserved mapping of the whole would make the kernel's overcommit
+    // check (vm.overcommit_memory 0) refuse an array bigger than the
+    // node's memory and swap, which P ranks on P nodes hold. Too big for
+    // the pool to keep anyway (CPN_POOL_LIMIT, 1 GiB).
+    size_t len = (nbytes_ + kHugeThreshold - 1) & ~(kHugeThreshold - 1);
+    void *m = mmap(nullptr, len, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (m == MAP_FAILED)
+      throw std::bad_alloc();
+    madvise(m, len, MADV_HUGEPAGE);
+    mapped_ = len;
+    p = m;
+    data_.store(p, std::memory_order_release);
+  }
   if (!p) {
     p = pool().take(nbytes_ ? nbytes_ : 1);
     data_.store(p, std::memory_order_release);
@@ -249,7 +267,10 @@ void *Store::allocate() {
 Store::~Store() {
   if (owner_)
     return; // owner_'s deleter releases the memory
-  if (void *p = data_.load(std::memory_order_acquire))
+  void *p = data_.load(std::memory_order_acquire);
+  if (p && mapped_)
+    munmap(p, mapped_);
+  else if (p)
     pool().give(p, nbytes_ ? nbytes_ : 1);
 }
 

@@ -395,6 +395,44 @@ TEST(TaskGraph, WaitReadersWaitsForEveryReaderSinceTheWrite) {
   g.waitAll();
 }
 
+TEST(Store, SplitStoresReserveOnlyThePagesTheyTouch) {
+  // A store split by rows (each rank writes its block) of 1 GiB or more
+  // maps its memory without reserving it: one of four times this machine's
+  // memory and swap can be written at both ends, where a replicated one is
+  // refused by the kernel's overcommit check (its default heuristic mode).
+  int mode = -1;
+  if (FILE *f = std::fopen("/proc/sys/vm/overcommit_memory", "r")) {
+    if (std::fscanf(f, "%d", &mode) != 1)
+      mode = -1;
+    std::fclose(f);
+  }
+  if (mode == 2)
+    GTEST_SKIP() << "vm.overcommit_memory is 2: every mapping is reserved";
+  unsigned long long swapKb = 0;
+  std::ifstream meminfo("/proc/meminfo");
+  for (std::string line; std::getline(meminfo, line);)
+    if (line.rfind("SwapTotal:", 0) == 0)
+      swapKb = std::strtoull(line.c_str() + 10, nullptr, 10);
+  size_t total =
+      size_t(sysconf(_SC_PHYS_PAGES)) * size_t(sysconf(_SC_PAGESIZE)) +
+      size_t(swapKb) * 1024;
+  int64_t cols = int64_t(1) << 17; // rows of 1 MiB
+  int64_t rows = int64_t(4 * total / (size_t(cols) * 8)) + 1;
+  auto split =
+      std::make_shared<Store>(DType::f64, std::vector<int64_t>{rows, cols});
+  split->setDistribution(Distribution::BlockRows);
+  auto *p = static_cast<char *>(split->data());
+  p[0] = 1;
+  p[split->nbytes() - 1] = 2;
+  EXPECT_EQ(p[0] + p[split->nbytes() - 1], 3);
+  split.reset(); // unmapped
+  if (mode == 0) {
+    auto whole =
+        std::make_shared<Store>(DType::f64, std::vector<int64_t>{rows, cols});
+    EXPECT_THROW(whole->data(), std::bad_alloc);
+  }
+}
+
 TEST(Store, LentStoresForgetTheirFactsWhenLentAndGivenBack) {
   auto a = store(4);
   EXPECT_FALSE(a->lent());

@@ -72,7 +72,11 @@ public:
   /// BlockRows: this rank's block of rows (comm::blockRow) is current, the
   /// other rows are not (a kernel of one rank's program wrote it); set by
   /// the Engine in program order, as the tasks are submitted, and read by
-  /// running tasks too (readOnlyFacts): atomic.
+  /// running tasks too (readOnlyFacts): atomic. A store of 1 GiB or more
+  /// that is BlockRows when it takes its memory maps it without reserving
+  /// it (MAP_NORESERVE): a rank's memory holds the pages it touches, its
+  /// block and halo rows, and the kernel's overcommit check does not refuse
+  /// an array bigger than one node's memory that P ranks hold.
   void setDistribution(Distribution d) {
     dist_.store(d, std::memory_order_relaxed);
   }
@@ -128,6 +132,9 @@ private:
   std::atomic<void *> data_{nullptr};
   std::mutex allocating_;
   void *allocate();
+  // Mapped for itself without reserving the whole (a split store of 1 GiB
+  // or more, allocate()): unmapped, not pooled.
+  size_t mapped_ = 0;
   std::atomic<Distribution> dist_{Distribution::Replicated};
   std::atomic<int32_t> lent_{0};
   std::shared_ptr<void> owner_;

@@ -192,6 +192,10 @@ private:
   /// cut alike, clipped to the value).
   std::pair<int64_t, int64_t> partRowsOf(const Output &o, int range, int64_t q,
                                          int64_t t) const;
+  /// Whether `v` is input `input` itself or a copy of it (`pn = p.copy()`
+  /// written into p's old store): its values are already in the input's
+  /// store, and the parts write none of them.
+  bool copyOfInput(Value v, unsigned input) const;
 
   func::FuncOp f_;
   int64_t ranks_, rank_, threshold_;
@@ -831,6 +835,19 @@ std::pair<int64_t, int64_t> Localizer::partRowsOf(const Output &o, int range,
   return r;
 }
 
+bool Localizer::copyOfInput(Value v, unsigned input) const {
+  for (int depth = 0; depth < 8; ++depth) {
+    if (auto it = inputArg_.find(v); it != inputArg_.end())
+      return it->second == input;
+    auto copy = v.getDefiningOp<CopyOp>();
+    if (!copy || copy->getNumOperands() != 1 ||
+        copy->getOperand(0).getType() != v.getType())
+      return false;
+    v = copy->getOperand(0);
+  }
+  return false;
+}
+
 bool Localizer::partsAreLocal(ArrayRef<Output> outputs, int64_t t) {
   unsigned nargs = f_.getNumArguments();
   for (const Output &o : outputs) {
@@ -881,7 +898,7 @@ bool Localizer::partsAreLocal(ArrayRef<Output> outputs, int64_t t) {
       // An input the window writes in place is read only at the rows this
       // part writes: the parts then update it one after another.
       for (const Output &o : outputs)
-        if (o.donor == int(arg)) {
+        if (o.donor == int(arg) && !copyOfInput(o.source, arg)) {
           auto [a, z] = rowsIn(o, range);
           if (r0 < a || r1 > z)
             return false;
@@ -1163,6 +1180,8 @@ LogicalResult Localizer::run() {
     // first).
     for (const Output &o : outputs) {
       Value dest = local->getArgument(o.destArg);
+      if (o.donor >= 0 && copyOfInput(o.source, unsigned(o.donor)))
+        continue; // its values are its store's already
       if (o.partial) {
         auto red = o.source.getDefiningOp<ReduceOp>();
         auto ty = cast<RankedTensorType>(red.getType());
