@@ -23,6 +23,7 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/PassManager.h"
 
+#include <algorithm>
 #include <stdexcept>
 
 namespace cpn {
@@ -114,6 +115,14 @@ RankPlan planRanks(const Trace &trace, const std::vector<int32_t> &outputs,
   unsigned next = unsigned(inputs + (trace.offsetArgCount() ? 1 : 0));
   plan.outputRows.assign(outputs.size(), {-1, -1});
   plan.combine.assign(outputs.size(), "");
+  // After the loop below: the largest split output's block.
+  auto blockOf = [&](size_t j) {
+    const std::vector<int64_t> &shape = trace.ops()[outputs[j]].shape;
+    int64_t row = 1;
+    for (size_t k = 1; k < shape.size(); ++k)
+      row *= shape[k];
+    return (plan.outputRows[j].second - plan.outputRows[j].first) * row;
+  };
   for (size_t j = 0; j < outputs.size(); ++j) {
     if (donors[j] >= 0) {
       const std::vector<int64_t> &in = plan.inputRows[donors[j]];
@@ -130,6 +139,9 @@ RankPlan planRanks(const Trace &trace, const std::vector<int32_t> &outputs,
     if (auto c = f.getArgAttrOfType<mlir::StringAttr>(arg, "cpn.combine"))
       plan.combine[j] = c.str();
   }
+  for (size_t j = 0; j < outputs.size(); ++j)
+    if (plan.outputRows[j].first >= 0)
+      plan.blockElements = std::max(plan.blockElements, blockOf(j));
   return plan;
 }
 

@@ -516,12 +516,14 @@ void Engine::flushWindow() {
     if (local) {
       if (failLocalCompile(options_.rank))
         throw std::runtime_error("CPN_TEST_FAIL_LOCAL_COMPILE");
-      if (plan->border > 0 && options_.haloOverlap) {
+      if (plan->border > 0 && options_.haloOverlap > 0 &&
+          plan->blockElements >= options_.haloOverlap && !plan->partsFailed) {
         try {
           exe = obtain(outputs, donors, nullptr, true, 1);
           border = obtain(outputs, donors, nullptr, true, 2);
         } catch (const std::exception &) {
           exe = border = nullptr;
+          plan->partsFailed = true;
         }
       }
       if (!border)

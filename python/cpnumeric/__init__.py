@@ -82,7 +82,7 @@ _cpn.configure(_DUMP_IR, _config.get_int("CPN_TRACE_LIMIT"),
 _cpn.set_pool_limit(_config.get_int("CPN_POOL_LIMIT"))
 _cpn.set_simulate_ranks(_config.get_int("CPN_SIMULATE_RANKS"))
 _cpn.set_partition_threshold(_config.get_int("CPN_PARTITION_THRESHOLD"))
-_cpn.set_halo_overlap(_config.get_int("CPN_HALO_OVERLAP") != 0)
+_cpn.set_halo_overlap(_config.get_int("CPN_HALO_OVERLAP"))
 _cpn.set_partition(_ranks.ranks() > 1 and _config.get_choice("CPN_PARTITION") == "rows",
                    _ranks.ranks(), _ranks.rank())
 

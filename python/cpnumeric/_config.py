@@ -84,11 +84,12 @@ KNOBS = {
              "Arrays with fewer elements are replicated on every rank, larger "
              "ones split in blocks of rows (the partition's threshold; "
              "docs/mpi.md says why this default)."),
-        Knob("CPN_HALO_OVERLAP", "1", False,
+        Knob("CPN_HALO_OVERLAP", "1048576", False,
              "Under CPN_PARTITION=rows, a window that reads rows of other "
-             "ranks' blocks (a stencil's halo) computes the rows that need "
-             "none while those rows travel, and its border rows after "
-             "(0: the whole block after the halo rows; docs/mpi.md)."),
+             "ranks' blocks (a stencil's halo) and whose rank's blocks hold "
+             "at least this many elements computes the rows that need none "
+             "while those rows travel, and its border rows after (0: never, "
+             "the whole block after the halo rows; docs/mpi.md)."),
         Knob("CPN_LOG", "", False,
              "Comma-separated log topics printed to stderr: 'retrace' (a @jit "
              "function traced again, and which argument changed)."),

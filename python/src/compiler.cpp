@@ -227,9 +227,10 @@ void initCompiler(py::module_ &m) {
         "Sets CPN_PARTITION_THRESHOLD (values with fewer elements are "
         "replicated); returns the old value.");
   m.def("set_halo_overlap", optionSetter(&cpn::CompilerOptions::haloOverlap),
-        py::arg("on"),
-        "Sets CPN_HALO_OVERLAP (a partitioned stencil window computes its "
-        "interior while its halo rows travel); returns the old value.");
+        py::arg("elements"),
+        "Sets CPN_HALO_OVERLAP (a partitioned stencil window whose blocks "
+        "hold at least this many elements computes its interior while its "
+        "halo rows travel; 0: never); returns the old value.");
   m.def("set_background_compile",
         optionSetter(&cpn::CompilerOptions::backgroundCompile), py::arg("on"),
         "Sets CPN_BACKGROUND_COMPILE; returns the old value.");

@@ -137,6 +137,12 @@ public:
     free_[c].push_back(p);
     cached_ += c;
   }
+  /// Stores mapped for themselves (Store::allocate): counted as live.
+  void countMapped(int64_t bytes) {
+    std::lock_guard<std::mutex> lock(mu_);
+    stats_.bytesLive += uint64_t(bytes);
+    stats_.bytesPeak = std::max(stats_.bytesPeak, stats_.bytesLive);
+  }
   /// Untyped allocations (kernel temporaries) remember their size here.
   void *takeUntyped(size_t n) {
     void *p = take(n);
@@ -254,6 +260,7 @@ void *Store::allocate() {
       throw std::bad_alloc();
     madvise(m, len, MADV_HUGEPAGE);
     mapped_ = len;
+    pool().countMapped(int64_t(len));
     p = m;
     data_.store(p, std::memory_order_release);
   }
@@ -268,9 +275,10 @@ Store::~Store() {
   if (owner_)
     return; // owner_'s deleter releases the memory
   void *p = data_.load(std::memory_order_acquire);
-  if (p && mapped_)
+  if (p && mapped_) {
     munmap(p, mapped_);
-  else if (p)
+    pool().countMapped(-int64_t(mapped_));
+  } else if (p)
     pool().give(p, nbytes_ ? nbytes_ : 1);
 }
 

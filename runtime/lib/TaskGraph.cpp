@@ -137,6 +137,27 @@ TaskRef TaskGraph::submitTask(TaskRef task, bool mayDefer, bool inOrder) {
   auto isWhole = [](const Store::Access &a) {
     return a.begin == 0 && a.end == SIZE_MAX;
   };
+  // Finished tasks need no edge: their entries go (a store read with a
+  // halo every window but never written again would gather them). A
+  // failed writer stays: its failure is its readers'.
+  auto prune = [](Store &s) {
+    s.writers.erase(std::remove_if(s.writers.begin(), s.writers.end(),
+                                   [](const Store::Write &w) {
+                                     return w.task->done_ && !w.task->failed_;
+                                   }),
+                    s.writers.end());
+    s.readersSinceWrite.erase(std::remove_if(s.readersSinceWrite.begin(),
+                                             s.readersSinceWrite.end(),
+                                             [](const Store::Read &r) {
+                                               TaskRef t = r.task.lock();
+                                               return !t || t->done_;
+                                             }),
+                              s.readersSinceWrite.end());
+  };
+  for (auto &s : task->reads)
+    prune(*s);
+  for (auto &s : task->writes)
+    prune(*s);
   for (size_t i = 0; i < task->reads.size(); ++i) {
     Store::Access r = rangeOf(task->readRanges, i);
     for (auto &w : task->reads[i]->writers)

@@ -2,7 +2,7 @@
 are split in blocks of rows over the ranks (cpn-localize: each rank computes
 its block, halo rows exchanged, sums combined) give NumPy's results.
 
-Usage: CPN_PARTITION=rows CPN_PARTITION_THRESHOLD=1024 \
+Usage: CPN_PARTITION=rows CPN_PARTITION_THRESHOLD=1024 CPN_HALO_OVERLAP=1 \
        mpirun --oversubscribe -n P python test/mpi/partitioned.py P
 """
 
@@ -48,10 +48,10 @@ def halo_bytes(ranks):
     assert s["comm_messages"] == iters * neighbours, s["comm_messages"]
     numpy.testing.assert_allclose(total, ref.sum(), rtol=1e-12)
     # Each iteration's kernel computes its block's interior while the halo
-    # rows travel and its border rows after (CPN_HALO_OVERLAP, on by
-    # default): the same elements, bit for bit (compared at the end: a
+    # rows travel and its border rows after (CPN_HALO_OVERLAP=1: blocks of
+    # any size): the same elements, bit for bit (compared at the end: a
     # gather here would replicate u).
-    if os.environ.get("CPN_HALO_OVERLAP", "1") != "0":
+    if os.environ.get("CPN_HALO_OVERLAP") == "1":  # split at any size
         assert s["halo_overlap_windows"] == iters, s["halo_overlap_windows"]
     # The loop entered again after other work (a time step's pressure
     # iterations after its velocity updates): its body is known, so its
@@ -282,7 +282,7 @@ def overlap_with_partials(ranks):
         numpy.testing.assert_allclose(norm, (rn * rn + ref).sum(), rtol=1e-12)
         ref = rn
     s = cp.stats()
-    if os.environ.get("CPN_HALO_OVERLAP", "1") != "0":
+    if os.environ.get("CPN_HALO_OVERLAP") == "1":  # split at any size
         assert s["halo_overlap_windows"] >= iters, s["halo_overlap_windows"]
     # Two arrays swapped: v[1:-1, 1:-1] = f(u) writes into v in place.
     a, b = cp.asarray(ref.copy()), cp.asarray(ref.copy())
@@ -353,7 +353,7 @@ def random_stencils(ranks):
         else:
             numpy.testing.assert_allclose(gred, rred, rtol=1e-12)
         checks += 1
-    if os.environ.get("CPN_HALO_OVERLAP", "1") != "0":
+    if os.environ.get("CPN_HALO_OVERLAP") == "1":  # split at any size
         assert cp.stats()["halo_overlap_windows"] > 0
     return checks
 

@@ -101,6 +101,8 @@ def run_ranks(args, ranks):
     failures."""
     env = dict(os.environ, CPN_PARTITION="rows",
                CPN_PARTITION_THRESHOLD=str(args.threshold),
+               # Interior and border split whatever the blocks' size.
+               CPN_HALO_OVERLAP="1",
                OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
                PYTHONHASHSEED="0",
                PYTHONPATH=os.path.join(ROOT, "python") + os.pathsep

@@ -79,10 +79,12 @@ struct CompilerOptions {
   int64_t ranks = 1, rank = 0;
   bool partitioning() const { return partition && ranks > 1; }
   // CPN_HALO_OVERLAP: a partitioned window whose program reads halo rows
-  // (RankPlan::border) runs as two kernels, the interior while the halo
-  // rows travel and the border after they land. false: one kernel after
-  // the halo rows.
-  bool haloOverlap = true;
+  // (RankPlan::border) and whose rank's blocks hold at least this many
+  // elements (RankPlan::blockElements) runs as two kernels, the interior
+  // while the halo rows travel and the border after they land; smaller
+  // ones (a kernel launch more costs more than the round's wait hidden)
+  // and 0: one kernel after the halo rows.
+  int64_t haloOverlap = int64_t(1) << 20;
   // Which program of a partitioned window compileWindow builds: 0 the
   // block's, 1 its interior rows, 2 its border rows (cpn-localize's part).
   int64_t partitionPart = 0;
@@ -159,6 +161,11 @@ struct RankPlan {
   /// block that need other ranks' rows; the rows between read only the
   /// inputs' blocks (programs part 1 and 2). 0: no such split.
   int64_t border = 0;
+  /// The elements of this rank's block of the largest split output.
+  int64_t blockElements = 0;
+  /// Set when a part's program failed to compile: the window's block
+  /// program runs from then on (no second try per window).
+  mutable bool partsFailed = false;
 };
 
 /// The plan of the window of `trace` on rank `rank` of `ranks`

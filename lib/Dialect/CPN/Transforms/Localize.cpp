@@ -912,9 +912,14 @@ int64_t Localizer::borderRows(ArrayRef<Output> outputs) {
   // Split outputs, and partial reductions over split rows (each part
   // reduces its rows; the border combines the interior's partial with its
   // own), not products' partials.
-  for (const Output &o : outputs)
+  bool writes = false;
+  for (const Output &o : outputs) {
     if (o.partial ? !o.source.getDefiningOp<ReduceOp>() : !o.split)
       return 0;
+    writes |= o.donor < 0 || !copyOfInput(o.source, unsigned(o.donor));
+  }
+  if (!writes) // only held copies: nothing to compute (and the parts must
+    return 0;  // write a store in common to run in order)
   // Only where the block's program reads another rank's rows.
   bool halo = false;
   for (int64_t q = 0; q < ranks_; ++q)
@@ -1154,6 +1159,15 @@ LogicalResult Localizer::run() {
   for (unsigned i = 0; i < nargs; ++i)
     scalars_.map(f_.getArgument(i), local->getArgument(i));
   localInput_.assign(nargs, Value());
+  // A part's program writes no input but the donors of the outputs whose
+  // rows it writes: any other is read-only there, so that bufferization
+  // never updates it in place (the other part reads its rows).
+  auto partWrites = [&](unsigned arg) {
+    for (const Output &o : outputs)
+      if (o.donor == int(arg) && !copyOfInput(o.source, arg))
+        return true;
+    return false;
+  };
   for (Operation &op : body)
     if (auto tt = dyn_cast<bufferization::ToTensorOp>(op)) {
       unsigned arg = inputArg_.lookup(tt.getResult());
@@ -1161,9 +1175,10 @@ LogicalResult Localizer::run() {
       Type lt = split[arg]
                     ? Type(withRows(t, rows_[arg].second - rows_[arg].first))
                     : Type(t);
+      bool writable = tt.getWritable() && (part_ == 0 || partWrites(arg));
       localInput_[arg] = bufferization::ToTensorOp::create(
                              b, tt.getLoc(), lt, local->getArgument(arg),
-                             tt.getRestrict(), tt.getWritable())
+                             tt.getRestrict(), writable)
                              .getResult();
     }
   // Fresh outputs first, then donated ones (TraceImport's order: an output
