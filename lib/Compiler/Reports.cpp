@@ -308,6 +308,117 @@ void appendScalarMath(const std::filesystem::path &summary,
   std::ofstream(summary, std::ios::app) << text;
 }
 
+/// The messages of one rank's program (cpn-localize's attributes): for each
+/// split input, the rows it reads, the halo rows it receives from and sends
+/// to each rank (as the Engine's exchangeRows makes them) or a gather; each
+/// split output's rows and each partial's all-reduce. Empty for a kernel of
+/// one process (no `cpn.local`).
+static std::string ranksText(ModuleOp module, const Trace &trace,
+                             const std::vector<int32_t> &outputs,
+                             const std::vector<int32_t> &donors) {
+  func::FuncOp f;
+  module.walk([&](func::FuncOp g) {
+    if (!f && g->hasAttr("cpn.local"))
+      f = g;
+  });
+  if (!f)
+    return "";
+  auto local = f->getAttrOfType<DenseI64ArrayAttr>("cpn.local");
+  int64_t me = local[0], ranks = local[1];
+  auto block = [&](int64_t n, int64_t q) { return n * q / ranks; };
+  std::string s = "ranks: the program of rank " + std::to_string(me) + " of " +
+                  std::to_string(ranks) + " (cpn-localize)";
+  if (auto b = f->getAttrOfType<IntegerAttr>("cpn.border")) {
+    auto part = f->getAttrOfType<IntegerAttr>("cpn.part");
+    int64_t t = b.getInt();
+    s += !part ? "; its interior and border (" + std::to_string(t) +
+                     " row(s) at each edge) can run apart"
+         : part.getInt() == 1
+             ? "; the interior: the rows " + std::to_string(t) +
+                   " in from each edge of the block, run while the halo "
+                   "rows travel"
+             : "; the border: " + std::to_string(t) +
+                   " row(s) at each edge of the block, run after the halo "
+                   "rows land";
+  }
+  s += "\n";
+  int64_t received = 0, sent = 0;
+  for (size_t i = 0; i < trace.inputs().size(); ++i) {
+    auto rows = f.getArgAttrOfType<DenseI64ArrayAttr>(unsigned(i), "cpn.rows");
+    const auto &node = trace.inputs()[i];
+    if (!rows || node->shape.empty() || node->shape[0] == 0)
+      continue;
+    int64_t n = node->shape[0];
+    int64_t row = int64_t(cpnrt::dtypeSize(node->dtype));
+    for (size_t k = 1; k < node->shape.size(); ++k)
+      row *= node->shape[k];
+    int64_t lo = block(n, me), hi = block(n, me + 1);
+    int64_t r0 = rows[2 * me], r1 = rows[2 * me + 1];
+    std::string line = "  input " + std::to_string(i) + ": rows [" +
+                       std::to_string(r0) + ", " + std::to_string(r1) +
+                       ") of " + std::to_string(n) + " (its block [" +
+                       std::to_string(lo) + ", " + std::to_string(hi) + "))";
+    bool all = true;
+    for (int64_t q = 0; q < ranks; ++q)
+      all &= rows[2 * q] <= 0 && rows[2 * q + 1] >= n;
+    if (all) {
+      int64_t b = (n - (hi - lo)) * row;
+      received += b;
+      line += ", gathered when split: " + megabytes(b) + " received";
+    } else {
+      std::string in, out;
+      for (int64_t q = 0; q < ranks; ++q) {
+        if (q == me)
+          continue;
+        int64_t a = std::max(r0, block(n, q)),
+                z = std::min(r1, block(n, q + 1));
+        if (z > a) {
+          received += (z - a) * row;
+          in += (in.empty() ? "" : ", ") + std::to_string(z - a) +
+                " from rank " + std::to_string(q);
+        }
+        a = std::max(int64_t(rows[2 * q]), lo);
+        z = std::min(int64_t(rows[2 * q + 1]), hi);
+        if (z > a) {
+          sent += (z - a) * row;
+          out += (out.empty() ? "" : ", ") + std::to_string(z - a) +
+                 " to rank " + std::to_string(q);
+        }
+      }
+      if (!in.empty())
+        line += ", halo rows received: " + in;
+      if (!out.empty())
+        line += ", rows sent: " + out;
+    }
+    s += line + "\n";
+  }
+  unsigned next =
+      unsigned(trace.inputs().size() + (trace.offsetArgCount() ? 1 : 0));
+  for (size_t j = 0; j < outputs.size(); ++j) {
+    if (donors[j] >= 0)
+      continue;
+    unsigned arg = next++;
+    if (arg >= f.getNumArguments())
+      break;
+    if (auto rows = f.getArgAttrOfType<DenseI64ArrayAttr>(arg, "cpn.rows"))
+      s += "  output " + std::to_string(j) + ": rows [" +
+           std::to_string(rows[0]) + ", " + std::to_string(rows[1]) +
+           ") (its block)\n";
+    if (auto c = f.getArgAttrOfType<StringAttr>(arg, "cpn.combine")) {
+      auto mt = cast<MemRefType>(f.getArgument(arg).getType());
+      int64_t b = mt.getNumElements() *
+                  int64_t(cpnrt::dtypeSize(trace.ops()[outputs[j]].dtype));
+      s += "  output " + std::to_string(j) + ": this rank's partial " +
+           c.getValue().str() + ", combined over the ranks (an all-reduce of " +
+           megabytes(b) + ")\n";
+    }
+  }
+  s += "  messages: " + megabytes(received) + " received, " + megabytes(sent) +
+       " sent per run where the inputs are split (halo rows and gathers; "
+       "docs/mpi.md)\n";
+  return s;
+}
+
 StageHook summaryWriter(const Trace &trace, const std::vector<int32_t> &outputs,
                         const std::vector<int32_t> &donors,
                         const std::filesystem::path &dumpDir) {
@@ -320,7 +431,8 @@ StageHook summaryWriter(const Trace &trace, const std::vector<int32_t> &outputs,
     std::vector<KernelInfo> kernels;
     TraceCost c = costOf(module, &kernels);
     writeFile(dumpDir / "summary.txt",
-              summaryText(trace, outputs, donors, c, kernels));
+              summaryText(trace, outputs, donors, c, kernels) +
+                  ranksText(module, trace, outputs, donors));
   };
 }
 

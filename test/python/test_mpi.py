@@ -317,3 +317,36 @@ def test_profiles_of_ranks_merge_into_one_timeline(tmp_path):
     assert len({e["pid"] for e in json.load(open(merged))["traceEvents"]}) == 2
     with pytest.raises(ValueError):
         cp.merge_profiles(str(merged), [])
+
+
+def test_summaries_of_rank_programs_name_their_messages(tmp_path):
+    """CPN_DUMP_IR under 3 ranks: each rank's summary.txt of a stencil
+    window says which rows of each input its program reads, the halo rows
+    it receives from and sends to each neighbour and their bytes, and the
+    interior's and border's programs say which they are; a sum over the
+    rows is an all-reduce of its partial."""
+    dump = tmp_path / "dump"
+    dump.mkdir()
+    code, out, err, _ = run_ranks("""
+        import cpnumeric as np
+        u = np.zeros((90, 40))
+        u[0, :] = 1.0
+        for _ in range(4):
+            u[1:-1, 1:-1] = 0.25 * (u[:-2, 1:-1] + u[2:, 1:-1] + u[1:-1, :-2] + u[1:-1, 2:])
+        print(float(u.sum()))
+    """, n=3, CPN_DUMP_IR=str(dump), CPN_CACHE_DIR="off", CPN_EAGER_THRESHOLD="0",
+        CPN_PARTITION_THRESHOLD="1024", CPN_HALO_OVERLAP="1")
+    assert code == 0, err
+    texts = [p.read_text() for p in (dump / "rank1").glob("*/summary.txt")]
+    assert texts, os.listdir(dump / "rank1")
+    ranks = [t for t in texts if "ranks: the program of rank 1 of 3" in t]
+    assert ranks, texts[0]
+    # Rank 1 owns rows [30, 60) of u: one halo row from each neighbour
+    # (40 float64, 320 B), one row to each.
+    halo = [t for t in ranks if "halo rows received: 1 from rank 0, 1 from rank 2" in t]
+    assert halo, ranks
+    assert any("rows sent: 1 to rank 0, 1 to rank 2" in t for t in halo)
+    assert any("640 B received, 640 B sent" in t for t in halo)
+    assert any("the interior:" in t for t in halo), halo
+    assert any("the border:" in t for t in halo), halo
+    assert any("partial sum, combined over the ranks" in t for t in ranks), ranks

@@ -1340,6 +1340,8 @@ LogicalResult Localizer::run() {
   f_->setAttr("cpn.local", attrs.getDenseI64ArrayAttr({rank_, ranks_}));
   if (border)
     f_->setAttr("cpn.border", attrs.getI64IntegerAttr(border));
+  if (part_)
+    f_->setAttr("cpn.part", attrs.getI64IntegerAttr(part_));
   return success();
 }
 
