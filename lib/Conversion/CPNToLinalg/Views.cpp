@@ -156,6 +156,22 @@ LogicalResult lowerView(RewriterBase &rw, ViewOp op) {
     }
     packedShape.push_back(n);
   }
+  // The result keeps the base's rank, its size-1 dimensions where the box
+  // takes one element of a base dimension (a row `u[i:i+1, :]`, the 1 x n
+  // rows of a rank's border): the slice itself, unit dimensions kept, not a
+  // rank-reduced one and a generic that adds them back (which became a
+  // buffer of its own before an update or a library call).
+  bool unitRows =
+      !identity && k == resTy.getRank() && packedShape.size() < sizes.size();
+  for (int64_t j = 0; unitRows && j < k; ++j) {
+    int64_t i = viewDimOf[j];
+    unitRows = i < 0 ? sizes[j] == 1 && sliceSizes[j] == 1
+                     : i == j && box->coeffs[i] > 0;
+  }
+  if (unitRows) {
+    packedShape.assign(sizes.begin(), sizes.end());
+    identity = true;
+  }
   identity &= packedShape.size() == sizes.size();
   auto sliceTy = RankedTensorType::get(packedShape, resTy.getElementType());
   Value slice = op.getBase();
