@@ -326,3 +326,17 @@ func.func @f32_sums(%a: tensor<100x8xf32>, %b: tensor<100x64xf32>) -> (tensor<10
   %t = cpn.reduce sum %b {axes = array<i64: 1>} : tensor<100x64xf32> -> tensor<100xf32>
   return %s, %t : tensor<100xf32>, tensor<100xf32>
 }
+
+// -----
+
+// A 1 x n row of a 2-D array keeps its unit dimension in the slice: no
+// rank-reduced slice and generic that adds it back (which an update then
+// copied into a buffer of its own).
+// CHECK-LABEL: func.func @unit_row
+// CHECK: %[[R:.*]] = tensor.extract_slice %{{.*}}[3, 0] [1, 16] [1, 1] : tensor<8x16xf64> to tensor<1x16xf64>
+// CHECK-NOT: linalg.generic
+// CHECK: return %[[R]]
+func.func @unit_row(%u: tensor<8x16xf64>) -> tensor<1x16xf64> {
+  %r = cpn.view %u {offset = 48 : i64, strides = array<i64: 16, 1>} : tensor<8x16xf64> -> tensor<1x16xf64>
+  return %r : tensor<1x16xf64>
+}
