@@ -395,8 +395,19 @@ static std::string ranksText(ModuleOp module, const Trace &trace,
   unsigned next =
       unsigned(trace.inputs().size() + (trace.offsetArgCount() ? 1 : 0));
   for (size_t j = 0; j < outputs.size(); ++j) {
-    if (donors[j] >= 0)
+    if (donors[j] >= 0) {
+      // Written in place into its input: that input's block.
+      const auto &node = trace.inputs()[donors[j]];
+      if (f.getArgAttrOfType<DenseI64ArrayAttr>(unsigned(donors[j]),
+                                                "cpn.rows") &&
+          !node->shape.empty())
+        s += "  output " + std::to_string(j) + ": rows [" +
+             std::to_string(block(node->shape[0], me)) + ", " +
+             std::to_string(block(node->shape[0], me + 1)) +
+             ") (its block), written in place into input " +
+             std::to_string(donors[j]) + "\n";
       continue;
+    }
     unsigned arg = next++;
     if (arg >= f.getNumArguments())
       break;

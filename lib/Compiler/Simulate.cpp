@@ -142,6 +142,19 @@ RankPlan planRanks(const Trace &trace, const std::vector<int32_t> &outputs,
   for (size_t j = 0; j < outputs.size(); ++j)
     if (plan.outputRows[j].first >= 0)
       plan.blockElements = std::max(plan.blockElements, blockOf(j));
+  // A window whose outputs are partials only (a sum of a stencil): the
+  // blocks of its split inputs.
+  for (size_t i = 0; i < inputs; ++i) {
+    const std::vector<int64_t> &rows = plan.inputRows[i];
+    const std::vector<int64_t> &shape = trace.inputs()[i]->shape;
+    if (rows.size() < size_t(2 * (rank + 1)) || shape.empty() || !shape[0])
+      continue;
+    int64_t n = shape[0], row = 1;
+    for (size_t k = 1; k < shape.size(); ++k)
+      row *= shape[k];
+    plan.blockElements = std::max(
+        plan.blockElements, (n * (rank + 1) / ranks - n * rank / ranks) * row);
+  }
   return plan;
 }
 

@@ -139,7 +139,8 @@ TaskRef TaskGraph::submitTask(TaskRef task, bool mayDefer, bool inOrder) {
   };
   // Finished tasks need no edge: their entries go (a store read with a
   // halo every window but never written again would gather them). A
-  // failed writer stays: its failure is its readers'.
+  // failed one stays: its failure is its successors' (a failed reader's
+  // too, as before: a later writer of its store fails with it).
   auto prune = [](Store &s) {
     s.writers.erase(std::remove_if(s.writers.begin(), s.writers.end(),
                                    [](const Store::Write &w) {
@@ -150,7 +151,8 @@ TaskRef TaskGraph::submitTask(TaskRef task, bool mayDefer, bool inOrder) {
                                              s.readersSinceWrite.end(),
                                              [](const Store::Read &r) {
                                                TaskRef t = r.task.lock();
-                                               return !t || t->done_;
+                                               return !t ||
+                                                      (t->done_ && !t->failed_);
                                              }),
                               s.readersSinceWrite.end());
   };

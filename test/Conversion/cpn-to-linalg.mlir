@@ -340,3 +340,15 @@ func.func @unit_row(%u: tensor<8x16xf64>) -> tensor<1x16xf64> {
   %r = cpn.view %u {offset = 48 : i64, strides = array<i64: 16, 1>} : tensor<8x16xf64> -> tensor<1x16xf64>
   return %r : tensor<1x16xf64>
 }
+
+// -----
+
+// A column `u[:, j:j+1]` (n x 1) likewise: one slice, no generic.
+// CHECK-LABEL: func.func @unit_column
+// CHECK: %[[C:.*]] = tensor.extract_slice %{{.*}}[0, 5] [8, 1] [1, 1] : tensor<8x16xf64> to tensor<8x1xf64>
+// CHECK-NOT: linalg.generic
+// CHECK: return %[[C]]
+func.func @unit_column(%u: tensor<8x16xf64>) -> tensor<8x1xf64> {
+  %c = cpn.view %u {offset = 5 : i64, strides = array<i64: 16, 1>} : tensor<8x16xf64> -> tensor<8x1xf64>
+  return %c : tensor<8x1xf64>
+}

@@ -160,9 +160,9 @@ LogicalResult lowerView(RewriterBase &rw, ViewOp op) {
   // takes one element of a base dimension (a row `u[i:i+1, :]`, the 1 x n
   // rows of a rank's border): the slice itself, unit dimensions kept, not a
   // rank-reduced one and a generic that adds them back (which became a
-  // buffer of its own before an update or a library call).
-  bool unitRows =
-      !identity && k == resTy.getRank() && packedShape.size() < sizes.size();
+  // buffer of its own before an update or a library call). OpFacts'
+  // viewForm says Slice for them alike.
+  bool unitRows = k == resTy.getRank() && packedShape.size() < sizes.size();
   for (int64_t j = 0; unitRows && j < k; ++j) {
     int64_t i = viewDimOf[j];
     unitRows = i < 0 ? sizes[j] == 1 && sliceSizes[j] == 1

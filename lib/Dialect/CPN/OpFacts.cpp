@@ -63,7 +63,20 @@ ViewForm viewForm(ViewOp op) {
     packedShape.push_back(tensorOf(op.getResult()).getDimSize(i));
     ++walked;
   }
-  identity &= walked == tensorOf(op.getResult()).getShape().size();
+  // A view keeping the base's rank whose other dimensions are the base's
+  // single elements (a 1 x n row) is the slice itself (the lowering's
+  // unitRows, Views.cpp).
+  ArrayRef<int64_t> shape = tensorOf(op.getResult()).getShape();
+  bool unitRows = walked < shape.size() && baseShape.size() == shape.size();
+  for (size_t j = 0; unitRows && j < baseShape.size(); ++j) {
+    int64_t i = viewDimOf[j];
+    unitRows = i < 0 ? shape[j] == 1 : i == int64_t(j) && box->coeffs[i] > 0;
+  }
+  identity &= walked == shape.size();
+  if (unitRows) {
+    identity = true;
+    packedShape.assign(shape.begin(), shape.end());
+  }
   if (!identity)
     return ViewForm::Loop;
   bool whole = ArrayRef<int64_t>(packedShape) == baseShape && unitSteps &&
