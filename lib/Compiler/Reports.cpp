@@ -16,6 +16,7 @@
 #include "CompilerInternal.h"
 #include "cpn/Conversion/Passes.h"
 #include "cpn/Dialect/CPN/CPNOps.h"
+#include "cpnrt/Comm.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -325,7 +326,9 @@ static std::string ranksText(ModuleOp module, const Trace &trace,
     return "";
   auto local = f->getAttrOfType<DenseI64ArrayAttr>("cpn.local");
   int64_t me = local[0], ranks = local[1];
-  auto block = [&](int64_t n, int64_t q) { return n * q / ranks; };
+  auto block = [&](int64_t n, int64_t q) {
+    return cpnrt::comm::blockRow(n, q, ranks);
+  };
   std::string s = "ranks: the program of rank " + std::to_string(me) + " of " +
                   std::to_string(ranks) + " (cpn-localize)";
   if (auto b = f->getAttrOfType<IntegerAttr>("cpn.border")) {
@@ -370,15 +373,16 @@ static std::string ranksText(ModuleOp module, const Trace &trace,
       for (int64_t q = 0; q < ranks; ++q) {
         if (q == me)
           continue;
-        int64_t a = std::max(r0, block(n, q)),
-                z = std::min(r1, block(n, q + 1));
+        // As the runtime's halo round makes them (exchangeRows).
+        auto [a, z] =
+            cpnrt::comm::rowsSent(rows.asArrayRef().data(), n, q, me, ranks);
         if (z > a) {
           received += (z - a) * row;
           in += (in.empty() ? "" : ", ") + std::to_string(z - a) +
                 " from rank " + std::to_string(q);
         }
-        a = std::max(int64_t(rows[2 * q]), lo);
-        z = std::min(int64_t(rows[2 * q + 1]), hi);
+        std::tie(a, z) =
+            cpnrt::comm::rowsSent(rows.asArrayRef().data(), n, me, q, ranks);
         if (z > a) {
           sent += (z - a) * row;
           out += (out.empty() ? "" : ", ") + std::to_string(z - a) +

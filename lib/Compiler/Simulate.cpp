@@ -18,6 +18,7 @@
 
 #include "CompilerInternal.h"
 #include "cpn/Dialect/CPN/Transforms/Passes.h"
+#include "cpnrt/Comm.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -105,11 +106,14 @@ RankPlan planRanks(const Trace &trace, const std::vector<int32_t> &outputs,
   if (auto border = f->getAttrOfType<mlir::IntegerAttr>("cpn.border"))
     plan.border = border.getInt();
   plan.inputRows.resize(inputs);
+  plan.keptInputs.resize(inputs);
   for (size_t i = 0; i < inputs; ++i)
     if (auto rows = f.getArgAttrOfType<mlir::DenseI64ArrayAttr>(unsigned(i),
                                                                 "cpn.rows"))
       plan.inputRows[i].assign(rows.asArrayRef().begin(),
                                rows.asArrayRef().end());
+  for (size_t i = 0; i < inputs; ++i)
+    plan.keptInputs[i] = bool(f.getArgAttr(unsigned(i), "cpn.kept"));
   // Outputs without a donor have arguments after the inputs (and the
   // offsets argument), in order.
   unsigned next = unsigned(inputs + (trace.offsetArgCount() ? 1 : 0));
@@ -152,8 +156,10 @@ RankPlan planRanks(const Trace &trace, const std::vector<int32_t> &outputs,
     int64_t n = shape[0], row = 1;
     for (size_t k = 1; k < shape.size(); ++k)
       row *= shape[k];
-    plan.blockElements = std::max(
-        plan.blockElements, (n * (rank + 1) / ranks - n * rank / ranks) * row);
+    plan.blockElements = std::max(plan.blockElements,
+                                  (cpnrt::comm::blockRow(n, rank + 1, ranks) -
+                                   cpnrt::comm::blockRow(n, rank, ranks)) *
+                                      row);
   }
   return plan;
 }

@@ -979,15 +979,6 @@ void Engine::submit(const std::shared_ptr<Executable> &exe,
   for (size_t j = outputs.size(); j < donors.size(); ++j)
     writes.push_back(trace_.inputs()[donors[j]]->store);
   std::shared_ptr<const FpSites> fp = fpSites();
-  // Outputs that are a copy of the input whose store they take (`pn =
-  // p.copy()` held): their values are there already, the parts of a split
-  // window write none of them (cpn-localize's copyOfInput).
-  std::vector<bool> copies(writes.size(), false);
-  for (size_t j = 0; border && j < outputs.size(); ++j) {
-    const TraceOp &op = trace_.ops()[outputs[j]];
-    copies[j] = donors[j] >= 0 && op.name == "copy" &&
-                op.operands.size() == 1 && op.operands[0] == -donors[j] - 1;
-  }
   trace_.clear();
   if (!exe)
     return;
@@ -1031,7 +1022,9 @@ void Engine::submit(const std::shared_ptr<Executable> &exe,
     for (size_t j = 0; j < writes.size(); ++j) {
       bool split = j < outputs.size() ? plan->outputRows[j].first >= 0
                                       : !plan->inputRows[donors[j]].empty();
-      if (copies[j])
+      // An output that takes the store of an input no part writes (a held
+      // copy: its values are there already, RankPlan::keptInputs).
+      if (j < outputs.size() && donors[j] >= 0 && plan->keptInputs[donors[j]])
         writeRanges[j] = {0, 0};
       else if (split && !writes[j]->shape().empty())
         writeRanges[j] = block(writes[j]);

@@ -756,20 +756,16 @@ namespace {
 std::shared_ptr<cpnrt::comm::Exchange>
 rowMessages(const cpnrt::StoreRef &store, int64_t n,
             const std::vector<int64_t> &rows, int tag) {
-  using cpnrt::comm::blockRow;
   int ranks = cpnrt::comm::size(), me = cpnrt::comm::rank();
   size_t row = store->nbytes() / size_t(n);
   auto ex = std::make_shared<cpnrt::comm::Exchange>(/*persistent=*/false);
-  int64_t myLo = blockRow(n, me, ranks), myHi = blockRow(n, me + 1, ranks);
   for (int q = 0; q < ranks; ++q) {
     if (q == me)
       continue;
-    int64_t s0 = std::max(rows[2 * q], myLo),
-            s1 = std::min(rows[2 * q + 1], myHi);
+    auto [s0, s1] = cpnrt::comm::rowsSent(rows.data(), n, me, q, ranks);
     if (s1 > s0)
       ex->send(store, size_t(s0) * row, size_t(s1 - s0) * row, q, tag);
-    int64_t r0 = std::max(rows[2 * me], blockRow(n, q, ranks)),
-            r1 = std::min(rows[2 * me + 1], blockRow(n, q + 1, ranks));
+    auto [r0, r1] = cpnrt::comm::rowsSent(rows.data(), n, q, me, ranks);
     if (r1 > r0)
       ex->receive(store, size_t(r0) * row, size_t(r1 - r0) * row, q, tag);
   }

@@ -163,6 +163,9 @@ struct RankPlan {
   int64_t border = 0;
   /// The elements of this rank's block of the largest split output.
   int64_t blockElements = 0;
+  /// Per trace input: whether the interior and border programs leave it as
+  /// it is although an output takes its store (`cpn.kept`: a held copy).
+  std::vector<bool> keptInputs;
   /// Set when a part's program failed to compile: the window's block
   /// program runs from then on (no second try per window).
   mutable bool partsFailed = false;

@@ -21,6 +21,7 @@
 
 #include "cpnrt/TaskGraph.h"
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -196,6 +197,17 @@ TaskRef submitAllReduce(TaskGraph &graph, StoreRef in, StoreRef out,
 /// of cpn-localize and of the runtime's split stores.
 inline int64_t blockRow(int64_t n, int64_t q, int64_t ranks) {
   return n * q / ranks;
+}
+
+/// The rows [first, second) of rank `from`'s block that rank `to` reads
+/// when each rank q reads rows [rows[2q], rows[2q + 1]) of an n-row split
+/// array (empty when second <= first): what `from` sends `to` in a halo
+/// round (exchangeRows), and what a rank's summary.txt lists.
+inline std::pair<int64_t, int64_t> rowsSent(const int64_t *rows, int64_t n,
+                                            int64_t from, int64_t to,
+                                            int64_t ranks) {
+  return {std::max(rows[2 * to], blockRow(n, from, ranks)),
+          std::min(rows[2 * to + 1], blockRow(n, from + 1, ranks))};
 }
 
 /// A store split by rows (Distribution::BlockRows: this rank holds its block

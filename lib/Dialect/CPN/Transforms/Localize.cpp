@@ -816,22 +816,19 @@ Value Localizer::partialProduct(MatmulOp mm) {
 
 std::pair<int64_t, int64_t> Localizer::partRowsOf(const Output &o, int range,
                                                   int64_t q, int64_t t) const {
-  int64_t lo, hi, n;
+  int64_t lo, hi;
   if (o.partial) {
-    Value x = o.source.getDefiningOp<ReduceOp>().getX();
-    n = rowsOf(x);
-    std::tie(lo, hi) = naturalRows(x, q);
+    std::tie(lo, hi) =
+        naturalRows(o.source.getDefiningOp<ReduceOp>().getX(), q);
   } else {
-    n = rowsOf(o.source);
-    lo = blockLo(n, q, ranks_);
-    hi = blockLo(n, q + 1, ranks_);
+    lo = blockLo(rowsOf(o.source), q, ranks_);
+    hi = blockLo(rowsOf(o.source), q + 1, ranks_);
   }
   std::pair<int64_t, int64_t> r = range == 0   ? std::make_pair(lo + t, hi - t)
                                   : range == 1 ? std::make_pair(lo, lo + t)
                                                : std::make_pair(hi - t, hi);
   r.first = std::clamp<int64_t>(r.first, lo, hi);
   r.second = std::clamp<int64_t>(r.second, r.first, hi);
-  (void)n;
   return r;
 }
 
@@ -1069,6 +1066,13 @@ LogicalResult Localizer::run() {
     }
   collect_ = false;
   int64_t border = borderRows(outputs);
+  // Inputs whose store a held copy takes (copyOfInput): no part writes
+  // them, so the caller lets a halo round read their rows beside the
+  // interior (`cpn.kept`, set with the new body, once these ops are gone).
+  SmallVector<unsigned> kept;
+  for (const Output &o : outputs)
+    if (border && o.donor >= 0 && copyOfInput(o.source, unsigned(o.donor)))
+      kept.push_back(unsigned(o.donor));
   if (part_ != 0 && border == 0)
     return f_.emitError("cpn-localize: part=")
            << part_ << " of a kernel with no interior to split off";
@@ -1338,8 +1342,11 @@ LogicalResult Localizer::run() {
   body.erase();
   f_.setFunctionType(b.getFunctionType(argTypes, {}));
   f_->setAttr("cpn.local", attrs.getDenseI64ArrayAttr({rank_, ranks_}));
-  if (border)
+  if (border) {
     f_->setAttr("cpn.border", attrs.getI64IntegerAttr(border));
+    for (unsigned arg : kept)
+      f_.setArgAttr(arg, "cpn.kept", attrs.getUnitAttr());
+  }
   if (part_)
     f_->setAttr("cpn.part", attrs.getI64IntegerAttr(part_));
   return success();

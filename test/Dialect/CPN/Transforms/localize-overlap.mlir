@@ -142,6 +142,7 @@ func.func @checked(%arg0: memref<100x100xf64>, %arg1: memref<100x100xf64>, %arg2
 // pn's values are its store's already: the parts write none of them, and
 // p is read at the rows beside the parts' own without a hazard.
 // BLOCK-LABEL: func.func @held_copy
+// BLOCK-SAME: %arg0: memref<51x100xf64> {cpn.kept
 // BLOCK-SAME: cpn.border = 1 : i64
 // INTERIOR-LABEL: func.func @held_copy
 // INTERIOR-NOT: in restrict writable %arg0
