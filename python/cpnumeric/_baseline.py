@@ -19,9 +19,14 @@ import math as _math
 
 import numpy as _np
 
-from . import _cpn
+from . import _config, _cpn
 
 _DTYPES = {}
+
+# Elements per block of a run of elementwise ops (CPN_BASELINE_BLOCK; 0: off).
+_BLOCK = _config.get_int("CPN_BASELINE_BLOCK")
+# Runs computed a block at a time so far (the tests read it).
+BLOCKED_RUNS = [0]
 
 
 def _dtype(key):
@@ -263,6 +268,8 @@ def run(ops, inputs, outputs, dests, sites):
                 lazy_iota.discard(r)
     lazy_iota.difference_update(outputs)
     into = _made_in_outputs(ops, outputs, chain_dest, taken, root, last, lazy_iota)
+    blocked = _blockable(ops, lazy_iota) if _BLOCK > 0 else None
+    seg = None  # the run of blocked ops waiting to be computed (_Run)
     site = {name: k for k, name in enumerate(sites)}
     status = [0] * ((len(sites) + 9) // 10)
     flags = _Flags()
@@ -281,6 +288,24 @@ def run(ops, inputs, outputs, dests, sites):
             for i, (name, operands, iattrs, sattr, shape, key, checks) in enumerate(ops):
                 if i in lazy_iota:
                     continue
+                if blocked:
+                    if seg is not None and (name == "update" or any(
+                            r in seg.ops for r in operands) or seg.overwrites(
+                            into.get(i), into)) and not (
+                            i in blocked and shape == seg.shape):
+                        seg.compute(i, ops, inputs, outputs, vals, compact, last, into,
+                                    chain_dest, taken, flags, site, status)
+                        seg = None
+                    if i in blocked and _rows_operand(operands, shape, seg, vals, compact,
+                                                      inputs):
+                        if seg is not None and seg.shape != shape:
+                            seg.compute(i, ops, inputs, outputs, vals, compact, last,
+                                        into, chain_dest, taken, flags, site, status)
+                            seg = None
+                        if seg is None:
+                            seg = _Run(shape)
+                        seg.add(i, ops, root)
+                        continue
                 if name == "cast" and operands[0] in lazy_iota:
                     r = operands[0]
                     if i in into:
@@ -309,7 +334,8 @@ def run(ops, inputs, outputs, dests, sites):
                     elif i in chain_dest and all(a.dtype == dt for a in args):
                         out = _take(chain_dest, i, taken)
                     for r in (operands if out is None else ()):
-                        if r >= 0 and last[r] == i and root[r] == r and not compact[r]:
+                        if (r >= 0 and last[r] == i and root[r] == r and not compact[r]
+                                and (seg is None or r not in seg.reads)):
                             c = vals[r]
                             if (ops[r][0] in ufuncs and c.shape == shape and c.dtype == dt
                                     and all(a.dtype == dt for a in args)):
@@ -354,8 +380,11 @@ def run(ops, inputs, outputs, dests, sites):
                 if v.shape != shape:
                     compact[i] = True
                 for r in operands:
-                    if r >= 0 and last[r] <= i:
+                    if r >= 0 and last[r] <= i and (seg is None or r not in seg.args):
                         vals[r] = None  # read for the last time
+            if seg is not None:
+                seg.compute(n, ops, inputs, outputs, vals, compact, last, into, chain_dest,
+                            taken, flags, site, status)
         values = [vals[o] for o in outputs]
         dirty = True  # destinations written from here
         # A value already in its destination (a donated input updated in place)
@@ -374,6 +403,196 @@ def run(ops, inputs, outputs, dests, sites):
         if not dirty:
             raise  # nothing written: the window is compiled instead
         return e
+
+
+# Elementwise ops that a run of them computes a block of rows at a time.
+_BLOCKED = frozenset(_UFUNC_NAMES) | {"cast", "select", "copy"}
+
+
+def _blockable(ops, lazy_iota):
+    """The ops that may be computed a block of rows at a time (CPN_BASELINE_
+    BLOCK): elementwise ops of at least two blocks' elements whose shape has
+    more rows than a block holds (a float arange's cast is made whole)."""
+    out = set()
+    for i, op in enumerate(ops):
+        shape = op[4]
+        if op[0] not in _BLOCKED or not shape or shape[0] < 2:
+            continue
+        size = _math.prod(shape)
+        if size < 2 * _BLOCK or max(1, _BLOCK * shape[0] // size) >= shape[0]:
+            continue
+        if op[0] == "cast" and op[1][0] in lazy_iota:
+            continue
+        out.add(i)
+    return out
+
+
+def _rows_operand(operands, shape, seg, vals, compact, inputs):
+    """Whether an op of `shape` reads something it can take a block of rows
+    of: a value of the run `seg` (of that shape) or an array with its rows;
+    not only splats and broadcast rows (then it is not worth a run). A copy
+    reads its one operand at its shape."""
+    for r in operands:
+        if seg is not None and r in seg.ops:
+            if seg.shape == shape:
+                return True
+            continue
+        if r >= 0:
+            if compact[r]:
+                continue
+            a = vals[r]
+        else:
+            a = inputs[-r - 1]
+        if a is not None and a.ndim == len(shape) and a.shape[0] == shape[0]:
+            return True
+    return False
+
+
+class _Run:
+    """Elementwise ops of one shape computed a block of rows at a time
+    (NumPy's histogram computes its bins so, numexpr its expressions): each
+    op's temporaries are a block's size, and only the values read after the
+    run, or that are outputs, are made whole. Every op of the run is the op
+    NumPy's loop computes; its elements are the same."""
+    __slots__ = ("shape", "ops", "order", "args", "reads", "skewed")
+
+    def __init__(self, shape):
+        self.shape = shape
+        self.ops = set()
+        self.order = []
+        self.args = set()    # the values the run reads (kept until it runs)
+        self.reads = set()   # and the values whose memory they are (roots)
+        self.skewed = set()  # roots read at other elements than a block's
+
+    def add(self, i, ops, root):
+        self.ops.add(i)
+        self.order.append(i)
+        shape = self.shape
+        for r in ops[i][1]:
+            if r < 0:
+                continue
+            self.args.add(r)
+            k = root[r]
+            self.reads.add(k)
+            if k < 0 or k in self.ops:
+                continue
+            # A block of rows of the op reads the same elements of k's C-order
+            # memory: k itself at the run's shape, or a C-order reshape of it.
+            view = ops[r]
+            if not (r == k and view[4] == shape) and not (
+                    view[0] == "view" and view[1][0] == k and view[4] == shape
+                    and _math.prod(shape) == _math.prod(ops[k][4])
+                    and list(view[2]) == [0] + _c_strides(shape)):
+                self.skewed.add(k)
+
+    def overwrites(self, d, into, whole=False):
+        """Whether writing output store `d` (an op's `into`) overwrites a
+        value made there before the run that the run reads: any such value
+        when the op runs before the run, one read at other elements than
+        the block's (a shifted view) when the op is of the run."""
+        if d is None:
+            return False
+        reads = self.skewed if whole else self.reads
+        return any(k not in self.ops and into.get(k) is d for k in reads)
+
+    def compute(self, pos, ops, inputs, outputs, vals, compact, last, into, chain_dest,
+                taken, flags, site, status):
+        """Computes the run before op `pos` (every op before it has run)."""
+        members, order, shape = self.ops, self.order, self.shape
+        outs = set(outputs)
+        # A value is made whole where something after the run reads it.
+        whole = {}
+        last_in = {}
+        for j in order:
+            for r in ops[j][1]:
+                if r in members:
+                    last_in[r] = j
+        for j in order:
+            if j in outs or last[j] > order[-1] or last_in.get(j, -1) < last[j]:
+                dt = _dtype(ops[j][5])
+                d = into.get(j)
+                if d is not None and d.dtype == dt and not self.overwrites(d, into, True):
+                    d = d.reshape(shape)
+                elif j in chain_dest:
+                    d = _take(chain_dest, j, taken)
+                    if d is not None and (d.dtype != dt or d.shape != tuple(shape)):
+                        d = None
+                else:
+                    d = None
+                whole[j] = _np.empty(shape, dt) if d is None else d
+        n_rows = shape[0]
+        if len(whole) == len(order):
+            rows = n_rows  # nothing to keep a block's size: one pass per op
+        else:
+            rows = max(1, _BLOCK * n_rows // _math.prod(shape))
+            BLOCKED_RUNS[0] += 1
+        nd = len(shape)
+        ufuncs = _UFUNCS
+        for s in range(0, n_rows, rows):
+            e = min(n_rows, s + rows)
+            cshape = (e - s,) + tuple(shape[1:])
+            cv, owned = {}, set()
+            for j in order:
+                name, operands, _, _, _, key, checks = ops[j]
+                dt = _dtype(key)
+                args = []
+                for r in operands:
+                    if r in members:
+                        a = cv[r]
+                    else:
+                        a = vals[r] if r >= 0 else inputs[-r - 1]
+                        if ((r < 0 or not compact[r]) and a.ndim == nd
+                                and a.shape[0] == n_rows):
+                            a = a[s:e]
+                    args.append(a)
+                flags.bits = 0
+                w = whole.get(j)
+                target = None if w is None else w[s:e]
+                wrote = fresh = False
+                f = ufuncs.get(name)
+                if f is not None:
+                    same = all(a.dtype == dt for a in args)
+                    out = None
+                    if target is not None and same:
+                        out, wrote = target, True
+                    elif same:
+                        for r in operands:
+                            if (r in owned and last_in[r] == j and cv[r].dtype == dt
+                                    and cv[r].shape == cshape):
+                                out = cv[r]
+                                break
+                    v = f(*args) if out is None else f(*args, out=out)
+                    fresh = not wrote
+                elif name == "cast":
+                    v, fresh = args[0].astype(dt), True
+                elif name == "select":
+                    v, fresh = _np.where(args[0], args[1], args[2]), True
+                else:  # copy: the block as it is, unless it is kept
+                    v = args[0]
+                if v.dtype != dt:
+                    v, fresh = v.astype(dt), True
+                if v.shape != cshape:
+                    v, fresh = _np.broadcast_to(v, cshape), False
+                if checks and flags.bits & checks:
+                    k = site[name]
+                    status[k // 10] |= (flags.bits & checks) << (3 * (k % 10))
+                if target is not None and not wrote:
+                    target[...] = v
+                    v, fresh = target, False
+                cv[j] = v
+                if fresh:
+                    owned.add(j)
+                for r in operands:
+                    if r in members and last_in[r] == j:
+                        cv.pop(r, None)  # (an operand may be read twice: x * x)
+                        owned.discard(r)
+        for j, w in whole.items():
+            vals[j] = w
+            compact[j] = False
+        for j in order:
+            for r in ops[j][1]:
+                if r >= 0 and r not in members and last[r] < pos:
+                    vals[r] = None  # read for the last time
 
 
 def _made_in_outputs(ops, outputs, chain_dest, taken, root, last, lazy_iota):

@@ -39,6 +39,11 @@ KNOBS = {
              "expected to take less than waiting for the compile (0: always "
              "compile; the default under several MPI ranks, whose values "
              "must not depend on timing)."),
+        Knob("CPN_BASELINE_BLOCK", "32768", False,
+             "Elements per block of the baseline tier's runs of elementwise "
+             "ops over big arrays: such a run is computed a block of rows at "
+             "a time, its temporaries a block's size (0: each op over the "
+             "whole array, as NumPy computes it)."),
         Knob("CPN_BACKGROUND_COMPILE", "1", False,
              "1: a window the baseline tier runs is compiled meanwhile on a "
              "thread of its own once it repeats, and its kernel runs from "

@@ -11,7 +11,8 @@ Random NumPy programs (gen.py) run once under NumPy and once under cpnumeric
 
 Modes: default (cpnumeric as it is), eager0 (CPN_EAGER_THRESHOLD=0 and
 CPN_BASELINE_WORK=0: every op traced and compiled), baseline (every op
-traced, every window seen once run by the baseline tier), mixed (CPN_EAGER_THRESHOLD=48: small
+traced, every window seen once run by the baseline tier, elementwise runs
+of 16+ elements in blocks of 8), mixed (CPN_EAGER_THRESHOLD=48: small
 arrays eager beside traced ones, small views of computed arrays read and
 written by NumPy), jit (the program's body in one @cpnumeric.jit
 function), numpy (NumPy against itself: checks the harness). A comma list
@@ -50,12 +51,14 @@ def mode_env(mode, cache_dir):
     env["CPN_CACHE_DIR"] = cache_dir
     env.pop("CPN_EAGER_THRESHOLD", None)
     env.pop("CPN_BASELINE_WORK", None)
+    env.pop("CPN_BASELINE_BLOCK", None)
     if mode == "eager0":
         env["CPN_EAGER_THRESHOLD"] = "0"
         env["CPN_BASELINE_WORK"] = "0"
     elif mode == "baseline":
         env["CPN_EAGER_THRESHOLD"] = "0"
         env["CPN_BASELINE_WORK"] = str(1 << 62)
+        env["CPN_BASELINE_BLOCK"] = "8"  # runs of 16+ elements in blocks
     elif mode == "mixed":
         env["CPN_EAGER_THRESHOLD"] = "48"
     env.setdefault("PYTHONHASHSEED", "0")
@@ -310,7 +313,8 @@ def render(prog, res, mode):
     import fuzzlib
     d0 = (res.get("divs") or [{}])[0]
     env = {"eager0": "CPN_EAGER_THRESHOLD=0 CPN_BASELINE_WORK=0 ",
-           "baseline": f"CPN_EAGER_THRESHOLD=0 CPN_BASELINE_WORK={1 << 62} ",
+           "baseline": f"CPN_EAGER_THRESHOLD=0 CPN_BASELINE_WORK={1 << 62} "
+                       "CPN_BASELINE_BLOCK=8 ",
            "mixed": "CPN_EAGER_THRESHOLD=48 "}.get(mode, "")
     raised = set(res.get("np_raised", [])) | {d["index"] for d in res.get("divs", [])
                                               if d["cat"] in ("cp-raised", "exc-type",
