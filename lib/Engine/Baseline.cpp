@@ -137,7 +137,9 @@ bool Engine::runBaseline(uint64_t key, const std::vector<int32_t> &outputs,
     cpnrt::ProfileScope scope("baseline", "baseline " + keyHex(key),
                               "{\"ops\": " + std::to_string(trace_.size()) +
                                   "}");
-    BaselineWindow w{trace_, outputs, donors, dests, fp.get(), status, ""};
+    BaselineWindow w{trace_, outputs, donors, dests, fp.get(), status};
+    // The compiler thread, while it has a window, takes a core.
+    w.threads = std::max(1, kernelThreads() - (compiling_.empty() ? 0 : 1));
     try {
       if (!baseline_(w))
         return false;

@@ -15,7 +15,9 @@ the outputs are copied into the stores the Engine gives (a donated input's
 own store for an update in place).
 """
 
+import itertools as _itertools
 import math as _math
+import os as _os
 
 import numpy as _np
 
@@ -25,8 +27,9 @@ _DTYPES = {}
 
 # Elements per block of a run of elementwise ops (CPN_BASELINE_BLOCK; 0: off).
 _BLOCK = _config.get_int("CPN_BASELINE_BLOCK")
-# Runs computed a block at a time so far (the tests read it).
-BLOCKED_RUNS = [0]
+# Runs computed a block at a time so far, and of them on several threads
+# (the tests read them).
+BLOCKED_RUNS = [0, 0]
 
 
 def _dtype(key):
@@ -189,7 +192,7 @@ class _Flags:
 _SHAPED = frozenset(("reduce", "matmul", "libcall", "copy", "bitcast", "update"))
 
 
-def run(ops, inputs, outputs, dests, sites):
+def run(ops, inputs, outputs, dests, sites, threads=1):
     """Computes the window `ops` (name, operands, iattrs, sattr, shape, dtype
     key, fp checks) on `inputs` and writes the values of ops `outputs` into
     `dests`. Returns the fp status words (bits of the checked ops' errors, as
@@ -294,13 +297,15 @@ def run(ops, inputs, outputs, dests, sites):
                             into.get(i), into)) and not (
                             i in blocked and shape == seg.shape):
                         seg.compute(i, ops, inputs, outputs, vals, compact, last, into,
-                                    chain_dest, taken, flags, site, status)
+                                    chain_dest, taken, flags, site, status, threads,
+                                    checking)
                         seg = None
                     if i in blocked and _rows_operand(operands, shape, seg, vals, compact,
                                                       inputs):
                         if seg is not None and seg.shape != shape:
                             seg.compute(i, ops, inputs, outputs, vals, compact, last,
-                                        into, chain_dest, taken, flags, site, status)
+                                        into, chain_dest, taken, flags, site, status,
+                                        threads, checking)
                             seg = None
                         if seg is None:
                             seg = _Run(shape)
@@ -384,7 +389,7 @@ def run(ops, inputs, outputs, dests, sites):
                         vals[r] = None  # read for the last time
             if seg is not None:
                 seg.compute(n, ops, inputs, outputs, vals, compact, last, into, chain_dest,
-                            taken, flags, site, status)
+                            taken, flags, site, status, threads, checking)
         values = [vals[o] for o in outputs]
         dirty = True  # destinations written from here
         # A value already in its destination (a donated input updated in place)
@@ -496,8 +501,9 @@ class _Run:
         return any(k not in self.ops and into.get(k) is d for k in reads)
 
     def compute(self, pos, ops, inputs, outputs, vals, compact, last, into, chain_dest,
-                taken, flags, site, status):
-        """Computes the run before op `pos` (every op before it has run)."""
+                taken, flags, site, status, threads=1, checking=False):
+        """Computes the run before op `pos` (every op before it has run), its
+        blocks on up to `threads` threads."""
         members, order, shape = self.ops, self.order, self.shape
         outs = set(outputs)
         # A value is made whole where something after the run reads it.
@@ -526,66 +532,14 @@ class _Run:
         else:
             rows = max(1, _BLOCK * n_rows // _math.prod(shape))
             BLOCKED_RUNS[0] += 1
-        nd = len(shape)
-        ufuncs = _UFUNCS
-        for s in range(0, n_rows, rows):
-            e = min(n_rows, s + rows)
-            cshape = (e - s,) + tuple(shape[1:])
-            cv, owned = {}, set()
-            for j in order:
-                name, operands, _, _, _, key, checks = ops[j]
-                dt = _dtype(key)
-                args = []
-                for r in operands:
-                    if r in members:
-                        a = cv[r]
-                    else:
-                        a = vals[r] if r >= 0 else inputs[-r - 1]
-                        if ((r < 0 or not compact[r]) and a.ndim == nd
-                                and a.shape[0] == n_rows):
-                            a = a[s:e]
-                    args.append(a)
-                flags.bits = 0
-                w = whole.get(j)
-                target = None if w is None else w[s:e]
-                wrote = fresh = False
-                f = ufuncs.get(name)
-                if f is not None:
-                    same = all(a.dtype == dt for a in args)
-                    out = None
-                    if target is not None and same:
-                        out, wrote = target, True
-                    elif same:
-                        for r in operands:
-                            if (r in owned and last_in[r] == j and cv[r].dtype == dt
-                                    and cv[r].shape == cshape):
-                                out = cv[r]
-                                break
-                    v = f(*args) if out is None else f(*args, out=out)
-                    fresh = not wrote
-                elif name == "cast":
-                    v, fresh = args[0].astype(dt), True
-                elif name == "select":
-                    v, fresh = _np.where(args[0], args[1], args[2]), True
-                else:  # copy: the block as it is, unless it is kept
-                    v = args[0]
-                if v.dtype != dt:
-                    v, fresh = v.astype(dt), True
-                if v.shape != cshape:
-                    v, fresh = _np.broadcast_to(v, cshape), False
-                if checks and flags.bits & checks:
-                    k = site[name]
-                    status[k // 10] |= (flags.bits & checks) << (3 * (k % 10))
-                if target is not None and not wrote:
-                    target[...] = v
-                    v, fresh = target, False
-                cv[j] = v
-                if fresh:
-                    owned.add(j)
-                for r in operands:
-                    if r in members and last_in[r] == j:
-                        cv.pop(r, None)  # (an operand may be read twice: x * x)
-                        owned.discard(r)
+        blocks = -(-n_rows // rows)
+        ctx = (ops, order, members, inputs, vals, compact, whole, last_in, shape, rows, site)
+        threads = min(threads, _MAX_THREADS, blocks)
+        if threads <= 1:
+            for b in range(blocks):
+                _block(ctx, b, flags, status)
+        else:
+            _parallel_blocks(ctx, blocks, threads, flags, status, checking)
         for j, w in whole.items():
             vals[j] = w
             compact[j] = False
@@ -593,6 +547,160 @@ class _Run:
             for r in ops[j][1]:
                 if r >= 0 and r not in members and last[r] < pos:
                     vals[r] = None  # read for the last time
+
+
+def _block(ctx, b, flags, status):
+    """Block b (rows [b * rows, (b + 1) * rows)) of a run: each op of it on
+    the block's rows, the values kept whole written at those rows."""
+    ops, order, members, inputs, vals, compact, whole, last_in, shape, rows, site = ctx
+    n_rows, nd = shape[0], len(shape)
+    s = b * rows
+    e = min(n_rows, s + rows)
+    cshape = (e - s,) + tuple(shape[1:])
+    cv, owned = {}, set()
+    ufuncs = _UFUNCS
+    for j in order:
+        name, operands, _, _, _, key, checks = ops[j]
+        dt = _dtype(key)
+        args = []
+        for r in operands:
+            if r in members:
+                a = cv[r]
+            else:
+                a = vals[r] if r >= 0 else inputs[-r - 1]
+                if (r < 0 or not compact[r]) and a.ndim == nd and a.shape[0] == n_rows:
+                    a = a[s:e]
+            args.append(a)
+        flags.bits = 0
+        w = whole.get(j)
+        target = None if w is None else w[s:e]
+        wrote = fresh = False
+        f = ufuncs.get(name)
+        if f is not None:
+            same = all(a.dtype == dt for a in args)
+            out = None
+            if target is not None and same:
+                out, wrote = target, True
+            elif same:
+                for r in operands:
+                    if (r in owned and last_in[r] == j and cv[r].dtype == dt
+                            and cv[r].shape == cshape):
+                        out = cv[r]
+                        break
+            v = f(*args) if out is None else f(*args, out=out)
+            fresh = not wrote
+        elif name == "cast":
+            v, fresh = args[0].astype(dt), True
+        elif name == "select":
+            v, fresh = _np.where(args[0], args[1], args[2]), True
+        else:  # copy: the block as it is, unless it is kept
+            v = args[0]
+        if v.dtype != dt:
+            v, fresh = v.astype(dt), True
+        if v.shape != cshape:
+            v, fresh = _np.broadcast_to(v, cshape), False
+        if checks and flags.bits & checks:
+            k = site[name]
+            status[k // 10] |= (flags.bits & checks) << (3 * (k % 10))
+        if target is not None and not wrote:
+            target[...] = v
+            v, fresh = target, False
+        cv[j] = v
+        if fresh:
+            owned.add(j)
+        for r in operands:
+            if r in members and last_in[r] == j:
+                cv.pop(r, None)  # (an operand may be read twice: x * x)
+                owned.discard(r)
+
+
+# At most this many threads compute a run's blocks: NumPy's loops let the
+# GIL go, the Python between them holds it.
+_MAX_THREADS = 4
+
+
+class _Helpers:
+    """Daemon threads that run the functions queued to them (the runs'
+    blocks): idle in a queue's get, started at the first parallel run."""
+
+    def __init__(self, n):
+        import _queue
+        import threading
+        self.queue = _queue.SimpleQueue()
+        self.lock = threading.Lock
+        for k in range(n):
+            threading.Thread(target=self._serve, daemon=True,
+                             name=f"cpnumeric-baseline-{k}").start()
+
+    def _serve(self):
+        while True:
+            fn, box, done = self.queue.get()
+            try:
+                box.append((True, fn()))
+            except BaseException as e:  # given to the caller
+                box.append((False, e))
+            done.release()
+
+    def submit(self, fn):
+        """Queues fn; returns a function that waits for its result (or
+        raises its error)."""
+        done = self.lock()
+        done.acquire()
+        box = []
+        self.queue.put((fn, box, done))
+
+        def result():
+            done.acquire()
+            ok, value = box[0]
+            if not ok:
+                raise value
+            return value
+        return result
+
+
+_POOL = [None]
+
+
+def _reset_pool():
+    _POOL[0] = None  # a fork's child has none of the parent's threads
+
+
+_os.register_at_fork(after_in_child=_reset_pool)
+
+
+def _parallel_blocks(ctx, blocks, threads, flags, status, checking):
+    """The blocks of a run on `threads` threads (this one and pool threads),
+    each taking the next block not taken; each thread's fp bits are its own
+    (np.errstate is per thread) and are merged at the end."""
+    pool = _POOL[0]
+    if pool is None:
+        pool = _POOL[0] = _Helpers(_MAX_THREADS - 1)
+    BLOCKED_RUNS[1] += 1
+    taken = _itertools.count()  # next() of it is atomic under the GIL
+    stop = []
+
+    def work(fl, st):
+        for b in iter(taken.__next__, None):
+            if b >= blocks or stop:
+                return
+            _block(ctx, b, fl, st)
+
+    def helper():
+        fl, st = _Flags(), [0] * len(status)
+        with (_np.errstate(divide="call", over="call", invalid="call", under="ignore",
+                           call=fl) if checking else _np.errstate(all="ignore")):
+            work(fl, st)
+        return st
+
+    futures = [pool.submit(helper) for _ in range(threads - 1)]
+    try:
+        work(flags, status)
+    finally:
+        stop.append(True)  # an error here: the helpers stop at their next block
+        words = [result() for result in futures]  # (raises a helper's error)
+    for st in words:
+        for k, w in enumerate(st):
+            status[k] |= w
 
 
 def _made_in_outputs(ops, outputs, chain_dest, taken, root, last, lazy_iota):

@@ -85,7 +85,7 @@ void initBaseline(py::module_ &m) {
             for (const std::string &name : w.fp->names)
               sites.append(name);
           py::object status =
-              (*fn)(ops, inputs, py::cast(w.outputs), dests, sites);
+              (*fn)(ops, inputs, py::cast(w.outputs), dests, sites, w.threads);
           if (status.is_none())
             return false;
           if (PyExceptionInstance_Check(status.ptr())) {
@@ -102,8 +102,9 @@ void initBaseline(py::module_ &m) {
       },
       py::arg("run"),
       "Sets the baseline tier's runner: run(ops, inputs, outputs, dests, "
-      "fp_sites) computes the window's outputs into `dests` (inputs donated "
-      "to an output are writable) and returns the fp status words; None "
+      "fp_sites, threads) computes the window's outputs into `dests` (inputs "
+      "donated to an output are writable) on at most `threads` threads and "
+      "returns the fp status words; None "
       "(nothing written) when it cannot; the exception when an op failed "
       "after a donated input was written (the window's values fail with it: "
       "LinAlgError, IndexError, MemoryError as they are, another class as "

@@ -11,23 +11,33 @@ import cpnumeric as np
 from cpnumeric import _baseline
 
 
-@pytest.fixture
-def block(baseline):
-    """Blocks of 8 elements, so that small arrays take several blocks."""
-    old = _baseline._BLOCK
+@pytest.fixture(params=[1, 3])
+def block(baseline, request):
+    """Blocks of 8 elements, so that small arrays take several blocks, on
+    one thread and on three."""
+    old, threads = _baseline._BLOCK, np._cpn.kernel_threads()
+    # no window on the compiler thread: a run then takes every thread
+    background = np._cpn.set_background_compile(False)
+    np._cpn.wait_compiles()
+    np.synchronize()
     _baseline._BLOCK = 8
-    yield
+    np._cpn.set_kernel_threads(request.param)
+    yield request.param
     _baseline._BLOCK = old
+    np._cpn.set_kernel_threads(threads)
+    np._cpn.set_background_compile(background)
 
 
 def _both(f, *arrays):
     """f on NumPy arrays and on cpnumeric's (every window in the baseline
     tier), and f with blocks off: the three must agree bit for bit."""
     ref = f(numpy, *arrays)
-    runs = _baseline.BLOCKED_RUNS[0]
+    runs = list(_baseline.BLOCKED_RUNS)
     got = f(np, *[np.asarray(a.copy()) for a in arrays])
     got = [numpy.asarray(g) for g in (got if isinstance(got, tuple) else (got,))]
-    assert _baseline.BLOCKED_RUNS[0] > runs, "no run was computed in blocks"
+    assert _baseline.BLOCKED_RUNS[0] > runs[0], "no run was computed in blocks"
+    if np._cpn.kernel_threads() > 1:
+        assert _baseline.BLOCKED_RUNS[1] > runs[1], "no run was computed on threads"
     old = _baseline._BLOCK
     _baseline._BLOCK = 0
     try:

@@ -97,6 +97,9 @@ struct BaselineWindow {
   const std::vector<cpnrt::StoreRef> &dests;
   const FpSites *fp;
   std::vector<int32_t> &status;
+  /// Threads the runner may compute on (its runs of blocks): the kernels'
+  /// count, one fewer while the compiler thread has a window.
+  int threads = 1;
   /// Set by the runner when an op failed after a donated input was written
   /// in place: the window cannot be compiled instead; its values fail, with
   /// this kind (Runtime: the message names the exception's class).
