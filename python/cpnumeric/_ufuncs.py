@@ -94,7 +94,11 @@ def _in_type(x):
 
 
 def _resolve(npufunc, in_types, dtype, casting):
-    key = (npufunc.__name__, tuple(in_types), dtype, casting)
+    # dtype('Q') == dtype('L') (uint64 as unsigned long long and as unsigned
+    # long: np.array(2 ** 63) is the first): the key tells them apart, so
+    # that each gets NumPy's own result type (and its scalar type).
+    key = (npufunc.__name__, tuple(in_types), dtype, casting,
+           tuple(t.char for t in in_types if isinstance(t, _np.dtype) and t.kind in "iu"))
     r = _resolved.get(key)
     if r is None:
         kw = {"casting": casting}

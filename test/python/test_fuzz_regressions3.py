@@ -1106,3 +1106,17 @@ def test_complex_max_accumulate_takes_a_nan_imaginary_part():
             ref = getattr(numpy, name).accumulate(a, axis=axis)
             got = cp.asnumpy(getattr(cp, name).accumulate(cp.asarray(a), axis=axis))
             numpy.testing.assert_array_equal(got, ref, err_msg=f"{name} axis {axis}")
+
+
+def test_uint64_kinds_keep_their_own_result_types():
+    # dtype('Q') == dtype('L') (cp.array(2 ** 63) is the first, uint64
+    # arrays the second): the ufuncs' resolution cache gave a later uint64
+    # sum NumPy's result for the other one, and its elements were
+    # numpy.ulonglong, not numpy.uint64.
+    q = cp.array(2 ** 63) + cp.array(numpy.uint64(1))
+    q_ref = numpy.array(2 ** 63) + numpy.array(numpy.uint64(1))
+    assert q.dtype.char == q_ref.dtype.char
+    x = cp.asarray(numpy.arange(5, dtype=numpy.uint64)) + cp.zeros((), numpy.uint64)
+    ref = numpy.arange(5, dtype=numpy.uint64) + numpy.zeros((), numpy.uint64)
+    assert x.dtype.char == ref.dtype.char
+    assert type(x[1]) is type(ref[1])
