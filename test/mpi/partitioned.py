@@ -102,6 +102,49 @@ def draws_by_rows(ranks):
     return 2
 
 
+def _kth(p):
+    """The elements a partition put in places 3 and 9 (row-aligned views)."""
+    return p[..., 3] * 2.0 + p[..., 9]
+
+
+def row_library_calls(ranks):
+    """Sorts, partitions, scans and FFTs along the rows of a split array are
+    called on each rank's block of rows (cpn-localize's rowwiseCall): NumPy's
+    values, and nothing gathered (only the sum's 8 bytes move)."""
+    rng = numpy.random.default_rng(21)
+    data = rng.standard_normal((1201, 40))  # a partition's kth column split too
+    data3 = rng.standard_normal((31, 7, 12))
+    x = cp.asarray(data) * 1.0      # computed: split by rows
+    x3 = cp.asarray(data3) * 1.0
+    cp.synchronize()
+    cases = [
+        ("sort", lambda m, a: m.sort(a, axis=1)),
+        ("argsort", lambda m, a: m.argsort(a, axis=-1, kind="stable")),
+        ("partition", lambda m, a: _kth(m.partition(a, [3, 9], axis=-1))),
+        ("cumsum", lambda m, a: m.cumsum(a, axis=1)),
+        ("cumprod", lambda m, a: m.cumprod(a * 0.1 + 1.0, axis=-1)),
+        ("maximum.accumulate", lambda m, a: m.maximum.accumulate(a, axis=1)),
+        ("fft", lambda m, a: m.fft.fft(a).imag),
+        ("rfft", lambda m, a: m.abs(m.fft.rfft(a))),
+        ("irfft", lambda m, a: m.fft.irfft(m.fft.rfft(a), n=a.shape[-1])),
+    ]
+    checks = 0
+    for name, f in cases:
+        for a, ref_in in ((x, data), (x3, data3)):
+            ref = f(numpy, ref_in)
+            cp.reset_stats()
+            total = float(f(cp, a).sum())
+            moved = cp.stats()["comm_bytes_received"]
+            numpy.testing.assert_allclose(total, ref.sum(), rtol=1e-9, atol=1e-9,
+                                          err_msg=name)
+            if a is x and ranks > 1:
+                assert moved <= 8, (name, moved)  # the sum's all-reduce at most
+            numpy.testing.assert_allclose(numpy.asarray(f(cp, a)), ref, rtol=1e-12,
+                                          atol=1e-12, err_msg=name)
+            checks += 1
+    return checks
+
+
 def large_gather_warns(ranks):
     """Reading a split array above CPN_GATHER_WARN_BYTES gathers it onto
     every rank (one all-gather) with a RuntimeWarning; a reduction of it and
@@ -389,7 +432,8 @@ def main():
                                   (ref * 2).max(axis=0))
     checks += 3
     checks += draws_by_rows(ranks)
-    checks += large_gather_warns(ranks)
+    checks += large_gather_warns(ranks)  # (first: its array's gather warns once)
+    checks += row_library_calls(ranks)
     checks += halo_bytes(ranks)
     checks += held_copies(ranks)
     checks += reductions_by_dtype(ranks)

@@ -97,6 +97,22 @@ Value transposedBase(Value v) {
   return view.getBase();
 }
 
+bool rowwiseCall(LibcallOp call) {
+  if (call.getInPlace() || call->getNumOperands() != 1)
+    return false;
+  RankedTensorType in = tensorOf(call->getOperand(0)), out = tensorOf(call);
+  if (in.getRank() != 2 || out.getRank() != 2 ||
+      in.getDimSize(0) != out.getDimSize(0))
+    return false;
+  StringRef callee = call.getCallee();
+  StringRef name = callee.substr(0, callee.rfind('_'));
+  return llvm::is_contained(
+      {"sort", "argsort", "partition", "cumsum", "cumprod", "cummax", "cummin",
+       "cumfmax", "cumfmin", "cumand", "cumor", "cumxor", "cumsum_half",
+       "cumprod_half", "fft", "rfft", "irfft"},
+      name);
+}
+
 bool isSmallReduce(ReduceOp op) {
   RankedTensorType inTy = tensorOf(op.getX());
   ArrayRef<int64_t> axes = op.getAxes();

@@ -71,6 +71,13 @@ Value transposedBase(Value v);
 /// result: lowered as an elementwise loop over them, never split.
 bool isSmallReduce(ReduceOp op);
 
+/// Whether a library call computes each row of its (rows, n) result from the
+/// same row of its one (rows, m) operand and nothing else: the runtime's
+/// sorts, partitions, scans and FFTs along the rows (runtime/lib
+/// Algorithms.cpp, Scans.cpp, Fft.cpp: "rows are the last axis"). Split by
+/// rows, each rank calls it on its block (cpn-localize, cpn-partition).
+bool rowwiseCall(LibcallOp call);
+
 } // namespace mlir::cpn
 
 #endif // CPN_DIALECT_CPN_OPFACTS_H

@@ -19,6 +19,9 @@
 //   - iota and random bits compute their rows only (random words are those
 //     of their row-major index: the counter moved by the block's first
 //     element, the same values on any number of ranks);
+//   - a library call that computes each row from the same row of its
+//     operand (sorts, scans and FFTs along the rows: rowwiseCall) is called
+//     on the rows;
 //   - anything else (a library call, a transposed or broadcast view of a
 //     split value, a reduction over rows) is computed whole from whole
 //     operands and its rows taken: correct on any op, at the price of the
@@ -535,6 +538,12 @@ Value Localizer::get(Value v, int64_t lo, int64_t hi) {
       }
       out = clone(op, {key, counter}, withRows(t, hi - lo))->getResult(0);
     }
+  } else if (auto call = dyn_cast<LibcallOp>(op); call && rowwiseCall(call)) {
+    // Each row of the result from the same row of its one operand: the
+    // same call on the rows.
+    Value a = get(call->getOperand(0), lo, hi);
+    if (emit_)
+      out = clone(op, {a}, withRows(t, hi - lo))->getResult(0);
   } else if (auto mm = dyn_cast<MatmulOp>(op)) {
     Value l = get(mm.getLhs(), lo, hi);
     Value r = getWhole(mm.getRhs());

@@ -427,6 +427,15 @@ private:
       product(mm);
       return;
     }
+    if (auto call = dyn_cast<LibcallOp>(op); call && rowwiseCall(call)) {
+      // Each row from the same row of its operand (a sort or FFT along the
+      // rows): the operand's rows, nothing moved.
+      Dist x = dist_.lookup(call->getOperand(0));
+      if (x.kind == Dist::Rows && x.split()) {
+        dist_[r] = x;
+        return;
+      }
+    }
     // Library calls, iota, random bits, ...: their split operands are
     // gathered, and a big result is kept in blocks (each rank holds its
     // rows of a value every rank computed).

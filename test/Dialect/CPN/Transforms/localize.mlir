@@ -139,3 +139,32 @@ func.func @draws(%arg0: memref<i64>, %arg1: memref<i64>, %arg2: memref<100x40xi6
   bufferization.materialize_in_destination %cols in restrict writable %arg4 : (tensor<100x40xi64>, memref<100x40xi64>) -> ()
   return
 }
+
+// -----
+
+// Library calls that compute each row from the same row of their operand
+// (a sort and an FFT along the rows) are called on the block's rows: the
+// input is read at rows [25, 50) only. A call that mixes rows (a take of
+// flat indices) is computed whole from the whole input.
+// CHECK-LABEL: func.func @row_calls
+// CHECK-SAME: %arg0: memref<25x40xf64> {cpn.rows = array<i64: 0, 25, 25, 50, 50, 75, 75, 100>
+// CHECK: cpn.libcall "sort_f8"(%{{.*}}) {args = array<i64>} : (tensor<25x40xf64>) -> tensor<25x40xf64>
+// CHECK: cpn.libcall "rfft_f8"(%{{.*}}) {args = array<i64: 40>} : (tensor<25x40xf64>) -> tensor<25x21xcomplex<f64>>
+// CHECK-LABEL: func.func @mixed_rows
+// CHECK-SAME: %arg0: memref<100x40xf64> {cpn.rows = array<i64: 0, 100, 0, 100, 0, 100, 0, 100>
+// CHECK: cpn.libcall "take_f8"(%{{.*}}, %{{.*}}) {{.*}} : (tensor<100x40xf64>, tensor<100x40xi64>) -> tensor<100x40xf64>
+func.func @row_calls(%arg0: memref<100x40xf64>, %arg1: memref<100x40xf64>, %arg2: memref<100x21xcomplex<f64>>) {
+  %x = bufferization.to_tensor %arg0 restrict : memref<100x40xf64> to tensor<100x40xf64>
+  %s = cpn.libcall "sort_f8"(%x) {args = array<i64>} : (tensor<100x40xf64>) -> tensor<100x40xf64>
+  %f = cpn.libcall "rfft_f8"(%x) {args = array<i64: 40>} : (tensor<100x40xf64>) -> tensor<100x21xcomplex<f64>>
+  bufferization.materialize_in_destination %s in restrict writable %arg1 : (tensor<100x40xf64>, memref<100x40xf64>) -> ()
+  bufferization.materialize_in_destination %f in restrict writable %arg2 : (tensor<100x21xcomplex<f64>>, memref<100x21xcomplex<f64>>) -> ()
+  return
+}
+func.func @mixed_rows(%arg0: memref<100x40xf64>, %arg1: memref<100x40xi64>, %arg2: memref<100x40xf64>) {
+  %x = bufferization.to_tensor %arg0 restrict : memref<100x40xf64> to tensor<100x40xf64>
+  %i = bufferization.to_tensor %arg1 restrict : memref<100x40xi64> to tensor<100x40xi64>
+  %t = cpn.libcall "take_f8"(%x, %i) {args = array<i64: 0>} : (tensor<100x40xf64>, tensor<100x40xi64>) -> tensor<100x40xf64>
+  bufferization.materialize_in_destination %t in restrict writable %arg2 : (tensor<100x40xf64>, memref<100x40xf64>) -> ()
+  return
+}

@@ -224,3 +224,16 @@ func.func @boundary_row(%p: tensor<1000x100xf64>) -> (tensor<1000x100xf64>, tens
   %t = cpn.view %p {offset = 50 : i64, strides = array<i64: 100, 1>} : tensor<1000x100xf64> -> tensor<900x100xf64>
   return %p2, %s, %t : tensor<1000x100xf64>, tensor<100xf64>, tensor<900x100xf64>
 }
+
+// A sort along the rows of a split value keeps its rows (each rank sorts its
+// block: nothing moves); a take of flat indices reads every row (its split
+// operand is gathered: 3/4 of 320000 bytes on each of 4 ranks).
+// CHECK-LABEL: func.func @row_calls
+// CHECK: cpn.libcall "sort_f8"{{.*}}cpn.dist = {extent = 1000 : i64, kind = "rows", shift = 0 : i64}
+// CHECK-NOT: cpn.comm
+// CHECK: cpn.libcall "take_f8"{{.*}}cpn.comm = {all_gather = 240000 : i64}
+func.func @row_calls(%x: tensor<1000x40xf64>, %i: tensor<10xi64>) -> (tensor<1000x40xf64>, tensor<10xf64>) {
+  %s = cpn.libcall "sort_f8"(%x) {args = array<i64>} : (tensor<1000x40xf64>) -> tensor<1000x40xf64>
+  %t = cpn.libcall "take_f8"(%x, %i) {args = array<i64: 0>} : (tensor<1000x40xf64>, tensor<10xi64>) -> tensor<10xf64>
+  return %s, %t : tensor<1000x40xf64>, tensor<10xf64>
+}
