@@ -314,11 +314,17 @@ class ufunc(_cpn.UfuncBase):
     def _fast(self, args):
         """The common call: arrays and Python scalars, no keywords. The loop is
         cached by operand types; None when the general path must run."""
-        key, shape = [self._op], None
+        key, shape, cached = [self._op], None, True
         for a in args:
             t = type(a)
             if t is ndarray:
-                key.append(a._dtype)
+                d = a._dtype
+                # dtype('q') == dtype('l') (long long and long): each kind
+                # keeps its own loop, so the long long kinds are not cached
+                # (the C path leaves them to this one).
+                if d.char in "qQ":
+                    cached = False
+                key.append(d)
                 if shape is None:
                     shape = a._shape
                 elif a._shape != shape:
@@ -328,14 +334,14 @@ class ufunc(_cpn.UfuncBase):
             else:
                 return None
         key = tuple(key)
-        loop = _fast_loops.get(key)
+        loop = _fast_loops.get(key) if cached else None
         if loop is None:
             loop = _resolve(self._np, [_in_type(a) for a in args], None, "same_kind")
             if not native_loop(self._op, loop):
                 return None
             if self._op == "power" and loop[1].kind == "i":
                 _check_int_power(args, shape, loop[1])  # each call checks: not cached
-            else:
+            elif cached:
                 _fast_loops[key] = loop
         if shape is None:
             shape = ()

@@ -427,6 +427,13 @@ PyObject *tracedCall(UfuncBase *u, PyObject *const *ops, Py_ssize_t n) {
       }
       shape = s;
       item = state.array.get(a, kDType);
+      // long long kinds (dtype('q') == dtype('l')): the Python path, which
+      // keeps each kind's own loop.
+      int num = reinterpret_cast<py::detail::PyArrayDescr_Proxy *>(item)->type_num;
+      if (num == 9 || num == 10) { // NPY_LONGLONG, NPY_ULONGLONG
+        Py_DECREF(key);
+        Py_RETURN_NONE;
+      }
     } else if (t == &PyFloat_Type || t == &PyLong_Type || t == &PyBool_Type ||
                t == &PyComplex_Type) {
       item = reinterpret_cast<PyObject *>(t);
