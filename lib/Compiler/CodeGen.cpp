@@ -29,6 +29,7 @@
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
 #include "llvm/IR/SystemLibraries.h"
+#include "llvm/MC/MCSubtargetInfo.h"
 #include "llvm/Passes/PassBuilder.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/raw_ostream.h"
@@ -187,28 +188,48 @@ struct InterleaveReductions : llvm::PassInfoMixin<InterleaveReductions> {
 /// calling tanh, atan, cbrt, expm1, ... called the scalar function per
 /// element (np.arctan of 2e6 float64 0.26x NumPy's SIMD loop). SSE (b) and
 /// AVX2 (d) widths, as LLVM's own entries; scalar names and intrinsics.
+/// With `avx512`, the AVX-512 (e) width of every routine too, LLVM's six
+/// included (its table has none): on a CPU whose vectorizer takes 512-bit
+/// vectors (AMD Zen 4/5) a loop of Philox words and a log, vectorized 16
+/// wide, called llvm.log.v16f64, which code generation makes 16 scalar
+/// calls (a normal draw 3x slower than in two loops of width 4).
 /// Not hypot: NumPy's complex abs and np.hypot call libm's, and complex
 /// abs/sign stay bit for bit NumPy's (libmvec's is 1 ulp off).
-static llvm::ArrayRef<llvm::VecDesc> moreVectorMath() {
+static llvm::ArrayRef<llvm::VecDesc> moreVectorMath(bool avx512) {
   static std::deque<std::string> names; // VecDesc holds StringRefs
-  static const std::vector<llvm::VecDesc> descs = [] {
+  static std::mutex mutex;              // compiles run on several threads
+  static std::vector<llvm::VecDesc> cached[2];
+  std::lock_guard<std::mutex> lock(mutex);
+  std::vector<llvm::VecDesc> &descs = cached[avx512];
+  if (descs.empty()) {
     struct Fn {
       const char *name;
       int args;
       bool intrinsic; // an llvm.<name>.f64 intrinsic exists
+      bool inLLVM;    // in LLVM's own LIBMVEC table (b and d widths)
     };
-    const Fn fns[] = {
-        {"acos", 1, true},   {"acosh", 1, false}, {"asin", 1, true},
-        {"asinh", 1, false}, {"atan", 1, true},   {"atanh", 1, false},
-        {"cbrt", 1, false},  {"cosh", 1, true},   {"erf", 1, false},
-        {"erfc", 1, false},  {"exp10", 1, true},  {"exp2", 1, true},
-        {"expm1", 1, false}, {"log10", 1, true},  {"log1p", 1, false},
-        {"log2", 1, true},   {"sinh", 1, true},   {"tanh", 1, true},
-        {"atan2", 2, true}};
-    std::vector<llvm::VecDesc> d;
+    const Fn fns[] = {{"acos", 1, true, false},   {"acosh", 1, false, false},
+                      {"asin", 1, true, false},   {"asinh", 1, false, false},
+                      {"atan", 1, true, false},   {"atanh", 1, false, false},
+                      {"cbrt", 1, false, false},  {"cosh", 1, true, false},
+                      {"erf", 1, false, false},   {"erfc", 1, false, false},
+                      {"exp10", 1, true, false},  {"exp2", 1, true, false},
+                      {"expm1", 1, false, false}, {"log10", 1, true, false},
+                      {"log1p", 1, false, false}, {"log2", 1, true, false},
+                      {"sinh", 1, true, false},   {"tanh", 1, true, false},
+                      {"atan2", 2, true, false},  {"sin", 1, true, true},
+                      {"cos", 1, true, true},     {"tan", 1, true, true},
+                      {"exp", 1, true, true},     {"log", 1, true, true},
+                      {"pow", 2, true, true}};
+    std::vector<llvm::VecDesc> &d = descs;
+    std::vector<std::pair<char, int>> widths = {{'b', 2}, {'d', 4}};
+    if (avx512)
+      widths.push_back({'e', 8});
     for (const Fn &f : fns)
       for (bool single : {false, true})
-        for (auto [isa, lanes] : {std::pair{'b', 2}, std::pair{'d', 4}}) {
+        for (auto [isa, lanes] : widths) {
+          if (f.inLLVM && isa != 'e')
+            continue;
           if (single)
             lanes *= 2;
           std::string params(f.args, 'v');
@@ -226,9 +247,14 @@ static llvm::ArrayRef<llvm::VecDesc> moreVectorMath() {
                                               (single ? ".f32" : ".f64")),
                            vec, count, false, prefix, std::nullopt);
         }
-    return d;
-  }();
+  }
   return descs;
+}
+
+/// Whether a target machine's code may use AVX-512F (libmvec's `e` width).
+static bool hasAvx512(llvm::TargetMachine *tm) {
+  return tm && tm->getMCSubtargetInfo() &&
+         tm->getMCSubtargetInfo()->checkFeatures("+avx512f");
 }
 
 /// LLVM's default pipeline at `optLevel` for the host, with glibc's vector
@@ -273,11 +299,12 @@ void optimizeModule(llvm::Module &m, int optLevel, llvm::TargetMachine *tm) {
   if (std::filesystem::exists(kVectorMath)) {
     tlii.addVectorizableFunctionsFromVecLib(llvm::VectorLibrary::LIBMVEC,
                                             m.getTargetTriple());
-    tlii.addVectorizableFunctions(moreVectorMath());
+    bool avx512 = hasAvx512(tm);
+    tlii.addVectorizableFunctions(moreVectorMath(avx512));
     // Kernels never read errno: math functions that may write it (tanh,
     // atan, hypot, ...: `memory(errnomem: write)`) would keep their loops
     // from vectorizing.
-    for (const llvm::VecDesc &d : moreVectorMath())
+    for (const llvm::VecDesc &d : moreVectorMath(avx512))
       if (llvm::Function *f = m.getFunction(d.getScalarFnName());
           f && f->isDeclaration() && !f->isIntrinsic())
         f->setMemoryEffects(llvm::MemoryEffects::none());

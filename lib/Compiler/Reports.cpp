@@ -244,10 +244,17 @@ std::vector<std::string> scalarMathInLoops(const llvm::Module &m) {
       "pow",  "sin",  "cos",   "tan",    "asin",   "acos",  "atan",  "atan2",
       "sinh", "cosh", "tanh",  "asinh",  "acosh",  "atanh", "cbrt",  "hypot",
       "fmod", "erf",  "erfc",  "tgamma", "lgamma", "sincos"};
-  // libm's name of a callee: exp, expf, llvm.exp.f64 -> "exp"; or "".
+  // libm's name of a callee: exp, expf, llvm.exp.f64 -> "exp"; or "". A
+  // vector math intrinsic left in the code (llvm.log.v16f64: no vector
+  // routine of its width) becomes one scalar call per lane in code
+  // generation: "log (per lane)".
   auto mathName = [&](llvm::StringRef name, llvm::Type *ret) -> std::string {
-    if (ret->isVectorTy())
-      return "";
+    if (ret->isVectorTy()) {
+      if (!name.consume_front("llvm."))
+        return "";
+      name = name.take_until([](char c) { return c == '.'; });
+      return libm.count(name.str()) ? name.str() + " (per lane)" : "";
+    }
     if (name.consume_front("llvm.")) {
       name = name.take_until([](char c) { return c == '.'; });
       return libm.count(name.str()) ? name.str() : "";
@@ -278,7 +285,7 @@ std::vector<std::string> scalarMathInLoops(const llvm::Module &m) {
         std::string name;
         if (auto *call = llvm::dyn_cast<llvm::CallInst>(&inst)) {
           if (const llvm::Function *callee = call->getCalledFunction();
-              callee && !vectorized)
+              callee && (!vectorized || call->getType()->isVectorTy()))
             name = mathName(callee->getName(), call->getType());
         } else if (inst.getOpcode() == llvm::Instruction::FRem &&
                    (!vectorized || inst.getType()->isVectorTy())) {

@@ -180,9 +180,32 @@ class Generator:
         node = record("random_bits", [key, ctr], shape, _U64)
         return ndarray._from_node(node, shape, _U64)
 
-    def _uniform(self, shape, dtype=_np.float64, open_interval=False):
-        """Uniform floats in [0, 1) (or (0, 1) with `open_interval`)."""
-        bits = self._bits(shape)
+    def _bits_pair(self, shape):
+        """Two arrays of fresh words of `shape`: the words a draw of
+        (2,) + shape takes, its first half and its second. Traced, they are
+        two cpn.random_bits ops (counters c and c + n): each fuses into the
+        loop that reads it, and each MPI rank draws its own rows of both
+        (cpn-localize); one draw of (2,) + shape would be a buffer of twice
+        the result's size whose halves no row split follows."""
+        n = prod(shape)
+        if 2 * n < _core.EAGER["threshold"] or _jit.tracing_here():
+            bits = self._bits((2,) + tuple(shape))
+            return bits[0], bits[1]
+        counter = self._counter
+        self._counter = (counter + 2 * n) & _M64
+        key = _core.scalar_node(_signed(self._key), _np.dtype(_np.int64))
+        halves = []
+        for c in (counter, (counter + n) & _M64):
+            ctr = _core._cpn.from_numpy(_np.asarray(_signed(c), _np.int64))
+            node = record("random_bits", [key, ctr], shape, _U64)
+            halves.append(ndarray._from_node(node, shape, _U64))
+        return halves[0], halves[1]
+
+    def _uniform(self, shape, dtype=_np.float64, open_interval=False, bits=None):
+        """Uniform floats in [0, 1) (or (0, 1) with `open_interval`), from
+        `bits` when given."""
+        if bits is None:
+            bits = self._bits(shape)
         if _np.dtype(dtype) == _np.float32:
             u = _ufuncs.right_shift(bits, 40).astype(_np.float32)
             return _ufuncs.multiply(_ufuncs.add(u, 0.5) if open_interval else u,
@@ -192,9 +215,11 @@ class Generator:
 
     def _normal(self, shape, dtype=_np.float64):
         """Standard normals by Box-Muller on two words per element."""
-        u = self._uniform((2,) + tuple(shape), dtype, open_interval=True)
-        radius = _ufuncs.sqrt(_ufuncs.multiply(_ufuncs.log(u[0]), -2.0))
-        return _ufuncs.multiply(radius, _ufuncs.cos(_ufuncs.multiply(u[1], 2 * _np.pi)))
+        first, second = self._bits_pair(shape)
+        u0 = self._uniform(shape, dtype, True, first)
+        u1 = self._uniform(shape, dtype, True, second)
+        radius = _ufuncs.sqrt(_ufuncs.multiply(_ufuncs.log(u0), -2.0))
+        return _ufuncs.multiply(radius, _ufuncs.cos(_ufuncs.multiply(u1, 2 * _np.pi)))
 
     def _exponential(self, shape):
         return _ufuncs.negative(_ufuncs.log1p(_ufuncs.negative(self._uniform(shape))))

@@ -99,7 +99,16 @@ def draws_by_rows(ranks):
     g = cp.random.default_rng(12)
     ref = numpy.stack([numpy.asarray(g.integers(0, 1000, 40)) for _ in range(301)])
     numpy.testing.assert_array_equal(numpy.asarray(ints), ref)
-    return 2
+    # Normals: each rank draws its rows of both halves of the words
+    # (words [c, c + n) and [c + n, c + 2n), Box-Muller on the pair).
+    g = cp.random.default_rng(13)
+    key, counter = g._key, g._counter
+    z = g.standard_normal((301, 40)) * 1.0
+    words = cp._cpn.philox_words(key, counter, 2 * 301 * 40).reshape(2, 301, 40)
+    u = ((words >> numpy.uint64(11)).astype(numpy.float64) + 0.5) * 2.0 ** -53
+    ref = numpy.sqrt(numpy.log(u[0]) * -2.0) * numpy.cos(u[1] * (2 * numpy.pi))
+    numpy.testing.assert_allclose(numpy.asarray(z), ref, rtol=1e-13, atol=1e-13)
+    return 3
 
 
 def _kth(p):

@@ -357,3 +357,29 @@ def test_normal_fuses_into_one_loop():
     s = float(y.sum())
     assert abs(s / 1e6 - 1) < 0.01
     assert cp.stats()["tasks_run"] - before == 1
+
+
+def test_normal_words_are_the_streams_halves():
+    # Box-Muller reads words [c, c + n) for one uniform and [c + n, c + 2n)
+    # for the other (a draw of (2,) + shape split in halves), traced as two
+    # cpn.random_bits ops that fuse into the loop: NumPy's formula on those
+    # words, to libm's rounding, and the eager path's values.
+    g = cp.random.default_rng(31)
+    key, counter = g._key, g._counter
+    shape = (300, 301)
+    got = numpy.asarray(g.standard_normal(shape))
+    n = 300 * 301
+    words = cp._cpn.philox_words(key, counter, 2 * n).reshape((2,) + shape)
+    u = ((words >> numpy.uint64(11)).astype(numpy.float64) + 0.5) * 2.0 ** -53
+    ref = numpy.sqrt(numpy.log(u[0]) * -2.0) * numpy.cos(u[1] * (2 * numpy.pi))
+    numpy.testing.assert_allclose(got, ref, rtol=1e-13, atol=1e-13)
+    assert g._counter == (counter + 2 * n) % (1 << 64)
+    small = cp.random.default_rng(31)
+    from cpnumeric import _core
+    old = _core.EAGER["threshold"]
+    _core.EAGER["threshold"] = 1 << 30  # the same draw on the eager path
+    try:
+        eager = numpy.asarray(small.standard_normal(shape))
+    finally:
+        _core.EAGER["threshold"] = old
+    numpy.testing.assert_allclose(eager, got, rtol=1e-13, atol=1e-13)
