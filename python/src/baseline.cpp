@@ -110,6 +110,15 @@ void initBaseline(py::module_ &m) {
       "LinAlgError, IndexError, MemoryError as they are, another class as "
       "RuntimeError).");
   m.def(
+      "updates_first_input",
+      [](const std::string &callee) {
+        return cpnrt::updatesFirstInput(callee);
+      },
+      py::arg("callee"),
+      "Whether runtime library call `callee` (put_f8, at_add_f8) computes "
+      "its output as its first input with some elements rewritten, and "
+      "skips that copy when given the first input's buffer as its output.");
+  m.def(
       "call_library",
       [](const std::string &callee, py::array out,
          const std::vector<py::array> &inputs,

@@ -162,3 +162,34 @@ def test_temporaries_are_a_block(baseline):
     # The output's 8 MB is the runtime's store (tracemalloc does not see
     # it); op by op the temporaries held 16-24 MB at once.
     assert peak < 2 << 20, peak
+
+
+def test_scatters_write_in_place(baseline):
+    """`a[idx] = v` and np.add.at in the baseline tier write into the base's
+    buffer where nothing reads its old value (the runtime's put skips its
+    copy), as a compiled kernel does: no 8 MB copy of the base (NumPy's
+    allocations, which tracemalloc sees)."""
+    n = 1 << 20
+    ref = numpy.full(n, 1.0)
+    idx0 = numpy.arange(0, n, 997)
+    a = np.asarray(numpy.zeros(n)) + 1.0  # computed: its store is the runtime's
+    idx = np.asarray(idx0)
+    v = np.asarray(numpy.full(idx0.size, 5.0))
+    np.synchronize()
+    tracemalloc.start()
+    try:
+        a[idx] = v                  # a donated input, written in place
+        np.add.at(a, idx, 1.0)
+        b = a * 2.0                 # a fresh value, scattered into in place
+        b[idx] = v
+        got_a, got_b = numpy.asarray(a), numpy.asarray(b)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    ref[idx0] = 5.0
+    numpy.add.at(ref, idx0, 1.0)
+    ref_b = ref * 2.0
+    ref_b[idx0] = 5.0
+    numpy.testing.assert_array_equal(got_a, ref)
+    numpy.testing.assert_array_equal(got_b, ref_b)
+    assert peak < 1 << 20, peak
