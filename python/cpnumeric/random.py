@@ -180,26 +180,27 @@ class Generator:
         node = record("random_bits", [key, ctr], shape, _U64)
         return ndarray._from_node(node, shape, _U64)
 
-    def _bits_pair(self, shape):
-        """Two arrays of fresh words of `shape`: the words a draw of
-        (2,) + shape takes, its first half and its second. Traced, they are
-        two cpn.random_bits ops (counters c and c + n): each fuses into the
-        loop that reads it, and each MPI rank draws its own rows of both
-        (cpn-localize); one draw of (2,) + shape would be a buffer of twice
-        the result's size whose halves no row split follows."""
+    def _bits_parts(self, shape, k=2):
+        """k arrays of fresh words of `shape`: the words a draw of (k,) +
+        shape takes, part by part. Traced, they are k cpn.random_bits ops
+        (counters c, c + n, ...): each fuses into the loop that reads it,
+        and each MPI rank draws its own rows of every part (cpn-localize);
+        one draw of (k,) + shape would be a buffer of k times the result's
+        size whose parts no row split follows."""
         n = prod(shape)
-        if 2 * n < _core.EAGER["threshold"] or _jit.tracing_here():
-            bits = self._bits((2,) + tuple(shape))
-            return bits[0], bits[1]
+        if k * n < _core.EAGER["threshold"] or _jit.tracing_here():
+            bits = self._bits((k,) + tuple(shape))
+            return [bits[j] for j in range(k)]
         counter = self._counter
-        self._counter = (counter + 2 * n) & _M64
+        self._counter = (counter + k * n) & _M64
         key = _core.scalar_node(_signed(self._key), _np.dtype(_np.int64))
-        halves = []
-        for c in (counter, (counter + n) & _M64):
+        parts = []
+        for j in range(k):
+            c = (counter + j * n) & _M64
             ctr = _core._cpn.from_numpy(_np.asarray(_signed(c), _np.int64))
             node = record("random_bits", [key, ctr], shape, _U64)
-            halves.append(ndarray._from_node(node, shape, _U64))
-        return halves[0], halves[1]
+            parts.append(ndarray._from_node(node, shape, _U64))
+        return parts
 
     def _uniform(self, shape, dtype=_np.float64, open_interval=False, bits=None):
         """Uniform floats in [0, 1) (or (0, 1) with `open_interval`), from
@@ -213,9 +214,10 @@ class Generator:
         u = _ufuncs.right_shift(bits, 11).astype(_np.float64)
         return _ufuncs.multiply(_ufuncs.add(u, 0.5) if open_interval else u, 2.0 ** -53)
 
-    def _normal(self, shape, dtype=_np.float64):
-        """Standard normals by Box-Muller on two words per element."""
-        first, second = self._bits_pair(shape)
+    def _normal(self, shape, dtype=_np.float64, words=None):
+        """Standard normals by Box-Muller on two words per element (`words`:
+        the two arrays of words, else fresh ones)."""
+        first, second = words or self._bits_parts(shape)
         u0 = self._uniform(shape, dtype, True, first)
         u1 = self._uniform(shape, dtype, True, second)
         radius = _ufuncs.sqrt(_ufuncs.multiply(_ufuncs.log(u0), -2.0))
@@ -361,8 +363,10 @@ class Generator:
 
     def standard_cauchy(self, size=None):
         def make(shape, p):
-            z = self._normal((2,) + tuple(shape))
-            return _ufuncs.divide(z[0], z[1])
+            # The words of a normal draw of (2,) + shape, part by part.
+            a, b, c, d = self._bits_parts(shape, 4)
+            return _ufuncs.divide(self._normal(shape, words=(a, c)),
+                                  self._normal(shape, words=(b, d)))
         return self._draw(size, [], make)
 
     def triangular(self, left, mode, right, size=None):

@@ -383,3 +383,21 @@ def test_normal_words_are_the_streams_halves():
     finally:
         _core.EAGER["threshold"] = old
     numpy.testing.assert_allclose(eager, got, rtol=1e-13, atol=1e-13)
+
+
+def test_cauchy_words_are_a_normal_pairs_parts():
+    # standard_cauchy: the ratio of the two halves of a normal draw of
+    # (2,) + shape, drawn as four parts of words (each fused, each split by
+    # rows under MPI): parts a, b, c, d of n words, z0 from (a, c), z1 from
+    # (b, d).
+    g = cp.random.default_rng(32)
+    key, counter = g._key, g._counter
+    shape = (200, 301)
+    got = numpy.asarray(g.standard_cauchy(shape))
+    n = 200 * 301
+    w = cp._cpn.philox_words(key, counter, 4 * n).reshape((4,) + shape)
+    u = ((w >> numpy.uint64(11)).astype(numpy.float64) + 0.5) * 2.0 ** -53
+
+    def box(u0, u1):
+        return numpy.sqrt(numpy.log(u0) * -2.0) * numpy.cos(u1 * (2 * numpy.pi))
+    numpy.testing.assert_allclose(got, box(u[0], u[2]) / box(u[1], u[3]), rtol=1e-10)
