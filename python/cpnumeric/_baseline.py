@@ -311,7 +311,7 @@ def run(ops, inputs, outputs, dests, sites, threads=1):
                 if i in lazy_iota:
                     continue
                 if blocked:
-                    if seg is not None and (name == "update" or any(
+                    if seg is not None and (_rewrites_first(ops[i]) or any(
                             r in seg.ops for r in operands) or seg.overwrites(
                             into.get(i), into)) and not (
                             i in blocked and shape == seg.shape):
@@ -398,8 +398,11 @@ def run(ops, inputs, outputs, dests, sites, threads=1):
                     # = v` copied all of a, twice (0.10x NumPy for 10^4
                     # indices into 10^5 elements).
                     base, old, out = operands[0], args[0], None
+                    # (not where the indices or values are views of the base:
+                    # the callee would read what it has already written)
                     if (old.dtype == dt and old.shape == shape and old.flags.c_contiguous
-                            and old.flags.writeable):
+                            and old.flags.writeable
+                            and not any(_np.may_share_memory(old, x) for x in args[1:])):
                         if (base >= 0 and root[base] == base and last[base] == i
                                 and ops[base][0] in _FRESH and not compact[base]):
                             out = old
@@ -634,6 +637,8 @@ def _block(ctx, b, flags, status):
             v, fresh = _np.where(args[0], args[1], args[2]), True
         else:  # copy: the block as it is, unless it is kept
             v = args[0]
+            for r in operands:
+                owned.discard(r)  # v is its buffer: no later op may take it
         if v.dtype != dt:
             v, fresh = v.astype(dt), True
         if v.shape != cshape:
@@ -736,7 +741,16 @@ def _parallel_blocks(ctx, blocks, threads, flags, status, checking):
         work(flags, status)
     finally:
         stop.append(True)  # an error here: the helpers stop at their next block
-        words = [result() for result in futures]  # (raises a helper's error)
+        # Every helper done before anything returns or raises (they write
+        # into output stores), then the first error, if any.
+        words, error = [], None
+        for result in futures:
+            try:
+                words.append(result())
+            except BaseException as e:
+                error = error or e
+        if error is not None:
+            raise error
     for st in words:
         for k, w in enumerate(st):
             status[k] |= w

@@ -193,3 +193,59 @@ def test_scatters_write_in_place(baseline):
     numpy.testing.assert_array_equal(got_a, ref)
     numpy.testing.assert_array_equal(got_b, ref_b)
     assert peak < 1 << 20, peak
+
+
+def test_scatters_wait_for_the_runs_that_read_their_base(block):
+    # A run that reads a buffer a scatter then writes in place is computed
+    # first (review of session 50: the scatter's values leaked into it).
+    n = 64
+    ref = numpy.arange(n, dtype=float)
+    idx0 = numpy.arange(0, n, 5)
+    idx = np.asarray(idx0)
+    t = np.asarray(numpy.zeros(n)) + 1.0
+    t[idx] = 0.0
+    a = np.asarray(numpy.zeros(n)) + np.asarray(ref)
+    np.synchronize()
+    y = a * 2.0 + 1.0
+    a[idx] = -100.0                       # a donated input, put in place
+    b = np.asarray(ref) * 3.0
+    z = b * 2.0 + 1.0
+    b[idx] = -100.0                       # a fresh value
+    c = np.asarray(numpy.zeros(n)) + np.asarray(ref)
+    np.synchronize()
+    w = c * 2.0 + 1.0
+    np.add.at(c, idx, 1000.0)             # ufunc.at
+    numpy.testing.assert_array_equal(numpy.asarray(y), ref * 2.0 + 1.0)
+    numpy.testing.assert_array_equal(numpy.asarray(z), ref * 6.0 + 1.0)
+    numpy.testing.assert_array_equal(numpy.asarray(w), ref * 2.0 + 1.0)
+    ra = ref.copy()
+    ra[idx0] = -100.0
+    numpy.testing.assert_array_equal(numpy.asarray(a), ra)
+
+
+def test_scatters_of_views_of_their_base(baseline):
+    # Values that are a view of the base itself: not in place (the callee
+    # would read what it has written).
+    n = 200000
+    ref = numpy.arange(n, dtype=float)
+    idx0 = numpy.arange(0, n, 5)[:13]
+    b = np.asarray(ref) * 1.0
+    np.add.at(b, np.asarray(idx0), b[:13])
+    c = np.asarray(ref) * 1.0
+    c[np.asarray(idx0)] = c[:13]
+    rb, rc = ref.copy(), ref.copy()
+    numpy.add.at(rb, idx0, rb[:13].copy())
+    rc[idx0] = rc[:13].copy()
+    numpy.testing.assert_array_equal(numpy.asarray(b), rb)
+    numpy.testing.assert_array_equal(numpy.asarray(c), rc)
+
+
+def test_block_copies_keep_their_values(block):
+    # A copy in a run is its operand's block; no later op may write its
+    # result there (review of session 50: j took m's values).
+    def f(lib, x):
+        r = x * 2.0
+        j = r.copy()
+        m = r + 1.0
+        return j * 3.0 + m
+    _both(f, numpy.arange(100, dtype=float))
