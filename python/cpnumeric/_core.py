@@ -1049,7 +1049,7 @@ class ndarray(_cpn.ArrayBase):
         if not self._is_whole_base():  # the view's elements, read in place
             return self._host().copy()
         out = to_numpy(self._base.node)
-        if out.dtype != self._dtype:
+        if out.dtype.char != self._dtype.char:  # (== holds for 'Q' and 'L')
             out = out.view(self._dtype)
         return out.reshape(self._shape)
 
@@ -1084,8 +1084,8 @@ class ndarray(_cpn.ArrayBase):
             if not self._is_whole_base():
                 a = self._np_view(buf)
             else:
-                a = (buf if buf.dtype == self._dtype else buf.view(self._dtype)
-                     ).reshape(self._shape)
+                a = (buf if buf.dtype.char == self._dtype.char
+                     else buf.view(self._dtype)).reshape(self._shape)
         if self._readonly:
             a = a.view()
             a.flags.writeable = False

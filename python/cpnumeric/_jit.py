@@ -89,7 +89,7 @@ class _Leaf:
 def _describe(key_part):
     kind = key_part[0]
     if kind == "array":
-        _, dt, shape, layout = key_part
+        _, dt, _, shape, layout = key_part
         text = f"{dt}[{', '.join(map(str, shape))}]"
         if layout is not None:
             base, strides, offset = layout
@@ -109,7 +109,9 @@ def _flatten(value, arrays, static):
             b = value._base
             layout = (None if value._whole else
                       (b.shape, value._strides, value._offset))
-            return (("array", str(value._dtype), value._shape, layout),
+            # (the dtype's character too: uint64 and ulonglong, int64 and
+            # longlong, print alike and give results of their own kind)
+            return (("array", str(value._dtype), value._dtype.char, value._shape, layout),
                     _Leaf(len(arrays) - 1))
         if isinstance(value, _np.generic) and _core.is_supported(value.dtype):
             # A NumPy scalar (what a[i] and iteration return) is a 0-d array
@@ -118,7 +120,7 @@ def _flatten(value, arrays, static):
             value = _np.asarray(value)
         if isinstance(value, _np.ndarray):
             arrays.append(value)
-            return (("array", str(value.dtype), value.shape, None),
+            return (("array", str(value.dtype), value.dtype.char, value.shape, None),
                     _Leaf(len(arrays) - 1))
         if isinstance(value, (tuple, list)) and any(
                 isinstance(v, (ndarray, _np.ndarray, tuple, list)) for v in value):

@@ -98,7 +98,8 @@ def _resolve(npufunc, in_types, dtype, casting):
     # long: np.array(2 ** 63) is the first): the key tells them apart, so
     # that each gets NumPy's own result type (and its scalar type).
     key = (npufunc.__name__, tuple(in_types), dtype, casting,
-           tuple(t.char for t in in_types if isinstance(t, _np.dtype) and t.kind in "iu"))
+           tuple(t.char for t in in_types if isinstance(t, _np.dtype) and t.kind in "iu"),
+           dtype.char if isinstance(dtype, _np.dtype) else None)
     r = _resolved.get(key)
     if r is None:
         kw = {"casting": casting}

@@ -1120,3 +1120,20 @@ def test_uint64_kinds_keep_their_own_result_types():
     ref = numpy.arange(5, dtype=numpy.uint64) + numpy.zeros((), numpy.uint64)
     assert x.dtype.char == ref.dtype.char
     assert type(x[1]) is type(ref[1])
+
+
+def test_uint64_kinds_through_dtype_jit_and_asarray():
+    # dtype= of either kind, @jit signatures and NumPy exports keep the
+    # kind (a review of session 50: each gave the other kind's result).
+    aQ = numpy.arange(100, dtype=numpy.ulonglong)
+    aL = aQ.astype(numpy.uint64)
+    cL = cp.asarray(aL) * 1
+    for first, second in (("L", "Q"), ("Q", "L")):
+        r1 = cp.add(cL, 1, dtype=numpy.dtype(first))
+        r2 = cp.add(cL, 1, dtype=numpy.dtype(second))
+        assert (r1.dtype.char, r2.dtype.char) == (first, second)
+    f = cp.jit(lambda x: x + x)
+    assert f(cp.asarray(aL)).dtype.char == (aL + aL).dtype.char
+    assert f(cp.asarray(aQ)).dtype.char == (aQ + aQ).dtype.char
+    r = cp.asarray(aQ) + cp.asarray(aQ)
+    assert r.dtype.char == "Q" and numpy.asarray(r).dtype.char == "Q"

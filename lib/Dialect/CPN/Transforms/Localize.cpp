@@ -538,9 +538,13 @@ Value Localizer::get(Value v, int64_t lo, int64_t hi) {
       }
       out = clone(op, {key, counter}, withRows(t, hi - lo))->getResult(0);
     }
-  } else if (auto call = dyn_cast<LibcallOp>(op); call && rowwiseCall(call)) {
+  } else if (auto call = dyn_cast<LibcallOp>(op);
+             call && rowwiseCall(call) &&
+             !(hi - lo < 2 && call.getCallee().starts_with("cum"))) {
     // Each row of the result from the same row of its one operand: the
-    // same call on the rows.
+    // same call on the rows. Not a scan of one row: the runtime splits a
+    // single long row over threads (partial sums re-associated), while the
+    // rows of the whole array are each scanned in order, as NumPy does.
     Value a = get(call->getOperand(0), lo, hi);
     if (emit_)
       out = clone(op, {a}, withRows(t, hi - lo))->getResult(0);

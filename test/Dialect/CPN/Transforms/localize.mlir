@@ -168,3 +168,22 @@ func.func @mixed_rows(%arg0: memref<100x40xf64>, %arg1: memref<100x40xi64>, %arg
   bufferization.materialize_in_destination %t in restrict writable %arg2 : (tensor<100x40xf64>, memref<100x40xf64>) -> ()
   return
 }
+
+// -----
+
+// A scan of a block of one row is the whole call's (the runtime splits a
+// single long row over threads, re-associating the sums; the whole call
+// scans each row in order, as NumPy): its input whole, its row taken. A sort
+// of one row is called on it.
+// CHECK-LABEL: func.func @one_row_blocks
+// CHECK-SAME: %arg0: memref<4x1000xf64> {cpn.rows = array<i64: 0, 4, 0, 4, 0, 4, 0, 4>
+// CHECK: cpn.libcall "cumsum_f8"(%{{.*}}) {args = array<i64>} : (tensor<4x1000xf64>) -> tensor<4x1000xf64>
+// CHECK: cpn.libcall "sort_f8"(%{{.*}}) {args = array<i64>} : (tensor<1x1000xf64>) -> tensor<1x1000xf64>
+func.func @one_row_blocks(%arg0: memref<4x1000xf64>, %arg1: memref<4x1000xf64>, %arg2: memref<4x1000xf64>) {
+  %x = bufferization.to_tensor %arg0 restrict : memref<4x1000xf64> to tensor<4x1000xf64>
+  %c = cpn.libcall "cumsum_f8"(%x) {args = array<i64>} : (tensor<4x1000xf64>) -> tensor<4x1000xf64>
+  %s = cpn.libcall "sort_f8"(%x) {args = array<i64>} : (tensor<4x1000xf64>) -> tensor<4x1000xf64>
+  bufferization.materialize_in_destination %c in restrict writable %arg1 : (tensor<4x1000xf64>, memref<4x1000xf64>) -> ()
+  bufferization.materialize_in_destination %s in restrict writable %arg2 : (tensor<4x1000xf64>, memref<4x1000xf64>) -> ()
+  return
+}
