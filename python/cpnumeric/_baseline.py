@@ -295,6 +295,11 @@ def run(ops, inputs, outputs, dests, sites, threads=1):
     site = {name: k for k, name in enumerate(sites)}
     status = [0] * ((len(sites) + 9) // 10)
     flags = _Flags()
+
+    def finish(run, pos):
+        """Computes the pending run before op `pos`; returns None (no run)."""
+        run.compute(pos, ops, inputs, outputs, vals, compact, last, into, chain_dest,
+                    taken, flags, site, status, threads, checking)
     vals = [None] * n
     # Values held smaller than their op's shape: a splat's one element.
     compact = [False] * n
@@ -315,17 +320,11 @@ def run(ops, inputs, outputs, dests, sites, threads=1):
                             r in seg.ops for r in operands) or seg.overwrites(
                             into.get(i), into)) and not (
                             i in blocked and shape == seg.shape):
-                        seg.compute(i, ops, inputs, outputs, vals, compact, last, into,
-                                    chain_dest, taken, flags, site, status, threads,
-                                    checking)
-                        seg = None
+                        seg = finish(seg, i)
                     if i in blocked and _rows_operand(operands, shape, seg, vals, compact,
                                                       inputs):
                         if seg is not None and seg.shape != shape:
-                            seg.compute(i, ops, inputs, outputs, vals, compact, last,
-                                        into, chain_dest, taken, flags, site, status,
-                                        threads, checking)
-                            seg = None
+                            seg = finish(seg, i)
                         if seg is None:
                             seg = _Run(shape)
                         seg.add(i, ops, root)
@@ -430,8 +429,7 @@ def run(ops, inputs, outputs, dests, sites, threads=1):
                     if r >= 0 and last[r] <= i and (seg is None or r not in seg.args):
                         vals[r] = None  # read for the last time
             if seg is not None:
-                seg.compute(n, ops, inputs, outputs, vals, compact, last, into, chain_dest,
-                            taken, flags, site, status, threads, checking)
+                finish(seg, n)
         values = [vals[o] for o in outputs]
         dirty = True  # destinations written from here
         # A value already in its destination (a donated input updated in place)

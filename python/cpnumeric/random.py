@@ -175,6 +175,10 @@ class Generator:
         if n < _core.EAGER["threshold"]:
             words = _core._cpn.philox_words(self._key, counter, n)
             return ndarray._from_eager(words.reshape(shape))
+        return self._traced_words(counter, shape)
+
+    def _traced_words(self, counter, shape):
+        """The words from `counter` on, of `shape`, as a cpn.random_bits op."""
         key = _core.scalar_node(_signed(self._key), _np.dtype(_np.int64))
         ctr = _core._cpn.from_numpy(_np.asarray(_signed(counter), _np.int64))
         node = record("random_bits", [key, ctr], shape, _U64)
@@ -193,14 +197,7 @@ class Generator:
             return [bits[j] for j in range(k)]
         counter = self._counter
         self._counter = (counter + k * n) & _M64
-        key = _core.scalar_node(_signed(self._key), _np.dtype(_np.int64))
-        parts = []
-        for j in range(k):
-            c = (counter + j * n) & _M64
-            ctr = _core._cpn.from_numpy(_np.asarray(_signed(c), _np.int64))
-            node = record("random_bits", [key, ctr], shape, _U64)
-            parts.append(ndarray._from_node(node, shape, _U64))
-        return parts
+        return [self._traced_words((counter + j * n) & _M64, shape) for j in range(k)]
 
     def _uniform(self, shape, dtype=_np.float64, open_interval=False, bits=None):
         """Uniform floats in [0, 1) (or (0, 1) with `open_interval`), from

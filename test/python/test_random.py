@@ -359,6 +359,18 @@ def test_normal_fuses_into_one_loop():
     assert cp.stats()["tasks_run"] - before == 1
 
 
+def _open_uniforms(key, counter, parts, shape):
+    """The (0, 1) float64 uniforms of `parts` consecutive parts of words of
+    `shape` from `counter` on, as _uniform makes them."""
+    n = int(numpy.prod(shape))
+    w = cp._cpn.philox_words(key, counter, parts * n).reshape((parts,) + tuple(shape))
+    return ((w >> numpy.uint64(11)).astype(numpy.float64) + 0.5) * 2.0 ** -53
+
+
+def _box_muller(u0, u1):
+    return numpy.sqrt(numpy.log(u0) * -2.0) * numpy.cos(u1 * (2 * numpy.pi))
+
+
 def test_normal_words_are_the_streams_halves():
     # Box-Muller reads words [c, c + n) for one uniform and [c + n, c + 2n)
     # for the other (a draw of (2,) + shape split in halves), traced as two
@@ -369,10 +381,8 @@ def test_normal_words_are_the_streams_halves():
     shape = (300, 301)
     got = numpy.asarray(g.standard_normal(shape))
     n = 300 * 301
-    words = cp._cpn.philox_words(key, counter, 2 * n).reshape((2,) + shape)
-    u = ((words >> numpy.uint64(11)).astype(numpy.float64) + 0.5) * 2.0 ** -53
-    ref = numpy.sqrt(numpy.log(u[0]) * -2.0) * numpy.cos(u[1] * (2 * numpy.pi))
-    numpy.testing.assert_allclose(got, ref, rtol=1e-13, atol=1e-13)
+    u = _open_uniforms(key, counter, 2, shape)
+    numpy.testing.assert_allclose(got, _box_muller(u[0], u[1]), rtol=1e-13, atol=1e-13)
     assert g._counter == (counter + 2 * n) % (1 << 64)
     small = cp.random.default_rng(31)
     from cpnumeric import _core
@@ -394,10 +404,6 @@ def test_cauchy_words_are_a_normal_pairs_parts():
     key, counter = g._key, g._counter
     shape = (200, 301)
     got = numpy.asarray(g.standard_cauchy(shape))
-    n = 200 * 301
-    w = cp._cpn.philox_words(key, counter, 4 * n).reshape((4,) + shape)
-    u = ((w >> numpy.uint64(11)).astype(numpy.float64) + 0.5) * 2.0 ** -53
-
-    def box(u0, u1):
-        return numpy.sqrt(numpy.log(u0) * -2.0) * numpy.cos(u1 * (2 * numpy.pi))
-    numpy.testing.assert_allclose(got, box(u[0], u[2]) / box(u[1], u[3]), rtol=1e-10)
+    u = _open_uniforms(key, counter, 4, shape)
+    numpy.testing.assert_allclose(got, _box_muller(u[0], u[2]) / _box_muller(u[1], u[3]),
+                                  rtol=1e-10)
