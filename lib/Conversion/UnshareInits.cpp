@@ -130,6 +130,86 @@ void copyStoredDestinations(linalg::LinalgOp op) {
   }
 }
 
+/// The values that share a stored value's buffer once eliminate-empty-tensors
+/// puts its chain into the output: the value, the destination it was written
+/// into in place, that one's destination, and so on.
+SmallVector<Value> destinationChain(Value v) {
+  SmallVector<Value> chain;
+  while (v && chain.size() < 4096 && !v.getDefiningOp<tensor::EmptyOp>()) {
+    chain.push_back(v);
+    Operation *def = v.getDefiningOp();
+    if (auto insert = dyn_cast_or_null<tensor::InsertSliceOp>(def))
+      v = insert.getDest();
+    else if (auto linalgOp = dyn_cast_or_null<linalg::LinalgOp>(def))
+      v = linalgOp.getDpsInitOperand(cast<OpResult>(v).getResultNumber())
+              ->get();
+    else if (auto call = dyn_cast_or_null<cpn::LibcallOp>(def);
+             call && call.getInPlace() && call->getNumOperands())
+      v = call->getOperand(0);
+    else
+      break;
+  }
+  return chain;
+}
+
+/// A value stored into an output's memref before ops that read a value of
+/// its destination chain: the store moves after the last of them. Once
+/// eliminate-empty-tensors has put the chain into the output's buffer, the
+/// store's copy-in (bufferization copies where an update of the chain is out
+/// of place) would overwrite what they read, and one-shot bufferization does
+/// not see writes through a memref destination. cpn-localize writes fresh
+/// outputs before the ops it emits for donated inputs (`a19 + eye` stored,
+/// then updated, and its old value read by a matrix power: the powers read
+/// the update).
+void storeAfterChainReads(bufferization::MaterializeInDestinationOp store) {
+  Value dest = store.getDest();
+  if (!isa<BaseMemRefType>(dest.getType()))
+    return;
+  Block *block = store->getBlock();
+  Operation *last = nullptr;
+  // The chain's values and the views of them (bufferized as subviews of
+  // the same buffer), read after the store.
+  SmallVector<Value> work = destinationChain(store.getSource());
+  llvm::SmallPtrSet<Value, 16> seen(work.begin(), work.end());
+  while (!work.empty()) {
+    Value v = work.pop_back_val();
+    for (OpOperand &use : v.getUses()) {
+      Operation *user = use.getOwner();
+      if (user == store)
+        continue;
+      if (isa<tensor::ExtractSliceOp, tensor::CollapseShapeOp,
+              tensor::ExpandShapeOp, tensor::CastOp>(user))
+        for (Value r : user->getResults())
+          if (seen.insert(r).second)
+            work.push_back(r);
+      Operation *at = block->findAncestorOpInBlock(*user);
+      if (!at || !store->isBeforeInBlock(at))
+        continue;
+      // A write into the stored value after the store (`np.negative(a,
+      // out=a)` with a's old value an output): the store stays before it.
+      auto m = dyn_cast<bufferization::MaterializeInDestinationOp>(user);
+      if (isDestination(use) || (m && use.get() == m.getDest()))
+        return;
+      if (!last || last->isBeforeInBlock(at))
+        last = at;
+    }
+  }
+  if (!last)
+    return;
+  // Nothing in between may touch the output's memref.
+  for (Operation *op = store->getNextNode(); op != last->getNextNode();
+       op = op->getNextNode()) {
+    bool touches = false;
+    op->walk([&](Operation *inner) {
+      for (Value x : inner->getOperands())
+        touches |= x == dest;
+    });
+    if (touches)
+      return;
+  }
+  store->moveAfter(last);
+}
+
 struct UnshareInitsPass : public cpn::impl::UnshareInitsBase<UnshareInitsPass> {
   void runOnOperation() override {
     // Chains of updates first, the last first: two stacks that CSE merged up
@@ -177,6 +257,13 @@ struct UnshareInitsPass : public cpn::impl::UnshareInitsBase<UnshareInitsPass> {
     });
     for (Operation *op : empties)
       unshare(op);
+    // Last, on chains no longer shared.
+    SmallVector<bufferization::MaterializeInDestinationOp> stores;
+    getOperation().walk([&](bufferization::MaterializeInDestinationOp op) {
+      stores.push_back(op);
+    });
+    for (auto store : stores)
+      storeAfterChainReads(store);
   }
 };
 } // namespace

@@ -232,3 +232,43 @@ func.func @read_then_updated(%u: memref<4xf64>, %v: memref<4xf64>, %f: tensor<2x
   bufferization.materialize_in_destination %v2 in restrict writable %v : (tensor<4xf64>, memref<4xf64>) -> ()
   return
 }
+
+// An output stored before a read of the value its update was written into
+// (cpn-localize writes fresh outputs first): the store moves after the last
+// read, through the views of that value, so that eliminate-empty-tensors'
+// output buffer is not overwritten while the old value is still read.
+// CHECK-LABEL: func @stored_before_a_read_of_its_base
+// CHECK: %[[E:.+]] = tensor.extract_slice %[[G:.+]][1] [2] [1]
+// CHECK: linalg.generic {{.*}} ins(%[[E]]
+// CHECK: bufferization.materialize_in_destination %{{.+}} in restrict writable %arg1
+// CHECK-NEXT: bufferization.materialize_in_destination %{{.+}} in restrict writable %arg2
+// BUF-LABEL: func @stored_before_a_read_of_its_base
+// BUF: linalg.generic {{.*}} outs(%arg2
+// BUF: memref.copy {{.*}}, %arg1
+#id1 = affine_map<(d0) -> (d0)>
+func.func @stored_before_a_read_of_its_base(%a: memref<4xf64>, %o1: memref<4xf64>,
+                                            %o2: memref<2xf64>) {
+  %t = bufferization.to_tensor %a restrict : memref<4xf64> to tensor<4xf64>
+  %e = tensor.empty() : tensor<4xf64>
+  %g = linalg.generic {indexing_maps = [#id1, #id1], iterator_types = ["parallel"]}
+      ins(%t : tensor<4xf64>) outs(%e : tensor<4xf64>) {
+  ^bb0(%in: f64, %out: f64):
+    %x = arith.addf %in, %in : f64
+    linalg.yield %x : f64
+  } -> tensor<4xf64>
+  %cst = arith.constant 5.0 : f64
+  %e1 = tensor.empty() : tensor<1xf64>
+  %f = linalg.fill ins(%cst : f64) outs(%e1 : tensor<1xf64>) -> tensor<1xf64>
+  %u = tensor.insert_slice %f into %g[0] [1] [1] : tensor<1xf64> into tensor<4xf64>
+  bufferization.materialize_in_destination %u in restrict writable %o1 : (tensor<4xf64>, memref<4xf64>) -> ()
+  %s = tensor.extract_slice %g[1] [2] [1] : tensor<4xf64> to tensor<2xf64>
+  %e2 = tensor.empty() : tensor<2xf64>
+  %h = linalg.generic {indexing_maps = [#id1, #id1], iterator_types = ["parallel"]}
+      ins(%s : tensor<2xf64>) outs(%e2 : tensor<2xf64>) {
+  ^bb0(%in: f64, %out: f64):
+    %x = arith.mulf %in, %in : f64
+    linalg.yield %x : f64
+  } -> tensor<2xf64>
+  bufferization.materialize_in_destination %h in restrict writable %o2 : (tensor<2xf64>, memref<2xf64>) -> ()
+  return
+}

@@ -112,6 +112,16 @@ def subset():
     check("cholesky", cp.linalg.cholesky(ca @ ca.T), numpy.linalg.cholesky(a @ a.T))
     check("eigvalsh", cp.linalg.eigvalsh(ca + ca.T), numpy.linalg.eigvalsh(a + a.T))
     check("norm", cp.linalg.norm(ca), numpy.linalg.norm(a))
+    # A stored value updated after a matrix power read it (the power wrote
+    # the update's values when the store came first: mpifuzz seed 24).
+    for shape in ((2, 4, 4), (3, 6, 6)):
+        r = rs.integers(-32, 33, shape) / 4
+        cm, m = cp.asarray(r) + cp.eye(shape[-1]) * 36, r + numpy.eye(shape[-1]) * 36
+        cpw, pw = cp.linalg.matrix_power(cm, 3), numpy.linalg.matrix_power(m, 3)
+        cm[-2::3] = cp.array(5.0)
+        m[-2::3] = 5.0
+        check(f"matrix_power before an update {shape}", cpw, pw)
+        check(f"updated after matrix_power {shape}", cm, m)
     # Random: seeded streams are the seed's, unseeded ones agree on every rank.
     for seed in (0, 12345, None):
         g = cp.random.default_rng(seed)

@@ -116,7 +116,12 @@ def UnshareInits : Pass<"cpn-unshare-inits", "ModuleOp"> {
     each multi-use init per use keeps every destination chain separate. A
     generic written into in place that is also stored as an output, or read
     elsewhere when it only moves elements (a splat), gets a clone for its
-    destination use for the same reason.
+    destination use for the same reason. Last, a store into an output's
+    memref that comes before reads of a value its chain was written into in
+    place (or views of it) moves after the last of them, unless something
+    writes into that chain in between: eliminate-empty-tensors would put the
+    chain into the output's buffer, and the store's copy-in would overwrite
+    what they read.
   }];
   let dependentDialects = ["mlir::linalg::LinalgDialect",
                            "mlir::tensor::TensorDialect"];
