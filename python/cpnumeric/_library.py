@@ -54,13 +54,18 @@ def rows(a, axis):
     """a as a (P, N) view (or copy) with `axis` last, and the function that
     turns a (P, N') result back into a's layout with N' along `axis`."""
     axis = _manip.normalize_axis_index(axis, a.ndim)
-    moved = _manip.moveaxis(a, axis, -1)
+    last = axis == a.ndim - 1
+    # Along the last axis of a 1-D or 2-D array (the usual call) no view is
+    # made: each costs a few us of recording on every call.
+    moved = a if last else _manip.moveaxis(a, axis, -1)
     lead = moved._shape[:-1]
     # _manip's functions, not the methods (their eager dispatch costs a few
     # us on a traced array).
-    two = _manip.reshape_to(moved, (prod(lead), moved._shape[-1]))
+    two = moved if len(lead) == 1 else _manip.reshape_to(
+        moved, (prod(lead), moved._shape[-1]))
 
     def back(r):  # C-contiguous, as NumPy's results (a copy if axis moved)
-        return _core.fresh(
-            _manip.moveaxis(_manip.reshape_to(r, lead + (r._shape[-1],)), -1, axis))
+        shape = lead + (r._shape[-1],)
+        r = r if r._shape == shape else _manip.reshape_to(r, shape)
+        return _core.fresh(r if last else _manip.moveaxis(r, -1, axis))
     return two, back
