@@ -9,7 +9,9 @@
 
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
 
 namespace mlir::cpn {
 #define GEN_PASS_DEF_UNSHAREINITS
@@ -167,8 +169,8 @@ void storeAfterChainReads(bufferization::MaterializeInDestinationOp store) {
     return;
   Block *block = store->getBlock();
   Operation *last = nullptr;
-  // The chain's values and the views of them (bufferized as subviews of
-  // the same buffer), read after the store.
+  // The chain's values and what aliases them once bufferized (slices,
+  // reshapes, the memref a library call reads), read after the store.
   SmallVector<Value> work = destinationChain(store.getSource());
   llvm::SmallPtrSet<Value, 16> seen(work.begin(), work.end());
   while (!work.empty()) {
@@ -177,8 +179,12 @@ void storeAfterChainReads(bufferization::MaterializeInDestinationOp store) {
       Operation *user = use.getOwner();
       if (user == store)
         continue;
+      auto toBuffer = dyn_cast<bufferization::ToBufferOp>(user);
+      auto view = dyn_cast<ViewLikeOpInterface>(user);
       if (isa<tensor::ExtractSliceOp, tensor::CollapseShapeOp,
-              tensor::ExpandShapeOp, tensor::CastOp>(user))
+              tensor::ExpandShapeOp, tensor::CastOp, tensor::ReshapeOp>(user) ||
+          (toBuffer && toBuffer.getReadOnly()) ||
+          (view && view.getViewSource() == v))
         for (Value r : user->getResults())
           if (seen.insert(r).second)
             work.push_back(r);
@@ -186,9 +192,15 @@ void storeAfterChainReads(bufferization::MaterializeInDestinationOp store) {
       if (!at || !store->isBeforeInBlock(at))
         continue;
       // A write into the stored value after the store (`np.negative(a,
-      // out=a)` with a's old value an output): the store stays before it.
+      // out=a)` with a's old value an output), a buffer that may be
+      // written, a value passed on by a terminator: the store stays.
       auto m = dyn_cast<bufferization::MaterializeInDestinationOp>(user);
-      if (isDestination(use) || (m && use.get() == m.getDest()))
+      auto insert = dyn_cast<tensor::InsertOp>(user);
+      if (isDestination(use) || (m && use.get() == m.getDest()) ||
+          (insert && use.get() == insert.getDest()) ||
+          (toBuffer && !toBuffer.getReadOnly()) ||
+          isa<scf::ForOp, scf::ForallOp, scf::WhileOp>(user) ||
+          at->hasTrait<OpTrait::IsTerminator>())
         return;
       if (!last || last->isBeforeInBlock(at))
         last = at;
@@ -196,13 +208,24 @@ void storeAfterChainReads(bufferization::MaterializeInDestinationOp store) {
   }
   if (!last)
     return;
-  // Nothing in between may touch the output's memref.
+  // Nothing in between may touch the output's memref or a view of it.
+  llvm::SmallPtrSet<Value, 8> aliases{dest};
+  SmallVector<Value> views{dest};
+  while (!views.empty()) {
+    Value v = views.pop_back_val();
+    for (Operation *user : v.getUsers())
+      if (auto view = dyn_cast<ViewLikeOpInterface>(user);
+          view && view.getViewSource() == v)
+        for (Value r : user->getResults())
+          if (aliases.insert(r).second)
+            views.push_back(r);
+  }
   for (Operation *op = store->getNextNode(); op != last->getNextNode();
        op = op->getNextNode()) {
     bool touches = false;
     op->walk([&](Operation *inner) {
       for (Value x : inner->getOperands())
-        touches |= x == dest;
+        touches |= aliases.contains(x);
     });
     if (touches)
       return;

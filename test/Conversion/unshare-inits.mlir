@@ -272,3 +272,32 @@ func.func @stored_before_a_read_of_its_base(%a: memref<4xf64>, %o1: memref<4xf64
   bufferization.materialize_in_destination %h in restrict writable %o2 : (tensor<2xf64>, memref<2xf64>) -> ()
   return
 }
+
+// The same, the old value read by a library call through its buffer: the
+// store moves after the call.
+// CHECK-LABEL: func @stored_before_a_library_call_reads_its_base
+// CHECK: call @cpn_lib_read
+// CHECK-NEXT: bufferization.materialize_in_destination %{{.+}} in restrict writable %arg1
+// BUF-LABEL: func @stored_before_a_library_call_reads_its_base
+// BUF: call @cpn_lib_read
+// BUF: memref.copy {{.*}}, %arg1
+func.func private @cpn_lib_read(memref<4xf64>, memref<4xf64, strided<[?], offset: ?>>)
+func.func @stored_before_a_library_call_reads_its_base(%a: memref<4xf64>, %o1: memref<4xf64>,
+                                                       %o2: memref<4xf64>) {
+  %t = bufferization.to_tensor %a restrict : memref<4xf64> to tensor<4xf64>
+  %e = tensor.empty() : tensor<4xf64>
+  %g = linalg.generic {indexing_maps = [#id1, #id1], iterator_types = ["parallel"]}
+      ins(%t : tensor<4xf64>) outs(%e : tensor<4xf64>) {
+  ^bb0(%in: f64, %out: f64):
+    %x = arith.addf %in, %in : f64
+    linalg.yield %x : f64
+  } -> tensor<4xf64>
+  %cst = arith.constant 5.0 : f64
+  %e1 = tensor.empty() : tensor<1xf64>
+  %f = linalg.fill ins(%cst : f64) outs(%e1 : tensor<1xf64>) -> tensor<1xf64>
+  %u = tensor.insert_slice %f into %g[0] [1] [1] : tensor<1xf64> into tensor<4xf64>
+  bufferization.materialize_in_destination %u in restrict writable %o1 : (tensor<4xf64>, memref<4xf64>) -> ()
+  %b = bufferization.to_buffer %g read_only : tensor<4xf64> to memref<4xf64, strided<[?], offset: ?>>
+  func.call @cpn_lib_read(%o2, %b) : (memref<4xf64>, memref<4xf64, strided<[?], offset: ?>>) -> ()
+  return
+}
