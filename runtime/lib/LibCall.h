@@ -154,9 +154,11 @@ template <typename F> void onThreads(int64_t n, F fn) {
 /// on OpenBLAS's threads (forBatch).
 constexpr double kBatchSpreadBelowFlops = 2e6;
 
-template <typename F> void forBatch(int64_t n, double flops, F fn) {
+/// `minFlops`: the batch's total below which it stays on one thread.
+template <typename F>
+void forBatch(int64_t n, double flops, F fn, double minFlops = 1e6) {
   int64_t threads = std::min<int64_t>(n, maxThreads()); // CPN_THREADS
-  if (threads <= 1 || flops >= kBatchSpreadBelowFlops || n * flops < 1e6) {
+  if (threads <= 1 || flops >= kBatchSpreadBelowFlops || n * flops < minFlops) {
     for (int64_t b = 0; b < n; ++b)
       fn(b);
     return;
