@@ -583,7 +583,9 @@ class ufunc(_cpn.UfuncBase):
             # the same elements by a's own loop (`np.maximum.at(a_int32,
             # idx, 3)`: no int64 loop, which is not natively run here).
             in_b = bv._dtype
-            if type(b) is int and a._dtype.kind in "iu":
+            # Not uint64: NumPy's uint64 with int64 is a float64 loop, whose
+            # rounding above 2**53 the result keeps (fuzz 1334:1277).
+            if type(b) is int and a._dtype.kind in "iu" and a._dtype != _np.uint64:
                 info = _np.iinfo(a._dtype)
                 in_b = a._dtype if info.min <= b <= info.max else in_b
             loop = _resolve(self._np, [a._dtype, in_b], None, "unsafe")

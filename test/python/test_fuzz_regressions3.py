@@ -1137,3 +1137,23 @@ def test_uint64_kinds_through_dtype_jit_and_asarray():
     assert f(cp.asarray(aQ)).dtype.char == (aQ + aQ).dtype.char
     r = cp.asarray(aQ) + cp.asarray(aQ)
     assert r.dtype.char == "Q" and numpy.asarray(r).dtype.char == "Q"
+
+
+def test_add_at_of_a_python_int_into_uint64_rounds_as_numpys():
+    # NumPy's ufunc.at takes a Python int as an int64 array: with uint64
+    # that is a float64 loop, and values above 2**53 come back rounded
+    # (fuzz 1334:1277: our exact uint64 scatter differed by 7). The declared
+    # fallback runs NumPy's.
+    base = numpy.array([239674342661067410, 5, 2 ** 63 + 3] * 700, dtype=numpy.uint64)
+    ref = base.copy()
+    numpy.add.at(ref, [-1025, 159, 1755], 7)
+    got = cp.asarray(base)
+    with pytest.warns(RuntimeWarning, match="add.at"):
+        cp.add.at(got, [-1025, 159, 1755], 7)
+    numpy.testing.assert_array_equal(numpy.asarray(got), ref)
+    # int64 keeps its exact native scatter.
+    ri = base.astype(numpy.int64)
+    gi = cp.asarray(ri)
+    numpy.add.at(ri, [3, 3, 9], 7)
+    cp.add.at(gi, [3, 3, 9], 7)
+    numpy.testing.assert_array_equal(numpy.asarray(gi), ri)
