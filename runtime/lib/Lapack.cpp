@@ -235,38 +235,69 @@ template <typename T, lapack_int n> bool inlineGetrfN(T *a, lapack_int *ipiv) {
 /// getrs of an inline LU (P A = L U, column-major, n <= kInlineRows): the
 /// nrhs columns of b (leading dimension n) become A^-1 b ('N') or A^-T b
 /// ('T').
-template <typename T>
-void inlineGetrs(char trans, lapack_int n, lapack_int nrhs, const T *lu,
-                 const lapack_int *ipiv, T *b) {
-  for (lapack_int c = 0; c < nrhs; ++c) {
-    T *x = b + c * n;
+template <typename T, lapack_int n>
+void inlineGetrsN(char trans, lapack_int nrhs, const T *lu,
+                  const lapack_int *ipiv, T *b) {
+  // The diagonal's reciprocals once for all columns (a division per
+  // element was most of inv's time; OpenBLAS's trsm multiplies so too).
+  T rd[n];
+  for (lapack_int j = 0; j < n; ++j)
+    rd[j] = T(1) / lu[j + j * n];
+  // Up to kCols columns at a time, as rows of a local block: every step
+  // updates a row of the block, contiguous, for all its columns at once
+  // (column by column, each step waited on the one before).
+  constexpr lapack_int kCols = 16;
+  T w[n][kCols];
+  for (lapack_int c0 = 0; c0 < nrhs; c0 += kCols) {
+    const lapack_int m = std::min(kCols, nrhs - c0);
+    for (lapack_int c = 0; c < m; ++c)
+      for (lapack_int i = 0; i < n; ++i)
+        w[i][c] = b[i + (c0 + c) * n];
+    auto swapRows = [&](lapack_int r, lapack_int q) {
+      if (r != q)
+        for (lapack_int c = 0; c < m; ++c)
+          std::swap(w[r][c], w[q][c]);
+    };
     if (trans == 'N') {
       for (lapack_int j = 0; j < n; ++j)
-        std::swap(x[j], x[ipiv[j] - 1]);
+        swapRows(j, ipiv[j] - 1);
       for (lapack_int j = 0; j < n; ++j) // L y = P b, L unit lower
-        for (lapack_int i = j + 1; i < n; ++i)
-          x[i] -= lu[i + j * n] * x[j];
+        for (lapack_int i = j + 1; i < n; ++i) {
+          T l = lu[i + j * n];
+          for (lapack_int c = 0; c < m; ++c)
+            w[i][c] -= l * w[j][c];
+        }
       for (lapack_int j = n - 1; j >= 0; --j) { // U x = y
-        x[j] /= lu[j + j * n];
-        for (lapack_int i = 0; i < j; ++i)
-          x[i] -= lu[i + j * n] * x[j];
+        for (lapack_int c = 0; c < m; ++c)
+          w[j][c] *= rd[j];
+        for (lapack_int i = 0; i < j; ++i) {
+          T u = lu[i + j * n];
+          for (lapack_int c = 0; c < m; ++c)
+            w[i][c] -= u * w[j][c];
+        }
       }
     } else {
       for (lapack_int i = 0; i < n; ++i) { // U^T y = b
-        T s = x[i];
-        for (lapack_int k = 0; k < i; ++k)
-          s -= lu[k + i * n] * x[k];
-        x[i] = s / lu[i + i * n];
+        for (lapack_int k = 0; k < i; ++k) {
+          T u = lu[k + i * n];
+          for (lapack_int c = 0; c < m; ++c)
+            w[i][c] -= u * w[k][c];
+        }
+        for (lapack_int c = 0; c < m; ++c)
+          w[i][c] *= rd[i];
       }
-      for (lapack_int i = n - 1; i >= 0; --i) { // L^T z = y
-        T s = x[i];
-        for (lapack_int k = i + 1; k < n; ++k)
-          s -= lu[k + i * n] * x[k];
-        x[i] = s;
-      }
+      for (lapack_int i = n - 1; i >= 0; --i) // L^T z = y
+        for (lapack_int k = i + 1; k < n; ++k) {
+          T l = lu[k + i * n];
+          for (lapack_int c = 0; c < m; ++c)
+            w[i][c] -= l * w[k][c];
+        }
       for (lapack_int j = n - 1; j >= 0; --j) // x = P^T z
-        std::swap(x[j], x[ipiv[j] - 1]);
+        swapRows(j, ipiv[j] - 1);
     }
+    for (lapack_int c = 0; c < m; ++c)
+      for (lapack_int i = 0; i < n; ++i)
+        b[i + (c0 + c) * n] = w[i][c];
   }
 }
 
@@ -325,6 +356,19 @@ template <typename T> bool inlineGetrf(lapack_int n, T *a, lapack_int *ipiv) {
 #undef CPN_CASE
   default:
     return false;
+  }
+}
+template <typename T>
+void inlineGetrs(char trans, lapack_int n, lapack_int nrhs, const T *lu,
+                 const lapack_int *ipiv, T *b) {
+  switch (n) {
+#define CPN_CASE(k)                                                            \
+  case k:                                                                      \
+    return inlineGetrsN<T, k>(trans, nrhs, lu, ipiv, b);
+    CPN_INLINE_SIZES(CPN_CASE)
+#undef CPN_CASE
+  default:
+    return;
   }
 }
 template <typename T> bool inlinePotrf(lapack_int n, T *a) {
