@@ -583,7 +583,12 @@ template <typename T> void cholesky(const Call &c) {
       [&](int64_t b) {
         Scratch<T, 0> lBuf;
         std::vector<T> &l = *lBuf;
-        gather(a, b, l);
+        // upper reads a's upper triangle, as NumPy's (the lower one of
+        // its transpose): a non-symmetric a factors its own triangle.
+        if (upper)
+          gatherTransposed(a, b, l);
+        else
+          gather(a, b, l);
         T *dst = out + b * n * n;
         if (n && !(n <= kInlineRows && inlinePotrf<T>(n, l.data())) &&
             (cpnrt::lib::parallelCholesky(n)

@@ -702,3 +702,20 @@ def test_small_stacked_factorizations_match_numpy(n, dtype):
         s = a @ a.transpose(0, 2, 1)
         numpy.testing.assert_allclose(numpy.asarray(cp.linalg.cholesky(cp.asarray(s))),
                                       LA.cholesky(s), rtol=r * 10, atol=r * 10)
+
+
+@pytest.mark.parametrize("n", [2, 8, 20])
+def test_cholesky_reads_the_triangle_it_is_asked_for(n):
+    """upper=True factors the upper triangle of a non-symmetric matrix, as
+    NumPy's (it took the lower one and transposed its factor)."""
+    rng = numpy.random.default_rng(n)
+    a = rng.random((3, n, n)) + n * numpy.eye(n)
+    a[:, numpy.tril_indices(n, -1)[0], numpy.tril_indices(n, -1)[1]] = 100.0
+    for upper in (True, False):
+        try:
+            ref = LA.cholesky(a, upper=upper)
+        except LA.LinAlgError:
+            with pytest.raises(LA.LinAlgError):
+                numpy.asarray(cp.linalg.cholesky(cp.asarray(a), upper=upper))
+            continue
+        close(cp.linalg.cholesky(cp.asarray(a), upper=upper), ref)
