@@ -208,27 +208,23 @@ void storeAfterChainReads(bufferization::MaterializeInDestinationOp store) {
   }
   if (!last)
     return;
-  // Nothing in between may touch the output's memref or a view of it.
-  llvm::SmallPtrSet<Value, 8> aliases{dest};
+  // Nothing in between (last included) may use the output's memref or a
+  // view of it.
   SmallVector<Value> views{dest};
+  llvm::SmallPtrSet<Value, 8> aliases{dest};
   while (!views.empty()) {
     Value v = views.pop_back_val();
-    for (Operation *user : v.getUsers())
+    for (Operation *user : v.getUsers()) {
+      Operation *at =
+          user == store ? nullptr : block->findAncestorOpInBlock(*user);
+      if (at && store->isBeforeInBlock(at) && !last->isBeforeInBlock(at))
+        return;
       if (auto view = dyn_cast<ViewLikeOpInterface>(user);
           view && view.getViewSource() == v)
         for (Value r : user->getResults())
           if (aliases.insert(r).second)
             views.push_back(r);
-  }
-  for (Operation *op = store->getNextNode(); op != last->getNextNode();
-       op = op->getNextNode()) {
-    bool touches = false;
-    op->walk([&](Operation *inner) {
-      for (Value x : inner->getOperands())
-        touches |= aliases.contains(x);
-    });
-    if (touches)
-      return;
+    }
   }
   store->moveAfter(last);
 }

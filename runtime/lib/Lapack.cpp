@@ -183,10 +183,26 @@ lapack_int gelsd(lapack_int m, lapack_int n, lapack_int nrhs, T *a, T *b,
 /// Rows up to which a square factorization runs inline.
 constexpr lapack_int kInlineRows = 16;
 
-/// A pivot at most this many rounding errors of the matrix's largest entry
-/// sends the matrix to LAPACK.
-template <typename T> T tinyPivot(lapack_int n, T big) {
-  return T(64) * T(n) * std::numeric_limits<T>::epsilon() * big;
+/// Copies the n x n `a` into `w` and sets `tiny`: a pivot at most this
+/// many rounding errors of the matrix's largest entry sends the matrix to
+/// LAPACK. False (nothing to factor inline) when an entry is NaN or
+/// infinite.
+template <typename T, lapack_int n>
+bool copyForInline(const T *a, T *w, T &tiny) {
+  T big = T(0), nonfinite = T(0); // NaN when an entry is NaN or infinite
+  for (lapack_int i = 0; i < n * n; ++i) {
+    w[i] = a[i];
+    big = std::max(big, std::abs(a[i]));
+    nonfinite += a[i] * T(0);
+  }
+  tiny = T(64) * T(n) * std::numeric_limits<T>::epsilon() * big;
+  return nonfinite == T(0);
+}
+
+/// Whether pivot (or Cholesky diagonal) `x` is safely nonzero: above
+/// `tiny`, not subnormal, not NaN.
+template <typename T> bool safePivot(T x, T tiny) {
+  return x > tiny && x >= std::numeric_limits<T>::min();
 }
 
 /// LU with partial pivoting of the column-major n x n `a` (n <=
@@ -195,15 +211,9 @@ template <typename T> T tinyPivot(lapack_int n, T big) {
 template <typename T, lapack_int n> bool inlineGetrfN(T *a, lapack_int *ipiv) {
   T w[n * n];
   lapack_int p[n];
-  T big = T(0), nonfinite = T(0); // NaN when an entry is NaN or infinite
-  for (lapack_int i = 0; i < n * n; ++i) {
-    w[i] = a[i];
-    big = std::max(big, std::abs(a[i]));
-    nonfinite += a[i] * T(0);
-  }
-  if (nonfinite != T(0))
+  T tiny;
+  if (!copyForInline<T, n>(a, w, tiny))
     return false;
-  const T tiny = tinyPivot(n, big);
   for (lapack_int j = 0; j < n; ++j) {
     T *cj = w + j * n;
     lapack_int q = j;
@@ -211,7 +221,7 @@ template <typename T, lapack_int n> bool inlineGetrfN(T *a, lapack_int *ipiv) {
     for (lapack_int i = j + 1; i < n; ++i)
       if (std::abs(cj[i]) > best)
         best = std::abs(cj[i]), q = i;
-    if (!(best > tiny) || best < std::numeric_limits<T>::min())
+    if (!safePivot(best, tiny))
       return false;
     p[j] = q + 1;
     if (q != j)
@@ -307,20 +317,14 @@ void inlineGetrsN(char trans, lapack_int nrhs, const T *lu,
 /// positive definite).
 template <typename T, lapack_int n> bool inlinePotrfN(T *a) {
   T w[n * n];
-  T big = T(0), nonfinite = T(0); // NaN when an entry is NaN or infinite
-  for (lapack_int i = 0; i < n * n; ++i) {
-    w[i] = a[i];
-    big = std::max(big, std::abs(a[i]));
-    nonfinite += a[i] * T(0);
-  }
-  if (nonfinite != T(0))
+  T tiny;
+  if (!copyForInline<T, n>(a, w, tiny))
     return false;
-  const T tiny = tinyPivot(n, big);
   for (lapack_int j = 0; j < n; ++j) {
     T d = w[j + j * n];
     for (lapack_int k = 0; k < j; ++k)
       d -= w[j + k * n] * w[j + k * n];
-    if (!(d > tiny) || d < std::numeric_limits<T>::min())
+    if (!safePivot(d, tiny))
       return false;
     d = std::sqrt(d);
     w[j + j * n] = d;
@@ -383,6 +387,21 @@ template <typename T> bool inlinePotrf(lapack_int n, T *a) {
   }
 }
 #undef CPN_INLINE_SIZES
+
+/// Square matrix `b` of `a` for an LU factorization, column-major: as it
+/// is when small (kInlineRows), as NumPy gives it to LAPACK, so that a
+/// matrix the inline LU leaves to LAPACK is found exactly singular or not as
+/// NumPy finds it; else its transpose (a copy of its rows, no transpose).
+/// True when as it is.
+template <typename T>
+bool gatherForLu(const Array &a, int64_t b, std::vector<T> &buf) {
+  if (a.rows() <= kInlineRows) {
+    gather(a, b, buf);
+    return true;
+  }
+  gatherTransposed(a, b, buf);
+  return false;
+}
 
 /// getrf of an n x n matrix: inline when small (and safely nonsingular),
 /// split over the runtime's threads when big enough (Factor.cpp), else
@@ -474,14 +493,9 @@ template <typename T> void inv(const Call &c) {
         Scratch<lapack_int, 0> piv;
         x->assign(std::max<int64_t>(1, n * n), T(0));
         piv->assign(std::max<int64_t>(1, n), 0);
-        // inv(A)^T = inv(A^T), column-major: inv(A) in C order. A small
-        // matrix is factored as it is, as NumPy factors it, so that one LAPACK
-        // finds exactly singular finds it so too (inline LU, kInlineRows).
-        bool small = n <= kInlineRows;
-        if (small)
-          gather(a, b, *lu);
-        else
-          gatherTransposed(a, b, *lu);
+        // Column-major inv(A) of A, or inv(A^T) = inv(A)^T of the
+        // transpose, which is inv(A) in C order.
+        bool asIs = gatherForLu(a, b, *lu);
         for (int64_t i = 0; i < n; ++i)
           (*x)[i + i * n] = T(1);
         T *dst = out + b * n * n;
@@ -490,7 +504,7 @@ template <typename T> void inv(const Call &c) {
             status.fail("Singular matrix");
           return fillNaN(dst, n * n);
         }
-        if (small)
+        if (asIs)
           scatter(x->data(), std::max<int64_t>(1, n), n, n, dst);
         else
           std::copy(x->data(), x->data() + n * n, dst);
@@ -511,15 +525,11 @@ template <typename T> void solve(const Call &c) {
         Scratch<T, 1> x;
         Scratch<lapack_int, 0> piv;
         piv->assign(std::max<int64_t>(1, n), 0);
-        // A x = b: (A^T)^T x = b; a small A as it is (see inv).
-        bool small = n <= kInlineRows;
-        if (small)
-          gather(a, b, *lu);
-        else
-          gatherTransposed(a, b, *lu);
+        // A x = b, or (A^T)^T x = b with the transpose.
+        bool asIs = gatherForLu(a, b, *lu);
         gather(rhs, b, *x);
         T *dst = out + b * n * k;
-        if (luSolve<T>(small ? 'N' : 'T', n, k, lu->data(), piv->data(),
+        if (luSolve<T>(asIs ? 'N' : 'T', n, k, lu->data(), piv->data(),
                        x->data()) != 0) {
           status.fail("Singular matrix");
           return fillNaN(dst, n * k);
@@ -543,10 +553,7 @@ template <typename T> void slogdet(const Call &c) {
         std::vector<T> &lu = *luBuf;
         std::vector<lapack_int> &piv = *pivBuf;
         piv.assign(std::max<int64_t>(1, n), 0);
-        if (n <= kInlineRows) // as NumPy factors it (see inv)
-          gather(a, b, lu);
-        else
-          gatherTransposed(a, b, lu); // det(A^T) = det(A)
+        gatherForLu(a, b, lu); // det(A^T) = det(A)
         T *dst = out + 3 * b;
         lapack_int info = n ? luFactor<T>(n, lu.data(), piv.data()) : 0;
         if (info > 0) {
