@@ -457,6 +457,42 @@ def test_exit_or_fork_while_a_background_compile_runs(tmp_path, tail):
     assert r.stdout.startswith("ok")
 
 
+_LOAD_SAMPLE_SCRIPT = """
+import os, time, numpy, cpnumeric as np
+x = np.asarray(numpy.linspace(0, 1, 200000))
+for k in range(3):   # kernels: the load sampler's thread starts
+    y = numpy.asarray(np.sin(x) * 2.0 + x)
+time.sleep(0.08)
+pid = os.fork()
+if pid == 0:
+    for k in range(3):
+        time.sleep(0.06)   # the first kernel after each pause asks for a sample
+        z = numpy.asarray(np.sin(x) * 2.0 + x)
+    os._exit(0 if numpy.array_equal(z, y) else 3)
+for k in range(3):
+    time.sleep(0.06)
+    z = numpy.asarray(np.sin(x) * 2.0 + x)
+assert numpy.array_equal(z, y)
+assert os.waitpid(pid, 0)[1] == 0
+print("ok")
+"""
+
+
+def test_kernels_after_pauses_in_a_fork_and_its_parent(tmp_path):
+    """The machine's load is sampled on a thread of its own, which a fork's
+    child does not have: the child's kernels after pauses start its own
+    sampler (no lock of the parent's is waited on), and both compute."""
+    import os
+    import subprocess
+    import sys
+    env = dict(os.environ, CPN_EAGER_THRESHOLD="0", CPN_BACKGROUND_COMPILE="0",
+               CPN_CACHE_DIR=str(tmp_path))
+    r = subprocess.run([sys.executable, "-c", _LOAD_SAMPLE_SCRIPT], env=env,
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.startswith("ok")
+
+
 def test_baseline_update_chains_write_into_their_destinations():
     """A chain of updates on a fresh copy is built in its output's store;
     an intermediate that is an output too keeps its own value."""
