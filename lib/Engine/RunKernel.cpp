@@ -101,64 +101,86 @@ bool sampleOversubscribed() {
 /// The sample's thread: reading /proc (a file per thread of this process)
 /// took 150-250 us on this project's VMs, on the path of the first kernel
 /// after each pause of more than the sampling interval (an elementwise op
-/// of 10^5 float64 after a 0.15 s pause: 350 us against NumPy's 100). A
-/// kernel asks for a new sample and goes on with the last one. Leaked: its
-/// detached thread may wait on it while static destructors run.
+/// of 10^5 float64 after a 0.15 s pause: 350 us against NumPy's 100). The
+/// thread samples every 50 ms while kernels run (once per interval in
+/// which one started) and parks after a second without one; a kernel only
+/// notes its time, and wakes the thread (a futex call) when it is parked.
+/// Leaked: its detached thread may wait on it while static destructors run.
 struct LoadSampler {
   std::mutex mutex;
   std::condition_variable cv;
-  bool wanted = false, started = false;
+  bool started = false;
+  std::atomic<bool> parked{false};
 };
 LoadSampler *loadSampler = new LoadSampler();
 std::atomic<bool> crowdedNow{false};
-std::atomic<int64_t> nextLoadSample{0};
+std::atomic<int64_t> lastKernelMs{0};
+constexpr int64_t kLoadSampleMs = 50, kLoadParkMs = 1000;
+
+int64_t steadyMs() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
 
 void loadSamplerLoop(LoadSampler *s) {
+  int64_t sampledFor = -1;
   std::unique_lock<std::mutex> lock(s->mutex);
   for (;;) {
-    s->cv.wait(lock, [s] { return s->wanted; });
-    s->wanted = false;
-    lock.unlock();
-    crowdedNow.store(sampleOversubscribed(), std::memory_order_relaxed);
-    lock.lock();
+    int64_t last = lastKernelMs.load();
+    if (last != sampledFor) { // a kernel started since the last sample
+      sampledFor = last;
+      lock.unlock();
+      crowdedNow.store(sampleOversubscribed(), std::memory_order_relaxed);
+      lock.lock();
+    }
+    if (steadyMs() - last < kLoadParkMs) {
+      s->cv.wait_for(lock, std::chrono::milliseconds(kLoadSampleMs));
+      continue;
+    }
+    // Parked until a kernel wakes it. Its time is read again after the
+    // flag is set (both sequentially consistent, as the kernel's store and
+    // read): a kernel that did not see the flag is seen here.
+    s->parked.store(true);
+    if (lastKernelMs.load() == last)
+      s->cv.wait(lock, [&] { return lastKernelMs.load() != last; });
+    s->parked.store(false);
   }
 }
 
 /// A fork's child has no sampler thread (and the parent's lock may be
-/// held): a fresh sampler, started at the child's first request.
+/// held): a fresh sampler, started at the child's first kernel.
 void loadSamplerAfterForkInChild() { loadSampler = new LoadSampler(); }
 
-/// The last sample (at most 50 ms old while kernels run; after a pause the
-/// one from before it, until the new one lands).
+/// The last sample: at most ~50 ms old while kernels run; for the first
+/// kernel after a second without one, the one from before it.
 bool machineOversubscribed() {
-  int64_t now = std::chrono::duration_cast<std::chrono::milliseconds>(
-                    std::chrono::steady_clock::now().time_since_epoch())
-                    .count();
-  if (now < nextLoadSample.load(std::memory_order_relaxed))
-    return crowdedNow.load(std::memory_order_relaxed);
-  nextLoadSample.store(now + 50, std::memory_order_relaxed);
+  int64_t now = steadyMs();
   LoadSampler *s = loadSampler;
-  bool threadless = false;
-  {
-    std::lock_guard<std::mutex> lock(s->mutex);
-    if (!s->started) {
-      s->started = true;
-      static bool forkHandler =
-          pthread_atfork(nullptr, nullptr, loadSamplerAfterForkInChild) == 0;
-      (void)forkHandler;
-      try {
-        std::thread(loadSamplerLoop, s).detach();
-      } catch (const std::system_error &) {
-        threadless = true; // no thread to be had: sampled here
-        s->started = false;
+  if (lastKernelMs.load(std::memory_order_relaxed) != now)
+    lastKernelMs.store(now);
+  if (s->parked.load() || !s->started) {
+    bool threadless = false;
+    {
+      std::lock_guard<std::mutex> lock(s->mutex);
+      if (!s->started) {
+        s->started = true;
+        static bool forkHandler =
+            pthread_atfork(nullptr, nullptr, loadSamplerAfterForkInChild) == 0;
+        (void)forkHandler;
+        try {
+          std::thread(loadSamplerLoop, s).detach();
+        } catch (const std::system_error &) {
+          threadless = true; // no thread to be had: sampled here
+          s->started = false;
+        }
       }
     }
-    s->wanted = !threadless;
+    if (threadless)
+      crowdedNow.store(sampleOversubscribed(), std::memory_order_relaxed);
+    else
+      s->cv.notify_one();
   }
-  if (threadless)
-    crowdedNow.store(sampleOversubscribed(), std::memory_order_relaxed);
-  else
-    s->cv.notify_one();
   return crowdedNow.load(std::memory_order_relaxed);
 }
 
