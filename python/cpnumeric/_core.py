@@ -1261,12 +1261,9 @@ class ndarray(_cpn.ArrayBase):
     def __invert__(self):
         return _ufuncs.invert(self)
 
-    # `a @ b` is the public cpnumeric.matmul (its eager path in front)
-    def __matmul__(self, o):
-        return _matmul(self, o)
-
-    def __rmatmul__(self, o):
-        return _matmul(o, self)
+    # `a @ b` (and `b @ a`): the base's C slot (python/src/fast.cpp: whole
+    # traced matrices and vectors of one float or complex dtype), else the
+    # public cpnumeric.matmul (its eager path in front), _cpn.set_matmul.
 
     # -- reductions -----------------------------------------------------------
     # @_eager_method: NumPy's method of the same name on an eager array's
@@ -1720,6 +1717,7 @@ from ._eager import (DECLINED as _DECLINED, TRACED as _TRACED, _Traced,  # noqa:
 # `a @ b`: what the public cpnumeric.matmul is, _manip.matmul with the eager
 # path in front (_eager.install puts it in front of cpnumeric's functions).
 _matmul = _eager_function(_np.matmul, _manip.matmul)
+_cpn.set_matmul(_matmul)
 
 # The Python functions of the base's binary operators (ArrayBase's, in C) for
 # the calls that the ufunc's C path does not take: the ufunc, the operator

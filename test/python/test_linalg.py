@@ -403,6 +403,42 @@ def test_batched_matmul(dtype, sa, sb):
         cp.matmul(cp.ones((2, 3, 4)), cp.ones((2, 5, 4)))
 
 
+@pytest.mark.parametrize("dtype", ["float64", "float32", "complex64", "complex128", "int64"])
+@pytest.mark.parametrize("sa,sb", [((40, 30), (30, 20)), ((40, 30), (30,)), ((30,), (30, 20)),
+                                   ((30,), (30,)), ((1, 1), (1,)), ((0, 3), (3, 2)),
+                                   ((3, 0), (0,)), ((4, 3), (3, 0))])
+def test_matmul_operator_of_traced_arrays(dtype, sa, sb):
+    """`a @ b` of whole traced arrays goes through ArrayBase's C slot (a
+    matrix or a vector on either side); views, mixed dtypes and NumPy's
+    operand on the left through the Python path; all as NumPy."""
+    from cpnumeric import _core
+    a = matrices(sa, "float64").astype(dtype)
+    b = matrices(sb, "float64", seed=1).astype(dtype)
+    if a.dtype.kind == "c":
+        a = a + 1j * matrices(sa, "float64", seed=2)
+    threshold = _core.EAGER["threshold"]
+    _core.EAGER["threshold"] = 0  # traced, not NumPy's eager call
+    try:
+        ca, cb = cp.array(a), cp.array(b)
+        r = ca @ cb
+        close(r, a @ b, dtype)
+        close(r * 2, (a @ b) * 2, dtype)  # the result's view, traced on
+        close(cp.array(a[::-1]) @ cb, a[::-1] @ b, dtype)  # a view operand
+        if len(sa) == 2:
+            close(cp.array(a.T.copy()).T @ cb, a @ b, dtype)  # a transposed view
+        other = {"float64": "float32", "float32": "float64", "complex64": "complex128",
+                 "complex128": "complex64", "int64": "float32"}[dtype]
+        close(ca @ cb.astype(other), a @ b.astype(other), "float32")
+        close(a @ cb, a @ b, dtype)  # NumPy's operator: its matmul ufunc
+        close(numpy.matmul(a, cb), a @ b, dtype)
+    finally:
+        _core.EAGER["threshold"] = threshold
+    with pytest.raises(ValueError, match="mismatch"):
+        cp.ones((3, 4)) @ cp.ones(5)
+    with pytest.raises(ValueError, match="mismatch"):
+        cp.ones(4) @ cp.ones((5, 2))
+
+
 @pytest.mark.parametrize("dtype", ["float64", "int64", "float32"])
 def test_cross(dtype):
     a = matrices((5, 3), "float64").astype(dtype)
