@@ -109,8 +109,8 @@ bool sampleOversubscribed() {
 struct LoadSampler {
   std::mutex mutex;
   std::condition_variable cv;
-  bool started = false;
-  std::atomic<bool> parked{false};
+  std::atomic<bool> started{false}, parked{false};
+  int64_t nextTry = 0; // without a thread: the next try and inline sample
 };
 LoadSampler *loadSampler = new LoadSampler();
 std::atomic<bool> crowdedNow{false};
@@ -159,24 +159,26 @@ bool machineOversubscribed() {
   LoadSampler *s = loadSampler;
   if (lastKernelMs.load(std::memory_order_relaxed) != now)
     lastKernelMs.store(now);
-  if (s->parked.load() || !s->started) {
-    bool threadless = false;
+  if (s->parked.load() || !s->started.load(std::memory_order_relaxed)) {
+    bool inline_ = false;
     {
       std::lock_guard<std::mutex> lock(s->mutex);
-      if (!s->started) {
-        s->started = true;
+      if (!s->started.load(std::memory_order_relaxed) && now >= s->nextTry) {
         static bool forkHandler =
             pthread_atfork(nullptr, nullptr, loadSamplerAfterForkInChild) == 0;
         (void)forkHandler;
         try {
           std::thread(loadSamplerLoop, s).detach();
-        } catch (const std::system_error &) {
-          threadless = true; // no thread to be had: sampled here
-          s->started = false;
+          s->started.store(true, std::memory_order_relaxed);
+        } catch (...) {
+          // No thread to be had (a process limit, memory): sampled here,
+          // and tried again, at most every 50 ms.
+          s->nextTry = now + kLoadSampleMs;
+          inline_ = true;
         }
       }
     }
-    if (threadless)
+    if (inline_)
       crowdedNow.store(sampleOversubscribed(), std::memory_order_relaxed);
     else
       s->cv.notify_one();

@@ -542,6 +542,10 @@ def matmul(a, b, out=None, **kwargs):
     if na == 0 or nb == 0:
         raise ValueError("matmul: Input operand does not have enough dimensions")
     dt = a._dtype if a._dtype == b._dtype else _np.result_type(a._dtype, b._dtype)
+    if out is not None and not _np.can_cast(dt, out.dtype, "same_kind"):
+        # NumPy's own error (its casting rule for out=), from 1 x 1 stand-ins
+        _np.matmul(_np.zeros((1, 1), a._dtype), _np.zeros((1, 1), b._dtype),
+                   out=_np.zeros((1, 1), out.dtype))
     if dt.kind == "b" or kwargs:
         from . import _fallback
         return _fallback.call_numpy("matmul", (a, b), dict(kwargs, out=out))

@@ -791,11 +791,12 @@ def dispatch_numpy_ufunc(npufunc, method, inputs, kwargs):
         if method in ("accumulate", "at"):
             return getattr(ours, method)(*inputs, **kwargs)
     if npufunc is _np.matmul and method == "__call__" and len(inputs) == 2:
-        # `numpy_array @ ours` (NumPy's operator calls its matmul gufunc)
+        # `numpy_array @ ours` (NumPy's operator calls its matmul gufunc):
+        # cpnumeric.matmul, small eager operands on NumPy's call as `ours @
+        # numpy_array` takes them
         out = kwargs.pop("out", None)
         if isinstance(out, tuple):
             out = out[0] if len(out) == 1 else out
-        from . import _manip
-        return _manip.matmul(*inputs, out=out, **kwargs)
+        return _core._matmul(*inputs, out=out, **kwargs)  # its eager front first
     from . import _fallback
     return _fallback.call_numpy_ufunc(npufunc, method, inputs, kwargs)

@@ -439,6 +439,32 @@ def test_matmul_operator_of_traced_arrays(dtype, sa, sb):
         cp.ones(4) @ cp.ones((5, 2))
 
 
+def test_matmul_out_casting_and_numpy_operand_eager():
+    """out= follows NumPy's same_kind rule (its own error); a small NumPy
+    matrix times ours goes through the eager call as ours @ NumPy's does."""
+    a = numpy.arange(9.0).reshape(3, 3)
+    with pytest.raises(TypeError, match="same_kind") as e:
+        numpy.matmul(a, cp.array(a), out=numpy.empty((3, 3), numpy.int64))
+    assert type(e.value) is type(pytest.raises(TypeError, numpy.matmul, a, a,
+                                               out=numpy.empty((3, 3), numpy.int64)).value)
+    with pytest.raises(TypeError, match="same_kind"):
+        cp.matmul(cp.array(a), cp.array(a), out=cp.zeros((3, 3), "int64"))
+    out = cp.zeros((3, 3), "float32")
+    assert numpy.matmul(a, cp.array(a), out=out) is out
+    close(out, (a @ a).astype("float32"), "float32")
+    from cpnumeric import _core
+    threshold = _core.EAGER["threshold"]
+    _core.EAGER["threshold"] = 1024  # the rest of the suite runs with 0
+    try:
+        x = cp.ones(4)
+        before = cp.stats()["eager_calls"]
+        r = numpy.ones((4, 4)) @ x
+        assert cp.stats()["eager_calls"] > before
+    finally:
+        _core.EAGER["threshold"] = threshold
+    close(r, numpy.full(4, 4.0))
+
+
 @pytest.mark.parametrize("dtype", ["float64", "int64", "float32"])
 def test_cross(dtype):
     a = matrices((5, 3), "float64").astype(dtype)
