@@ -85,6 +85,33 @@ def test_python_scalars(python_path_calls, dtype, scalar):
             numpy.testing.assert_allclose(cp.asnumpy(got), ref, rtol=2e-7 if ref.dtype.kind == "c" else 0)
 
 
+@pytest.mark.parametrize("shape", [(), (4,), (2, 4)])
+@pytest.mark.parametrize("kind", ["real", "complex"])
+def test_cached_scalars_keep_the_sign_of_zero(python_path_calls, shape, kind):
+    """The C path takes a Python scalar's value from _core.scalar_node's
+    cache: 0.0 and -0.0 (and complex zeros' parts, False, 0) stay apart."""
+    x0 = numpy.resize(numpy.array([1.0, -1.0, -0.0, 0.0]), shape)
+    zeros = [0.0, -0.0, 0, False]
+    if kind == "complex":   # (a real array with a complex scalar casts: Python's path)
+        x0 = x0 + numpy.resize(numpy.array([-0.0, 0.0, 1j, -1j]), shape)
+        zeros = [0j, complex(-0.0, 0.0), complex(0.0, -0.0), complex(-0.0, -0.0), -0.0]
+    x = cp.asarray(x0)
+    for _ in range(3):   # the first call caches; the next ones read the cache
+        del python_path_calls[:]
+        for z in zeros:
+            for f in (lambda x, s: x * s, lambda x, s: s + x, lambda x, s: x - s):
+                ref = f(x0, z)
+                got = cp.asnumpy(f(x, z))
+                assert got.dtype == ref.dtype and got.shape == ref.shape
+                numpy.testing.assert_array_equal(got, ref)
+                assert numpy.array_equal(numpy.signbit(got.real), numpy.signbit(ref.real))
+                if ref.dtype.kind == "c":
+                    assert numpy.array_equal(numpy.signbit(got.imag),
+                                             numpy.signbit(ref.imag))
+    if shape:   # (0-d operands with Python scalars take the Python path)
+        assert python_path_calls == []
+
+
 def test_calls_the_c_path_leaves_to_python(python_path_calls):
     x0 = numpy.arange(12.0).reshape(3, 4)
     i0 = numpy.arange(12, dtype=numpy.int32).reshape(3, 4)
