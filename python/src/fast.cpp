@@ -394,6 +394,7 @@ PyObject *scalarsName = nullptr; // "_SCALARS": _core.scalar_node's cache
 /// Python scalar `v` (int, float, bool or complex) as `dt`, broadcast to
 /// `dims`, as _core.splat records it, when _core.scalar_node's cache holds
 /// its 0-d value (the same key: type, value, dtype, and a zero's signs):
+/// Also a NumPy scalar of a held type (the same key: its type and value).
 /// 1 with `out` set; 0 when it is not cached (the Python splat makes it);
 /// -1 on an error. Its Python call was ~1.7 us of the 3.2 that `x + 1.0`
 /// took to record.
@@ -493,7 +494,11 @@ PyObject *tracedCall(UfuncBase *u, PyObject *const *ops, Py_ssize_t n) {
         Py_RETURN_NONE;
       }
     } else if (t == &PyFloat_Type || t == &PyLong_Type || t == &PyBool_Type ||
-               t == &PyComplex_Type) {
+               t == &PyComplex_Type ||
+               PyObject_TypeCheck(
+                   a, reinterpret_cast<PyTypeObject *>(state.numpyGeneric))) {
+      // Python scalars, and NumPy's (keyed by their type, as ufunc._fast
+      // caches them: only held numeric types are in the cache)
       item = reinterpret_cast<PyObject *>(t);
     } else {
       Py_DECREF(key);

@@ -112,6 +112,42 @@ def test_cached_scalars_keep_the_sign_of_zero(python_path_calls, shape, kind):
         assert python_path_calls == []
 
 
+_NP_SCALARS = [numpy.float64(2.5), numpy.float32(-1.5), numpy.float16(3.0), numpy.int8(-3),
+               numpy.uint8(200), numpy.int32(7), numpy.int64(-9), numpy.uint64(2**63 + 5),
+               numpy.bool_(True), numpy.complex64(1 - 2j), numpy.complex128(0.5j),
+               numpy.float64(-0.0), numpy.longlong(4), numpy.float64("nan")]
+
+
+@pytest.mark.parametrize("dtype", ["int8", "uint16", "int64", "float32", "float64", "complex64"])
+def test_numpy_scalars(python_path_calls, dtype):
+    """NumPy scalars are strong 0-d operands of their dtype (NEP 50): the
+    cached loop and the C path take them as NumPy does."""
+    x0 = _data(dtype, (2, 5), 4)
+    x = cp.asarray(x0)
+    for s in _NP_SCALARS:
+        for f in (lambda x, s: x * s, lambda x, s: s + x, lambda x, s: x - s,
+                  lambda x, s: numpy.maximum(x, s), lambda x, s: x < s):
+            try:
+                with numpy.errstate(all="ignore"):
+                    ref = f(x0, s)
+            except TypeError:
+                with pytest.raises(TypeError):
+                    f(x, s)
+                continue
+            for attempt in range(2):
+                with cp.errstate(all="ignore"):
+                    got = f(x, s)
+                assert got.dtype == ref.dtype, (s, got.dtype, ref.dtype)
+                numpy.testing.assert_allclose(cp.asnumpy(got), ref,
+                                              rtol=2e-7 if ref.dtype.kind == "c" else 0)
+    y = cp.asarray(_data("float64", (2, 5), 5))
+    for _ in range(2):   # the first call caches each loop
+        del python_path_calls[:]
+        for s in _NP_SCALARS[:3]:
+            _ = y * s
+    assert python_path_calls == []   # recorded in C
+
+
 def test_calls_the_c_path_leaves_to_python(python_path_calls):
     x0 = numpy.arange(12.0).reshape(3, 4)
     i0 = numpy.arange(12, dtype=numpy.int32).reshape(3, 4)
