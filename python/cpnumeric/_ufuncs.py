@@ -751,8 +751,11 @@ def clip_method(a, min=None, max=None, out=None, **kwargs):
         lo, hi = (v if isinstance(v, ndarray) else dt.type(v) for v in (lo, hi))
         v = g["where"](g["greater"](lo, x), lo, x)
         r = g["where"](g["less"](hi, v), hi, v)
-        nan_bound = g["logical_or"](g["isnan"](lo), g["isnan"](hi))
-        r = g["where"](nan_bound, dt.type(_np.nan), r)
+        if isinstance(lo, ndarray) or isinstance(hi, ndarray):
+            nan_bound = g["logical_or"](g["isnan"](lo), g["isnan"](hi))
+            r = g["where"](nan_bound, dt.type(_np.nan), r)
+        elif _np.isnan(lo) or _np.isnan(hi):   # scalar bounds: decided here
+            r = g["where"](True, dt.type(_np.nan), r)
         return _core.store_out(r.astype(dt, copy=False), out)
     if dt.kind == "c" and not kwargs:
         # NumPy's complex clip loop: a bound wins where x equals it (x = -0-0j
@@ -773,6 +776,51 @@ def _where_operand(v, dt):
     return _core.asndarray(v, dtype=dt)
 
 
+def _is_scalar_operand(v):
+    return _is_py_scalar(v) or (isinstance(v, _np.generic) and _core.is_supported(v.dtype))
+
+
+def _where_direct(condition, x, y, dt):
+    """where(c, x, y) of arrays and scalars in C order (the usual call):
+    scalars as splats of their values converted as below (no store and no
+    0-d array each: `where(c, a, 0.0)` took 9.3 us to record, clip 44),
+    equal shapes without broadcast_shapes. None for other calls."""
+    ops = (condition, x, y)
+    shape = None
+    for v in ops:
+        if type(v) is ndarray:
+            if shape is None:
+                shape = v._shape
+            elif v._shape != shape:
+                shape = False
+        elif not _is_scalar_operand(v):
+            return None
+    if shape is False:
+        shape = _np.broadcast_shapes(*[v._shape for v in ops if type(v) is ndarray])
+    elif shape is None:
+        shape = ()
+    if len(shape) > 1 and _core.k_order([v for v in ops if type(v) is ndarray],
+                                        shape) is not None:
+        return None
+    nodes = []
+    for v, vdt in ((condition, _BOOL), (x, dt), (y, dt)):
+        if type(v) is ndarray:
+            nodes.append(v._node_as(shape, vdt))
+            continue
+        if vdt is _BOOL:   # NumPy's where: the condition as a bool array
+            v = _np.asarray(v).astype(bool)
+        elif _is_py_scalar(v):   # its default dtype, cast unsafely (as _where_operand)
+            v = _np.asarray(v).astype(dt)
+        else:   # a NumPy scalar: promoted to dt, exactly
+            v = _np.asarray(v, dtype=dt)
+        nodes.append(_core.splat(v[()], shape, vdt))
+    node = record("select", nodes, shape, dt)
+    return ndarray._from_node(node, shape, dt)
+
+
+_BOOL = _np.dtype(bool)
+
+
 def where(condition, x=None, y=None):
     """where(cond, x, y) elementwise; where(cond) is nonzero(cond)."""
     if x is None and y is None:
@@ -780,8 +828,11 @@ def where(condition, x=None, y=None):
         return _indexing.nonzero(_core.asndarray(condition))
     if x is None or y is None:
         raise ValueError("either both or neither of x and y should be given")
-    c = _core.asndarray(condition)
     dt = _np.result_type(*[v if _is_py_scalar(v) else _in_type(v) for v in (x, y)])
+    r = _where_direct(condition, x, y, dt)
+    if r is not None:
+        return r
+    c = _core.asndarray(condition)
     xs, ys = (_where_operand(v, dt) for v in (x, y))
     shape = _np.broadcast_shapes(c._shape, xs._shape, ys._shape)
     order = _core.k_order((c, xs, ys), shape) if len(shape) > 1 else None

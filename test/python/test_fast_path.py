@@ -245,3 +245,36 @@ def test_attributes_in_c(shape):
         with pytest.raises(ValueError, match="read-only"):
             cp.broadcast_to(a, (2,) + a.shape).T[(0,) * (a.ndim + 1)] = 1
     assert "size" not in vars(cp.ndarray)  # the C getter, not a Python property
+
+
+@pytest.mark.parametrize("cshape,xshape", [((6,), (6,)), ((2, 3), (3,)), ((), (4,)), ((3, 1), (1, 5))])
+def test_where_of_arrays_and_scalars(cshape, xshape):
+    """where(c, x, y) with Python and NumPy scalars (recorded as splats of
+    their converted values) and broadcast shapes: NumPy's values and dtypes."""
+    rng = numpy.random.default_rng(7)
+    c0 = rng.random(cshape) < 0.5
+    x0 = rng.standard_normal(xshape).astype(numpy.float32)
+    operands = [x0, 2, -1.5, numpy.float64(0.25), numpy.int8(-3), True, numpy.bool_(False),
+                numpy.complex64(1j), numpy.uint16(7), x0.astype(numpy.int32)]
+    conds = [c0, True, numpy.bool_(False), 0, 2.5, numpy.float32("nan")]
+    for c in conds:
+        for x in operands:
+            for y in operands[::3]:
+                ref = numpy.where(c, x, y)
+                args = [cp.asarray(v) if isinstance(v, numpy.ndarray) else v for v in (c, x, y)]
+                got = cp.where(*args)
+                assert got.dtype == ref.dtype and got.shape == ref.shape, (c, x, y)
+                numpy.testing.assert_array_equal(cp.asnumpy(got), ref)
+
+
+def test_clip_with_scalar_bounds():
+    """clip's NaN bound is decided at the call for scalar bounds."""
+    x0 = numpy.array([-2.0, -0.0, 0.0, 0.5, numpy.nan, 3.0])
+    x = cp.asarray(x0)
+    for lo, hi in [(0, 1), (-0.0, 0.0), (numpy.nan, 1.0), (0.0, numpy.float64("nan")),
+                   (numpy.float32(-1), 2), (-numpy.inf, numpy.inf)]:
+        ref = numpy.clip(x0, lo, hi)
+        got = cp.asnumpy(cp.clip(x, lo, hi))
+        assert got.dtype == ref.dtype
+        numpy.testing.assert_array_equal(got, ref)
+        assert numpy.array_equal(numpy.signbit(got), numpy.signbit(ref))
