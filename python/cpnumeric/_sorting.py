@@ -511,6 +511,14 @@ def _unique_flat(ar, want_index, want_inverse, want_counts, equal_nan=True):
     # distinct values by a binary search (a sort and a search cost less than
     # an argsort with its index pairs, a gather and a scatter), where equal
     # values are one value (not NaNs kept apart: equal_nan=False).
+    if not (want_index or want_inverse or want_counts) and flat._dtype != _np.float16:
+        # The values alone: the sort, then the runtime's count of distinct
+        # values (a sync) and their copy (Algorithms.cpp).
+        s = sort(flat)
+        args = [int(bool(equal_nan))]
+        k = int(libcall("unique_count", [s], (), _np.int64, args,
+                        key=_core.dtype_key(s._dtype)))
+        return libcall("unique_values", [s], (k,), s._dtype, args), None, None, None
     search_inverse = want_inverse and not want_index and (
         equal_nan or flat._dtype.kind not in "fc")
     if want_index or (want_inverse and not search_inverse):

@@ -231,10 +231,79 @@ template <typename T> void searchsorted(const Args &a) {
     run(std::false_type());
 }
 
+/// Whether sorted neighbours a, b are one value of np.unique's: equal, or
+/// (equal_nan) both NaN, for complex values a NaN in either part.
+template <typename T> bool sameValue(T a, T b, bool equalNan) {
+  if constexpr (std::is_floating_point_v<T>)
+    return a == b || (equalNan && a != a && b != b);
+  else if constexpr (std::is_integral_v<T>)
+    return a == b;
+  else
+    return a == b ||
+           (equalNan && (a.real() != a.real() || a.imag() != a.imag()) &&
+            (b.real() != b.real() || b.imag() != b.imag()));
+}
+
+/// unique_count: in0 sorted (N) -> out () int64, its distinct values
+/// (args[0] = 1: equal_nan). With unique_values, np.unique(x)'s values
+/// after the sort in two calls: no mask, no count reduction, no compress
+/// (their ops and recording were ~45% of a unique of 10^5 float64).
+template <typename T> void unique_count(const Args &a) {
+  const View &x = a.in[0];
+  int64_t n = x.size(0), st = x.strides[0];
+  const T *p = x.data<const T>();
+  bool equalNan = a.arg(0);
+  int64_t k = n > 0;
+  if constexpr (std::is_arithmetic_v<T>) {
+    if (st == 1 && n > 0) {
+      // Neighbours that differ (a vectorized loop), then, with equal_nan,
+      // the NaNs sorted last as one value: NaN != NaN counted each.
+      int64_t d = 0;
+      for (int64_t i = 1; i < n; ++i)
+        d += p[i - 1] != p[i];
+      k = 1 + d;
+      if constexpr (std::is_floating_point_v<T>) {
+        int64_t j = n;
+        while (equalNan && j > 0 && p[j - 1] != p[j - 1])
+          --j;
+        if (n - j >= 2)
+          k -= n - j - 1;
+      }
+      *a.out.data<int64_t>() = k;
+      return;
+    }
+  }
+  for (int64_t i = 1; i < n; ++i)
+    k += !sameValue(p[(i - 1) * st], p[i * st], equalNan);
+  *a.out.data<int64_t>() = k;
+}
+
+/// unique_values: in0 sorted (N) -> out (K), the first element of each run
+/// of one value (K from unique_count, args[0] as there).
+template <typename T> void unique_values(const Args &a) {
+  const View &x = a.in[0];
+  int64_t n = x.size(0), st = x.strides[0], m = a.out.count();
+  const T *p = x.data<const T>();
+  T *out = a.out.data<T>();
+  bool equalNan = a.arg(0);
+  if (n == 0 || m == 0)
+    return;
+  // A branch per element (a store each element at a slot that depends on
+  // the last one's comparison took 119 us for 10^5 distinct float64, the
+  // branch 67): np.unique keeps the first of equal values, as here.
+  int64_t k = 1;
+  out[0] = p[0];
+  for (int64_t i = 1; i < n && k < m; ++i)
+    if (!sameValue(p[(i - 1) * st], p[i * st], equalNan))
+      out[k++] = p[i * st];
+}
+
 } // namespace
 
 // The entry points of this file, each defined for every element type.
-#define CPN_SORTING(X) X(sort) X(argsort) X(partition) X(searchsorted)
+#define CPN_SORTING(X)                                                         \
+  X(sort)                                                                      \
+  X(argsort) X(partition) X(searchsorted) X(unique_count) X(unique_values)
 CPN_SORTING(CPN_DEFINE_ALL)
 
 namespace cpnrt {

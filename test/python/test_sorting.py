@@ -433,3 +433,26 @@ def test_library_calls_between_parallel_loops():
             want = r
     for got, ref in zip(r, want):
         numpy.testing.assert_allclose(got, ref, rtol=1e-12, atol=1e-9)
+
+
+@pytest.mark.parametrize("equal_nan", [True, False])
+def test_unique_values_count_and_copy_in_the_runtime(equal_nan):
+    """np.unique(x)'s values: the sort, the runtime's count of distinct
+    values and their copy (unique_count, unique_values): NaN runs (real and
+    complex) one value with equal_nan, the first of equal values kept
+    (-0.0 before 0.0), every held dtype, strided and 2-D inputs."""
+    nan = numpy.nan
+    cases = [numpy.array([3.0, nan, 1.0, nan, -0.0, 0.0, 1.0, -nan]),
+             numpy.array([nan, nan, nan]), numpy.array([], numpy.float64),
+             numpy.array([7.5]), numpy.array([2, 2, 2], numpy.int8),
+             numpy.array([True, False, True, True]),
+             numpy.array([1 + 1j, nan + 0j, complex(0, nan), 1 + 1j, 2, complex(nan, nan)]),
+             (numpy.arange(60).reshape(6, 10) % 7).astype(numpy.uint16),
+             numpy.array([1.5, -2.5, 1.5, nan], numpy.float32),
+             numpy.random.default_rng(3).integers(0, 50, 2000),
+             numpy.random.default_rng(4).standard_normal(3000)[::3]]
+    for x0 in cases:
+        ref = numpy.unique(x0, equal_nan=equal_nan)
+        got = cp.asnumpy(cp.unique(cp.asarray(x0), equal_nan=equal_nan))
+        assert got.dtype == ref.dtype and got.shape == ref.shape, x0
+        numpy.testing.assert_array_equal(got, ref)
