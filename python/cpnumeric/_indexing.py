@@ -806,14 +806,19 @@ def _scatter_1d(a, key, value):
     if a._offset:
         pos = _ufuncs.add(pos, a._offset)
     _core.complex_warning(v._dtype, a._dtype)
-    values = _manip.astype(_manip.reshape(v, vshape), a._dtype, copy=False)
+    values = v
+    if v._shape != vshape or v._dtype != a._dtype:   # (the usual value is neither)
+        values = _manip.astype(_manip.reshape(v, vshape), a._dtype, copy=False)
     if values._shape != key._shape:
         values = _manip.broadcast_to(values, key._shape)
     if key.ndim != 1:
         pos, values = _manip.ravel(pos), _manip.ravel(values)
     flat = a if a._whole else _flat_base(a)
     r = libcall("put", [flat, pos, values], flat._shape, flat._dtype, [_MODES["clip"]])
-    _manip.setitem(flat, Ellipsis, r)
+    if flat._whole:   # flat[...] = r: the base's value is the call's
+        flat._write(r._node())
+    else:
+        _manip.setitem(flat, Ellipsis, r)
 
 
 NATIVE = ["take", "take_along_axis", "put", "put_along_axis", "putmask", "place",
