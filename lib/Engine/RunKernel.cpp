@@ -49,12 +49,11 @@ constexpr uint64_t kMaxWindowsAhead = 2;
 namespace {
 
 /// This process's threads that are running or runnable now (state R in
-/// /proc/self/task/*/stat).
-long ownRunningThreads() {
-  long n = 0;
+/// /proc/self/task/*/stat): their ids added to `running`.
+void ownRunningThreads(std::vector<long> &running) {
   DIR *dir = opendir("/proc/self/task");
   if (!dir)
-    return 0;
+    return;
   while (dirent *e = readdir(dir)) {
     if (e->d_name[0] == '.')
       continue;
@@ -69,10 +68,9 @@ long ownRunningThreads() {
     // "tid (comm) S ...": the state follows the last ')'.
     const char *close = std::strrchr(buf, ')');
     if (close && close[1] == ' ' && close[2] == 'R')
-      ++n;
+      running.push_back(std::atol(e->d_name));
   }
   closedir(dir);
-  return n;
 }
 
 /// Whether other processes want the cores a kernel's team would use: the
@@ -80,10 +78,16 @@ long ownRunningThreads() {
 /// team, above the cores. Idle OpenMP threads must not spin then, and the
 /// loops run on one thread: a 50-window loop that takes 55 ms alone took
 /// 0.6-1.8 s beside a fuzzer's two processes, its threads yielding ~10^6
-/// times a run (NumPy: 60-140 ms); with this, 58-110 ms.
+/// times a run (NumPy: 60-140 ms); with this, 58-110 ms. Our own threads
+/// are those running in a scan before or after the machine's count (a
+/// thread that went to sleep between the two reads was counted by one and
+/// not the other: on a thread of its own, beside the kernels, one sample
+/// in ten said "crowded" on an idle machine).
 bool sampleOversubscribed() {
   static const long cores = std::max(1u, std::thread::hardware_concurrency());
   bool over = false;
+  std::vector<long> own;
+  ownRunningThreads(own);
   if (FILE *f = std::fopen("/proc/loadavg", "r")) {
     double l1, l5, l15;
     long running = 0, total = 0;
@@ -91,7 +95,10 @@ bool sampleOversubscribed() {
                           &total);
     std::fclose(f);
     if (got == 5) {
-      long others = std::max(0L, running - ownRunningThreads());
+      ownRunningThreads(own);
+      std::sort(own.begin(), own.end());
+      long mine = std::unique(own.begin(), own.end()) - own.begin();
+      long others = std::max(0L, running - mine);
       over = others + std::min<long>(cores, kernelThreads()) > cores;
     }
   }
@@ -125,13 +132,17 @@ int64_t steadyMs() {
 
 void loadSamplerLoop(LoadSampler *s) {
   int64_t sampledFor = -1;
+  bool lastOver = false;
   std::unique_lock<std::mutex> lock(s->mutex);
   for (;;) {
     int64_t last = lastKernelMs.load();
     if (last != sampledFor) { // a kernel started since the last sample
       sampledFor = last;
       lock.unlock();
-      crowdedNow.store(sampleOversubscribed(), std::memory_order_relaxed);
+      // Crowded after two samples in a row (50 ms apart) that say so.
+      bool over = sampleOversubscribed();
+      crowdedNow.store(over && lastOver, std::memory_order_relaxed);
+      lastOver = over;
       lock.lock();
     }
     if (steadyMs() - last < kLoadParkMs) {
