@@ -669,10 +669,20 @@ def bincount(x, weights=None, minlength=0):
         return wrap(_np.bincount(x._eager(), w, minlength))
     length = minlength
     if x.size:
-        lo, hi = _extremes(x)
+        # The least and greatest value: a sync, unless kept on the value (a
+        # whole traced array's, as _indexing._check_bounds keeps an index
+        # array's: the labels of a group-by counted again cost no sync).
+        node = x._base.node if x._whole and x._base.np is None else None
+        known = node.bounds if node is not None else None
+        if known is None:
+            lo, hi = (int(v) for v in _extremes(x))
+            if node is not None:
+                node.bounds = (lo, hi)
+        else:
+            lo, hi = known
         if lo < 0:
             raise ValueError("'list' argument must have no negative elements")
-        length = max(int(hi) + 1, minlength)
+        length = max(hi + 1, minlength)
     return _bincount(x, weights, length)
 
 

@@ -456,3 +456,25 @@ def test_unique_values_count_and_copy_in_the_runtime(equal_nan):
         got = cp.asnumpy(cp.unique(cp.asarray(x0), equal_nan=equal_nan))
         assert got.dtype == ref.dtype and got.shape == ref.shape, x0
         numpy.testing.assert_array_equal(got, ref)
+
+
+def test_bincount_keeps_the_bounds_of_its_labels():
+    """The labels' least and greatest value are kept on their value (no sync
+    when the same labels are counted again); a write makes a new value with
+    bounds of its own, and negative labels raise every time."""
+    rng = numpy.random.default_rng(5)
+    x0 = rng.integers(0, 40, 500)
+    x = cp.asarray(x0)
+    for _ in range(2):
+        numpy.testing.assert_array_equal(cp.asnumpy(cp.bincount(x)), numpy.bincount(x0))
+    x[3] = 75
+    x0[3] = 75
+    numpy.testing.assert_array_equal(cp.asnumpy(cp.bincount(x, minlength=10)),
+                                     numpy.bincount(x0, minlength=10))
+    w0 = rng.random(500)
+    numpy.testing.assert_allclose(cp.asnumpy(cp.bincount(x, cp.asarray(w0))),
+                                  numpy.bincount(x0, w0), rtol=1e-12)
+    bad = cp.asarray(numpy.array([1, -1, 2]))
+    for _ in range(2):
+        with pytest.raises(ValueError, match="negative"):
+            cp.bincount(bad)
