@@ -38,7 +38,6 @@
 #include <mutex>
 #include <pthread.h>
 #include <stdexcept>
-#include <system_error>
 #include <thread>
 
 namespace cpn::detail {

@@ -391,11 +391,11 @@ struct UfuncBase {
 
 PyObject *scalarsName = nullptr; // "_SCALARS": _core.scalar_node's cache
 
-/// Python scalar `v` (int, float, bool or complex) as `dt`, broadcast to
-/// `dims`, as _core.splat records it, when _core.scalar_node's cache holds
-/// its 0-d value (the same key: type, value, dtype, and a zero's signs):
-/// Also a NumPy scalar of a held type (the same key: its type and value).
-/// 1 with `out` set; 0 when it is not cached (the Python splat makes it);
+/// Python scalar `v` (int, float, bool or complex, or a NumPy scalar of a
+/// held type) as `dt`, broadcast to `dims`, as _core.splat records it, when
+/// _core.scalar_node's cache holds its 0-d value (the same key: type,
+/// value, dtype, and a zero's signs): 1 with `out` set; 0 when it is not
+/// cached (the Python splat makes it);
 /// -1 on an error. Its Python call was ~1.7 us of the 3.2 that `x + 1.0`
 /// took to record.
 int cachedSplat(PyObject *v, PyObject *dt, const std::vector<int64_t> &dims,
@@ -438,11 +438,6 @@ int cachedSplat(PyObject *v, PyObject *dt, const std::vector<int64_t> &dims,
   return out ? 1 : -1;
 }
 
-/// The common traced call of ufunc._fast, in C: whole traced arrays of one
-/// shape whose dtypes are the loop's, and Python scalars, with the loop
-/// already in _fast_loops (the Python path resolves and caches it). None
-/// (nothing recorded) for every other call, and while ops are recorded with
-/// source lines or errstate's 'raise' (record's Python hooks).
 /// Whether a traced C path may record now, as _core.record would: 1; 0
 /// while ops are recorded with source lines or errstate's 'raise', or when
 /// NumPy's error state changed (record's Python hooks); -1 on an error.
@@ -463,6 +458,21 @@ int tracedPathOpen() {
   return 1;
 }
 
+/// The trace value of a whole traced array (borrowed Python node), or null.
+PyObject *wholeTracedNode(PyObject *a) {
+  if (Py_TYPE(a) != state.array.type || state.array.get(a, kWhole) != Py_True)
+    return nullptr;
+  PyObject *base = state.array.get(a, kBase);
+  if (state.base.get(base, kNp) != Py_None)
+    return nullptr; // eager: the Python path (its eager front) decides
+  return state.base.get(base, kNode);
+}
+
+/// The common traced call of ufunc._fast, in C: whole traced arrays of one
+/// shape whose dtypes are the loop's, and Python or NumPy scalars, with the
+/// loop already in _fast_loops (the Python path resolves and caches it).
+/// None (nothing recorded) for every other call, and while tracedPathOpen
+/// says no.
 PyObject *tracedCall(UfuncBase *u, PyObject *const *ops, Py_ssize_t n) {
   if (int open = tracedPathOpen(); open <= 0)
     return open < 0 ? nullptr : Py_NewRef(Py_None);
@@ -526,11 +536,9 @@ PyObject *tracedCall(UfuncBase *u, PyObject *const *ops, Py_ssize_t n) {
       PyObject *a = ops[i];
       PyObject *dt = PyTuple_GET_ITEM(loop, i);
       if (Py_TYPE(a) == state.array.type) {
-        PyObject *base = state.array.get(a, kBase);
-        if (state.array.get(a, kWhole) != Py_True ||
-            state.array.get(a, kDType) != dt ||
-            state.base.get(base, kNp) != Py_None ||
-            !nodeRef(state.base.get(base, kNode), nodes[i]))
+        PyObject *node = wholeTracedNode(a);
+        if (!node || state.array.get(a, kDType) != dt ||
+            !nodeRef(node, nodes[i]))
           Py_RETURN_NONE; // a view, a cast, an eager base: Python's path
         continue;
       }
@@ -727,16 +735,6 @@ PyObject *arrayPower(PyObject *a, PyObject *b, PyObject *mod) {
 }
 
 PyObject *matmulFallback = nullptr; // _core._matmul (set_matmul)
-
-/// The trace value of a whole traced array (borrowed Python node), or null.
-PyObject *wholeTracedNode(PyObject *a) {
-  if (Py_TYPE(a) != state.array.type || state.array.get(a, kWhole) != Py_True)
-    return nullptr;
-  PyObject *base = state.array.get(a, kBase);
-  if (state.base.get(base, kNp) != Py_None)
-    return nullptr; // eager: the Python path (its eager front) decides
-  return state.base.get(base, kNode);
-}
 
 /// `a @ b` of whole traced arrays of one float or complex dtype, a matrix
 /// times a matrix or a vector times a matrix (either side), recorded as

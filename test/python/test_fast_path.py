@@ -63,26 +63,33 @@ def test_second_call_is_recorded_in_c(python_path_calls, dtype, shape):
             numpy.testing.assert_array_equal(cp.asnumpy(got), ref)
 
 
+def _check_scalar_call(f, x0, x, scalar):
+    """f(x, scalar) twice (the second call takes the cached loop) against
+    NumPy's f(x0, scalar): its dtype and values, or its TypeError."""
+    try:
+        with numpy.errstate(all="ignore"):
+            ref = f(x0, scalar)
+    except TypeError:
+        with pytest.raises(TypeError):
+            f(x, scalar)
+        return
+    for _ in range(2):
+        with cp.errstate(all="ignore"):
+            got = f(x, scalar)
+        assert got.dtype == ref.dtype, (scalar, got.dtype, ref.dtype)
+        # complex division: the compiled kernel's rounding is within an ulp
+        # of NumPy's (test_complex.py), the rest is exact
+        numpy.testing.assert_allclose(cp.asnumpy(got), ref,
+                                      rtol=2e-7 if ref.dtype.kind == "c" else 0)
+
+
 @pytest.mark.parametrize("dtype", ["int8", "uint8", "int64", "float32", "float64", "complex64"])
 @pytest.mark.parametrize("scalar", [True, 3, -2.5, 0.5j])
 def test_python_scalars(python_path_calls, dtype, scalar):
     x0 = _data(dtype, (9,), 3)
     x = cp.asarray(x0)
     for f in (lambda x, s: x * s, lambda x, s: s + x, lambda x, s: s - x, lambda x, s: x / s):
-        try:
-            with numpy.errstate(all="ignore"):
-                ref = f(x0, scalar)
-        except TypeError:
-            with pytest.raises(TypeError):
-                f(x, scalar)
-            continue
-        for _ in range(2):
-            with cp.errstate(all="ignore"):
-                got = f(x, scalar)
-            assert got.dtype == ref.dtype
-            # complex division: the compiled kernel's rounding is within an
-            # ulp of NumPy's (test_complex.py), the rest is exact
-            numpy.testing.assert_allclose(cp.asnumpy(got), ref, rtol=2e-7 if ref.dtype.kind == "c" else 0)
+        _check_scalar_call(f, x0, x, scalar)
 
 
 @pytest.mark.parametrize("shape", [(), (4,), (2, 4)])
@@ -127,19 +134,7 @@ def test_numpy_scalars(python_path_calls, dtype):
     for s in _NP_SCALARS:
         for f in (lambda x, s: x * s, lambda x, s: s + x, lambda x, s: x - s,
                   lambda x, s: numpy.maximum(x, s), lambda x, s: x < s):
-            try:
-                with numpy.errstate(all="ignore"):
-                    ref = f(x0, s)
-            except TypeError:
-                with pytest.raises(TypeError):
-                    f(x, s)
-                continue
-            for attempt in range(2):
-                with cp.errstate(all="ignore"):
-                    got = f(x, s)
-                assert got.dtype == ref.dtype, (s, got.dtype, ref.dtype)
-                numpy.testing.assert_allclose(cp.asnumpy(got), ref,
-                                              rtol=2e-7 if ref.dtype.kind == "c" else 0)
+            _check_scalar_call(f, x0, x, s)
     y = cp.asarray(_data("float64", (2, 5), 5))
     for _ in range(2):   # the first call caches each loop
         del python_path_calls[:]
