@@ -205,6 +205,11 @@ from . import _eager  # noqa: E402
 _eager.install(globals(), _np, sorted(_fallback._native))
 _eager.install(vars(linalg), _np.linalg, linalg.NATIVE)
 _eager.install(vars(fft), _np.fft, fft.NATIVE)
+# Small float products of two eager arrays: OpenBLAS at once, in C (fast.cpp's
+# eagerMatmul, as `a @ b` computes them), before NumPy's call.
+_cpn.eager_binary(matmul, "matmul")  # noqa: F405
+_cpn.eager_binary(dot, "matmul")  # noqa: F405
+_cpn.eager_binary(_core._matmul, "matmul")
 
 
 def __getattr__(name):

@@ -134,6 +134,7 @@ _PACKAGE_DIRS = tuple({os.path.dirname(__file__) + os.sep,
 
 _EXTOBJ, _SYNCED = _errstate.EXTOBJ, _errstate.SYNCED
 _scalar_value_c = _cpn.scalar_value
+_eager_matmul = _cpn.eager_matmul
 
 
 def record(name, operands, shape, dtype, iattrs=(), sattr=""):
@@ -1387,9 +1388,16 @@ class ndarray(_cpn.ArrayBase):
     copy = _eager_method("_manip.copy_array", "copy")
     clip = _eager_method("_ufuncs.clip_method", "clip")
 
-    @_eager_method
-    def dot(self, *a, **k):
+    def _dot(self, *a, **k):
         return _manip.dot(self, *a, **k)
+    _dot = _eager_method(_dot, "dot")
+
+    def dot(self, b, out=None):
+        if out is None:  # a small float product of eager arrays, in C
+            r = _eager_matmul(self, b)
+            if r is not None:
+                return r
+        return self._dot(b, out=out)
 
     def fill(self, *a, **k):
         return _manip.fill(self, *a, **k)

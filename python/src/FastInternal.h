@@ -195,6 +195,12 @@ PyObject *creationCallPy(PyObject *, PyObject *const *a, Py_ssize_t nargs);
 /// Adds the module's EagerFunction type (the C front of _eager.py's
 /// function and creation wrappers).
 void addEagerFunctionType(PyObject *module);
+/// The module's eager_binary(f, name): EagerFunction f tries the C product
+/// `name` ("matmul": eagerMatmul) first on two positional arguments.
+PyObject *eagerBinary(PyObject *, PyObject *const *a, Py_ssize_t nargs);
+
+/// `a @ b` of small eager float operands at once (fast.cpp); None to decline.
+PyObject *eagerMatmul(PyObject *a, PyObject *b);
 
 } // namespace cpn::fast
 

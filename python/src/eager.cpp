@@ -597,13 +597,25 @@ struct EagerFunction {
   /// cpnumeric's function, called directly when eager_call says an
   /// argument is traced (what `slow` would do after a second eager_call).
   PyObject *cpf;
+  /// Tried first on two positional arguments outside a profile session
+  /// (eager_binary): its result, or None to go on as without it.
+  binaryfunc binary;
 };
+
+PyTypeObject *eagerFunctionType = nullptr;
 
 PyObject *eagerFunctionCall(PyObject *self, PyObject *const *args,
                             size_t nargsf, PyObject *kwnames) {
   auto *f = reinterpret_cast<EagerFunction *>(self);
   Py_ssize_t n = PyVectorcall_NARGS(nargsf);
   Py_ssize_t nk = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
+  if (f->binary && n == 2 && nk == 0 && eagerCalls.profiling &&
+      !PyObject_IsTrue(PyList_GET_ITEM(eagerCalls.profiling, 0))) {
+    PyObject *r = f->binary(args[0], args[1]);
+    if (r != Py_None)
+      return r;
+    Py_DECREF(r);
+  }
   PyObject *tuple = PyTuple_New(n);
   if (!tuple)
     return nullptr;
@@ -736,8 +748,23 @@ PyType_Spec eagerFunctionSpec = {
 
 void addEagerFunctionType(PyObject *module) {
   PyObject *t = PyType_FromSpec(&eagerFunctionSpec);
-  if (!t || PyModule_AddObject(module, "EagerFunction", t) < 0)
+  if (!t)
     throw py::error_already_set();
+  eagerFunctionType = reinterpret_cast<PyTypeObject *>(Py_NewRef(t));
+  if (PyModule_AddObject(module, "EagerFunction", t) < 0)
+    throw py::error_already_set();
+}
+
+PyObject *eagerBinary(PyObject *, PyObject *const *a, Py_ssize_t nargs) {
+  if (nargs != 2 || Py_TYPE(a[0]) != eagerFunctionType ||
+      !PyUnicode_Check(a[1]) ||
+      PyUnicode_CompareWithASCIIString(a[1], "matmul") != 0) {
+    PyErr_SetString(PyExc_TypeError,
+                    "eager_binary(f, name): an EagerFunction and \"matmul\"");
+    return nullptr;
+  }
+  reinterpret_cast<EagerFunction *>(a[0])->binary = eagerMatmul;
+  Py_RETURN_NONE;
 }
 
 PyObject *eagerInit(PyObject *, PyObject *const *a, Py_ssize_t nargs) {

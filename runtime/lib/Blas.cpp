@@ -13,6 +13,7 @@
 #include "OpenBlas.h"
 #include "Symmetry.h"
 
+#include <cfenv>
 #include <cstdlib>
 #include <cstring>
 #include <vector>
@@ -217,6 +218,19 @@ extern "C" void cpn_gemm_f32(int64_t a, int64_t aOff, int64_t aRs, int64_t aCs,
                        CPN_BLAS(cblas_ssymv)},
               a, aOff, aRs, aCs, b, bOff, bRs, bCs, c, cOff, cRs, cCs, m, n, k,
               accumulate);
+}
+
+bool cpnrt::gemmNow(bool f64, const void *a, int64_t aRs, int64_t aCs,
+                    const void *b, int64_t bRs, int64_t bCs, void *c,
+                    int64_t ldc, int64_t m, int64_t n, int64_t k) {
+  cpnrt::lib::OneBlasThreadIf one(true);
+  std::feclearexcept(FE_ALL_EXCEPT);
+  auto gemm = f64 ? cpn_gemm_f64 : cpn_gemm_f32;
+  gemm(reinterpret_cast<int64_t>(a), 0, aRs, aCs, reinterpret_cast<int64_t>(b),
+       0, bRs, bCs, reinterpret_cast<int64_t>(c), 0, ldc, 1, m, n, k,
+       /*accumulate=*/0);
+  return !std::fetestexcept(FE_OVERFLOW | FE_INVALID | FE_DIVBYZERO |
+                            FE_UNDERFLOW);
 }
 
 namespace {

@@ -754,3 +754,117 @@ def test_an_element_loop_on_an_eager_array_is_numpys(eager):
     got, want = loop(cp), loop(numpy)
     assert _core.EAGER["threshold"] > 300
     numpy.testing.assert_array_equal(cp.asnumpy(got), want)
+
+
+
+def _identity(x):
+    return x
+
+
+# Operand pairs of small products: (shape, view) for each side, the view made
+# alike of NumPy's and of our array (transposed, strided, reversed,
+# broadcast, empty; matrices and vectors).
+_PRODUCT_CASES = [
+    (((5, 7), _identity), ((7, 3), _identity)),
+    (((6, 4), _identity), ((4,), _identity)),
+    (((4,), _identity), ((4, 6), _identity)),
+    (((1, 1), _identity), ((1, 1), _identity)),
+    (((30, 30), _identity), ((30, 30), _identity)),
+    (((0, 3), _identity), ((3, 2), _identity)),
+    (((3, 0), _identity), ((0, 2), _identity)),
+    (((2, 3), _identity), ((3, 0), _identity)),
+    (((7, 5), lambda x: x.T), ((3, 7), lambda x: x.T)),
+    (((12, 10), lambda x: x[::2, 1::3]), ((3, 5), _identity)),
+    (((12, 10), lambda x: x[::-1, ::-2]), ((5,), _identity)),
+    (((6,), _identity), ((12, 10), lambda x: x[::-2, ::-1])),
+    (((8, 8), _identity), ((16,), lambda x: x[::2])),
+    (((8, 8), _identity), ((8,), lambda x: x[::-1])),
+    (((1, 6), lambda x: _bcast(x, (4, 6))),
+     ((6, 1), lambda x: _bcast(x, (6, 3)))),
+]
+
+
+def _bcast(x, shape):
+    return (numpy if isinstance(x, numpy.ndarray) else cp).broadcast_to(x, shape)
+
+
+_PRODUCTS = {
+    "operator": lambda np, a, b: a @ b,
+    "matmul": lambda np, a, b: np.matmul(a, b),
+    "dot": lambda np, a, b: np.dot(a, b),
+    "method": lambda np, a, b: a.dot(b),
+}
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("call", sorted(_PRODUCTS))
+def test_small_float_products_are_computed_at_once(eager, dtype, call):
+    f = _PRODUCTS[call]
+    tol = 1e-5 if dtype == "float32" else 1e-12
+    rng = numpy.random.default_rng(3)
+    for (sa, va), (sb, vb) in _PRODUCT_CASES:
+        a0 = rng.standard_normal(sa).astype(dtype)
+        b0 = rng.standard_normal(sb).astype(dtype)
+        a, b = va(cp.asarray(a0)), vb(cp.asarray(b0))
+        cp.reset_stats()
+        r = f(cp, a, b)
+        assert cp.stats()["ops_recorded"] == 0
+        assert cp.stats()["eager_calls"] == 1
+        want = f(numpy, va(a0), vb(b0))
+        assert isinstance(r, cp.ndarray) and r.dtype == want.dtype
+        assert r.shape == want.shape
+        numpy.testing.assert_allclose(cp.asnumpy(r), want, rtol=tol, atol=tol)
+        if r.size:  # a fresh array: writing it leaves the operands alone
+            r[...] = 0.0
+            numpy.testing.assert_array_equal(cp.asnumpy(a), va(a0))
+            numpy.testing.assert_array_equal(cp.asnumpy(b), vb(b0))
+
+
+@pytest.mark.parametrize("call", sorted(_PRODUCTS))
+def test_small_products_report_floating_point_errors_as_numpy(eager, call):
+    f = _PRODUCTS[call]
+    big0 = numpy.full((3, 3), 1e308)
+    inf0 = numpy.array([[0.0, numpy.inf]])
+    zero0 = numpy.zeros((2, 1))
+    for x0, y0 in ((big0, big0), (inf0, zero0), (big0, big0[0])):
+        x, y = cp.asarray(x0), cp.asarray(y0)
+        for mode in ("warn", "ignore", "raise"):
+            with warnings.catch_warnings(record=True) as seen_np:
+                warnings.simplefilter("always")
+                with numpy.errstate(all=mode):
+                    try:
+                        want, err = f(numpy, x0, y0), None
+                    except FloatingPointError as e:
+                        want, err = None, e
+            with warnings.catch_warnings(record=True) as seen_cp:
+                warnings.simplefilter("always")
+                with cp.errstate(all=mode):
+                    if err is not None:
+                        with pytest.raises(FloatingPointError, match=str(err)):
+                            f(cp, x, y)
+                        continue
+                    r = f(cp, x, y)
+            numpy.testing.assert_array_equal(cp.asnumpy(r), want)
+            assert [str(w.message) for w in seen_cp] == [str(w.message) for w in seen_np]
+
+
+def test_small_products_of_other_kinds_are_numpys(eager):
+    pairs = [(numpy.arange(6.0).reshape(2, 3).astype(numpy.float32),
+              numpy.arange(3.0)),                                   # promoted
+             (numpy.arange(6).reshape(2, 3), numpy.arange(3)),      # integers
+             (numpy.arange(4.0).reshape(2, 2) + 1j, numpy.ones(2)),  # complex
+             (numpy.arange(3.0), numpy.arange(3.0)),                # vector . vector
+             (numpy.ones((2, 2, 2)), numpy.ones((2, 2)))]           # a stack
+    for x0, y0 in pairs:
+        x, y = cp.asarray(x0), cp.asarray(y0)
+        for call, f in _PRODUCTS.items():
+            want = f(numpy, x0, y0)
+            got = f(cp, x, y)
+            assert numpy.asarray(cp.asnumpy(got)).dtype == want.dtype, call
+            numpy.testing.assert_allclose(cp.asnumpy(got), want)
+    x, y = cp.ones((2, 3)), cp.ones((4, 2))
+    for call, f in _PRODUCTS.items():
+        with pytest.raises(ValueError):
+            f(numpy, numpy.ones((2, 3)), numpy.ones((4, 2)))
+        with pytest.raises(ValueError):
+            f(cp, x, y)

@@ -29,6 +29,17 @@ struct BlasConfig {
   int threads = 0;      // its thread pool
 };
 BlasConfig blasConfig();
+
+/// C = A @ B (C row-major, m x n, with row stride ldc), as cpn_gemm_f64/f32
+/// compute it, on the calling thread alone and with the floating-point
+/// exception flags cleared first: false when the product raised overflow,
+/// invalid, division by zero or underflow (C is then written but the caller
+/// computes the product again where such exceptions are reported, as
+/// NumPy's matmul reports them). For small products run at once (the eager
+/// path of `@`): nothing is queued, no thread is woken.
+bool gemmNow(bool f64, const void *a, int64_t aRs, int64_t aCs, const void *b,
+             int64_t bRs, int64_t bCs, void *c, int64_t ldc, int64_t m,
+             int64_t n, int64_t k);
 } // namespace cpnrt
 
 extern "C" {
