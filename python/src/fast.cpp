@@ -1195,6 +1195,11 @@ void initFast(py::module_ &m) {
         state.extobj = extobj.inc_ref().ptr();
         state.synced = synced.inc_ref().ptr();
         state.locationsName = PyUnicode_InternFromString("LOCATIONS");
+        // pybind11's NumPy API table, made on its first use (it checks
+        // NumPy's version with numpy.lib.NumpyVersion and two regular
+        // expressions): here, not in a program's first element read, which
+        // took 150-175 us for it.
+        py::detail::npy_api::get();
         state.ready = true;
       },
       py::arg("ndarray"), py::arg("base"), py::arg("numpy_ndarray"),
