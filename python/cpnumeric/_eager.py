@@ -373,7 +373,10 @@ def install(namespace, npmod, names):
     `namespace` (a module dict) that NumPy's module `npmod` also has."""
     for name in names:
         cpf = namespace.get(name)
-        npf = getattr(npmod, name, None)
+        # A function may name the NumPy code its eager path runs, where
+        # NumPy's own function is slower than another NumPy call that gives
+        # the same result (_sorting._numpy_unique).
+        npf = getattr(cpf, "_eager_numpy", None) or getattr(npmod, name, None)
         if name in CREATION and cpf is not None and npf is not None:
             namespace[name] = creation(npf, cpf, *CREATION[name])
             namespace[name].__module__ = namespace.get("__name__")

@@ -552,6 +552,30 @@ def _unique_flat(ar, want_index, want_inverse, want_counts, equal_nan=True):
     return values, index, inverse, counts
 
 
+def _numpy_unique(ar, return_index=False, return_inverse=False, return_counts=False,
+                  axis=None, *, equal_nan=True, sorted=True):
+    """np.unique for the small-array eager path. The values alone of an
+    integer or bool array come from NumPy's sort and a mask of where they
+    change: NumPy 2.3+ finds them with a hash table and then sorts them,
+    3-11x slower than sorting them at 10^3-3x10^4 elements (NumPy 2.4.6;
+    10^4 int64 with 100 distinct values 104 us against 29). The same sorted
+    values; every other call is NumPy's."""
+    if (type(ar) is _np.ndarray and ar.dtype.kind in "iub" and axis is None and sorted
+            and not (return_index or return_inverse or return_counts)):
+        s = _np.sort(ar, axis=None)
+        if s.size > 1:
+            m = _np.empty(s.shape, _np.bool_)
+            m[0] = True
+            _np.not_equal(s[1:], s[:-1], out=m[1:])
+            s = s[m]
+        return s
+    if not sorted:
+        return _np.unique(ar, return_index, return_inverse, return_counts, axis,
+                          equal_nan=equal_nan, sorted=sorted)
+    return _np.unique(ar, return_index, return_inverse, return_counts, axis,
+                      equal_nan=equal_nan)
+
+
 def unique(ar, return_index=False, return_inverse=False, return_counts=False, axis=None,
            *, equal_nan=True, sorted=True):
     ar = _as(ar)
@@ -561,8 +585,8 @@ def unique(ar, return_index=False, return_inverse=False, return_counts=False, ax
             return_index=return_index, return_inverse=return_inverse,
             return_counts=return_counts, axis=axis, equal_nan=equal_nan))
     if eager([ar]):
-        return wrap(_np.unique(ar._eager(), return_index, return_inverse, return_counts,
-                               equal_nan=equal_nan))
+        return wrap(_numpy_unique(ar._eager(), return_index, return_inverse, return_counts,
+                                  equal_nan=equal_nan))
     values, index, inverse, counts = _unique_flat(ar, return_index, return_inverse,
                                                   return_counts, equal_nan)
     out = [values]
@@ -573,6 +597,9 @@ def unique(ar, return_index=False, return_inverse=False, return_counts=False, ax
     if return_counts:
         out.append(counts)
     return out[0] if len(out) == 1 else tuple(out)
+
+
+unique._eager_numpy = _numpy_unique
 
 
 def unique_values(x):
@@ -609,6 +636,45 @@ def isin(element, test_elements, assume_unique=False, invert=False, *, kind=None
     hit = _ufuncs.equal(take(s, _ufuncs.minimum(idx, s.size - 1)), element)
     found = _ufuncs.logical_and(hit, _ufuncs.less(idx, s.size))
     return _ufuncs.logical_not(found) if invert else found
+
+
+# The eager path of the set functions: NumPy's own code (numpy/lib/
+# _arraysetops_impl.py), with _numpy_unique for its unique calls (NumPy's
+# hash table made union1d of two 10^4 int64 arrays 584 us against ~50).
+def _numpy_union1d(ar1, ar2):
+    return _numpy_unique(_np.concatenate((ar1, ar2), axis=None))
+
+
+def _numpy_intersect1d(ar1, ar2, assume_unique=False, return_indices=False):
+    if return_indices:  # NumPy's unique with indices sorts already
+        return _np.intersect1d(ar1, ar2, assume_unique, return_indices)
+    ar1, ar2 = _np.asanyarray(ar1), _np.asanyarray(ar2)
+    if assume_unique:
+        ar1, ar2 = ar1.ravel(), ar2.ravel()
+    else:
+        ar1, ar2 = _numpy_unique(ar1), _numpy_unique(ar2)
+    aux = _np.concatenate((ar1, ar2))
+    aux.sort()
+    return aux[:-1][aux[1:] == aux[:-1]]
+
+
+def _numpy_setdiff1d(ar1, ar2, assume_unique=False):
+    if assume_unique:
+        ar1 = _np.asarray(ar1).ravel()
+    else:
+        ar1, ar2 = _numpy_unique(_np.asarray(ar1)), _numpy_unique(_np.asarray(ar2))
+    return ar1[_np.isin(ar1, ar2, assume_unique=True, invert=True)]
+
+
+def _numpy_setxor1d(ar1, ar2, assume_unique=False):
+    if not assume_unique:
+        ar1, ar2 = _numpy_unique(_np.asarray(ar1)), _numpy_unique(_np.asarray(ar2))
+    aux = _np.concatenate((ar1, ar2), axis=None)
+    if aux.size == 0:
+        return aux
+    aux.sort()
+    flag = _np.concatenate(([True], aux[1:] != aux[:-1], [True]))
+    return aux[flag[1:] & flag[:-1]]
 
 
 def union1d(ar1, ar2):
@@ -650,6 +716,12 @@ def setxor1d(ar1, ar2, assume_unique=False):
     flag = concatenate([ones(1, bool), _ufuncs.not_equal(aux[1:], aux[:-1]),
                         ones(1, bool)])
     return compress(_ufuncs.logical_and(flag[1:], flag[:-1]), aux)
+
+
+union1d._eager_numpy = _numpy_union1d
+intersect1d._eager_numpy = _numpy_intersect1d
+setdiff1d._eager_numpy = _numpy_setdiff1d
+setxor1d._eager_numpy = _numpy_setxor1d
 
 
 # -- counting ----------------------------------------------------------------------------

@@ -398,3 +398,57 @@ def test_put_as_numpys_method_writes_the_eager_array(eager):
     numpy.testing.assert_array_equal(numpy.asarray(c), a)
     with pytest.raises(IndexError):
         cp.put(c, [20], 1.0)
+
+
+@pytest.mark.parametrize("dtype", ["int64", "int8", "uint16", "uint64", "bool"])
+def test_eager_unique_of_integers_is_numpys(eager, dtype):
+    # The values alone come from a sort and a mask (NumPy's hash table is
+    # slower); every other form is NumPy's own call. Same values, dtype and
+    # shape either way.
+    rng = numpy.random.default_rng(11)
+    for shape, hi in (((1000,), 7), ((40, 50), 300), ((3000,), 3000), ((5,), 1), ((0,), 2),
+                      ((), 5)):
+        a0 = rng.integers(0, hi, shape).astype(dtype)
+        for view in (lambda x: x, lambda x: x[::-2] if x.ndim else x):
+            x0 = view(a0)
+            x = view(cp.array(a0))
+            calls = [lambda np, x: np.unique(x),
+                     lambda np, x: np.unique(x, return_counts=True),
+                     lambda np, x: np.unique(x, return_index=True, return_inverse=True),
+                     lambda np, x: np.unique(x, equal_nan=False)]
+            if x0.ndim == 2:
+                calls.append(lambda np, x: np.unique(x, axis=0))
+            for f in calls:
+                cp.reset_stats()
+                got = f(cp, x)
+                assert cp.stats()["ops_recorded"] == 0
+                _same(got, f(numpy, x0))
+
+
+@pytest.mark.parametrize("name", ["union1d", "intersect1d", "setdiff1d", "setxor1d"])
+def test_eager_set_functions_are_numpys(eager, name):
+    rng = numpy.random.default_rng(12)
+    f_np, f_cp = getattr(numpy, name), getattr(cp, name)
+    pairs = [(rng.integers(0, 50, 300), rng.integers(20, 80, 200)),
+             (rng.integers(0, 9, (6, 7)).astype(numpy.int8), rng.integers(0, 9, 11)),
+             (rng.integers(0, 9, 30).astype(numpy.int32), rng.integers(0, 9, 12)),
+             (rng.integers(0, 9, 30).astype(numpy.uint8), rng.random(12) * 9),
+             (rng.random(40).round(1), rng.random(30).round(1)),
+             (numpy.array([True, False, True]), numpy.array([True])),
+             (numpy.zeros(0, numpy.int64), rng.integers(0, 5, 4)),
+             (numpy.zeros(0, numpy.int64), numpy.zeros(0, numpy.int64)),
+             (numpy.arange(10)[::-3], numpy.arange(4))]
+    for a0, b0 in pairs:
+        forms = [lambda f, a, b: f(a, b)]
+        if name != "union1d":
+            forms.append(lambda f, a, b: f(numpy.unique(a) if isinstance(a, numpy.ndarray)
+                                           else cp.unique(a), b, assume_unique=True))
+        if name == "intersect1d":
+            forms.append(lambda f, a, b: f(a, b, return_indices=True))
+        for form in forms:
+            want = form(f_np, a0, b0)
+            cp.reset_stats()
+            got = form(f_cp, cp.array(a0), cp.array(b0))
+            assert cp.stats()["ops_recorded"] == 0
+            _same(got, want)
+    _same(f_cp([3, 1, 2, 3], [2, 5]), f_np([3, 1, 2, 3], [2, 5]))  # lists
