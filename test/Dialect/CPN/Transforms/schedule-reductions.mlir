@@ -53,6 +53,25 @@ func.func @outer_blocks(%a: tensor<1024x5xf64>, %b: tensor<1031x5xf64>, %c: tens
 
 // -----
 
+// A wide result row (32 KB or more): 4 row blocks (4 partial rows), 3 when 4
+// does not divide the rows, 4 and the rows left starting the result when
+// no count from 4 to 2 does.
+// CHECK-LABEL: func @wide_rows
+// CHECK: cpn.reduce sum %arg0 {axes = array<i64: 0>, cpn.row_blocks = 4 : i64} : tensor<1024x4096xf64>
+// CHECK: cpn.reduce sum %arg1 {axes = array<i64: 0>, cpn.row_blocks = 3 : i64} : tensor<1023x4096xf64>
+// CHECK: cpn.reduce sum %arg2 {axes = array<i64: 0>, cpn.row_blocks = 4 : i64} : tensor<1031x4096xf64>
+// CHECK: cpn.reduce sum %arg3 {axes = array<i64: 0>, cpn.row_blocks = 16 : i64} : tensor<1024x4095xf64>
+func.func @wide_rows(%a: tensor<1024x4096xf64>, %b: tensor<1023x4096xf64>, %c: tensor<1031x4096xf64>, %d: tensor<1024x4095xf64>)
+    -> (tensor<4096xf64>, tensor<4096xf64>, tensor<4096xf64>, tensor<4095xf64>) {
+  %0 = cpn.reduce sum %a {axes = array<i64: 0>} : tensor<1024x4096xf64> -> tensor<4096xf64>
+  %1 = cpn.reduce sum %b {axes = array<i64: 0>} : tensor<1023x4096xf64> -> tensor<4096xf64>
+  %2 = cpn.reduce sum %c {axes = array<i64: 0>} : tensor<1031x4096xf64> -> tensor<4096xf64>
+  %3 = cpn.reduce sum %d {axes = array<i64: 0>} : tensor<1024x4095xf64> -> tensor<4095xf64>
+  return %0, %1, %2, %3 : tensor<4096xf64>, tensor<4096xf64>, tensor<4096xf64>, tensor<4095xf64>
+}
+
+// -----
+
 // `x.T @ v` of a tall x and one vector: row blocks (not BLAS); with two
 // columns in v it stays a product for BLAS. A long inner product gets row
 // blocks, a short one none.
