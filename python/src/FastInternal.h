@@ -201,6 +201,9 @@ PyObject *eagerBinary(PyObject *, PyObject *const *a, Py_ssize_t nargs);
 
 /// `a @ b` of small eager float operands at once (fast.cpp); None to decline.
 PyObject *eagerMatmul(PyObject *a, PyObject *b);
+/// Whether a profile session is open (eager.cpp): the eager path's library
+/// calls then take the Python path, which records them as `eager` events.
+bool eagerProfiling();
 
 } // namespace cpn::fast
 

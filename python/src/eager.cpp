@@ -609,8 +609,7 @@ PyObject *eagerFunctionCall(PyObject *self, PyObject *const *args,
   auto *f = reinterpret_cast<EagerFunction *>(self);
   Py_ssize_t n = PyVectorcall_NARGS(nargsf);
   Py_ssize_t nk = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
-  if (f->binary && n == 2 && nk == 0 && eagerCalls.profiling &&
-      !PyObject_IsTrue(PyList_GET_ITEM(eagerCalls.profiling, 0))) {
+  if (f->binary && n == 2 && nk == 0) { // declines while profiling
     PyObject *r = f->binary(args[0], args[1]);
     if (r != Py_None)
       return r;
@@ -750,9 +749,20 @@ void addEagerFunctionType(PyObject *module) {
   PyObject *t = PyType_FromSpec(&eagerFunctionSpec);
   if (!t)
     throw py::error_already_set();
-  eagerFunctionType = reinterpret_cast<PyTypeObject *>(Py_NewRef(t));
-  if (PyModule_AddObject(module, "EagerFunction", t) < 0)
+  eagerFunctionType = reinterpret_cast<PyTypeObject *>(t); // held for good
+  if (PyModule_AddObject(module, "EagerFunction", Py_NewRef(t)) < 0) {
+    Py_DECREF(t);
     throw py::error_already_set();
+  }
+}
+
+bool eagerProfiling() {
+  if (!eagerCalls.profiling)
+    return true; // before eager_init: decline
+  int on = PyObject_IsTrue(PyList_GET_ITEM(eagerCalls.profiling, 0));
+  if (on < 0)
+    PyErr_Clear();
+  return on != 0;
 }
 
 PyObject *eagerBinary(PyObject *, PyObject *const *a, Py_ssize_t nargs) {

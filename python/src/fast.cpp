@@ -838,8 +838,8 @@ PyObject *eagerMatmul(PyObject *a, PyObject *b) {
   if (int loaded = eo.load(ops, 2); loaded <= 0)
     return loaded < 0 ? nullptr : Py_NewRef(Py_None);
   PyObject *x = eo.vals[0], *y = eo.vals[1];
-  if (!isArray(x) || !isArray(y))
-    Py_RETURN_NONE;
+  if (!isArray(x) || !isArray(y) || eagerProfiling())
+    Py_RETURN_NONE; // a profile shows NumPy's call as an `eager` event
   auto *px = py::detail::array_proxy(x), *py_ = py::detail::array_proxy(y);
   auto *dx = reinterpret_cast<py::detail::PyArrayDescr_Proxy *>(px->descr);
   auto *dy = reinterpret_cast<py::detail::PyArrayDescr_Proxy *>(py_->descr);
@@ -860,10 +860,26 @@ PyObject *eagerMatmul(PyObject *a, PyObject *b) {
   int64_t kb = py_->dimensions[0], n = ry == 2 ? py_->dimensions[1] : 1;
   if (k != kb || double(m) * double(n) * double(k) > kEagerGemmMax)
     Py_RETURN_NONE; // NumPy's call raises its error or runs the big one
+  // A result of the eager threshold's size or more is made on the traced
+  // path, as eager_call's are.
+  long long threshold = eagerThreshold();
+  if (threshold <= 0 || (rx == 2 ? m : 1) * (ry == 2 ? n : 1) >= threshold)
+    Py_RETURN_NONE;
   int64_t aCs = px->strides[rx - 1] / item,
           aRs = rx == 2 ? px->strides[0] / item : 0;
   int64_t bRs = py_->strides[0] / item,
           bCs = ry == 2 ? py_->strides[1] / item : 0;
+  // Layouts NumPy's matmul hands to BLAS (its is_blasable2d): a matrix with
+  // unit steps along one axis and a step along the other of at least that
+  // axis's length, a vector with a positive step. NumPy multiplies other
+  // layouts (reversed, broadcast, strided both ways) in its own loop, whose
+  // sums round differently: those are NumPy's call.
+  auto matrixOk = [](int64_t rows, int64_t cols, int64_t rs, int64_t cs) {
+    return (cs == 1 && rs >= cols) || (rs == 1 && cs >= rows);
+  };
+  if (!(rx == 2 ? matrixOk(m, k, aRs, aCs) : aCs >= 1) ||
+      !(ry == 2 ? matrixOk(k, n, bRs, bCs) : bRs >= 1))
+    Py_RETURN_NONE;
   Py_intptr_t dims[2] = {rx == 2 ? m : n, n};
   int nd = rx == 2 && ry == 2 ? 2 : 1;
   auto &api = py::detail::npy_api::get();

@@ -868,3 +868,38 @@ def test_small_products_of_other_kinds_are_numpys(eager):
             f(numpy, numpy.ones((2, 3)), numpy.ones((4, 2)))
         with pytest.raises(ValueError):
             f(cp, x, y)
+
+
+def test_small_products_of_layouts_numpy_loops_over_are_numpys(eager):
+    # Reversed, broadcast and doubly strided operands are multiplied by
+    # NumPy's own loop, not BLAS: the same sums, bit for bit.
+    rng = numpy.random.default_rng(5)
+    a0, v0, b0 = rng.random((20, 16)), rng.random(16), rng.random((16, 12))
+    a, v, b = cp.asarray(a0), cp.asarray(v0), cp.asarray(b0)
+    for f in (lambda np, a, v, b: a @ v[::-1], lambda np, a, v, b: v[::-1] @ b,
+              lambda np, a, v, b: a @ np.broadcast_to(v[:1], (16,)),
+              lambda np, a, v, b: a[::2, ::2] @ v[::2], lambda np, a, v, b: np.dot(a[:, ::-1], v)):
+        numpy.testing.assert_array_equal(cp.asnumpy(f(cp, a, v, b)), f(numpy, a0, v0, b0))
+
+
+def test_small_products_with_big_results_are_traced(eager):
+    # 1024 is the fixture's threshold: an outer product of 40 x 40 is traced.
+    x = cp.ones((40, 1))
+    r = x @ cp.ones((1, 40))
+    assert r._base.np is None
+    numpy.testing.assert_array_equal(cp.asnumpy(r), numpy.ones((40, 40)))
+    r = cp.ones((50, 0)) @ cp.ones((0, 50))
+    assert r._base.np is None
+    numpy.testing.assert_array_equal(cp.asnumpy(r), numpy.zeros((50, 50)))
+
+
+def test_small_products_are_eager_events_in_a_profile(eager, tmp_path):
+    import json
+    a, b = cp.ones((10, 10)), cp.ones(10)
+    path = tmp_path / "p.json"
+    with cp.profile(path):
+        a @ b
+        a.dot(b)
+        cp.matmul(a, b)
+    events = json.loads(path.read_text())["traceEvents"]
+    assert [e["name"] for e in events if e.get("cat") == "eager"] == ["matmul", "dot", "matmul"]
