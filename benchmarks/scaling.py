@@ -442,7 +442,8 @@ def child(args):
                "messages": s["comm_messages"] / iters,
                "simulated_bytes": (s["simulated_bytes"] / iters
                                    if s.get("simulated_ranks", 0) > 1 else None),
-               "compilations": s["compilations"]}
+               "compilations": s["compilations"],
+               "baseline_windows": s["baseline_windows"]}
     elif args.impl == "numpy":
         import numpy
         step, result = PROGRAMS[name](numpy, **size)
