@@ -741,7 +741,8 @@ PyType_Slot eagerFunctionSlots[] = {
 
 PyType_Spec eagerFunctionSpec = {
     "cpnumeric._cpn.EagerFunction", sizeof(EagerFunction), 0,
-    Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_HAVE_VECTORCALL,
+    Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_HAVE_VECTORCALL |
+        Py_TPFLAGS_METHOD_DESCRIPTOR,
     eagerFunctionSlots};
 } // namespace
 
