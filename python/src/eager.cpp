@@ -262,6 +262,18 @@ static PyObject *eagerMethodCall(PyObject *npm, PyObject *x,
     Py_DECREF(v);
     return r;
   }
+  // A fresh small array (no base: not a view of x's elements; not x's
+  // own NumPy array) is wrapped at once, as eagerResult would, without the
+  // list of views it checks (x.copy() of 64 elements: 342 -> 286 ns, NumPy's
+  // 81).
+  if (r != v && isArray(r)) {
+    auto *p = py::detail::array_proxy(r);
+    if (!p->base && (p->flags & kCContiguous) && numpyNumel(r) < threshold &&
+        supportedDescr(reinterpret_cast<PyObject *>(p->descr))) {
+      Py_DECREF(v);
+      return wrapEager(r);
+    }
+  }
   EagerArgs ea(threshold);
   bool noted = ea.note(x, v);
   Py_DECREF(v);
