@@ -569,11 +569,9 @@ def _numpy_unique(ar, return_index=False, return_inverse=False, return_counts=Fa
             _np.not_equal(s[1:], s[:-1], out=m[1:])
             s = s[m]
         return s
-    if not sorted:
-        return _np.unique(ar, return_index, return_inverse, return_counts, axis,
-                          equal_nan=equal_nan, sorted=sorted)
+    extra = {} if sorted else {"sorted": False}  # NumPy 2.3+ only
     return _np.unique(ar, return_index, return_inverse, return_counts, axis,
-                      equal_nan=equal_nan)
+                      equal_nan=equal_nan, **extra)
 
 
 def unique(ar, return_index=False, return_inverse=False, return_counts=False, axis=None,
