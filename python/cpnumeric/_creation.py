@@ -182,14 +182,24 @@ def _unreachable(obj):
     return _weakref.getweakrefcount(obj) == 0 and _cpn.numpy_owner_alone(obj)
 
 
+_BORROW_BYTES = 1 << 18
+
+
 def _stored(t, own):
     """A materialized value of the NumPy array t's elements: t's own buffer
-    when `own` (nothing else can reach it) and it lies in C order, else a
-    copy."""
-    if own and t.flags.c_contiguous and t.flags.aligned:
-        node = _cpn.adopt_numpy(t)
-        if node is not None:
-            return node
+    when `own` (nothing else can reach it) and it lies in C order; else,
+    when it is big, its buffer borrowed under write protection (the first
+    write to it copies the elements for us first: docs/numpy-api.md); else
+    a copy."""
+    if t.flags.c_contiguous and t.flags.aligned:
+        if own:
+            node = _cpn.adopt_numpy(t)
+            if node is not None:
+                return node
+        elif t.nbytes >= _BORROW_BYTES:
+            node = _cpn.borrow_numpy(t)
+            if node is not None:
+                return node
     return _cpn.from_numpy(t)
 
 

@@ -101,6 +101,13 @@ def show_config(file=None):
           file=out)
     print("  sort: Highway vqsort (libhwy)", file=out)
     from . import _cpn, _ranks
+    if _cpn.borrowing():
+        print("  NumPy arrays in: held ones borrowed under userfaultfd write "
+              "protection (docs/numpy-api.md)", file=out)
+    else:
+        why = ("CPN_BORROW=0" if os.environ.get("CPN_BORROW") == "0"
+               else "userfaultfd not allowed here")
+        print(f"  NumPy arrays in: held ones copied ({why})", file=out)
     if _cpn.mpi_active():
         version = _cpn.mpi_library_version().split(",")[0]
         print(f"  MPI: rank {_ranks.rank()} of {_ranks.ranks()} ({version}; thread level "

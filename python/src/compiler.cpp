@@ -313,6 +313,12 @@ void initCompiler(py::module_ &m) {
     d["export_copy_bytes"] = l.bytesCopied;
     // NumPy arrays in: borrowed by cp.asarray, or copied into stores.
     d["imports_borrowed"] = l.importsBorrowed;
+    // Held NumPy arrays borrowed under write protection (cpnrt::Store::
+    // borrow), and the copies writes to them made.
+    cpnrt::GuardStats g = cpnrt::guardStats();
+    d["imports_guarded"] = g.borrowed;
+    d["guard_copies"] = g.copies;
+    d["guard_copy_bytes"] = g.copyBytes;
     d["import_copies"] = l.importCopies;
     d["import_copy_bytes"] = l.importBytes;
     return d;
@@ -324,5 +330,6 @@ void initCompiler(py::module_ &m) {
     cpnrt::resetBlasStats();
     cpnrt::comm::resetTraffic();
     cpn::resetLendStats();
+    cpnrt::resetGuardStats();
   });
 }

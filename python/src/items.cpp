@@ -1245,6 +1245,8 @@ PyObject *elementSet(PyObject *, PyObject *const *args, Py_ssize_t nargs) {
     return found < 0 ? nullptr : Py_NewRef(Py_None);
   PyObject *dtype = state.array.get(a, kDType);
   size_t item = py::reinterpret_borrow<py::dtype>(dtype).itemsize();
+  // A borrowed NumPy buffer is NumPy's: the store's own copy is written.
+  s->unguard();
   char *p = static_cast<char *>(s->data()) + off * item;
   if (!storeExact(p, dtype, v)) {
     // Any other scalar: converted as NumPy's setitem converts it

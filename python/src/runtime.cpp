@@ -106,7 +106,13 @@ static const py::dtype &storeDType(cpnrt::DType dtype) {
 
 PyObject *storeDescr(cpnrt::DType dtype) { return storeDType(dtype).ptr(); }
 
-PyObject *storeOwner(const cpnrt::StoreRef &store, bool lend) {
+PyObject *storeOwner(const cpnrt::StoreRef &store, bool lend, bool transient) {
+  // A NumPy array over a borrowed buffer would see NumPy's later writes to
+  // it: over the store's own copy instead (Guard.cpp).
+  if (!transient && store->guarded()) {
+    py::gil_scoped_release release;
+    store->unguard();
+  }
   auto *ref = new cpnrt::StoreRef(store);
   PyObject *c =
       lend ? PyCapsule_New(ref, "cpnumeric.lent",
@@ -127,11 +133,13 @@ PyObject *storeOwner(const cpnrt::StoreRef &store, bool lend) {
   return c;
 }
 
-py::object storeArray(const cpnrt::StoreRef &store, bool writable, bool lend) {
+py::object storeArray(const cpnrt::StoreRef &store, bool writable, bool lend,
+                      bool transient) {
   const py::dtype &dt = storeDType(store->dtype());
   // The capsule owns a reference to the store: the array keeps its memory
   // alive.
-  auto keep = py::reinterpret_steal<py::object>(storeOwner(store, lend));
+  auto keep =
+      py::reinterpret_steal<py::object>(storeOwner(store, lend, transient));
   if (!keep)
     throw py::error_already_set();
   py::array out(dt, store->shape(), {}, store->data(), keep);
@@ -241,6 +249,57 @@ void initRuntime(py::module_ &m) {
       "an array nothing else can reach (the store keeps it alive and is "
       "written as any other). None under CPN_PARTITION=rows (copy it).");
   m.def(
+      "borrow_numpy",
+      [](py::array arr) -> py::object {
+        // The caller (_creation.py) checked: aligned, native byte order, a
+        // store dtype, big. Here: C order, one process, and the
+        // NumPy array at the end of the base chain owns the memory.
+        if (!(arr.flags() & py::array::c_style) ||
+            cpn::Engine::global().options().partitioning() ||
+            cpnrt::comm::size() > 1)
+          return py::none();
+        auto &api = py::detail::npy_api::get();
+        PyObject *cur = arr.ptr();
+        for (;;) {
+          if (!PyObject_TypeCheck(
+                  cur, reinterpret_cast<PyTypeObject *>(api.PyArray_Type_)))
+            return py::none(); // a buffer of another kind (mmap, bytes)
+          auto *p = py::detail::array_proxy(cur);
+          if (!p->base) {
+            if (!(p->flags & py::detail::npy_api::NPY_ARRAY_OWNDATA_))
+              return py::none();
+            break;
+          }
+          cur = p->base;
+        }
+        auto *owner = py::detail::array_proxy(cur);
+        auto ownerArray = py::reinterpret_borrow<py::array>(cur);
+        size_t ownerBytes = size_t(ownerArray.nbytes());
+        auto node = std::make_shared<cpn::ValueNode>();
+        node->dtype = cpnrt::parseDType(dtypeKey(arr.dtype()));
+        for (py::ssize_t i = 0; i < arr.ndim(); ++i)
+          node->shape.push_back(arr.shape(i));
+        releaseHeldObjects();
+        PyObject *obj = arr.ptr();
+        Py_INCREF(obj);
+        std::shared_ptr<void> keep(
+            obj, [](void *o) { releasePyObject(static_cast<PyObject *>(o)); });
+        node->store = cpnrt::Store::borrow(
+            node->dtype, node->shape, const_cast<void *>(arr.data()),
+            std::move(keep), owner->data, ownerBytes);
+        if (!node->store)
+          return py::none();
+        return py::cast(node);
+      },
+      py::arg("array"),
+      "A materialized value over the buffer of a NumPy array that NumPy "
+      "code may still write, without a copy: the buffer is write-protected "
+      "and the first write to it copies the elements for the value first "
+      "(cpnrt::Store::borrow). None where it cannot be guarded (copy it).");
+  m.def("borrowing", &cpnrt::borrowingAvailable,
+        "Whether held NumPy arrays can be borrowed here (CPN_BORROW is not 0 "
+        "and userfaultfd's write protection is allowed).");
+  m.def(
       "numpy_owner_alone",
       [](py::handle a) {
         // Walks a's base chain (NumPy collapses views of views onto the
@@ -274,6 +333,8 @@ void initRuntime(py::module_ &m) {
         cpnrt::ProfileScope scope("copy", "to_numpy", bytesArgs(node));
         void *dst = out.mutable_data();
         {
+          // Another thread's NumPy write to a borrowed buffer waits for it.
+          cpnrt::GuardedReads reading({store});
           py::gil_scoped_release release;
           cpnrt::copyBytes(dst, store->data(), store->nbytes());
         }
@@ -317,7 +378,7 @@ void initRuntime(py::module_ &m) {
       [](const NodeRef &node) {
         cpnrt::ProfileScope scope("copy", "host_view", bytesArgs(node));
         // Read-only: writes go through the trace (or element_set).
-        return storeArray(materialize(node), false);
+        return storeArray(materialize(node), false, false, true);
       },
       "A read-only NumPy view of a value's store, without a copy (a sync "
       "point). Copy what you keep: later work may reuse the buffer once no "

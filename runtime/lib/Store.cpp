@@ -8,9 +8,10 @@
 //===----------------------------------------------------------------------===//
 
 #include "cpnrt/Store.h"
+#include "Guard.h"
+#include "LibCall.h"
 #include "cpnrt/Facts.h"
 #include "cpnrt/TaskGraph.h"
-#include "LibCall.h"
 
 #include <cstdlib>
 #include <cstring>
@@ -272,6 +273,8 @@ void *Store::allocate() {
 }
 
 Store::~Store() {
+  if (guard_.load(std::memory_order_acquire) >= 0 || own_ != Own::None)
+    releaseGuard(*this); // Guard.cpp: pages writable again, its copy freed
   if (owner_)
     return; // owner_'s deleter releases the memory
   void *p = data_.load(std::memory_order_acquire);
@@ -281,6 +284,9 @@ Store::~Store() {
   } else if (p)
     pool().give(p, nbytes_ ? nbytes_ : 1);
 }
+
+void *takeBuffer(size_t nbytes) { return pool().take(nbytes ? nbytes : 1); }
+void giveBuffer(void *p, size_t nbytes) { pool().give(p, nbytes ? nbytes : 1); }
 
 void Store::wait() { TaskGraph::global().waitStore(*this); }
 

@@ -315,8 +315,12 @@ void TaskGraph::run(const TaskRef &task) {
       ProfileScope scope(task->name.compare(0, 6, "kernel") == 0 ? "kernel"
                                                                  : "task",
                          task->name);
-      if (task->fn)
+      if (task->fn) {
+        // Guarded inputs (borrowed NumPy buffers): a NumPy write meanwhile
+        // waits for this task before it lands (Guard.cpp).
+        GuardedReads reading(task->reads);
         task->fn();
+      }
       if (task->poll) {
         // In flight: a waiting thread or the progress thread finishes it.
         // Its thread is free.

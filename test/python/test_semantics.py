@@ -854,7 +854,7 @@ def test_asarray_of_a_computed_array_allocates_nothing():
 
 # NumPy arrays in (docs/numpy-api.md, "NumPy arrays in"): a NumPy array that
 # nothing else can reach is adopted; one that NumPy code may still write is
-# copied.
+# copied, or borrowed under write protection (test_borrow.py).
 
 def _fresh(made, n=SHARED_N, dtype=numpy.float64):
     x = (numpy.arange(n) % 11).astype(dtype)
@@ -903,7 +903,10 @@ def test_an_array_numpy_code_can_reach_is_copied(copy):
             assert not numpy.shares_memory(numpy.asarray(a), x)
             assert not numpy.shares_memory(numpy.asarray(a), ro)
     s = cp.stats()
-    assert s["imports_borrowed"] == 0 and s["import_copies"] == 8
+    # Copied, or borrowed under write protection (test_borrow.py) where
+    # glibc mapped the buffer: never adopted.
+    assert s["imports_borrowed"] == 0
+    assert s["import_copies"] + s["imports_guarded"] == 8
     a = cp.asarray(x, copy=copy)
     b = a * 2.0  # pending
     x[:] = -1.0  # NumPy's write after the call reaches neither

@@ -55,6 +55,31 @@ public:
         std::shared_ptr<void> owner);
   ~Store();
   Store(const Store &) = delete;
+
+  /// A store over the buffer of a NumPy array that NumPy code may still
+  /// write (np.asarray of a held array), without a copy: the buffer's pages
+  /// are made read-only, and the first write to them from anywhere (NumPy,
+  /// another thread, a C extension) copies the elements into memory of the
+  /// store's own before it lands (Guard.cpp): the store keeps the values it
+  /// had when it was made, as a copy would. `allocation` and
+  /// `allocationBytes` are the memory that holds the buffer (the NumPy
+  /// array that owns it): only memory whose pages hold nothing else is
+  /// guarded (glibc's mapped allocations). Null where the buffer cannot be
+  /// guarded (copy it): other memory, pages already guarded, the fault
+  /// handler replaced, CPN_BORROW=0.
+  static std::shared_ptr<Store> borrow(DType dtype, std::vector<int64_t> shape,
+                                       void *data, std::shared_ptr<void> owner,
+                                       const void *allocation,
+                                       size_t allocationBytes);
+  /// Whether the store's memory is still a guarded NumPy buffer.
+  bool guarded() const { return guard_.load(std::memory_order_seq_cst) >= 0; }
+  /// Makes a guarded store's memory its own (a copy), waiting for the tasks
+  /// that read the old memory; for code that hands the memory on (a NumPy
+  /// array over the store) or writes it. No-op when not guarded.
+  void unguard();
+  /// Tasks running now that read the store while it is guarded
+  /// (GuardedReads): a write's copy waits for them before the write lands.
+  std::atomic<int32_t> guardReaders{0};
   Store &operator=(const Store &) = delete;
 
   DType dtype() const { return dtype_; }
@@ -138,9 +163,43 @@ private:
   std::atomic<Distribution> dist_{Distribution::Replicated};
   std::atomic<int32_t> lent_{0};
   std::shared_ptr<void> owner_;
+  // Guarded borrowing (Guard.cpp): the guard table's slot, -1 when none;
+  // the copy a write made (pooled when made by unguard, mapped when made by
+  // the fault handler).
+  std::atomic<int32_t> guard_{-1};
+  enum class Own : uint8_t { None, Pooled, Mapped };
+  Own own_ = Own::None;
+  size_t ownBytes_ = 0;
+  friend struct GuardTable;
 };
 
 using StoreRef = std::shared_ptr<Store>;
+
+/// While alive, counts the calling thread as reading `stores` (those of them
+/// guarded: Store::guardReaders): TaskGraph::run around each task, and code
+/// that reads a store's memory outside a task with the GIL released.
+class GuardedReads {
+public:
+  explicit GuardedReads(const std::vector<StoreRef> &stores);
+  ~GuardedReads();
+  GuardedReads(const GuardedReads &) = delete;
+  GuardedReads &operator=(const GuardedReads &) = delete;
+
+private:
+  std::vector<Store *> counted_;
+};
+
+/// Borrowed NumPy buffers (Store::borrow) for cpnumeric.stats().
+struct GuardStats {
+  uint64_t borrowed = 0; // stores made over guarded buffers
+  uint64_t copies = 0;   // of them, copied at a write or unguard
+  uint64_t copyBytes = 0;
+};
+GuardStats guardStats();
+void resetGuardStats();
+/// Whether Store::borrow can guard buffers here: CPN_BORROW is not 0 and
+/// the system lets the process use userfaultfd's write protection.
+bool borrowingAvailable();
 
 /// While alive, names the stores that the kernel running on this thread reads
 /// and does not write, for cpnrt::readOnlyFacts (Facts.h): facts a library

@@ -1,0 +1,232 @@
+"""Held NumPy arrays borrowed, not copied (docs/numpy-api.md, "NumPy arrays
+in"): np.asarray(a) of an array the program still holds reads a's buffer
+under write protection; the first write to it, from NumPy, another thread,
+read(2) or a forked child, copies the elements for cpnumeric first, so every
+value computed from the array is the one NumPy gives for the values at the
+call. Compared with NumPy on the same inputs."""
+
+import os
+import subprocess
+import sys
+import threading
+
+import numpy
+import pytest
+
+import cpnumeric as cp
+from cpnumeric import _core
+
+pytestmark = pytest.mark.skipif(
+    not _core._cpn.borrowing(),
+    reason="userfaultfd's write protection is not allowed here (or "
+           "CPN_BORROW=0): held NumPy arrays are copied")
+
+# Above glibc's largest mmap threshold (32 MiB): always a mapping of its own,
+# so always borrowed, whatever the process freed before.
+BIG = 36 << 20
+
+
+def big(dtype="float64", seed=0):
+    dt = numpy.dtype(dtype)
+    n = BIG // dt.itemsize
+    rng = numpy.random.default_rng(seed)
+    if dt.kind == "b":
+        return rng.integers(0, 2, n).astype(bool)
+    if dt.kind in "iu":
+        return rng.integers(0, 100, n).astype(dt)
+    if dt.kind == "c":
+        return (rng.random(n // 2) + 1j * rng.random(n // 2)).astype(dt)
+    return rng.random(n).astype(dt)
+
+
+def stats():
+    s = cp.stats()
+    return s["imports_guarded"], s["import_copies"], s["guard_copies"]
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32", "int64", "bool",
+                                   "complex128"])
+def test_held_array_is_borrowed_and_never_copied_unwritten(dtype):
+    a = big(dtype)
+    want = a.copy()
+    cp.reset_stats()
+    x = cp.asarray(a)
+    r = x + x
+    assert stats() == (1, 0, 0)
+    numpy.testing.assert_array_equal(numpy.asarray(r), want + want)
+    assert cp.stats()["guard_copies"] == 0
+    del x, r
+    cp.synchronize()
+    a[0] = a[1]  # writable again without a copy once the values are gone
+    assert cp.stats()["guard_copies"] == 0
+
+
+def test_write_after_the_call_reaches_no_value_computed_from_it():
+    a = big()
+    want = a.copy()
+    cp.reset_stats()
+    x = cp.asarray(a)
+    y = x * 2.0 + 1.0  # pending when NumPy writes
+    s = x.sum()
+    a[:] = -1.0
+    a[5] = 7.0
+    assert stats()[2] == 1 and cp.stats()["guard_copy_bytes"] == a.nbytes
+    numpy.testing.assert_array_equal(numpy.asarray(y), want * 2.0 + 1.0)
+    assert float(s) == pytest.approx(float(want.sum()), rel=1e-12)
+    numpy.testing.assert_array_equal(numpy.asarray(x), want)
+    z = x - 1.0  # after the write: still the values at the call
+    numpy.testing.assert_array_equal(numpy.asarray(z), want - 1.0)
+    assert (a[:5] == -1.0).all() and a[5] == 7.0
+
+
+def test_write_from_another_thread_while_a_kernel_reads():
+    a = big()
+    want = numpy.sqrt(a).sum()
+    x = cp.asarray(a)
+    r = cp.sqrt(x).sum()  # may be running while the thread writes
+    t = threading.Thread(target=lambda: a.fill(0.0))
+    t.start()
+    t.join()
+    assert float(r) == pytest.approx(float(want), rel=1e-12)
+    assert not a.any()
+
+
+def test_readinto_a_borrowed_buffer(tmp_path):
+    a = big()
+    want = a.copy()
+    x = cp.asarray(a)
+    path = tmp_path / "zeros.bin"
+    path.write_bytes(numpy.arange(a.size, dtype=a.dtype).tobytes())
+    with open(path, "rb", buffering=0) as f:
+        assert f.readinto(a) == a.nbytes  # the kernel's write waits, lands
+    numpy.testing.assert_array_equal(a, numpy.arange(a.size, dtype=a.dtype))
+    numpy.testing.assert_array_equal(numpy.asarray(x), want)
+
+
+def test_views_and_layouts_are_borrowed():
+    a = big().reshape(2304, -1)
+    b = big(seed=3).reshape(2304, -1)
+    want, wantb = a.copy(), b.copy()
+    cp.reset_stats()
+    rows = cp.asarray(a[100:2000])   # a C-ordered part of the buffer
+    cols = cp.asarray(b.T)           # the transpose: F order over it
+    assert stats()[:2] == (2, 0)
+    assert cols.flags.f_contiguous
+    head = cp.asarray(a[:150])  # pages `rows` guards: a copy
+    assert stats()[:2] == (2, 1)
+    r1, r2 = rows * 1.0, cols.sum(axis=1)
+    a[50] = 0.0  # outside `rows`, on its pages
+    b[:] = 0.0
+    numpy.testing.assert_array_equal(numpy.asarray(r1), want[100:2000])
+    numpy.testing.assert_allclose(numpy.asarray(r2), wantb.T.sum(axis=1),
+                                  rtol=1e-12)
+    numpy.testing.assert_array_equal(numpy.asarray(rows), want[100:2000])
+    numpy.testing.assert_array_equal(numpy.asarray(head), want[:150])
+
+
+def test_read_only_array_made_writable_again():
+    a = big()
+    a.flags.writeable = False
+    want = a.copy()
+    cp.reset_stats()
+    x = cp.asarray(a)
+    assert stats()[0] == 1
+    a.flags.writeable = True
+    a *= 2.0
+    numpy.testing.assert_array_equal(numpy.asarray(x), want)
+
+
+def test_our_writes_go_to_our_copy():
+    a = big()
+    want = a.copy()
+    x = cp.asarray(a)
+    x[0] = -5.0
+    x += 1.0
+    y = cp.asarray(a)
+    y[1:3] = 0.0
+    numpy.testing.assert_array_equal(a, want)  # NumPy's array unchanged
+    w = want + 1.0
+    w[0] = -4.0
+    numpy.testing.assert_array_equal(numpy.asarray(x), w)
+    numpy.testing.assert_array_equal(numpy.asarray(y)[:4],
+                                     [want[0], 0.0, 0.0, want[3]])
+
+
+def test_export_of_a_borrowed_value_is_its_own_memory():
+    a = big()
+    want = a.copy()
+    x = cp.asarray(a)
+    e = numpy.asarray(x)
+    assert not numpy.shares_memory(e, a)
+    a[:3] = 9.0
+    numpy.testing.assert_array_equal(e, want)
+    e[0] = 1.0  # the export aliases x, as NumPy's asarray would
+    assert float(x[0]) == 1.0
+
+
+def test_numpy_operands_of_functions_are_borrowed_and_shared():
+    a, b = big(seed=1), big(seed=2)
+    cp.reset_stats()
+    acc = cp.sin(a) + cp.multiply(a, b)
+    for _ in range(5):
+        acc = acc + cp.sin(a)  # one store for `a` while the others live
+    s = cp.stats()
+    assert s["import_copies"] == 0 and s["guard_copies"] == 0
+    want = numpy.sin(a) * 6 + a * b
+    b[:] = 0.0
+    numpy.testing.assert_allclose(numpy.asarray(acc), want, rtol=1e-12)
+
+
+def test_out_is_the_borrowed_array():
+    a = big()
+    want = a.copy()
+    x = cp.asarray(a)
+    cp.add(x, 1.0, out=a)  # NumPy's array written from its own values
+    numpy.testing.assert_array_equal(a, want + 1.0)
+    numpy.testing.assert_array_equal(numpy.asarray(x), want)
+
+
+def _run(code, **env):
+    e = dict(os.environ, **env)
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True,
+                       text=True, env=e, timeout=300)
+    assert r.returncode == 0, r.stderr
+    return r.stdout
+
+
+def test_forked_child_keeps_the_values():
+    out = _run("""
+import os, numpy, cpnumeric as cp
+a = numpy.random.default_rng(0).random(5_000_000)
+want = float(a.sum())
+x = cp.asarray(a)
+pid = os.fork()
+if pid == 0:
+    a[:] = 0.0
+    ok = abs(float(x.sum()) - want) <= 1e-9 * want
+    os._exit(0 if ok else 3)
+_, status = os.waitpid(pid, 0)
+a[:] = 1.0
+print(os.waitstatus_to_exitcode(status), abs(float(x.sum()) - want) <= 1e-9 * want)
+""")
+    assert out.split() == ["0", "True"]
+
+
+def test_table_full_and_switched_off_copy():
+    code = """
+import ctypes, numpy, cpnumeric as cp
+# Arrays of 256 KiB as glibc mappings: its mmap threshold fixed at 128 KiB
+# (M_MMAP_THRESHOLD), not raised by frees.
+ctypes.CDLL(None).mallopt(-3, 1 << 17)
+arrs = [numpy.full(1 << 15, float(i)) for i in range(200)]
+cp.reset_stats()
+xs = [cp.asarray(q) for q in arrs]
+s = cp.stats()
+for q in arrs:
+    q[:] = -1.0
+ok = all(float(x[7]) == float(i) for i, x in enumerate(xs))
+print(s["imports_guarded"], s["imports_guarded"] + s["import_copies"], ok)
+"""
+    g, total, ok = _run(code).split()
+    assert 0 < int(g) <= 128 and int(total) == 200 and ok == "True"
+    assert _run(code, CPN_BORROW="0").split() == ["0", "200", "True"]
