@@ -1,7 +1,7 @@
 """Ordinary NumPy code that cpnumeric was not tuned on: element loops, row
 and column loops, many sizes, growing arrays, scatter loops, varying
-scalars, tiny arrays, iteration, linear algebra in a loop, and a Monte Carlo
-program's memory (issue 22).
+scalars, tiny arrays, iteration, linear algebra in a loop, a Monte Carlo
+program's memory, and NumPy data brought in (issue 22).
 
     python benchmarks/patterns.py [--only NAME,...] [--json FILE] [--markdown FILE]
 
@@ -144,9 +144,30 @@ def monte_carlo(np):
     return np.concatenate([mean_path, pct, hist.astype(float)])
 
 
+def numpy_in(np):
+    # Issue 22's NumPy data in: a program that makes its data with NumPy and
+    # keeps it (three 32 MB arrays), brings it in with np.asarray (NumPy: the
+    # same arrays; cpnumeric: borrowed, not copied, when glibc mapped them)
+    # and prices Black-Scholes calls on it once.
+    import numpy
+    g = numpy.random.default_rng(11)
+    s0 = g.random(4_000_000) * 50 + 50
+    k0 = g.random(4_000_000) * 50 + 50
+    t0 = g.random(4_000_000) * 2 + 0.1
+    s, k, t = np.asarray(s0), np.asarray(k0), np.asarray(t0)
+    r, v = 0.02, 0.3
+    sq = v * np.sqrt(t)
+    d1 = (np.log(s / k) + (r + 0.5 * v * v) * t) / sq
+    d2 = d1 - sq
+    cdf1 = 0.5 * (1.0 + np.tanh(0.7978845608 * (d1 + 0.044715 * d1 ** 3)))
+    cdf2 = 0.5 * (1.0 + np.tanh(0.7978845608 * (d2 + 0.044715 * d2 ** 3)))
+    call = s * cdf1 - k * np.exp(-r * t) * cdf2
+    return np.array([call.sum(), call.max(), s0[0] + k0[-1] + t0[1]])
+
+
 CASES = {f.__name__: f for f in (elem_loop, iterate, row_loop, column_loop, many_sizes,
                                  growing, scatter_loop, varying_scalar, tiny, stencil_sizes,
-                                 linalg_loop, tolist_item, monte_carlo)}
+                                 linalg_loop, tolist_item, monte_carlo, numpy_in)}
 
 
 # -- one process -------------------------------------------------------------
