@@ -301,7 +301,8 @@ std::vector<int32_t> planDonations(const Trace &trace,
   for (size_t i = 0; i < inputs.size(); ++i)
     free[i] = inputs[i].use_count() == 1 && inputs[i]->store &&
               inputs[i]->store->nbytes() > 0 && !inputs[i]->store->lent() &&
-              !inputs[i]->store->guarded(); // a NumPy buffer (Guard.cpp)
+              !inputs[i]->store->guarded() &&    // a NumPy buffer (Guard.cpp)
+              !inputs[i]->store->borrowShared(); // another value's too
   // A runtime call (libcall) reads its operands' buffers outside the tensor
   // SSA that bufferization checks: an output written into a donor it reads
   // could overwrite it first (a copy's result donated into np.put's

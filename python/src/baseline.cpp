@@ -77,10 +77,7 @@ void initBaseline(py::module_ &m) {
               donated[d] = true;
           py::list inputs, dests;
           for (size_t i = 0; i < w.trace.inputs().size(); ++i)
-            // Read while the runner runs, on this thread (a borrowed NumPy
-            // buffer stays borrowed: the window's results are new stores).
-            inputs.append(storeArray(w.trace.inputs()[i]->store, donated[i],
-                                     false, true));
+            inputs.append(storeArray(w.trace.inputs()[i]->store, donated[i]));
           for (const cpnrt::StoreRef &d : w.dests)
             dests.append(storeArray(d, true));
           py::list sites;

@@ -106,10 +106,10 @@ static const py::dtype &storeDType(cpnrt::DType dtype) {
 
 PyObject *storeDescr(cpnrt::DType dtype) { return storeDType(dtype).ptr(); }
 
-PyObject *storeOwner(const cpnrt::StoreRef &store, bool lend, bool transient) {
+PyObject *storeOwner(const cpnrt::StoreRef &store, bool lend) {
   // A NumPy array over a borrowed buffer would see NumPy's later writes to
   // it: over the store's own copy instead (Guard.cpp).
-  if (!transient && store->guarded()) {
+  if (store->guarded()) {
     py::gil_scoped_release release;
     store->unguard();
   }
@@ -133,13 +133,11 @@ PyObject *storeOwner(const cpnrt::StoreRef &store, bool lend, bool transient) {
   return c;
 }
 
-py::object storeArray(const cpnrt::StoreRef &store, bool writable, bool lend,
-                      bool transient) {
+py::object storeArray(const cpnrt::StoreRef &store, bool writable, bool lend) {
   const py::dtype &dt = storeDType(store->dtype());
   // The capsule owns a reference to the store: the array keeps its memory
   // alive.
-  auto keep =
-      py::reinterpret_steal<py::object>(storeOwner(store, lend, transient));
+  auto keep = py::reinterpret_steal<py::object>(storeOwner(store, lend));
   if (!keep)
     throw py::error_already_set();
   py::array out(dt, store->shape(), {}, store->data(), keep);
@@ -333,9 +331,10 @@ void initRuntime(py::module_ &m) {
         cpnrt::ProfileScope scope("copy", "to_numpy", bytesArgs(node));
         void *dst = out.mutable_data();
         {
-          // Another thread's NumPy write to a borrowed buffer waits for it.
-          cpnrt::GuardedReads reading({store});
           py::gil_scoped_release release;
+          // Another thread's NumPy write to a borrowed buffer waits for the
+          // copy (counted without the GIL: no reader may wait for it).
+          cpnrt::GuardedReads reading({store});
           cpnrt::copyBytes(dst, store->data(), store->nbytes());
         }
         return out;
@@ -352,6 +351,19 @@ void initRuntime(py::module_ &m) {
         cpnrt::StoreRef store = materialize(node);
         if (store->nbytes() == 0)
           return py::none();
+        if (store->borrowShared()) {
+          // Borrowed by several values (cpnrt::Store::borrow): the NumPy
+          // array would write the others' elements too. This one's own.
+          auto own =
+              std::make_shared<cpnrt::Store>(store->dtype(), store->shape());
+          {
+            py::gil_scoped_release release;
+            cpnrt::GuardedReads reading({store});
+            cpnrt::copyBytes(own->data(), store->data(), store->nbytes());
+          }
+          node->store = own;
+          store = std::move(own);
+        }
         // Lent before the GIL is released again: a read that another thread
         // records from here on takes a copy (Trace::operandRef).
         py::object out = storeArray(store, true, true);
@@ -378,7 +390,7 @@ void initRuntime(py::module_ &m) {
       [](const NodeRef &node) {
         cpnrt::ProfileScope scope("copy", "host_view", bytesArgs(node));
         // Read-only: writes go through the trace (or element_set).
-        return storeArray(materialize(node), false, false, true);
+        return storeArray(materialize(node), false);
       },
       "A read-only NumPy view of a value's store, without a copy (a sync "
       "point). Copy what you keep: later work may reuse the buffer once no "

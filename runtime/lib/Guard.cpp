@@ -26,8 +26,8 @@
 // guarded memory) and the pool's lock (never held by a writer of NumPy
 // memory), and waits for running tasks, which never write guarded memory
 // and never need the writer (the baseline tier runs on the calling thread).
-// A forked child copies what is guarded at once: its pages lose the
-// protection and it has no guard thread.
+// A forked child protects the pages again with a userfaultfd and a guard
+// thread of its own (the parent's do not cover its memory).
 //
 //===----------------------------------------------------------------------===//
 
@@ -83,7 +83,7 @@ std::atomic<uint64_t> nBorrowed{0}, nCopies{0}, nCopyBytes{0};
 /// The process's userfaultfd (-1: none, or not allowed) and its thread.
 std::mutex setupMutex;
 int uffd = -1;
-bool setupTried = false;
+bool setupTried = false, atforkSet = false;
 
 /// The stores the calling thread's GuardedReads count (unguard does not
 /// wait for its own thread).
@@ -116,6 +116,24 @@ bool protect(uintptr_t begin, uintptr_t end, bool wp) {
   w.range.len = end - begin;
   w.mode = wp ? UFFDIO_WRITEPROTECT_MODE_WP : 0;
   return ioctl(uffd, UFFDIO_WRITEPROTECT, &w) == 0;
+}
+
+/// Registers [begin, end) with the userfaultfd and write-protects it.
+bool guardRange(uintptr_t begin, uintptr_t end) {
+  uffdio_register reg;
+  std::memset(&reg, 0, sizeof(reg));
+  reg.range.start = begin;
+  reg.range.len = end - begin;
+  reg.mode = UFFDIO_REGISTER_MODE_WP;
+  if (ioctl(uffd, UFFDIO_REGISTER, &reg) != 0)
+    return false;
+  if (protect(begin, end, true))
+    return true;
+  uffdio_range r;
+  r.start = begin;
+  r.len = end - begin;
+  ioctl(uffd, UFFDIO_UNREGISTER, &r);
+  return false;
 }
 
 void unregister(uintptr_t begin, uintptr_t end) {
@@ -155,7 +173,9 @@ int guardFd() {
     close(fd);
     return -1;
   }
-  pthread_atfork(nullptr, nullptr, forkChild);
+  if (!atforkSet)
+    pthread_atfork(nullptr, nullptr, forkChild);
+  atforkSet = true;
   return uffd;
 }
 } // namespace
@@ -204,6 +224,9 @@ struct GuardTable {
     s->guard_.store(-1, std::memory_order_seq_cst);
     int32_t own =
         int32_t(std::count(readingHere.begin(), readingHere.end(), s));
+    // Without a limit: a kernel may read the buffer for minutes (a big
+    // solve); the writer waits as long, as it would for the copy at the
+    // call if the program had made one then.
     for (long spins = 0;
          !child && s->guardReaders.load(std::memory_order_seq_cst) > own;
          ++spins) {
@@ -213,11 +236,6 @@ struct GuardTable {
       }
       struct timespec ts = {0, 100000}; // 0.1 ms
       nanosleep(&ts, nullptr);
-      if (spins == 1000 + 600000) { // ~60 s
-        say("cpnumeric: a write to a NumPy array lent to cpnumeric waited "
-            "60 s for kernels reading it; aborting\n");
-        abort();
-      }
     }
     // Counted before the writer goes on (it may read stats() next).
     nCopies.fetch_add(1, std::memory_order_relaxed);
@@ -294,19 +312,12 @@ struct GuardTable {
     if (free < 0) {
       unlockTable();
       // Dropped outside the lock (the last reference runs release).
-      return matches ? same : nullptr;
+      if (!matches)
+        return nullptr;
+      same->borrowShared_.store(true, std::memory_order_release);
+      return same;
     }
-    uffdio_register reg;
-    std::memset(&reg, 0, sizeof(reg));
-    reg.range.start = begin;
-    reg.range.len = end - begin;
-    reg.mode = UFFDIO_REGISTER_MODE_WP;
-    if (ioctl(uffd, UFFDIO_REGISTER, &reg) != 0) {
-      unlockTable();
-      return nullptr;
-    }
-    if (!protect(begin, end, true)) {
-      unregister(begin, end);
+    if (!guardRange(begin, end)) {
       unlockTable();
       return nullptr;
     }
@@ -394,20 +405,32 @@ struct GuardTable {
     }
   }
 
-  /// In a forked child: the pages are no longer protected, and nothing
-  /// would answer a fault. Every guarded store takes its copy now.
+  /// In a forked child: its pages lost the protection (userfaultfd's
+  /// registrations are the parent's) and no thread answers faults. The
+  /// child makes a userfaultfd and a guard thread of its own and protects
+  /// the same pages again (still shared with the parent until written);
+  /// where it cannot, every guarded store takes its copy now.
   static void child() {
     tableLock.clear();
-    for (int i = 0; i < kSlots; ++i)
-      if (slots[i].state != 0) {
-        slots[i].state = 2;
-        copyOut(i, true);
-      }
     if (uffd >= 0)
       close(uffd);
     uffd = -1;
     new (&setupMutex) std::mutex();
     setupTried = false;
+    bool any = false;
+    for (int i = 0; i < kSlots; ++i)
+      any = any || slots[i].state != 0;
+    if (!any)
+      return;
+    bool fd = guardFd() >= 0;
+    for (int i = 0; i < kSlots; ++i) {
+      if (slots[i].state == 1 && fd && guardRange(slots[i].begin, slots[i].end))
+        continue;
+      if (slots[i].state != 0) {
+        slots[i].state = 2;
+        copyOut(i, true);
+      }
+    }
   }
 };
 
@@ -458,6 +481,9 @@ GuardedReads::GuardedReads(const std::vector<StoreRef> &stores) {
       counted_.push_back(s.get());
       readingHere.push_back(s.get());
     }
+  // The count before any later load of data() (an acquire load).
+  if (!counted_.empty())
+    std::atomic_thread_fence(std::memory_order_seq_cst);
 }
 
 GuardedReads::~GuardedReads() {

@@ -177,6 +177,39 @@ def test_numpy_operands_of_functions_are_borrowed_and_shared():
     numpy.testing.assert_allclose(numpy.asarray(acc), want, rtol=1e-12)
 
 
+def test_values_sharing_a_borrow_stay_apart():
+    a = numpy.ones(BIG // 8)
+    x1, x2 = cp.asarray(a), cp.asarray(a)  # one buffer for both
+    e = numpy.asarray(x1)
+    e[0] = 99.0  # the export is x1's alone
+    assert float(x1[0]) == 99.0 and float(x2[0]) == 1.0
+    b = numpy.ones(BIG // 8)
+    y1, y2 = cp.asarray(b), cp.asarray(b)
+    b[0] = 5.0  # copied for both
+    z = y1 * 2.0
+    del y1  # z's window must not write the shared store in place
+    numpy.testing.assert_array_equal(numpy.asarray(z)[:2], [2.0, 2.0])
+    assert float(y2[0]) == 1.0 and float(y2[1]) == 1.0
+
+
+def test_export_while_another_thread_writes():
+    a = numpy.ones(BIG // 8)
+    x = cp.asarray(a)
+    go = threading.Event()
+
+    def write():
+        go.wait()
+        a[0] = 2.0
+
+    t = threading.Thread(target=write)
+    t.start()
+    go.set()
+    got = x._numpy()  # the copy reads without the GIL: must not hang
+    t.join(timeout=60)
+    assert not t.is_alive()
+    assert got[0] == 1.0 and a[0] == 2.0
+
+
 def test_out_is_the_borrowed_array():
     a = big()
     want = a.copy()
@@ -202,8 +235,11 @@ want = float(a.sum())
 x = cp.asarray(a)
 pid = os.fork()
 if pid == 0:
+    # Protected again in the child, not copied at the fork.
+    before = cp.stats()["guard_copies"]
     a[:] = 0.0
     ok = abs(float(x.sum()) - want) <= 1e-9 * want
+    ok = ok and before == 0 and cp.stats()["guard_copies"] == 1
     os._exit(0 if ok else 3)
 _, status = os.waitpid(pid, 0)
 a[:] = 1.0

@@ -71,6 +71,12 @@ public:
                                        void *data, std::shared_ptr<void> owner,
                                        const void *allocation,
                                        size_t allocationBytes);
+  /// Whether more than one value was given this store by borrow (the same
+  /// elements borrowed again while the first lived): never written in
+  /// place, nor lent to NumPy, even after it is copied.
+  bool borrowShared() const {
+    return borrowShared_.load(std::memory_order_acquire);
+  }
   /// Whether the store's memory is still a guarded NumPy buffer.
   bool guarded() const { return guard_.load(std::memory_order_seq_cst) >= 0; }
   /// Makes a guarded store's memory its own (a copy), waiting for the tasks
@@ -167,6 +173,7 @@ private:
   // the copy a write made (pooled when made by unguard, mapped when made by
   // the fault handler).
   std::atomic<int32_t> guard_{-1};
+  std::atomic<bool> borrowShared_{false};
   enum class Own : uint8_t { None, Pooled, Mapped };
   Own own_ = Own::None;
   size_t ownBytes_ = 0;
