@@ -266,6 +266,9 @@ def _capture(fun, name, kwnames, skeletons, arrays, execute):
                 node, node.shape, _np.dtype(node.dtype))))
     mutations = [(i, result_of[node.ptr]) for i, node in mutated
                  if node.ptr in result_of]
+    # The entry lives as long as the cache: it keeps the constants, not this
+    # call's arguments and results.
+    captured.forget_values([j for j, (kind, _) in enumerate(inputs) if kind == "arg"])
     entry = _Entry(captured, inputs, out_skeleton, outputs, mutations)
     if execute:
         for i, a in enumerate(arrays):  # NumPy arguments written by the function

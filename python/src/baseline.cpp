@@ -77,7 +77,11 @@ void initBaseline(py::module_ &m) {
               donated[d] = true;
           py::list inputs, dests;
           for (size_t i = 0; i < w.trace.inputs().size(); ++i)
-            inputs.append(storeArray(w.trace.inputs()[i]->store, donated[i]));
+            // Read by the runner on this thread, then let go: a borrowed
+            // NumPy buffer stays borrowed where no other thread could
+            // write it meanwhile (storeOwner).
+            inputs.append(storeArray(w.trace.inputs()[i]->store, donated[i],
+                                     false, true));
           for (const cpnrt::StoreRef &d : w.dests)
             dests.append(storeArray(d, true));
           py::list sites;

@@ -38,8 +38,10 @@ cpnrt::StoreRef materialize(const cpn::NodeRef &node);
 /// A NumPy array over a store's elements, without a copy: the array keeps
 /// the store alive; read-only unless `writable`; with `lend`, the store is
 /// lent to it while it lives (cpnrt::Store::lent: np.asarray's export).
+/// `transient`: the caller reads it on this thread before returning to the
+/// program and keeps nothing (see storeOwner).
 pybind11::object storeArray(const cpnrt::StoreRef &store, bool writable,
-                            bool lend = false);
+                            bool lend = false, bool transient = false);
 /// NumPy's dtype (a PyArray_Descr, borrowed: made once per DType and kept)
 /// of a runtime DType.
 PyObject *storeDescr(cpnrt::DType dtype);
@@ -47,8 +49,10 @@ PyObject *storeDescr(cpnrt::DType dtype);
 /// over its buffer; with `lend`, lending it until the capsule dies. A
 /// borrowed NumPy buffer (cpnrt::Store::borrow) is copied into the store's
 /// own memory first: NumPy code reading the array may run on while another
-/// thread writes the NumPy buffer.
-PyObject *storeOwner(const cpnrt::StoreRef &store, bool lend = false);
+/// thread writes the NumPy buffer. Not when `transient` and no other Python
+/// thread exists: nothing can write the buffer before the caller is done.
+PyObject *storeOwner(const cpnrt::StoreRef &store, bool lend = false,
+                     bool transient = false);
 
 /// Records one op of a Python call (Engine::record): NumPy's checks of the
 /// result's size first (ValueError, MemoryError: the Python error is set and

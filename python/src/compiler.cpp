@@ -88,6 +88,27 @@ void initCompiler(py::module_ &m) {
       "A function's whole trace, compiled once (see cpnumeric.jit).")
       .def_readonly("inputs", &cpn::CapturedTrace::inputs)
       .def_readonly("results", &cpn::CapturedTrace::results)
+      .def(
+          "forget_values",
+          [](cpn::CapturedTrace &c, const std::vector<size_t> &argInputs) {
+            // Later calls read only shapes and dtypes here: the first
+            // call's arguments and results are the caller's to free (a
+            // borrowed NumPy argument's buffer among them).
+            auto shapeOnly = [](const cpn::NodeRef &n) {
+              auto s = std::make_shared<cpn::ValueNode>();
+              s->shape = n->shape;
+              s->dtype = n->dtype;
+              return s;
+            };
+            for (size_t i : argInputs)
+              if (i < c.inputs.size())
+                c.inputs[i] = shapeOnly(c.inputs[i]);
+            for (cpn::NodeRef &r : c.results)
+              r = shapeOnly(r);
+          },
+          py::arg("arg_inputs"),
+          "Replaces the inputs at `arg_inputs` (the function's arguments) "
+          "and the results by shape-only nodes, once the entry is built.")
       .def_property(
           "shape_symbols",
           [](const cpn::CapturedTrace &c) { return c.shapeSymbols.sizes; },
@@ -98,10 +119,11 @@ void initCompiler(py::module_ &m) {
           "these sizes are dynamic in object() and as_text()")
       .def(
           "set_shape_model",
-          [](cpn::CapturedTrace &c, const std::map<int32_t, std::vector<Affine>> &shapes,
-             const std::map<int32_t, std::tuple<std::vector<int64_t>,
-                                                std::vector<int64_t>,
-                                                std::vector<Affine>>> &boxes) {
+          [](cpn::CapturedTrace &c,
+             const std::map<int32_t, std::vector<Affine>> &shapes,
+             const std::map<
+                 int32_t, std::tuple<std::vector<int64_t>, std::vector<int64_t>,
+                                     std::vector<Affine>>> &boxes) {
             auto expr = [](const Affine &a) {
               return cpn::SizeExpr{a.first, a.second};
             };
@@ -176,8 +198,8 @@ void initCompiler(py::module_ &m) {
             std::vector<char> obj = cpn::compileObject(c.trace, c.outputs, o);
             return py::bytes(obj.data(), obj.size());
           },
-          py::arg("symbol"), py::arg("opt_level") = 3, py::arg("target") = "openmp",
-          py::arg("dump_dir") = "",
+          py::arg("symbol"), py::arg("opt_level") = 3,
+          py::arg("target") = "openmp", py::arg("dump_dir") = "",
           "A position-independent ELF object exporting `symbol` (cpnc), for a "
           "target of cpn/Compiler/Target.h (\"openmp\", \"cpu\"; an unknown "
           "name raises ValueError).")

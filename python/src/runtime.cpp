@@ -106,10 +106,18 @@ static const py::dtype &storeDType(cpnrt::DType dtype) {
 
 PyObject *storeDescr(cpnrt::DType dtype) { return storeDType(dtype).ptr(); }
 
-PyObject *storeOwner(const cpnrt::StoreRef &store, bool lend) {
+namespace {
+/// Whether this interpreter runs no Python thread but the calling one.
+bool onlyPythonThread() {
+  PyThreadState *t = PyInterpreterState_ThreadHead(PyThreadState_Get()->interp);
+  return t && !PyThreadState_Next(t);
+}
+} // namespace
+
+PyObject *storeOwner(const cpnrt::StoreRef &store, bool lend, bool transient) {
   // A NumPy array over a borrowed buffer would see NumPy's later writes to
   // it: over the store's own copy instead (Guard.cpp).
-  if (store->guarded()) {
+  if (store->guarded() && !(transient && onlyPythonThread())) {
     py::gil_scoped_release release;
     store->unguard();
   }
@@ -133,11 +141,13 @@ PyObject *storeOwner(const cpnrt::StoreRef &store, bool lend) {
   return c;
 }
 
-py::object storeArray(const cpnrt::StoreRef &store, bool writable, bool lend) {
+py::object storeArray(const cpnrt::StoreRef &store, bool writable, bool lend,
+                      bool transient) {
   const py::dtype &dt = storeDType(store->dtype());
   // The capsule owns a reference to the store: the array keeps its memory
   // alive.
-  auto keep = py::reinterpret_steal<py::object>(storeOwner(store, lend));
+  auto keep =
+      py::reinterpret_steal<py::object>(storeOwner(store, lend, transient));
   if (!keep)
     throw py::error_already_set();
   py::array out(dt, store->shape(), {}, store->data(), keep);
@@ -390,7 +400,8 @@ void initRuntime(py::module_ &m) {
       [](const NodeRef &node) {
         cpnrt::ProfileScope scope("copy", "host_view", bytesArgs(node));
         // Read-only: writes go through the trace (or element_set).
-        return storeArray(materialize(node), false);
+        // Read at once by _host's callers (an element, a copy).
+        return storeArray(materialize(node), false, false, true);
       },
       "A read-only NumPy view of a value's store, without a copy (a sync "
       "point). Copy what you keep: later work may reuse the buffer once no "

@@ -210,6 +210,21 @@ def test_export_while_another_thread_writes():
     assert got[0] == 1.0 and a[0] == 2.0
 
 
+def test_jit_entry_keeps_no_argument_of_its_first_call():
+    @cp.jit
+    def f(a):
+        return (a * 2.0).sum()
+
+    b = big()
+    want = float((b * 2.0).sum())
+    assert float(f(b)) == pytest.approx(want, rel=1e-12)
+    cp.synchronize()
+    cp.reset_stats()
+    b[:] = 1.0  # nothing reads the borrowed buffer any more: no copy
+    assert cp.stats()["guard_copies"] == 0
+    assert float(f(b)) == 2.0 * b.size
+
+
 def test_out_is_the_borrowed_array():
     a = big()
     want = a.copy()
