@@ -675,6 +675,7 @@ class _Helpers:
                              name=f"cpnumeric-baseline-{k}").start()
 
     def _serve(self):
+        _cpn.note_helper_thread()  # writes no NumPy array of the program's
         while True:
             fn, box, done = self.queue.get()
             try:

@@ -1071,14 +1071,16 @@ class ndarray(_cpn.ArrayBase):
             a = a.astype(dtype)
         return a
 
-    def _shared(self):
+    def _shared(self, copy_part=False):
         """What np.asarray returns (a sync point): a NumPy array over the
         computed base's store, without a copy, as NumPy's asarray aliases;
         read-only where this array is. The store is lent while it lives:
         later writes through cpnumeric go to new memory, and the first
         computation that reads the array afterwards takes a copy of it
         (docs/numpy-api.md). None where the elements must be copied: a small
-        eager base, an array split over MPI ranks."""
+        eager base, an array split over MPI ranks; with `copy_part`, also a
+        part of a borrowed NumPy buffer (the store would be copied whole to
+        be lent: the part's copy is less)."""
         b = self._base
         if b.np is not None or _jit.tracing_here():
             return None
@@ -1086,7 +1088,8 @@ class ndarray(_cpn.ArrayBase):
             _raising(_cpn.wait, b.node)
             a = _np.empty(self._shape, self._dtype)
         else:
-            buf = _raising(_cpn.lend, b.node)
+            part = copy_part and not self._is_whole_base()
+            buf = _raising(lambda n: _cpn.lend(n, part), b.node)
             if buf is None:
                 return None
             if not self._is_whole_base():
@@ -1103,7 +1106,7 @@ class ndarray(_cpn.ArrayBase):
         """The elements a NumPy consumer gets (a sync point): shared
         (_shared) unless `copy`, else or where they cannot be, a copy;
         copy=False where they cannot be raises `error`."""
-        a = None if copy else self._shared()
+        a = None if copy else self._shared(copy_part=copy is None)
         if a is None:
             if copy is False:
                 raise error(_NO_SHARE.format(hint))

@@ -833,7 +833,10 @@ PyObject *computedView(PyObject *a, bool writable, cpn::NodeRef *owned,
   }
   // A writer's sole-owner test came before other threads could run: a store
   // lent to NumPy since (np.asarray) is not written in place.
-  if (writable && (node->store->lent() || node->store->borrowShared()))
+  // A borrowed NumPy buffer (Guard.cpp) would be copied whole for a view
+  // of it: traced instead. One shared by several values is not written.
+  if (node->store->guarded() ||
+      (writable && (node->store->lent() || node->store->borrowShared())))
     return nullptr;
   // One NumPy array made straight over the store's elements at a's shape,
   // strides and offset, its base a capsule that holds the store (a NumPy

@@ -107,10 +107,22 @@ static const py::dtype &storeDType(cpnrt::DType dtype) {
 PyObject *storeDescr(cpnrt::DType dtype) { return storeDType(dtype).ptr(); }
 
 namespace {
-/// Whether this interpreter runs no Python thread but the calling one.
+/// cpnumeric's own Python threads (the baseline tier's helpers): they read
+/// stores and never write a NumPy array of the program's.
+std::mutex helperMutex;
+std::vector<unsigned long> helperThreads;
+
+/// Whether this interpreter runs no Python thread of the program's but the
+/// calling one.
 bool onlyPythonThread() {
-  PyThreadState *t = PyInterpreterState_ThreadHead(PyThreadState_Get()->interp);
-  return t && !PyThreadState_Next(t);
+  PyThreadState *me = PyThreadState_Get();
+  std::lock_guard<std::mutex> lock(helperMutex);
+  for (PyThreadState *t = PyInterpreterState_ThreadHead(me->interp); t;
+       t = PyThreadState_Next(t))
+    if (t != me && std::find(helperThreads.begin(), helperThreads.end(),
+                             t->thread_id) == helperThreads.end())
+      return false;
+  return true;
 }
 } // namespace
 
@@ -304,6 +316,15 @@ void initRuntime(py::module_ &m) {
       "code may still write, without a copy: the buffer is write-protected "
       "and the first write to it copies the elements for the value first "
       "(cpnrt::Store::borrow). None where it cannot be guarded (copy it).");
+  m.def(
+      "note_helper_thread",
+      [] {
+        std::lock_guard<std::mutex> lock(helperMutex);
+        helperThreads.push_back(PyThreadState_Get()->thread_id);
+      },
+      "Marks the calling Python thread as cpnumeric's own (the baseline "
+      "tier's helpers): it writes no NumPy array of the program's, so a "
+      "borrowed buffer may be read in place while it runs.");
   m.def("borrowing", &cpnrt::borrowingAvailable,
         "Whether held NumPy arrays can be borrowed here (CPN_BORROW is not 0 "
         "and userfaultfd's write protection is allowed).");
@@ -352,15 +373,20 @@ void initRuntime(py::module_ &m) {
       "A NumPy copy of a value; a sync point.");
   m.def(
       "lend",
-      [](const NodeRef &node) -> py::object {
+      [](const NodeRef &node, bool declineBorrowed) -> py::object {
         // A split store's buffer is this rank's (gathered when read, split
         // again by the next kernel): a copy, as before.
         cpn::Engine &engine = cpn::Engine::global();
         if (engine.options().partitioning())
           return py::none();
         cpnrt::StoreRef store = materialize(node);
-        if (store->nbytes() == 0)
+        if (store->nbytes() == 0 || (declineBorrowed && store->guarded()))
           return py::none();
+        {
+          // Its own memory first: no borrow can share it from here on.
+          py::gil_scoped_release release;
+          store->unguard();
+        }
         if (store->borrowShared()) {
           // Borrowed by several values (cpnrt::Store::borrow): the NumPy
           // array would write the others' elements too. This one's own.
@@ -390,11 +416,14 @@ void initRuntime(py::module_ &m) {
         }
         return out;
       },
+      py::arg("node"), py::arg("decline_borrowed") = false,
       "A writable NumPy array over a value's store, without a copy (a sync "
       "point; None where it must be copied: a store split over ranks, no "
       "elements). While such an array lives the store is lent: no kernel "
       "writes it in place, and the next trace that reads the value takes a "
-      "copy of it first (np.asarray's aliasing, docs/numpy-api.md).");
+      "copy of it first (np.asarray's aliasing, docs/numpy-api.md). "
+      "`decline_borrowed`: None for a borrowed NumPy buffer too (the caller "
+      "copies the part it wants rather than the store copying all of it).");
   m.def(
       "host_view",
       [](const NodeRef &node) {

@@ -84,6 +84,9 @@ std::atomic<uint64_t> nBorrowed{0}, nCopies{0}, nCopyBytes{0};
 std::mutex setupMutex;
 int uffd = -1;
 bool setupTried = false, atforkSet = false;
+/// In a forked child: copies are mapped, not pooled (the pool's lock may
+/// have been another thread's at the fork).
+bool inChild = false;
 
 /// The stores the calling thread's GuardedReads count (unguard does not
 /// wait for its own thread).
@@ -191,7 +194,7 @@ struct GuardTable {
     void *old = s->data_.load(std::memory_order_seq_cst);
     size_t n = s->nbytes_;
     void *mine;
-    if (child) {
+    if (child || inChild) {
       // The pool's lock may have been another thread's at the fork.
       size_t len = n >= kHuge ? (n + kHuge - 1) & ~(kHuge - 1)
                               : (n + pageSize() - 1) & ~(pageSize() - 1);
@@ -305,6 +308,8 @@ struct GuardTable {
         matches = same && same->data_.load() == data &&
                   same->dtype() == dtype && same->shape() == store->shape() &&
                   same->guarded();
+        if (matches) // before anyone can unguard it (under the lock)
+          same->borrowShared_.store(true, std::memory_order_release);
         free = -2;
         break;
       }
@@ -312,10 +317,7 @@ struct GuardTable {
     if (free < 0) {
       unlockTable();
       // Dropped outside the lock (the last reference runs release).
-      if (!matches)
-        return nullptr;
-      same->borrowShared_.store(true, std::memory_order_release);
-      return same;
+      return matches ? same : nullptr;
     }
     if (!guardRange(begin, end)) {
       unlockTable();
@@ -412,6 +414,13 @@ struct GuardTable {
   /// where it cannot, every guarded store takes its copy now.
   static void child() {
     tableLock.clear();
+    inChild = true;
+    // Readers counted by the parent's threads (a to_numpy copy without the
+    // GIL) do not exist here.
+    for (int i = 0; i < kSlots; ++i)
+      if (slots[i].state != 0)
+        slots[i].store->guardReaders.store(int32_t(std::count(
+            readingHere.begin(), readingHere.end(), slots[i].store)));
     if (uffd >= 0)
       close(uffd);
     uffd = -1;

@@ -225,6 +225,20 @@ def test_jit_entry_keeps_no_argument_of_its_first_call():
     assert float(f(b)) == 2.0 * b.size
 
 
+def test_small_views_read_without_copying_the_buffer():
+    a = big()
+    want = a.copy()
+    cp.reset_stats()
+    x = cp.asarray(a)
+    head, row = x[:10], x[1000:1003] * 1.0
+    numpy.testing.assert_array_equal(numpy.asarray(head), want[:10])
+    numpy.testing.assert_array_equal(numpy.asarray(row), want[1000:1003])
+    assert float(x[5]) == want[5] and x[:4].tolist() == list(want[:4])
+    assert cp.stats()["guard_copies"] == 0
+    a[:10] = 0.0
+    numpy.testing.assert_array_equal(numpy.asarray(head), want[:10])
+
+
 def test_out_is_the_borrowed_array():
     a = big()
     want = a.copy()
