@@ -295,3 +295,14 @@ print(s["imports_guarded"], s["imports_guarded"] + s["import_copies"], ok)
     g, total, ok = _run(code).split()
     assert 0 < int(g) <= 128 and int(total) == 200 and ok == "True"
     assert _run(code, CPN_BORROW="0").split() == ["0", "200", "True"]
+
+
+def test_random_programs_over_borrowed_buffers():
+    # tools/fuzz/borrowfuzz.py: values from held arrays, pending work, and
+    # NumPy writes (parts, threads, read(2)) in between, against NumPy.
+    fuzz = os.path.join(os.path.dirname(__file__), "..", "..", "tools", "fuzz",
+                        "borrowfuzz.py")
+    r = subprocess.run([sys.executable, fuzz, "--seed", "54", "-n", "60"],
+                       capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-2000:]
+    assert "60/60 ok" in r.stdout
