@@ -1563,3 +1563,96 @@ TEST(Comm, APlainProcessIsRankZeroOfOneWithoutMpi) {
   cpnrt::comm::finish(1.0); // nothing started: nothing to end
   EXPECT_FALSE(cpnrt::comm::active());
 }
+
+// Borrowed NumPy buffers (Guard.cpp): a store over memory another library
+// still writes, write-protected; the first write copies the elements for
+// the store after the tasks reading the old memory have finished.
+namespace {
+/// A buffer of `n` doubles that glibc maps for itself (above its largest
+/// mmap threshold, 32 MiB): as a big NumPy array's.
+struct MappedDoubles {
+  size_t n;
+  double *p;
+  explicit MappedDoubles(size_t count)
+      : n(count), p(static_cast<double *>(std::malloc(count * 8))) {
+    for (size_t i = 0; i < n; ++i)
+      p[i] = double(i % 1000);
+  }
+  std::shared_ptr<void> owner() { return std::shared_ptr<void>(p, std::free); }
+};
+} // namespace
+
+TEST(Guard, AWriteCopiesForTheStoreAfterItsRunningReaders) {
+  if (!cpnrt::borrowingAvailable())
+    GTEST_SKIP() << "userfaultfd's write protection is not allowed here";
+  MappedDoubles m(5 << 20); // 40 MiB
+  cpnrt::resetGuardStats();
+  auto s = cpnrt::Store::borrow(cpnrt::DType::f64, {int64_t(m.n)}, m.p,
+                                m.owner(), m.p, m.n * 8);
+  ASSERT_TRUE(s);
+  EXPECT_TRUE(s->guarded());
+  EXPECT_EQ(s->data(), m.p);
+  std::atomic<bool> started{false};
+  double sum = -1;
+  auto task = cpnrt::TaskGraph::global().submit(
+      "read",
+      [&] {
+        started = true;
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+        const double *d = static_cast<const double *>(s->data());
+        double t = 0;
+        for (size_t i = 0; i < m.n; ++i)
+          t += d[i];
+        sum = t;
+      },
+      {s}, {}, false);
+  while (!started)
+    std::this_thread::yield();
+  m.p[0] = -1e9; // waits for the task, which sums the old elements
+  m.p[m.n - 1] = -1e9;
+  cpnrt::TaskGraph::global().wait(task);
+  double want = 0;
+  for (size_t i = 0; i < m.n; ++i)
+    want += double(i % 1000);
+  EXPECT_EQ(sum, want);
+  EXPECT_FALSE(s->guarded());
+  EXPECT_NE(s->data(), m.p);
+  EXPECT_EQ(static_cast<double *>(s->data())[0], 0.0);
+  EXPECT_EQ(static_cast<double *>(s->data())[m.n - 1],
+            double((m.n - 1) % 1000));
+  EXPECT_EQ(m.p[0], -1e9);
+  EXPECT_EQ(cpnrt::guardStats().copies, 1u);
+  EXPECT_EQ(cpnrt::guardStats().copyBytes, m.n * 8);
+}
+
+TEST(Guard, ReleaseLiftsTheProtectionAndOverlapsAreRefused) {
+  if (!cpnrt::borrowingAvailable())
+    GTEST_SKIP() << "userfaultfd's write protection is not allowed here";
+  MappedDoubles m(5 << 20);
+  auto keep = m.owner();
+  cpnrt::resetGuardStats();
+  auto s = cpnrt::Store::borrow(cpnrt::DType::f64, {int64_t(m.n)}, m.p, keep,
+                                m.p, m.n * 8);
+  ASSERT_TRUE(s);
+  // The same elements again share the store; other elements on its pages
+  // are refused (the caller copies them).
+  auto same = cpnrt::Store::borrow(cpnrt::DType::f64, {int64_t(m.n)}, m.p, keep,
+                                   m.p, m.n * 8);
+  EXPECT_EQ(same, s);
+  EXPECT_TRUE(s->borrowShared());
+  EXPECT_FALSE(cpnrt::Store::borrow(cpnrt::DType::f64, {100}, m.p + 10, keep,
+                                    m.p, m.n * 8));
+  same.reset();
+  s.reset();
+  m.p[7] = 3.0; // no fault: nothing guards it now
+  EXPECT_EQ(cpnrt::guardStats().copies, 0u);
+  EXPECT_EQ(cpnrt::guardStats().borrowed, 1u);
+}
+
+TEST(Guard, HeapMemoryIsNotBorrowed) {
+  std::vector<double> small(1 << 12); // on malloc's heap
+  std::shared_ptr<void> noOwner(small.data(), [](void *) {});
+  EXPECT_FALSE(cpnrt::Store::borrow(cpnrt::DType::f64, {int64_t(small.size())},
+                                    small.data(), noOwner, small.data(),
+                                    small.size() * 8));
+}
