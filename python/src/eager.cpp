@@ -22,6 +22,7 @@
 #include <cmath>
 #include <cstddef>
 #include <structmember.h>
+#include <vector>
 
 namespace py = pybind11;
 
@@ -107,20 +108,50 @@ PyObject *callAsMethod(PyObject *npf, PyObject *args, PyObject *kwargs) {
 /// views of their eager elements; unwrap returns null without an error to
 /// decline (a traced or read-only array, an object of another kind).
 struct EagerArgs {
-  PyObject *views = nullptr; // list of (cpnumeric array or None, view)
+  /// (cpnumeric array or None, view) of each array argument, held; a
+  /// Python list of them only for _eager.py's finish (listOfViews): most
+  /// calls have a few (no list, tuples and appends: ~50 ns a call).
+  struct View {
+    PyObject *x, *v;
+  };
+  View first[4];
+  std::vector<View> more;
+  Py_ssize_t count = 0;
   long long budget;
   bool arrays = false, traced = false;
   explicit EagerArgs(long long b) : budget(b) {}
-  ~EagerArgs() { Py_XDECREF(views); }
+  ~EagerArgs() {
+    for (Py_ssize_t i = 0; i < count; ++i) {
+      Py_DECREF(at(i).x);
+      Py_DECREF(at(i).v);
+    }
+  }
+  const View &at(Py_ssize_t i) const {
+    return i < 4 ? first[i] : more[size_t(i - 4)];
+  }
 
   bool note(PyObject *x, PyObject *v) {
-    if (!views && !(views = PyList_New(0)))
-      return false;
-    PyObject *pair = PyTuple_Pack(2, x, v);
-    bool ok = pair && PyList_Append(views, pair) == 0;
-    Py_XDECREF(pair);
+    View w{Py_NewRef(x), Py_NewRef(v)};
+    if (count < 4)
+      first[count] = w;
+    else
+      more.push_back(w);
+    ++count;
     arrays = true;
-    return ok;
+    return true;
+  }
+
+  /// [(x, v), ...] (a new reference).
+  PyObject *listOfViews() const {
+    PyObject *l = PyList_New(count);
+    for (Py_ssize_t i = 0; l && i < count; ++i) {
+      PyObject *pair = PyTuple_Pack(2, at(i).x, at(i).v);
+      if (!pair)
+        Py_CLEAR(l);
+      else
+        PyList_SET_ITEM(l, i, pair);
+    }
+    return l;
   }
 
   PyObject *unwrap(PyObject *x, int depth) {
@@ -201,8 +232,8 @@ static PyObject *eagerResult(PyObject *r, EagerArgs &ea, bool out,
   if (isArray(r)) {
     auto *p = py::detail::array_proxy(r);
     bool fresh = freshSmall(r, threshold);
-    for (Py_ssize_t i = 0; fresh && i < PyList_GET_SIZE(ea.views); ++i)
-      fresh = PyTuple_GET_ITEM(PyList_GET_ITEM(ea.views, i), 1) != r;
+    for (Py_ssize_t i = 0; fresh && i < ea.count; ++i)
+      fresh = ea.at(i).v != r;
     if (fresh)
       return wrapEager(r);
     if (p->base && numpyNumel(r) > 0) {
@@ -215,9 +246,8 @@ static PyObject *eagerResult(PyObject *r, EagerArgs &ea, bool out,
         return o;
       };
       PyObject *rr = root(r);
-      for (Py_ssize_t i = 0; i < PyList_GET_SIZE(ea.views); ++i) {
-        PyObject *pair = PyList_GET_ITEM(ea.views, i);
-        PyObject *x = PyTuple_GET_ITEM(pair, 0), *v = PyTuple_GET_ITEM(pair, 1);
+      for (Py_ssize_t i = 0; i < ea.count; ++i) {
+        PyObject *x = ea.at(i).x, *v = ea.at(i).v;
         if (x == Py_None || v == r || root(v) != rr ||
             state.array.get(x, kPart) != Py_None)
           continue;
@@ -239,8 +269,14 @@ static PyObject *eagerResult(PyObject *r, EagerArgs &ea, bool out,
              r == Py_None) {
     return r;
   }
-  PyObject *f = PyObject_CallFunctionObjArgs(eagerCalls.finish, r, ea.views,
+  PyObject *views = ea.listOfViews();
+  if (!views) {
+    Py_DECREF(r);
+    return nullptr;
+  }
+  PyObject *f = PyObject_CallFunctionObjArgs(eagerCalls.finish, r, views,
                                              out ? Py_True : Py_False, nullptr);
+  Py_DECREF(views);
   Py_DECREF(r);
   return f;
 }
