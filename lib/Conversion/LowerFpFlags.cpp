@@ -487,9 +487,34 @@ struct LowerFpFlagsPass : public cpn::impl::LowerFpFlagsBase<LowerFpFlagsPass> {
     return isa<arith::DivFOp>(op) && use.getOperandNumber() == 0;
   }
 
-  /// True when some probe says its op may have an error: the float probes
-  /// of each type summed pairwise (one add per probe), the sum tested for
-  /// NaN or infinity, ORed with the i1 probes.
+  /// The last value of p's block that is NaN or infinite whenever p is:
+  /// p's uses followed through ops that keep a value non-finite (a dot
+  /// product's terms end at its sum). Testing it covers every probe that
+  /// flows into it, without adds of its own (a finite sum may overflow
+  /// there too: the exact check then finds no error, as when the probes'
+  /// own sum overflows).
+  static Value sinkOf(Value p) {
+    Block *block = p.getParentBlock();
+    for (;;) {
+      Value next;
+      for (OpOperand &use : p.getUses()) {
+        Operation *o = use.getOwner();
+        if (o->getBlock() == block && o->getNumResults() == 1 &&
+            o->getResult(0).getType() == p.getType() &&
+            propagatesNonFinite(use)) {
+          next = o->getResult(0);
+          break;
+        }
+      }
+      if (!next)
+        return p;
+      p = next;
+    }
+  }
+
+  /// True when some probe says its op may have an error: the values the
+  /// float probes flow into (sinkOf) of each type summed pairwise, the sum
+  /// tested for NaN or infinity, ORed with the i1 probes.
   static Value anyProbe(OpBuilder &b, Location l, ArrayRef<FpFlagOp> flags) {
     llvm::MapVector<Type, SmallVector<Value>> floats;
     Value any = arith::ConstantOp::create(b, l, b.getBoolAttr(false));
@@ -506,14 +531,17 @@ struct LowerFpFlagsPass : public cpn::impl::LowerFpFlagsBase<LowerFpFlagsPass> {
           return true;
       return false;
     };
-    llvm::SmallPtrSet<Value, 32> added;
+    llvm::SmallPtrSet<Value, 32> added, sinks;
     for (FpFlagOp f : flags) {
       Value p = f.getResult();
       if (!added.insert(p).second)
         continue;
       if (isa<FloatType>(p.getType())) {
-        if (!covered(p))
-          floats[p.getType()].push_back(p);
+        if (!covered(p)) {
+          Value sink = sinkOf(p);
+          if (sinks.insert(sink).second)
+            floats[p.getType()].push_back(sink);
+        }
       } else if (Value bits = exactBitsOf(b, l, f)) {
         // Integer results (division by zero, casts): the bits are cheap.
         any = arith::OrIOp::create(b, l, any, nonZero(b, l, bits));

@@ -119,6 +119,43 @@ func.func @fast(%a: memref<100000xf64>, %out: memref<100000xf64>, %status: memre
 
 // -----
 
+// Checked products summed by the kernel itself (a small matmul's unrolled
+// dot product): the test is on that sum, which is non-finite whenever a
+// product is, with no adds of the check's own.
+// LOWER-LABEL: func @dot
+// LOWER: %[[P0:.+]] = arith.mulf
+// LOWER: %[[P1:.+]] = arith.mulf
+// LOWER: %[[S0:.+]] = arith.addf %[[P0]], %{{.+}} : f64
+// LOWER: %[[S1:.+]] = arith.addf %[[S0]], %[[P1]] : f64
+// LOWER: memref.store %[[S1]]
+// LOWER-NOT: arith.addf
+// LOWER: %[[ABS:.+]] = math.absf %[[S1]]
+// LOWER: arith.cmpf uge, %[[ABS]]
+// LOWER: scf.yield
+func.func @dot(%a: memref<1000x2xf64>, %b: memref<1000x2xf64>, %out: memref<1000xf64>, %status: memref<1xi32> {cpn.fp_status}) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %n = arith.constant 1000 : index
+  %zero = arith.constant 0.0 : f64
+  scf.parallel (%i) = (%c0) to (%n) step (%c1) {
+    %x0 = memref.load %a[%i, %c0] : memref<1000x2xf64>
+    %y0 = memref.load %b[%i, %c0] : memref<1000x2xf64>
+    %x1 = memref.load %a[%i, %c1] : memref<1000x2xf64>
+    %y1 = memref.load %b[%i, %c1] : memref<1000x2xf64>
+    %p0 = arith.mulf %x0, %y0 : f64
+    cpn.fp_flag multiply(%x0, %y0) -> %p0 {checks = 7 : i64, site = 0 : i64} : f64, f64 -> f64
+    %p1 = arith.mulf %x1, %y1 : f64
+    cpn.fp_flag multiply(%x1, %y1) -> %p1 {checks = 7 : i64, site = 0 : i64} : f64, f64 -> f64
+    %s0 = arith.addf %p0, %zero : f64
+    %s1 = arith.addf %s0, %p1 : f64
+    memref.store %s1, %out[%i] : memref<1000xf64>
+    scf.reduce
+  }
+  return
+}
+
+// -----
+
 // Equal nests on other buffers (a loop's iterations traced into one kernel)
 // share one check function.
 // LOWER-LABEL: func.func private @twice_fp_check0
