@@ -487,21 +487,36 @@ struct LowerFpFlagsPass : public cpn::impl::LowerFpFlagsBase<LowerFpFlagsPass> {
     return isa<arith::DivFOp>(op) && use.getOperandNumber() == 0;
   }
 
-  /// The last value of p's block that is NaN or infinite whenever p is:
-  /// p's uses followed through ops that keep a value non-finite (a dot
-  /// product's terms end at its sum). Testing it covers every probe that
-  /// flows into it, without adds of its own (a finite sum may overflow
-  /// there too: the exact check then finds no error, as when the probes'
-  /// own sum overflows).
-  static Value sinkOf(Value p) {
-    Block *block = p.getParentBlock();
+  /// The last value of `block` (the flag's loop body) that is NaN or
+  /// infinite whenever p is: p's uses followed through ops that keep a
+  /// value non-finite (a dot product's terms end at its sum). Testing it
+  /// covers every probe that flows into it, without adds of its own (a
+  /// finite sum may overflow there too: the exact check then finds no
+  /// error, as when the probes' own sum overflows). Not into a value the
+  /// loop carries or a reduction's combining op (a test of its accumulator
+  /// would change how the reduction is vectorized), nor from a p defined
+  /// elsewhere.
+  /// A reduction's combining op (marked reassociable: the vectorizer's
+  /// partial sums): its accumulator, in a register or in memory, is not
+  /// tested, so that the reduction is vectorized (and summed) as before.
+  static bool reassociable(Operation *o) {
+    auto fm = dyn_cast<arith::ArithFastMathInterface>(o);
+    return fm && arith::bitEnumContainsAll(fm.getFastMathFlagsAttr().getValue(),
+                                           arith::FastMathFlags::reassoc);
+  }
+
+  static Value sinkOf(Value p, Block *block) {
+    if (p.getParentBlock() != block)
+      return p;
+    Operation *terminator = block->getTerminator();
     for (;;) {
       Value next;
       for (OpOperand &use : p.getUses()) {
         Operation *o = use.getOwner();
         if (o->getBlock() == block && o->getNumResults() == 1 &&
             o->getResult(0).getType() == p.getType() &&
-            propagatesNonFinite(use)) {
+            propagatesNonFinite(use) && !reassociable(o) &&
+            !llvm::is_contained(o->getResult(0).getUsers(), terminator)) {
           next = o->getResult(0);
           break;
         }
@@ -538,7 +553,7 @@ struct LowerFpFlagsPass : public cpn::impl::LowerFpFlagsBase<LowerFpFlagsPass> {
         continue;
       if (isa<FloatType>(p.getType())) {
         if (!covered(p)) {
-          Value sink = sinkOf(p);
+          Value sink = sinkOf(p, f->getBlock());
           if (sinks.insert(sink).second)
             floats[p.getType()].push_back(sink);
         }

@@ -130,12 +130,21 @@ struct EagerArgs {
     return i < 4 ? first[i] : more[size_t(i - 4)];
   }
 
+  EagerArgs(const EagerArgs &) = delete;
+  EagerArgs &operator=(const EagerArgs &) = delete;
+
   bool note(PyObject *x, PyObject *v) {
-    View w{Py_NewRef(x), Py_NewRef(v)};
-    if (count < 4)
-      first[count] = w;
-    else
-      more.push_back(w);
+    if (count >= 4) {
+      try {
+        more.push_back({nullptr, nullptr});
+      } catch (const std::bad_alloc &) {
+        PyErr_NoMemory();
+        return false;
+      }
+      more.back() = {Py_NewRef(x), Py_NewRef(v)};
+    } else {
+      first[count] = {Py_NewRef(x), Py_NewRef(v)};
+    }
     ++count;
     arrays = true;
     return true;
@@ -281,11 +290,6 @@ static PyObject *eagerResult(PyObject *r, EagerArgs &ea, bool out,
   return f;
 }
 
-/// ndarray's method `npm` (a method descriptor of numpy.ndarray) called on
-/// the eager, writable array x alone (`x.sum()`): by vectorcall on x's
-/// elements, without the general path's argument tuple and view list
-/// (x.max() 2.0 -> ~1.5 us, NumPy's 1.1). Null with no error when x is not
-/// such an array.
 /// Whether `o` is an argument NumPy's method takes as it is: no array of
 /// ours in it (an int, a tuple of ints, a string, None, a type or dtype).
 static bool plainArgument(PyObject *o) {
@@ -294,7 +298,9 @@ static bool plainArgument(PyObject *o) {
       PyObject_TypeCheck(o, reinterpret_cast<PyTypeObject *>(
                                 py::detail::npy_api::get().PyArrayDescr_Type_)))
     return true;
-  if (!PyTuple_CheckExact(o))
+  // A shape or axes, not data (a long tuple goes through the general
+  // path's element budget).
+  if (!PyTuple_CheckExact(o) || PyTuple_GET_SIZE(o) > 32)
     return false;
   for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(o); ++i)
     if (!PyLong_CheckExact(PyTuple_GET_ITEM(o, i)))
@@ -302,6 +308,11 @@ static bool plainArgument(PyObject *o) {
   return true;
 }
 
+/// ndarray's method `npm` (a method descriptor of numpy.ndarray) called on
+/// the eager, writable array x = args[0] with at most three plain
+/// arguments (`x.sum()`, `x.reshape(8, 8)`): by vectorcall on x's elements,
+/// without the general path's argument tuple and view list (x.max() 2.0 ->
+/// ~1.5 us, NumPy's 1.1). Null with no error when the call is not such.
 static PyObject *eagerMethodCall(PyObject *npm, PyObject *args,
                                  long long threshold) {
   Py_ssize_t n = PyTuple_GET_SIZE(args);

@@ -156,6 +156,37 @@ func.func @dot(%a: memref<1000x2xf64>, %b: memref<1000x2xf64>, %out: memref<1000
 
 // -----
 
+// Not into a value the loop carries: a reduction's accumulator tested in
+// every iteration would keep it from being vectorized; the product is.
+// LOWER-LABEL: func @carried
+// LOWER: scf.for %{{.+}} iter_args(%[[ACC:.+]] = %{{.+}}, %{{.+}} = %{{.+}}) -> (f64, i32)
+// LOWER: %[[P:.+]] = arith.mulf
+// LOWER: %[[N:.+]] = arith.addf %[[ACC]], %[[P]] {{.*}}: f64
+// LOWER: math.absf %[[P]]
+// LOWER-NOT: math.absf %[[N]]
+// LOWER: scf.yield %[[N]]
+func.func @carried(%a: memref<100x64xf64>, %out: memref<100xf64>, %status: memref<1xi32> {cpn.fp_status}) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %n = arith.constant 100 : index
+  %k = arith.constant 64 : index
+  %zero = arith.constant 0.0 : f64
+  scf.parallel (%i) = (%c0) to (%n) step (%c1) {
+    %s = scf.for %j = %c0 to %k step %c1 iter_args(%acc = %zero) -> (f64) {
+      %x = memref.load %a[%i, %j] : memref<100x64xf64>
+      %p = arith.mulf %x, %x : f64
+      cpn.fp_flag multiply(%x, %x) -> %p {checks = 7 : i64, site = 0 : i64} : f64, f64 -> f64
+      %next = arith.addf %acc, %p fastmath<reassoc> : f64
+      scf.yield %next : f64
+    }
+    memref.store %s, %out[%i] : memref<100xf64>
+    scf.reduce
+  }
+  return
+}
+
+// -----
+
 // Equal nests on other buffers (a loop's iterations traced into one kernel)
 // share one check function.
 // LOWER-LABEL: func.func private @twice_fp_check0
