@@ -313,10 +313,9 @@ static bool plainArgument(PyObject *o) {
 /// arguments (`x.sum()`, `x.reshape(8, 8)`): by vectorcall on x's elements,
 /// without the general path's argument tuple and view list (x.max() 2.0 ->
 /// ~1.5 us, NumPy's 1.1). Null with no error when the call is not such.
-static PyObject *eagerMethodCall(PyObject *npm, PyObject *args,
-                                 long long threshold) {
-  Py_ssize_t n = PyTuple_GET_SIZE(args);
-  PyObject *x = n ? PyTuple_GET_ITEM(args, 0) : nullptr;
+static PyObject *eagerMethodCall(PyObject *npm, PyObject *const *args,
+                                 Py_ssize_t n, long long threshold) {
+  PyObject *x = n ? args[0] : nullptr;
   if (!x || n > 4 || Py_TYPE(x) != state.array.type ||
       !Py_IS_TYPE(npm, &PyMethodDescr_Type) ||
       state.base.get(state.array.get(x, kBase), kNp) == Py_None ||
@@ -324,7 +323,7 @@ static PyObject *eagerMethodCall(PyObject *npm, PyObject *args,
     return nullptr;
   PyObject *call[4];
   for (Py_ssize_t i = 1; i < n; ++i) {
-    call[i] = PyTuple_GET_ITEM(args, i);
+    call[i] = args[i];
     if (!plainArgument(call[i]))
       return nullptr;
   }
@@ -394,7 +393,8 @@ PyObject *eagerCallPy(PyObject *, PyObject *const *a, Py_ssize_t nargs) {
     return Py_NewRef(eagerCalls.declined);
   if (PyTuple_GET_SIZE(a[1]) >= 1 &&
       (a[2] == Py_None || !PyDict_GET_SIZE(a[2])))
-    if (PyObject *r = eagerMethodCall(a[0], a[1], threshold);
+    if (PyObject *r = eagerMethodCall(a[0], &PyTuple_GET_ITEM(a[1], 0),
+                                      PyTuple_GET_SIZE(a[1]), threshold);
         r || PyErr_Occurred())
       return r;
   EagerArgs ea(threshold);
@@ -716,6 +716,28 @@ PyObject *eagerFunctionCall(PyObject *self, PyObject *const *args,
   auto *f = reinterpret_cast<EagerFunction *>(self);
   Py_ssize_t n = PyVectorcall_NARGS(nargsf);
   Py_ssize_t nk = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
+  // An ndarray method on an eager array (x.copy(), x.reshape(8, 8)):
+  // straight to eagerMethodCall, without the argument tuple (eager_call's
+  // checks first).
+  if (f->kind == Py_None && nk == 0 && n >= 1 &&
+      Py_IS_TYPE(f->npf, &PyMethodDescr_Type) && eagerCalls.declined) {
+    long long threshold = eagerThreshold();
+    int profiling = PyObject_IsTrue(PyList_GET_ITEM(eagerCalls.profiling, 0));
+    if (profiling < 0)
+      return nullptr;
+    if (threshold > 0 && !(items.tracing && items.tracingNow()) && !profiling) {
+      PyObject *r = eagerMethodCall(f->npf, args, n, threshold);
+      if (r && (r == eagerCalls.declined || r == eagerCalls.traced)) {
+        // _eager.py's finish declined the result (a view of a .real part):
+        // cpnumeric's method, as below.
+        PyObject *next = r == eagerCalls.traced && f->cpf ? f->cpf : f->slow;
+        Py_DECREF(r);
+        return PyObject_Vectorcall(next, args, nargsf, kwnames);
+      }
+      if (r || PyErr_Occurred())
+        return r;
+    }
+  }
   if (f->binary && n == 2 && nk == 0) { // declines while profiling
     PyObject *r = f->binary(args[0], args[1]);
     if (r != Py_None)

@@ -273,3 +273,26 @@ def test_clip_with_scalar_bounds():
         assert got.dtype == ref.dtype
         numpy.testing.assert_array_equal(got, ref)
         assert numpy.array_equal(numpy.signbit(got), numpy.signbit(ref))
+
+
+@pytest.mark.parametrize("method, args", [
+    ("transpose", ()), ("ravel", ()), ("reshape", (4, 2)), ("reshape", ((2, 4),)),
+    ("swapaxes", (0, 1)), ("copy", ()), ("astype", (numpy.float32,)), ("sum", (0,)),
+    ("max", (1,)), ("round", (1,)), ("clip", (0.5, 2.5)), ("squeeze", ())])
+def test_eager_methods_with_arguments_and_parts(method, args):
+    """ndarray methods of small eager arrays in C (plain arguments; views of
+    the base), on whole arrays, offset views and .real/.imag parts (whose
+    views go through the Python path), against NumPy's."""
+    c0 = (numpy.arange(16.0) + 0.25j * numpy.arange(16.0)).reshape(2, 8)
+    c = cp.asarray(c0)
+    for get in (lambda a: a[:, 2:6], lambda a: a.real[:, :4], lambda a: a.imag[:, 4:],
+                lambda a: a.real[:, 1:5].copy()):
+        x, x0 = get(c), get(c0)
+        got, ref = getattr(x, method)(*args), getattr(x0, method)(*args)
+        assert type(got) is cp.ndarray
+        assert got.dtype == ref.dtype and got.shape == ref.shape
+        numpy.testing.assert_array_equal(cp.asnumpy(got), ref)
+    w = cp.asarray(numpy.arange(8.0).reshape(2, 4))
+    v = w.reshape(4, 2)  # a view: writes reach the base, as NumPy's
+    v[0, 0] = -1.0
+    assert float(w[0, 0]) == -1.0
