@@ -216,6 +216,23 @@ void releasePyObject(PyObject *obj) {
   if (!heldScheduled)
     heldScheduled = Py_AddPendingCall(releaseHeldCall, nullptr) == 0;
 }
+/// A value node of a NumPy array's dtype and shape (no store yet), and a
+/// reference to the array for the store that uses its buffer.
+cpn::NodeRef nodeOfArray(const py::array &arr) {
+  auto node = std::make_shared<cpn::ValueNode>();
+  node->dtype = cpnrt::parseDType(dtypeKey(arr.dtype()));
+  for (py::ssize_t i = 0; i < arr.ndim(); ++i)
+    node->shape.push_back(arr.shape(i));
+  return node;
+}
+
+std::shared_ptr<void> arrayOwner(const py::array &arr) {
+  releaseHeldObjects();
+  PyObject *obj = arr.ptr();
+  Py_INCREF(obj);
+  return std::shared_ptr<void>(
+      obj, [](void *o) { releasePyObject(static_cast<PyObject *>(o)); });
+}
 } // namespace
 
 void initRuntime(py::module_ &m) {
@@ -223,10 +240,7 @@ void initRuntime(py::module_ &m) {
       "from_numpy",
       [](py::array arr) {
         py::array c = py::array::ensure(arr, py::array::c_style);
-        auto node = std::make_shared<cpn::ValueNode>();
-        node->dtype = cpnrt::parseDType(dtypeKey(c.dtype()));
-        for (py::ssize_t i = 0; i < c.ndim(); ++i)
-          node->shape.push_back(c.shape(i));
+        cpn::NodeRef node = nodeOfArray(c);
         node->store = std::make_shared<cpnrt::Store>(node->dtype, node->shape);
         cpnrt::ProfileScope scope("copy", "from_numpy", bytesArgs(node));
         cpn::countImport(false, node->store->nbytes());
@@ -249,18 +263,10 @@ void initRuntime(py::module_ &m) {
         // A split store's buffer is this rank's block: a copy, as before.
         if (cpn::Engine::global().options().partitioning())
           return py::none();
-        auto node = std::make_shared<cpn::ValueNode>();
-        node->dtype = cpnrt::parseDType(dtypeKey(arr.dtype()));
-        for (py::ssize_t i = 0; i < arr.ndim(); ++i)
-          node->shape.push_back(arr.shape(i));
-        releaseHeldObjects();
-        PyObject *obj = arr.ptr();
-        Py_INCREF(obj);
-        std::shared_ptr<void> owner(
-            obj, [](void *o) { releasePyObject(static_cast<PyObject *>(o)); });
+        cpn::NodeRef node = nodeOfArray(arr);
         node->store = std::make_shared<cpnrt::Store>(
             node->dtype, node->shape, const_cast<void *>(arr.data()),
-            std::move(owner));
+            arrayOwner(arr));
         cpn::countImport(true, 0);
         return py::cast(node);
       },
@@ -295,18 +301,10 @@ void initRuntime(py::module_ &m) {
         auto *owner = py::detail::array_proxy(cur);
         auto ownerArray = py::reinterpret_borrow<py::array>(cur);
         size_t ownerBytes = size_t(ownerArray.nbytes());
-        auto node = std::make_shared<cpn::ValueNode>();
-        node->dtype = cpnrt::parseDType(dtypeKey(arr.dtype()));
-        for (py::ssize_t i = 0; i < arr.ndim(); ++i)
-          node->shape.push_back(arr.shape(i));
-        releaseHeldObjects();
-        PyObject *obj = arr.ptr();
-        Py_INCREF(obj);
-        std::shared_ptr<void> keep(
-            obj, [](void *o) { releasePyObject(static_cast<PyObject *>(o)); });
+        cpn::NodeRef node = nodeOfArray(arr);
         node->store = cpnrt::Store::borrow(
             node->dtype, node->shape, const_cast<void *>(arr.data()),
-            std::move(keep), owner->data, ownerBytes);
+            arrayOwner(arr), owner->data, ownerBytes);
         if (!node->store)
           return py::none();
         return py::cast(node);

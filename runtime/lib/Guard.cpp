@@ -193,34 +193,32 @@ struct GuardTable {
     Store *s = slot.store;
     void *old = s->data_.load(std::memory_order_seq_cst);
     size_t n = s->nbytes_;
-    void *mine;
-    if (child || inChild) {
-      // The pool's lock may have been another thread's at the fork.
-      size_t len = n >= kHuge ? (n + kHuge - 1) & ~(kHuge - 1)
-                              : (n + pageSize() - 1) & ~(pageSize() - 1);
+    // In a forked child the pool's lock may have been another thread's at
+    // the fork: mapped memory there. One thread copies (the pool of copy
+    // threads may be the writer's).
+    bool mapped = child || inChild;
+    size_t len = n >= kHuge ? (n + kHuge - 1) & ~(kHuge - 1)
+                            : (n + pageSize() - 1) & ~(pageSize() - 1);
+    void *mine = nullptr;
+    if (mapped) {
       mine = mmap(nullptr, len, PROT_READ | PROT_WRITE,
                   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-      if (mine == MAP_FAILED) {
-        say("cpnumeric: out of memory copying the NumPy arrays lent to "
-            "cpnumeric in a forked process\n");
-        abort();
-      }
-      std::memcpy(mine, old, n);
-      s->own_ = Store::Own::Mapped;
-      s->ownBytes_ = len;
+      if (mine == MAP_FAILED)
+        mine = nullptr;
     } else {
       try {
         mine = takeBuffer(n);
       } catch (...) {
-        say("cpnumeric: out of memory copying a NumPy array lent to "
-            "cpnumeric before a write to it\n");
-        abort();
       }
-      // One thread: the pool of copy threads may be the writer's.
-      std::memcpy(mine, old, n);
-      s->own_ = Store::Own::Pooled;
-      s->ownBytes_ = n;
     }
+    if (!mine) {
+      say("cpnumeric: out of memory copying a NumPy array lent to "
+          "cpnumeric before a write to it\n");
+      abort();
+    }
+    std::memcpy(mine, old, n);
+    s->own_ = mapped ? Store::Own::Mapped : Store::Own::Pooled;
+    s->ownBytes_ = mapped ? len : n;
     // A task that counts itself a reader from here on finds the new memory;
     // one that counted itself before may hold the old: waited for.
     s->data_.store(mine, std::memory_order_seq_cst);
