@@ -85,6 +85,12 @@ _cpn.set_partition_threshold(_config.get_int("CPN_PARTITION_THRESHOLD"))
 _cpn.set_halo_overlap(_config.get_int("CPN_HALO_OVERLAP"))
 _cpn.set_partition(_ranks.ranks() > 1 and _config.get_choice("CPN_PARTITION") == "rows",
                    _ranks.ranks(), _ranks.rank())
+if _ranks.ranks() == 1:
+    # NumPy's big arrays on pages of their own from here on, so that held
+    # ones can be borrowed wherever glibc would have put them
+    # (docs/numpy-api.md, "NumPy arrays in"); NumPy's huge-page advice kept.
+    _madvise = getattr(_np._core.multiarray, "_get_madvise_hugepage", None)
+    _cpn.use_numpy_allocator(bool(_madvise()) if _madvise else True)
 
 def _at_exit():
     # The compiler thread's running compile finishes before LLVM's statics

@@ -104,6 +104,9 @@ def show_config(file=None):
     if _cpn.borrowing():
         print("  NumPy arrays in: held ones borrowed under userfaultfd write "
               "protection (docs/numpy-api.md)", file=out)
+        if _cpn.numpy_allocator_stats()["installed"]:
+            print("    NumPy's allocator for array data: cpnumeric's (arrays of "
+                  "256 KiB or more on pages of their own)", file=out)
     else:
         why = ("CPN_BORROW=0" if os.environ.get("CPN_BORROW") == "0"
                else "userfaultfd not allowed here")

@@ -22,6 +22,7 @@ void initRuntime(pybind11::module_ &m);
 void initFast(pybind11::module_ &m);
 void initBaseline(pybind11::module_ &m);
 void initRanks(pybind11::module_ &m);
+void initAllocator(pybind11::module_ &m);
 
 /// The kind and message of a Python exception as a value's failure (the
 /// baseline tier's runner returns one): numpy.linalg.LinAlgError, IndexError

@@ -19,6 +19,7 @@ PYBIND11_MODULE(_cpn, m) {
   initFast(m);
   initBaseline(m);
   initRanks(m);
+  initAllocator(m);
   // A Python thread that finds another inside the engine (its flush let the
   // GIL go, in NumPy's loops or a library call) waits for it without the
   // GIL, which that thread needs to finish.

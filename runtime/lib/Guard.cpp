@@ -14,13 +14,14 @@
 // had at the call, as the copy it replaces would; a program that never
 // writes the array again never pays for the copy.
 //
-// Only pages that hold nothing but the buffer are protected: glibc's
-// allocations made with mmap (arrays above its mmap threshold, 128 KiB to
-// 32 MiB, raised by frees). On a heap page, malloc writes its chunk headers
-// with its arena locked, and the copy waits for kernels that may need that
-// arena. Where userfaultfd is not allowed (unprivileged, seccomp) or cannot
-// protect unpopulated pages (kernels before 6.4), nothing is borrowed: the
-// array is copied, as before.
+// Only pages that hold nothing but the buffer are protected: those of
+// cpnumeric's allocator for NumPy's arrays (Pages.cpp, wherever malloc put
+// them) and glibc's allocations made with mmap (arrays above its mmap
+// threshold, 128 KiB to 32 MiB, raised by frees). On a page shared with a
+// chunk header, malloc writes it with its arena locked, and the copy waits
+// for kernels that may need that arena. Where userfaultfd is not allowed
+// (unprivileged, seccomp) or cannot protect unpopulated pages (kernels
+// before 6.4), nothing is borrowed: the array is copied, as before.
 //
 // The guard's thread takes the table's spinlock (never held while writing
 // guarded memory) and the pool's lock (never held by a writer of NumPy
@@ -149,13 +150,9 @@ void unregister(uintptr_t begin, uintptr_t end) {
 void monitorLoop();
 void forkChild();
 
-/// The userfaultfd, made at the first borrow with its thread; -1 where the
-/// system does not allow it.
-int guardFd() {
-  std::lock_guard<std::mutex> lock(setupMutex);
-  if (setupTried)
-    return uffd;
-  setupTried = true;
+/// A userfaultfd that can write-protect unpopulated pages; -1 where the
+/// system does not allow one.
+int openGuardFd() {
   int fd = int(syscall(SYS_userfaultfd, O_CLOEXEC | O_NONBLOCK));
   if (fd < 0)
     return -1;
@@ -168,6 +165,19 @@ int guardFd() {
     close(fd);
     return -1;
   }
+  return fd;
+}
+
+/// The userfaultfd, made at the first borrow with its thread; -1 where the
+/// system does not allow it.
+int guardFd() {
+  std::lock_guard<std::mutex> lock(setupMutex);
+  if (setupTried)
+    return uffd;
+  setupTried = true;
+  int fd = openGuardFd();
+  if (fd < 0)
+    return -1;
   uffd = fd;
   try {
     std::thread(monitorLoop).detach();
@@ -270,18 +280,21 @@ struct GuardTable {
     const size_t page = pageSize();
     auto a = reinterpret_cast<uintptr_t>(allocation);
     auto d = reinterpret_cast<uintptr_t>(data);
-    // glibc's chunk made with mmap: its 16-byte header starts a page, its
-    // size word has IS_MMAPPED (2) and no other flag, and its size is whole
-    // pages that just hold the allocation.
-    constexpr size_t kHeader = 2 * sizeof(size_t);
-    if (a % page != kHeader)
-      return nullptr;
-    size_t word = reinterpret_cast<const size_t *>(allocation)[-1];
-    size_t chunk = word & ~size_t(7);
-    if ((word & 7) != 2 || chunk % page != 0 ||
-        chunk < allocationBytes + kHeader ||
-        chunk > allocationBytes + kHeader + page + 32)
-      return nullptr;
+    // A mapping of cpnumeric's NumPy allocator (Pages.cpp), or glibc's
+    // chunk made with mmap: its 16-byte header starts a page, its size word
+    // has IS_MMAPPED (2) and no other flag, and its size is whole pages that
+    // just hold the allocation.
+    if (!pages::owns(allocation, allocationBytes)) {
+      constexpr size_t kHeader = 2 * sizeof(size_t);
+      if (a % page != kHeader)
+        return nullptr;
+      size_t word = reinterpret_cast<const size_t *>(allocation)[-1];
+      size_t chunk = word & ~size_t(7);
+      if ((word & 7) != 2 || chunk % page != 0 ||
+          chunk < allocationBytes + kHeader ||
+          chunk > allocationBytes + kHeader + page + 32)
+        return nullptr;
+    }
     auto store = std::make_shared<Store>(dtype, std::move(shape), data,
                                          std::move(owner));
     size_t n = store->nbytes();
@@ -480,6 +493,23 @@ void Store::unguard() {
 void releaseGuard(Store &store) { GuardTable::release(store); }
 
 bool borrowingAvailable() { return borrowingOn() && guardFd() >= 0; }
+
+bool borrowingPossible() {
+  static const bool possible = [] {
+    if (!borrowingOn())
+      return false;
+    {
+      std::lock_guard<std::mutex> lock(setupMutex);
+      if (setupTried)
+        return uffd >= 0;
+    }
+    int fd = openGuardFd();
+    if (fd >= 0)
+      close(fd);
+    return fd >= 0;
+  }();
+  return possible;
+}
 
 GuardedReads::GuardedReads(const std::vector<StoreRef> &stores) {
   for (const StoreRef &s : stores)

@@ -306,3 +306,87 @@ def test_random_programs_over_borrowed_buffers():
                        capture_output=True, text=True, timeout=600)
     assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-2000:]
     assert "60/60 ok" in r.stdout
+
+
+# cpnumeric's allocator for NumPy's array data (NEP 49, python/src/
+# allocator.cpp): arrays of 256 KiB or more on mappings of their own, so
+# that held ones are borrowed wherever glibc would have put them.
+
+def test_numpy_arrays_on_the_heap_are_borrowed_too():
+    out = _run("""
+import ctypes, numpy, cpnumeric as cp
+from numpy._core import multiarray as m
+t = numpy.ones(3 << 20)   # 24 MiB freed: glibc's mmap threshold rises to it
+del t
+a = numpy.random.default_rng(1).random(1 << 21)   # 16 MiB: on malloc's heap
+assert not ctypes.c_size_t.from_address(a.ctypes.data - 8).value & 2
+want = numpy.sin(a) * 2.0 + a
+cp.reset_stats()
+x = cp.sin(a) * 2.0 + a
+s = cp.stats()
+a[::7] = -5.0            # the write copies for x first
+print(m.get_handler_name(), s["imports_guarded"], s["import_copy_bytes"] < 1024,
+      numpy.allclose(numpy.asarray(x), want, rtol=1e-13, atol=0),
+      cp.stats()["guard_copies"])
+""")
+    assert out.split() == ["cpnumeric", "1", "True", "True", "1"]
+    out = _run("""
+import numpy, cpnumeric as cp
+from numpy._core import multiarray as m
+print(m.get_handler_name())
+""", CPN_BORROW="0")
+    assert out.split() == ["default_allocator"]
+
+
+def test_numpy_allocator_keeps_numpy_semantics():
+    out = _run("""
+import os, threading, numpy, cpnumeric as cp
+from numpy._core import multiarray as m
+ok = []
+# Made before cpnumeric's allocator, freed after it: NumPy's own frees it.
+pre = numpy.ones(1 << 18)
+for n in (0, 1, 1000, 32767, 32768, 40000, 1 << 20, 5_000_000):
+    a = numpy.full(n, 3.0)
+    del a
+    z = numpy.zeros(n)     # a reused mapping is zeroed
+    ok.append(not z.any() and z.shape == (n,))
+    e = numpy.empty(n); e[:] = 2.0
+    ok.append(e.sum() == 2.0 * n)
+del pre
+# Realloc: ndarray.resize across the 256 KiB boundary, both ways.
+r = numpy.arange(1000, dtype=numpy.float64)
+for n in (40000, 2_000_000, 50000, 100, 3_000_000):
+    k = min(r.size, n)
+    head = r[:k].copy()
+    r.resize(n, refcheck=False)
+    ok.append(numpy.array_equal(r[:k], head) and r.size == n)
+    r[:] = numpy.arange(n)
+# Growing by realloc (fromiter of unknown length) and by append.
+f = numpy.fromiter((float(i) for i in range(300_000)), dtype=float)
+ok.append(f[-1] == 299_999.0 and f.sum() == 299_999 * 300_000 / 2)
+g = numpy.ones(1 << 15)
+for i in range(100):
+    g = numpy.append(g, numpy.full(3000, float(i)))
+ok.append(g.size == (1 << 15) + 300_000 and g[-1] == 99.0)
+# Another thread's arrays (a fresh context: NumPy's allocator) and ours,
+# freed on either side.
+box = []
+th = threading.Thread(target=lambda: box.append(numpy.ones(1 << 20)))
+th.start(); th.join()
+ok.append(m.get_handler_name(box[0]) == "default_allocator")
+mine = numpy.ones(1 << 20)
+th = threading.Thread(target=lambda: box.append(mine.sum()))
+th.start(); th.join()
+del box[:]
+ok.append(m.get_handler_name(mine) == "cpnumeric")
+del mine
+# A forked child allocates and frees on its own.
+pid = os.fork()
+if pid == 0:
+    q = [numpy.full(1 << 19, float(i)) for i in range(8)]
+    os._exit(0 if sum(float(v.sum()) for v in q) == 28.0 * (1 << 19) else 3)
+_, status = os.waitpid(pid, 0)
+ok.append(os.waitstatus_to_exitcode(status) == 0)
+print(all(ok), ok)
+""")
+    assert out.split()[0] == "True", out

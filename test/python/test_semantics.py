@@ -903,10 +903,14 @@ def test_an_array_numpy_code_can_reach_is_copied(copy):
             assert not numpy.shares_memory(numpy.asarray(a), x)
             assert not numpy.shares_memory(numpy.asarray(a), ro)
     s = cp.stats()
-    # Copied, or borrowed under write protection (test_borrow.py) where
-    # glibc mapped the buffer: never adopted.
+    # Copied, or borrowed under write protection (test_borrow.py): never
+    # adopted. A conversion of elements already borrowed by a live value
+    # shares its store (counted once).
     assert s["imports_borrowed"] == 0
-    assert s["import_copies"] + s["imports_guarded"] == 8
+    if s["imports_guarded"]:
+        assert 1 <= s["import_copies"] + s["imports_guarded"] <= 8
+    else:
+        assert s["import_copies"] == 8
     a = cp.asarray(x, copy=copy)
     b = a * 2.0  # pending
     x[:] = -1.0  # NumPy's write after the call reaches neither
@@ -925,7 +929,9 @@ def test_a_weakly_referenced_array_is_copied():
 
     cp.reset_stats()
     a = cp.asarray(make())  # the weak reference can still reach it
-    assert cp.stats()["import_copies"] == 1
+    s = cp.stats()  # copied, or borrowed under write protection: not adopted
+    assert s["imports_borrowed"] == 0
+    assert s["import_copies"] + s["imports_guarded"] == 1
     assert not numpy.shares_memory(numpy.asarray(a), refs[0]())
 
 

@@ -1656,3 +1656,72 @@ TEST(Guard, HeapMemoryIsNotBorrowed) {
                                     small.data(), noOwner, small.data(),
                                     small.size() * 8));
 }
+
+// Pages for NumPy's big arrays (Pages.cpp): page-aligned, whole pages,
+// zeroed when asked, resized with their contents kept, and borrowable
+// wherever malloc put them.
+TEST(Pages, TakeGiveResize) {
+  const size_t page = size_t(sysconf(_SC_PAGESIZE));
+  auto before = cpnrt::pages::stats();
+  auto *p = static_cast<double *>(cpnrt::pages::take(300000, false));
+  ASSERT_TRUE(p);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(p) % page, 0u);
+  EXPECT_TRUE(cpnrt::pages::owns(p, 300000));
+  EXPECT_TRUE(cpnrt::pages::owns(p, 300000 + page - 300000 % page));
+  EXPECT_FALSE(cpnrt::pages::owns(p + 1, 0));
+  EXPECT_EQ(cpnrt::pages::stats().allocations, before.allocations + 1);
+  for (size_t i = 0; i < 300000 / 8; ++i)
+    p[i] = 1.5;
+  EXPECT_TRUE(cpnrt::pages::give(p));
+  EXPECT_FALSE(cpnrt::pages::owns(p, 0));
+  EXPECT_FALSE(cpnrt::pages::give(p)); // not live any more
+  // Zeroed when asked, whether malloc reuses memory or maps it.
+  for (size_t n : {size_t(290000), size_t(40) << 20}) {
+    auto *z = static_cast<double *>(cpnrt::pages::take(n, true));
+    ASSERT_TRUE(z);
+    for (size_t i = 0; i < n / 8; ++i)
+      ASSERT_EQ(z[i], 0.0) << i;
+    for (size_t i = 0; i < n / 8; ++i)
+      z[i] = 2.0;
+    EXPECT_TRUE(cpnrt::pages::give(z));
+  }
+  // Grown and shrunk, the elements stay.
+  auto *q = static_cast<double *>(cpnrt::pages::take(290000, false));
+  for (size_t i = 0; i < 290000 / 8; ++i)
+    q[i] = double(i);
+  auto *r = static_cast<double *>(cpnrt::pages::resize(q, 8 << 20));
+  ASSERT_TRUE(r);
+  EXPECT_TRUE(cpnrt::pages::owns(r, 8 << 20));
+  for (size_t i = 0; i < 290000 / 8; ++i)
+    ASSERT_EQ(r[i], double(i)) << i;
+  r[(8 << 17) - 1] = 7.0; // the new tail is writable
+  auto *s = static_cast<double *>(cpnrt::pages::resize(r, 400000));
+  ASSERT_TRUE(s);
+  EXPECT_EQ(s[1000], 1000.0);
+  EXPECT_TRUE(cpnrt::pages::give(s));
+  EXPECT_EQ(cpnrt::pages::stats().bytesLive, before.bytesLive);
+  // Memory that is not take's is left alone.
+  std::vector<double> other(1 << 16);
+  EXPECT_FALSE(cpnrt::pages::give(other.data()));
+}
+
+TEST(Guard, PagesOfTheirOwnOnTheHeapAreBorrowed) {
+  if (!cpnrt::borrowingAvailable())
+    GTEST_SKIP() << "userfaultfd's write protection is not allowed here";
+  // 1 MiB, after a free that raised glibc's mmap threshold: on the heap.
+  std::free(std::malloc(size_t(8) << 20));
+  size_t n = 1 << 17;
+  auto *p = static_cast<double *>(cpnrt::pages::take(n * 8, true));
+  ASSERT_TRUE(p);
+  for (size_t i = 0; i < n; ++i)
+    p[i] = double(i);
+  std::shared_ptr<void> owner(p, [](void *q) { cpnrt::pages::give(q); });
+  auto s =
+      cpnrt::Store::borrow(cpnrt::DType::f64, {int64_t(n)}, p, owner, p, n * 8);
+  ASSERT_TRUE(s);
+  EXPECT_EQ(s->data(), p);
+  p[5] = -1.0; // copies for the store first
+  EXPECT_FALSE(s->guarded());
+  EXPECT_EQ(static_cast<double *>(s->data())[5], 5.0);
+  EXPECT_EQ(p[5], -1.0);
+}

@@ -64,9 +64,9 @@ public:
   /// had when it was made, as a copy would. `allocation` and
   /// `allocationBytes` are the memory that holds the buffer (the NumPy
   /// array that owns it): only memory whose pages hold nothing else is
-  /// guarded (glibc's mapped allocations). Null where the buffer cannot be
-  /// guarded (copy it): other memory, pages already guarded, the fault
-  /// handler replaced, CPN_BORROW=0.
+  /// guarded (pages::take's, glibc's mapped allocations). Null where the buffer
+  /// cannot be guarded (copy it): other memory, pages already guarded, the
+  /// fault handler replaced, CPN_BORROW=0.
   static std::shared_ptr<Store> borrow(DType dtype, std::vector<int64_t> shape,
                                        void *data, std::shared_ptr<void> owner,
                                        const void *allocation,
@@ -207,6 +207,38 @@ void resetGuardStats();
 /// Whether Store::borrow can guard buffers here: CPN_BORROW is not 0 and
 /// the system lets the process use userfaultfd's write protection.
 bool borrowingAvailable();
+
+/// Whether borrowing can work here, without starting it: CPN_BORROW is not
+/// 0 and a userfaultfd with write protection of unpopulated pages can be
+/// made (the probe's descriptor is closed again).
+bool borrowingPossible();
+
+/// Pages of their own for NumPy's big arrays (cpnumeric's NEP 49 allocator,
+/// python/src/allocator.cpp), so that Store::borrow can guard them: malloc's
+/// memory, page-aligned and whole pages, nothing else on them (Pages.cpp).
+namespace pages {
+/// Arrays of this many bytes or more get such pages; smaller ones NumPy's
+/// own allocator (as _creation._BORROW_BYTES: smaller ones are copied).
+constexpr size_t kMinBytes = size_t(1) << 18;
+/// Memory of at least `bytes`, zeroed when asked; null when the system has
+/// none.
+void *take(size_t bytes, bool zeroed);
+/// Frees p when it is the start of a live allocation of take's; false (and
+/// nothing done) otherwise.
+bool give(void *p);
+/// p (a live allocation of take's) with room for `bytes`, its contents kept
+/// (realloc); null, p untouched, when it cannot be.
+void *resize(void *p, size_t bytes);
+/// Whether p starts a live allocation of take's of at least `bytes`.
+bool owns(const void *p, size_t bytes);
+/// Whether allocations of 4 MiB or more are advised huge (NumPy's setting).
+void setHugePages(bool on);
+struct Stats {
+  uint64_t allocations = 0;
+  uint64_t bytesLive = 0;
+};
+Stats stats();
+} // namespace pages
 
 /// While alive, names the stores that the kernel running on this thread reads
 /// and does not write, for cpnrt::readOnlyFacts (Facts.h): facts a library
