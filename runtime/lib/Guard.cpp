@@ -358,6 +358,32 @@ struct GuardTable {
     copyOut(i);
   }
 
+  /// Copies out every store guarding pages of [begin, end), which are
+  /// about to be freed (pages::give): malloc writes freed memory with its
+  /// arena locked.
+  static void unguardRange(uintptr_t begin, uintptr_t end) {
+    for (;;) {
+      lockTable();
+      int hit = -1;
+      for (int i = 0; i < kSlots && hit < 0; ++i)
+        if (slots[i].state != 0 && slots[i].begin < end && begin < slots[i].end)
+          hit = i;
+      if (hit < 0) {
+        unlockTable();
+        return;
+      }
+      Store *st = slots[hit].store;
+      if (slots[hit].state == 2) { // being copied: wait, then look again
+        unlockTable();
+        waitCopied(hit, st);
+        continue;
+      }
+      slots[hit].state = 2;
+      unlockTable();
+      copyOut(hit);
+    }
+  }
+
   static void release(Store &s) {
     // Its slot by the store, not by guard_: a copy in progress has cleared
     // guard_ and still uses the store until it frees the slot.
@@ -491,6 +517,11 @@ void Store::unguard() {
 }
 
 void releaseGuard(Store &store) { GuardTable::release(store); }
+
+void unguardPages(const void *begin, size_t bytes) {
+  auto b = reinterpret_cast<uintptr_t>(begin);
+  GuardTable::unguardRange(b, b + bytes);
+}
 
 bool borrowingAvailable() { return borrowingOn() && guardFd() >= 0; }
 

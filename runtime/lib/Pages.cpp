@@ -25,8 +25,10 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Guard.h"
 #include "cpnrt/Store.h"
 
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
@@ -73,20 +75,17 @@ Registry &registry() {
   return *r;
 }
 
-/// Whether glibc made p's chunk with mmap (and so gave fresh, zeroed
-/// pages): IS_MMAPPED (2) in the size word before p, as calloc checks.
-bool freshMapping(const void *p) {
-  return (static_cast<const size_t *>(p)[-1] & 2) != 0;
-}
 } // namespace
 
 void *take(size_t bytes, bool zeroed) {
+  if (bytes > size_t(PTRDIFF_MAX) - 2 * pageBytes())
+    return nullptr;
   size_t len = roundPages(bytes);
-  void *m = std::malloc(len + pageBytes());
+  // calloc's zeroing is malloc's own: none for fresh memory.
+  void *m = zeroed ? std::calloc(1, len + pageBytes())
+                   : std::malloc(len + pageBytes());
   if (!m)
     return nullptr;
-  if (zeroed && !freshMapping(m))
-    std::memset(m, 0, len + pageBytes());
   auto start =
       (reinterpret_cast<uintptr_t>(m) + pageBytes() - 1) & ~(pageBytes() - 1);
   void *p = reinterpret_cast<void *>(start);
@@ -108,17 +107,18 @@ bool give(void *p) {
   if (!p || reinterpret_cast<uintptr_t>(p) % pageBytes() != 0)
     return false;
   Registry &r = registry();
-  void *m;
+  Block b;
   {
     std::lock_guard<std::mutex> lock(r.mu);
     auto it = r.live.find(reinterpret_cast<uintptr_t>(p));
     if (it == r.live.end())
       return false;
     r.stats.bytesLive -= it->second.bytes;
-    m = it->second.malloced;
+    b = it->second;
     r.live.erase(it);
   }
-  std::free(m);
+  unguardPages(p, b.bytes); // malloc writes freed memory
+  std::free(b.malloced);
   return true;
 }
 

@@ -309,8 +309,8 @@ def test_random_programs_over_borrowed_buffers():
 
 
 # cpnumeric's allocator for NumPy's array data (NEP 49, python/src/
-# allocator.cpp): arrays of 256 KiB or more on mappings of their own, so
-# that held ones are borrowed wherever glibc would have put them.
+# allocator.cpp): arrays of 256 KiB or more on pages of their own within
+# malloc's memory, so that held ones are borrowed wherever glibc puts them.
 
 def test_numpy_arrays_on_the_heap_are_borrowed_too():
     out = _run("""
@@ -390,3 +390,35 @@ ok.append(os.waitstatus_to_exitcode(status) == 0)
 print(all(ok), ok)
 """)
     assert out.split()[0] == "True", out
+
+
+def test_data_freed_under_a_borrowed_value_is_copied_first():
+    # ndarray.resize(refcheck=False) frees the buffer a value still reads:
+    # the value gets its copy before malloc may write the freed pages.
+    out = _run("""
+import numpy, cpnumeric as cp
+t = numpy.ones(3 << 20); del t
+a = numpy.arange(1 << 21, dtype=numpy.float64)
+want = float(a.sum())
+x = cp.asarray(a)
+cp.reset_stats()
+a.resize(3 << 20, refcheck=False)
+copies = cp.stats()["guard_copies"]
+junk = [numpy.full(1 << 18, 7.0) for _ in range(20)]
+a[:] = -1.0
+print(copies, cp.stats()["guard_copies"], float(x.sum()) == want)
+""")
+    assert out.split() == ["1", "1", "True"]
+
+
+def test_numpy_zeros_are_zero_under_malloc_perturb():
+    out = _run("""
+import numpy, cpnumeric as cp
+ok = True
+for n in (1 << 15, 1 << 17, 1 << 22):
+    z = numpy.zeros(n)
+    ok = ok and not z.any()
+    del z
+print(ok)
+""", MALLOC_PERTURB_="165")
+    assert out.split() == ["True"]
