@@ -1106,7 +1106,9 @@ class ndarray(_cpn.ArrayBase):
         """The elements a NumPy consumer gets (a sync point): shared
         (_shared) unless `copy`, else or where they cannot be, a copy;
         copy=False where they cannot be raises `error`."""
-        a = None if copy else self._shared(copy_part=copy is None)
+        a = _cpn.shared_export(self) if copy is None else None  # C: the common case
+        if a is None and not copy:
+            a = self._shared(copy_part=copy is None)
         if a is None:
             if copy is False:
                 raise error(_NO_SHARE.format(hint))
@@ -1751,3 +1753,5 @@ _bind_late()
 _cpn.set_operators(_operators)
 # a[key] and a[key] = v: the base's C slots (one element), then these.
 _cpn.set_item_handlers(_manip.getitem, _manip.setitem, _manip._ELEMENT_VALUES, _jit.TRACING)
+# np.asarray of a computed array: ndarray._buffer_source's common case in C.
+_cpn.set_export(_cpn.lend, _errstate.report)

@@ -1189,3 +1189,28 @@ def test_numpy_arrays_come_in_with_numpys_layout_and_values(src, how):
         keep = numpy.asarray(got).copy()
         a[...] = -1
         numpy.testing.assert_array_equal(numpy.asarray(got + 0), keep)
+
+
+@pytest.mark.parametrize("view", [
+    lambda a: a, lambda a: a[3:40], lambda a: a[::-3], lambda a: a.reshape(40, 50)[5:, ::2],
+    lambda a: a.reshape(40, 50).T, lambda a: a.reshape(40, 50)[:, 7],
+    lambda a: a.reshape(2, 20, 50)[1, ::-1, 3:9]])
+@pytest.mark.parametrize("dtype", ["float64", "int32", "complex64", "bool"])
+def test_export_of_a_computed_array_is_a_view_of_its_store(view, dtype):
+    # np.asarray of a computed array (C: fast.cpp sharedExport, and
+    # ndarray._shared): its elements in the store's memory, without a copy,
+    # writable as NumPy's own view would be.
+    x0 = numpy.arange(2000).astype(dtype)
+    want = view(x0 + x0)
+    x = cp.asarray(x0) + cp.asarray(x0)
+    v = view(x)
+    for a in (numpy.asarray(v), numpy.array(v, copy=False), v.__array__()):
+        numpy.testing.assert_array_equal(a, want)
+        assert a.shape == want.shape and a.dtype == want.dtype
+        assert a.strides == want.strides and a.flags.writeable
+        assert numpy.shares_memory(a, numpy.asarray(x))
+    r = numpy.asarray(cp.broadcast_to(v, (2,) + v.shape))  # read-only as NumPy's
+    assert not r.flags.writeable
+    numpy.testing.assert_array_equal(r[1], want)
+    x += x  # the store is lent: this write goes to new memory
+    numpy.testing.assert_array_equal(numpy.asarray(view(x)), view((x0 + x0) + (x0 + x0)))
