@@ -82,7 +82,8 @@ cpnrt::StoreRef materialize(const NodeRef &node) {
   // gathered first: every rank reads it here.
   warnLargeGather(node->store);
   cpnrt::comm::gatherBlocks(cpnrt::TaskGraph::global(), node->store);
-  {
+  // Finished already (a sync point on a computed value): no GIL round trip.
+  if (!cpnrt::TaskGraph::global().storeDone(*node->store)) {
     py::gil_scoped_release release;
     node->store->wait();
   }
@@ -380,7 +381,7 @@ void initRuntime(py::module_ &m) {
         cpnrt::StoreRef store = materialize(node);
         if (store->nbytes() == 0 || (declineBorrowed && store->guarded()))
           return py::none();
-        {
+        if (store->guarded()) {
           // Its own memory first: no borrow can share it from here on.
           py::gil_scoped_release release;
           store->unguard();
@@ -405,12 +406,14 @@ void initRuntime(py::module_ &m) {
         node->bounds.reset(); // NumPy code may change the elements
         // Work recorded before runs before NumPy code may write: the pending
         // window that reads the value is run, and its readers waited for.
-        if (engine.trace().hasInput(node.get()))
+        bool flushed = engine.trace().hasInput(node.get());
+        if (flushed)
           engine.flush();
-        {
+        auto &graph = cpnrt::TaskGraph::global();
+        if (flushed || !graph.storeDone(*store) || !graph.readersDone(*store)) {
           py::gil_scoped_release release;
           store->wait();
-          cpnrt::TaskGraph::global().waitReaders(*store);
+          graph.waitReaders(*store);
         }
         return out;
       },

@@ -560,6 +560,15 @@ void TaskGraph::waitReaders(Store &store) {
     wait(t);
 }
 
+bool TaskGraph::readersDone(const Store &store) {
+  std::lock_guard<std::mutex> lock(mu_);
+  for (const Store::Read &r : store.readersSinceWrite)
+    if (TaskRef t = r.task.lock())
+      if (!t->done_)
+        return false;
+  return true;
+}
+
 bool TaskGraph::storeDone(const Store &store) {
   std::lock_guard<std::mutex> lock(mu_);
   for (const Store::Write &w : store.writers)

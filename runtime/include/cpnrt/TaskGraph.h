@@ -139,6 +139,9 @@ public:
   /// Whether the last task that writes `store` has finished successfully
   /// (or none was submitted): its elements can be read now, without waiting.
   bool storeDone(const Store &store);
+  /// Whether every task that read `store` since its last write has finished
+  /// (waitReaders would return at once).
+  bool readersDone(const Store &store);
   /// Blocks until every submitted task has finished.
   void waitAll();
   /// Whether every submitted task has finished (waitAll would return at
