@@ -1046,8 +1046,27 @@ static PyObject *setExport(PyObject *, PyObject *const *args, Py_ssize_t n) {
   Py_RETURN_NONE;
 }
 
+/// What ndarray._buffer_source gives for a whole array of an eager base,
+/// in C: a C-order copy of the base's NumPy array, as _numpy makes it (an
+/// eager base's memory is NumPy's own, so exports copy it). Null with no
+/// error set for every other array.
+static PyObject *eagerExport(PyObject *self) {
+  if (Py_TYPE(self) != state.array.type ||
+      state.array.get(self, kPart) != Py_None ||
+      state.array.get(self, kWhole) != Py_True)
+    return nullptr;
+  PyObject *np = state.base.get(state.array.get(self, kBase), kNp);
+  if (np == Py_None || !isArray(np) ||
+      reinterpret_cast<PyObject *>(py::detail::array_proxy(np)->descr) !=
+          state.array.get(self, kDType))
+    return nullptr;
+  return py::detail::npy_api::get().PyArray_NewCopy_(np, 0 /* NPY_CORDER */);
+}
+
 int arrayGetBuffer(PyObject *self, Py_buffer *view, int flags) {
   PyObject *src = sharedExport(self);
+  if (!src && !PyErr_Occurred())
+    src = eagerExport(self);
   if (!src && PyErr_Occurred()) {
     view->obj = nullptr;
     return -1;

@@ -1214,3 +1214,17 @@ def test_export_of_a_computed_array_is_a_view_of_its_store(view, dtype):
     numpy.testing.assert_array_equal(r[1], want)
     x += x  # the store is lent: this write goes to new memory
     numpy.testing.assert_array_equal(numpy.asarray(view(x)), view((x0 + x0) + (x0 + x0)))
+
+
+@pytest.mark.parametrize("dtype", ["float64", "int16", "complex128", "bool"])
+def test_export_of_a_small_eager_array_is_a_copy(dtype):
+    # np.asarray of a whole array below the eager threshold (C: fast.cpp
+    # eagerExport, and ndarray._numpy): a C-order copy of NumPy's elements.
+    x0 = (numpy.arange(60) % 7).astype(dtype).reshape(6, 10)
+    x = cp.asarray(x0) + cp.asarray(x0)
+    a = numpy.asarray(x)
+    numpy.testing.assert_array_equal(a, x0 + x0)
+    assert a.dtype == x0.dtype and a.flags.c_contiguous and a.flags.writeable
+    if x._base.np is not None:  # eager (else the store is lent: shared)
+        a[0, 0] = 1
+        numpy.testing.assert_array_equal(numpy.asarray(x), x0 + x0)
