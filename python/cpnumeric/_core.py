@@ -1117,8 +1117,11 @@ class ndarray(_cpn.ArrayBase):
 
     def _buffer_source(self):
         """What the buffer protocol exports (python/src/fast.cpp), as
-        np.asarray gives it (a sync point)."""
-        return self._exported(None, None, None)
+        np.asarray gives it (a sync point), where the C path (sharedExport,
+        eagerExport) declined: _exported's copy=None case without trying
+        it again."""
+        a = self._shared(copy_part=True)
+        return self._numpy() if a is None else a
 
     def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
         """DLPack export (numpy.from_dlpack, torch.from_dlpack), a sync point:

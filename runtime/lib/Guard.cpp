@@ -93,11 +93,6 @@ bool inChild = false;
 /// wait for its own thread).
 thread_local std::vector<Store *> readingHere;
 
-size_t pageSize() {
-  static const size_t p = size_t(sysconf(_SC_PAGESIZE));
-  return p;
-}
-
 /// CPN_BORROW=0 turns borrowing off (every held array is copied).
 bool borrowingOn() {
   static const bool on = [] {
@@ -517,6 +512,11 @@ void Store::unguard() {
 }
 
 void releaseGuard(Store &store) { GuardTable::release(store); }
+
+size_t pageSize() {
+  static const size_t p = size_t(sysconf(_SC_PAGESIZE));
+  return p;
+}
 
 void unguardPages(const void *begin, size_t bytes) {
   auto b = reinterpret_cast<uintptr_t>(begin);

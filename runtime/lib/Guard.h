@@ -15,6 +15,9 @@ namespace cpnrt {
 /// another thread is making), the copy of its own freed.
 void releaseGuard(Store &store);
 
+/// The system's page size.
+size_t pageSize();
+
 /// Before the pages [begin, begin + bytes) are freed (Pages.cpp): every
 /// store that guards some of them gets its copy first (a NumPy array's data
 /// freed or moved under a value that reads it: ndarray.resize with

@@ -42,12 +42,8 @@ namespace pages {
 namespace {
 constexpr size_t kHugeFrom = size_t(4) << 20;
 
-size_t pageBytes() {
-  static const size_t p = size_t(sysconf(_SC_PAGESIZE));
-  return p;
-}
 size_t roundPages(size_t n) {
-  size_t p = pageBytes();
+  size_t p = pageSize();
   return (std::max<size_t>(n, 1) + p - 1) & ~(p - 1);
 }
 
@@ -75,19 +71,28 @@ Registry &registry() {
   return *r;
 }
 
+/// The bytes of the live allocation that starts at p; 0 when none does.
+size_t liveBytes(const void *p) {
+  if (!p || reinterpret_cast<uintptr_t>(p) % pageSize() != 0)
+    return 0;
+  Registry &r = registry();
+  std::lock_guard<std::mutex> lock(r.mu);
+  auto it = r.live.find(reinterpret_cast<uintptr_t>(p));
+  return it == r.live.end() ? 0 : it->second.bytes;
+}
 } // namespace
 
 void *take(size_t bytes, bool zeroed) {
-  if (bytes > size_t(PTRDIFF_MAX) - 2 * pageBytes())
+  if (bytes > size_t(PTRDIFF_MAX) - 2 * pageSize())
     return nullptr;
   size_t len = roundPages(bytes);
   // calloc's zeroing is malloc's own: none for fresh memory.
-  void *m = zeroed ? std::calloc(1, len + pageBytes())
-                   : std::malloc(len + pageBytes());
+  void *m =
+      zeroed ? std::calloc(1, len + pageSize()) : std::malloc(len + pageSize());
   if (!m)
     return nullptr;
   auto start =
-      (reinterpret_cast<uintptr_t>(m) + pageBytes() - 1) & ~(pageBytes() - 1);
+      (reinterpret_cast<uintptr_t>(m) + pageSize() - 1) & ~(pageSize() - 1);
   void *p = reinterpret_cast<void *>(start);
   Registry &r = registry();
   bool huge;
@@ -104,7 +109,7 @@ void *take(size_t bytes, bool zeroed) {
 }
 
 bool give(void *p) {
-  if (!p || reinterpret_cast<uintptr_t>(p) % pageBytes() != 0)
+  if (!p || reinterpret_cast<uintptr_t>(p) % pageSize() != 0)
     return false;
   Registry &r = registry();
   Block b;
@@ -123,15 +128,9 @@ bool give(void *p) {
 }
 
 void *resize(void *p, size_t bytes) {
-  size_t old;
-  {
-    Registry &r = registry();
-    std::lock_guard<std::mutex> lock(r.mu);
-    auto it = r.live.find(reinterpret_cast<uintptr_t>(p));
-    if (it == r.live.end())
-      return nullptr;
-    old = it->second.bytes;
-  }
+  size_t old = liveBytes(p);
+  if (!old)
+    return nullptr;
   if (roundPages(bytes) == old)
     return p;
   void *q = take(bytes, false);
@@ -143,12 +142,8 @@ void *resize(void *p, size_t bytes) {
 }
 
 bool owns(const void *p, size_t bytes) {
-  if (!p || reinterpret_cast<uintptr_t>(p) % pageBytes() != 0)
-    return false;
-  Registry &r = registry();
-  std::lock_guard<std::mutex> lock(r.mu);
-  auto it = r.live.find(reinterpret_cast<uintptr_t>(p));
-  return it != r.live.end() && it->second.bytes >= bytes;
+  size_t live = liveBytes(p);
+  return live && live >= bytes;
 }
 
 void setHugePages(bool on) {
